@@ -1,0 +1,139 @@
+/* config.h: every knob of a run, in one struct (no globals).
+ *
+ * Filled by config_parse() from argv, which accepts both imaptest's words
+ * (`key=value`, bare flags, `-`, state words `name[=P[,R]]`) and GNU long
+ * options (`--clients 100`, `--clients=100`).  Validation errors are written
+ * into a caller buffer naming the option and the value; the caller exits 2. */
+#ifndef IMAPSTRESS_CONFIG_H
+#define IMAPSTRESS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ops.h"
+
+enum tls_mode {
+	TLS_NONE,
+	TLS_IMPLICIT,	/* `ssl`, --tls: TLS from the first byte */
+	TLS_STARTTLS	/* --starttls */
+};
+
+enum out_format {
+	OUT_TEXT,	/* imaptest's layout (default) */
+	OUT_QUIET	/* --quiet: totals only */
+};
+
+struct state_prob {
+	int prob;	/* 0..100: percent chance the state runs */
+	int again;	/* 0..100: percent chance it repeats at once */
+};
+
+#define CONFIG_MAX_SLA 16
+#define CONFIG_MAX_SOURCES 64
+
+/* --sla 'APPEND.p95<500ms': op (or -1 for "all commands"), percentile
+ * (e.g. 95.0; 0 means the mean; 100 the max), and the bound in us. */
+struct sla {
+	int op;
+	double percentile;
+	uint64_t max_us;
+	char text[64];		/* as given, for the report */
+};
+
+struct config {
+	/* --- connection --- */
+	char *host;		/* host=, --host; default "127.0.0.1" */
+	char *hostip;		/* hostip=: connect here, TLS name stays host */
+	int port;		/* port=, --port; 0 = 143 (993 with implicit TLS) */
+	char *sources[CONFIG_MAX_SOURCES]; /* --source a,b,c local addrs */
+	unsigned n_sources;
+	unsigned clients;	/* clients=, --clients, -c; default 10 */
+	unsigned workers;	/* procs=, --workers, -w; 0 = online CPUs */
+	double connect_rate;	/* --connect-rate N/s; 0 = imaptest's ramp */
+
+	/* --- authentication --- */
+	char *user_template;	/* user=, --user; default $USER; %d/%i = user no */
+	unsigned users_min, users_max;	/* users=N or A-B; default 1-99 */
+	unsigned domains_min, domains_max; /* domains=; default 1-99 */
+	char *user2;		/* user2= (scripted tests; parsed, kept) */
+	char *userfile;		/* userfile=, --userfile: user or user:pass lines */
+	char *pass;		/* pass=, --password; default "pass" */
+	char *password_file;	/* --password-file */
+	char *master;		/* master= (imaptest: forces AUTHENTICATE) */
+	char *mech;		/* mech=, --mech; default "LOGIN" */
+
+	/* --- TLS / compression --- */
+	enum tls_mode tls;
+	bool tls_insecure;	/* ssl=any-cert, --insecure */
+	char *ca_file;		/* ssl_ca_file=, --ca-file */
+	bool tls_resume;	/* --tls-resume */
+	bool compress;		/* compress, --compress */
+
+	/* --- workload --- */
+	char *box;		/* box=, --mailbox; default "INBOX" */
+	char *copybox;		/* copybox=; NULL disables COPY/MOVE */
+	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
+	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
+	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	unsigned msgs;		/* msgs=, --msgs; default 30 */
+	double secs;		/* secs=N, --duration; 0 = until SIGINT */
+	double grace_secs;	/* secs=N,F; --grace; default 30 */
+	bool have_seed;
+	unsigned seed;		/* seed=, --seed */
+	unsigned checkpoint_secs; /* checkpoint= */
+	unsigned stalled_disconnect_timeout; /* stalled_disconnect_timeout= (s) */
+	struct state_prob states[OP_COUNT];
+	bool random_states;	/* random */
+	bool no_pipelining;	/* no_pipelining, --no-pipelining */
+	unsigned pipeline_max;	/* --pipeline N; default 10 (imaptest's) */
+	bool no_tracking;	/* no_tracking */
+	bool disconnect_quit;	/* disconnect_quit */
+	bool error_quit;	/* error_quit */
+	bool rawlog;		/* rawlog, --rawlog */
+	char *rawlog_dir;	/* --rawlog-dir; default "." */
+	bool own_msgs, own_flags; /* own_msgs, own_flags */
+	bool qresync;		/* qresync */
+	bool imap4rev2;		/* imap4rev2 (implies qresync) */
+
+	/* --- timeouts and limits (run-time faults, counted) --- */
+	double connect_timeout;	/* --connect-timeout; default 10 s */
+	double greeting_timeout; /* --greeting-timeout; default 10 s */
+	double cmd_timeout;	/* --cmd-timeout; default 60 s */
+	size_t max_line;	/* --max-line; default 64 KiB */
+	uint64_t max_literal;	/* --max-literal; default 256 MiB */
+
+	/* --- output --- */
+	enum out_format format;
+	char *output_path;	/* output=: imaptest's per-second TSV */
+	char *json_path;	/* --json FILE|- */
+	char *csv_path;		/* --csv FILE|- */
+	double tick_percentile;	/* --tick-percentile P; 0 = imaptest's avg */
+	double warmup_secs;	/* --warmup */
+	double rate;		/* --rate N commands/s (open loop); 0 = closed */
+	struct sla slas[CONFIG_MAX_SLA];
+	unsigned n_slas;
+	bool color;		/* bold latency line when stdout is a tty */
+};
+
+/* Fill *cfg with the defaults (imaptest's where it has one). */
+void config_defaults(struct config *cfg);
+
+/* Parse argv[1..argc-1] on top of the defaults.  Returns 0 on success.
+ * On error returns -1 with a one-line message in err naming the word and
+ * the value (e.g. "clients=abc: not a number").  Returns 1 when --help or
+ * --version was given and printed (caller exits 0). */
+int config_parse(struct config *cfg, int argc, char **argv,
+		 char *err, size_t errlen);
+
+/* Cross-field checks after parsing (e.g. copy without copybox).
+ * Same convention as config_parse. */
+int config_validate(struct config *cfg, char *err, size_t errlen);
+
+/* Free the strings config_parse allocated. */
+void config_free(struct config *cfg);
+
+/* The effective port (port= or the TLS-mode default). */
+int config_port(const struct config *cfg);
+
+#endif

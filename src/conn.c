@@ -1,0 +1,438 @@
+/* conn.c: a connection's life: connect, read loop, timeouts, close and
+ * reconnect.  What is sent lives in conn_cmd.c, what is received in
+ * conn_resp.c. */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+
+#include "clock.h"
+#include "conn.h"
+#include "conn_log.h"
+#include "log.h"
+#include "tls.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* Backoff after a failure: 20 ms doubling to 5 s, with jitter, so a dead
+ * server is probed a few times a second, not hammered in a tight loop. */
+#define BACKOFF_MIN_US 20000u
+#define BACKOFF_MAX_US 5000000u
+
+static void conn_read_cb(struct bufferevent *bev, void *arg);
+static void conn_event_cb(struct bufferevent *bev, short what, void *arg);
+static void conn_timer_cb(evutil_socket_t fd, short what, void *arg);
+
+/* Fill `user` from the user= template: the first %d/%i is the user
+ * number, the second the domain number. */
+static void
+conn_pick_user(struct conn *c)
+{
+	const struct config *cfg = c->w->cfg;
+	const char *t = cfg->user_template;
+	size_t o = 0;
+	int nth = 0;
+
+	c->user_no = cfg->users_min +
+	    rng_below(&c->rng, cfg->users_max - cfg->users_min + 1);
+	c->domain_no = cfg->domains_min +
+	    rng_below(&c->rng, cfg->domains_max - cfg->domains_min + 1);
+	for (; *t != '\0' && o + 12 < sizeof(c->user); t++) {
+		if (t[0] == '%' && (t[1] == 'd' || t[1] == 'i')) {
+			o += (size_t)snprintf(c->user + o, sizeof(c->user) - o,
+			    "%u", nth++ == 0 ? c->user_no : c->domain_no);
+			t++;
+		} else if (t[0] == '%' && t[1] == '%') {
+			c->user[o++] = '%';
+			t++;
+		} else {
+			c->user[o++] = *t;
+		}
+	}
+	c->user[o] = '\0';
+}
+
+struct conn *
+conn_new(struct worker *w, unsigned slot)
+{
+	const struct config *cfg = w->cfg;
+	struct conn *c = xcalloc(1, sizeof(*c));
+	struct imap_limits lim = {
+		.max_line = cfg->max_line,
+		.max_literal = cfg->max_literal,
+		.capture_literal = 4096,
+	};
+
+	c->w = w;
+	c->slot = slot;
+	c->st = CONN_S_WAIT;
+	c->parser = imap_parser_new(&lim, conn_on_resp, c);
+	c->timer = evtimer_new(w->base, conn_timer_cb, c);
+	c->stage = evbuffer_new();
+	c->cont = evbuffer_new();
+	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
+	conn_pick_user(c);
+	return c;
+}
+
+void
+conn_free(struct conn *c)
+{
+	if (c == NULL)
+		return;
+	if (c->bev != NULL)
+		bufferevent_free(c->bev);
+	imap_parser_free(c->parser);
+	if (c->timer != NULL)
+		event_free(c->timer);
+	evbuffer_free(c->stage);
+	evbuffer_free(c->cont);
+	free(c);
+}
+
+static void
+conn_reset_session(struct conn *c)
+{
+	c->lstate = LSTATE_NONAUTH;
+	c->caps = 0;
+	c->tag_next = 1;
+	c->n_fl = 0;
+	c->exists = 0;
+	c->cont_wait = false;
+	c->n_cont_splits = c->cont_next = 0;
+	c->logout_sent = c->bye_seen = false;
+	c->closing = false;
+	c->tls_done = false;
+	c->capa_sent = false;
+	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
+	plan_init(&c->plan);
+	imap_parser_reset(c->parser);
+}
+
+/* A socket of our own, so --source can bind it and TCP_NODELAY is set
+ * before the first byte. */
+static evutil_socket_t
+conn_socket(struct conn *c, const struct sockaddr *sa)
+{
+	const struct config *cfg = c->w->cfg;
+	int one = 1;
+	evutil_socket_t fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
+				    SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (cfg->n_sources > 0) {
+		const struct sockaddr_storage *src =
+		    &c->w->sh->sources[c->slot % c->w->sh->n_sources];
+		if (bind(fd, (const struct sockaddr *)src,
+			 c->w->sh->source_lens[c->slot % c->w->sh->n_sources]) < 0) {
+			evutil_closesocket(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+void
+conn_start(struct conn *c)
+{
+	const struct shared *sh = c->w->sh;
+	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
+	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
+	evutil_socket_t fd;
+
+	conn_reset_session(c);
+	c->serial++;
+	c->st = CONN_S_CONNECTING;
+	c->t_connect = c->t_last_io = clock_us();
+	ctr_add(&c->w->stats->connects, 1);
+
+	fd = conn_socket(c, sa);
+	if (fd < 0) {
+		conn_log_err(c, ERR_CONNECT, "socket: %s", strerror(errno));
+		conn_close(c, ERR_CONNECT, true);
+		return;
+	}
+	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->w->cfg->tls == TLS_IMPLICIT);
+	if (c->bev == NULL) {
+		evutil_closesocket(fd);
+		conn_log_err(c, ERR_TLS, "cannot set up TLS");
+		conn_close(c, ERR_TLS, true);
+		return;
+	}
+	bufferevent_setcb(c->bev, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
+		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
+		conn_close(c, ERR_CONNECT, true);
+	}
+}
+
+/* Time to wait before the next attempt after `streak` failures in a row. */
+static uint64_t
+conn_backoff_us(struct conn *c)
+{
+	uint64_t d;
+	unsigned s = c->fail_streak > 12 ? 12 : c->fail_streak;
+
+	if (s == 0)
+		return 0;
+	d = (uint64_t)BACKOFF_MIN_US << (s - 1);
+	if (d > BACKOFF_MAX_US)
+		d = BACKOFF_MAX_US;
+	return d / 2 + rng_below(&c->rng, (uint32_t)(d / 2 + 1));
+}
+
+static void
+conn_schedule(struct conn *c, uint64_t us)
+{
+	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
+	evtimer_add(c->timer, &tv);
+}
+
+/* Count what was in flight as failed: the server never answered it. */
+static void
+conn_fail_inflight(struct conn *c)
+{
+	struct stats *s = c->w->stats;
+	uint64_t now = clock_us();
+
+	for (unsigned i = 0; i < c->n_fl; i++) {
+		struct inflight *f = &c->fl[i];
+		if (f->internal != CONN_I_NONE)
+			continue;
+		if (f->op == OP_LOGOUT && c->bye_seen) {
+			/* imaptest counts LOGOUT at the BYE; a server that
+			 * closes before the tagged OK still logged us out. */
+			stats_cmd(s, OP_LOGOUT, STATS_OK, now - f->t_sent);
+			continue;
+		}
+		stats_cmd(s, (enum op)f->op, STATS_FAILED, 0);
+	}
+	c->n_fl = 0;
+}
+
+void
+conn_close(struct conn *c, enum err_kind why, bool count_err)
+{
+	bool clean = c->logout_sent && c->bye_seen;
+
+	conn_fail_inflight(c);
+	if (count_err)
+		stats_err(c->w->stats, why);
+	if (c->bev != NULL) {
+		/* Safe inside the bufferevent's own callback: libevent holds
+		 * a reference until the callback returns. */
+		bufferevent_free(c->bev);
+		c->bev = NULL;
+	}
+	c->closing = false;
+	if (c->st == CONN_S_DONE)
+		return;
+	if (c->w->draining) {
+		c->st = CONN_S_DONE;
+		worker_conn_finished(c->w);
+		return;
+	}
+	c->st = CONN_S_WAIT;
+	if (clean) {
+		/* After a LOGOUT the slot logs in again as a new user. */
+		conn_pick_user(c);
+		c->fail_streak = 0;
+		conn_schedule(c, 0);
+		return;
+	}
+	/* The server dropped us: the same user reconnects, after a pause
+	 * that grows while failures repeat. */
+	c->fail_streak++;
+	conn_schedule(c, conn_backoff_us(c));
+}
+
+static void
+conn_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	if (c->st == CONN_S_WAIT) {
+		conn_start(c);
+		return;
+	}
+	/* A DELAY state or a retry of a skipped plan ends here. */
+	c->delayed = false;
+	conn_send_more(c);
+}
+
+static void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t total = evbuffer_get_length(in);
+
+	ctr_add(&c->w->stats->imap_received, total);
+	c->t_last_io = clock_us();
+	while (evbuffer_get_length(in) > 0) {
+		struct evbuffer_iovec v;
+		if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
+			break;
+		long n = imap_parser_feed(c->parser, v.iov_base, v.iov_len);
+		if (n < 0) {
+			conn_log_err(c, ERR_PROTOCOL, "%s",
+				     imap_parser_error(c->parser));
+			conn_close(c, ERR_PROTOCOL, true);
+			return;
+		}
+		if (c->closing) {
+			conn_close(c, c->close_err, c->close_count);
+			return;
+		}
+		evbuffer_drain(in, (size_t)n);
+	}
+	conn_send_more(c);
+}
+
+static void
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+	char why[256];
+
+	if (what & BEV_EVENT_CONNECTED) {
+		uint64_t now = clock_us();
+		c->st = CONN_S_GREETING;
+		c->t_last_io = now;
+		if (c->w->cfg->tls == TLS_IMPLICIT) {
+			hist_record(c->w->stats->tls_lat, now - c->t_connect);
+			ctr_add(&c->w->stats->tls_handshakes, 1);
+			c->tls_done = true;
+		}
+		return;
+	}
+	if (tls_bev_error(bev, why, sizeof(why))) {
+		conn_log_err(c, ERR_TLS, "TLS: %s", why);
+		conn_close(c, ERR_TLS, true);
+		return;
+	}
+	if (c->st == CONN_S_CONNECTING) {
+		conn_log_err(c, ERR_CONNECT, "connect(%s) failed: %s",
+			     c->w->cfg->host,
+			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+		conn_close(c, ERR_CONNECT, true);
+		return;
+	}
+	if (c->logout_sent && c->bye_seen) {
+		conn_close(c, ERR_DISCONNECT, false);
+		return;
+	}
+	if (what & BEV_EVENT_EOF)
+		conn_log_err(c, ERR_DISCONNECT, "server closed the connection%s",
+			     c->n_fl > 0 ? " with commands in flight" : "");
+	else
+		conn_log_err(c, ERR_DISCONNECT, "connection error: %s",
+			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	conn_close(c, ERR_DISCONNECT, true);
+}
+
+void
+conn_tick(struct conn *c, uint64_t now)
+{
+	const struct config *cfg = c->w->cfg;
+
+	switch (c->st) {
+	case CONN_S_CONNECTING:
+		if (now - c->t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
+			conn_log_err(c, ERR_TIMEOUT, "connect timed out after %.0f s",
+				     cfg->connect_timeout);
+			conn_close(c, ERR_TIMEOUT, true);
+		}
+		return;
+	case CONN_S_GREETING:
+		if (now - c->t_last_io > (uint64_t)(cfg->greeting_timeout * 1e6)) {
+			conn_log_err(c, ERR_TIMEOUT, "no greeting after %.0f s",
+				     cfg->greeting_timeout);
+			conn_close(c, ERR_TIMEOUT, true);
+		}
+		return;
+	case CONN_S_SESSION:
+		break;
+	default:
+		return;
+	}
+	if (c->n_fl == 0)
+		return;
+	uint64_t oldest = c->fl[0].t_sent;
+	for (unsigned i = 1; i < c->n_fl; i++)
+		if (c->fl[i].t_sent < oldest)
+			oldest = c->fl[i].t_sent;
+	if (now - oldest > (uint64_t)(cfg->cmd_timeout * 1e6)) {
+		conn_log_err(c, ERR_TIMEOUT, "%s: no reply after %.0f s",
+			     conn_inflight_name(&c->fl[0]), cfg->cmd_timeout);
+		conn_close(c, ERR_TIMEOUT, true);
+		return;
+	}
+	if (cfg->stalled_disconnect_timeout > 0 &&
+	    now - c->t_last_io > cfg->stalled_disconnect_timeout * 1000000ull) {
+		conn_log_err(c, ERR_TIMEOUT, "stalled for %u s, disconnecting",
+			     cfg->stalled_disconnect_timeout);
+		conn_close(c, ERR_TIMEOUT, true);
+	}
+}
+
+bool
+conn_stalled(const struct conn *c, uint64_t now, uint64_t us)
+{
+	return c->st == CONN_S_SESSION && c->n_fl > 0 &&
+	       now - c->t_last_io > us;
+}
+
+void
+conn_drain(struct conn *c)
+{
+	switch (c->st) {
+	case CONN_S_WAIT:
+		evtimer_del(c->timer);
+		c->st = CONN_S_DONE;
+		worker_conn_finished(c->w);
+		return;
+	case CONN_S_SESSION:
+		if (c->n_fl == 0 && !c->cont_wait)
+			conn_send_more(c);	/* sends LOGOUT */
+		return;
+	case CONN_S_CONNECTING:
+	case CONN_S_GREETING:
+		conn_close(c, ERR_DISCONNECT, false);
+		return;
+	case CONN_S_DONE:
+		return;
+	}
+}
+
+void
+conn_halt(struct conn *c)
+{
+	if (c->st == CONN_S_DONE)
+		return;
+	/* Unanswered at a hard stop: reported as unfinished, not failed,
+	 * because the server may still complete them. */
+	for (unsigned i = 0; i < c->n_fl; i++)
+		if (c->fl[i].internal == CONN_I_NONE)
+			c->w->unfinished++;
+	c->n_fl = 0;
+	if (c->bev != NULL || c->st == CONN_S_WAIT)
+		conn_close(c, ERR_DISCONNECT, false);
+	evtimer_del(c->timer);
+	if (c->st != CONN_S_DONE) {
+		c->st = CONN_S_DONE;
+		worker_conn_finished(c->w);
+	}
+}

@@ -1,0 +1,154 @@
+/* conn.h: one IMAP client connection over a bufferevent.  It walks
+ * connect -> (TLS) -> greeting -> login -> plan commands -> logout, keeps
+ * its commands in flight in a small table keyed by tag, and reports each
+ * tagged reply to its worker's stats shard.  The object lives for the
+ * whole run (one per client slot); only its bufferevent comes and goes, so
+ * nothing is ever freed inside its own callback. */
+#ifndef IMAPSTRESS_CONN_H
+#define IMAPSTRESS_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "imap.h"
+#include "imap_cmd.h"
+#include "rng.h"
+#include "stats.h"
+#include "workload.h"
+
+struct worker;
+struct bufferevent;
+struct event;
+struct evbuffer;
+
+enum conn_state {
+	CONN_S_WAIT,		/* not connected; a timer will start it */
+	CONN_S_CONNECTING,
+	CONN_S_GREETING,
+	CONN_S_SESSION,		/* greeting seen: login, plan, logout */
+	CONN_S_DONE		/* finished for good (run stopping) */
+};
+
+/* Commands of our own that are not imaptest states, never counted as
+ * commands (their failures still count as errors). */
+enum conn_internal {
+	CONN_I_NONE,
+	CONN_I_CAPABILITY,
+	CONN_I_ENABLE,
+	CONN_I_STARTTLS,
+	CONN_I_ID,
+	CONN_I_CREATE
+};
+
+#define CONN_MAX_INFLIGHT 64
+
+struct inflight {
+	uint32_t tag;
+	uint8_t op;		/* enum op */
+	uint8_t internal;	/* enum conn_internal */
+	uint32_t msgs;		/* APPEND: messages carried */
+	uint64_t bytes;		/* APPEND: message octets carried */
+	uint64_t t_sent;	/* us, monotonic */
+};
+
+/* Capabilities we act on. */
+enum conn_cap {
+	CAP_LITERALPLUS = 1 << 0,
+	CAP_LITERALMINUS = 1 << 1,
+	CAP_MULTIAPPEND = 1 << 2,
+	CAP_IDLE = 1 << 3,
+	CAP_UIDPLUS = 1 << 4,
+	CAP_CONDSTORE = 1 << 5,
+	CAP_QRESYNC = 1 << 6,
+	CAP_SORT = 1 << 7,
+	CAP_THREAD = 1 << 8,
+	CAP_MOVE = 1 << 9,
+	CAP_STARTTLS = 1 << 10,
+	CAP_SASL_IR = 1 << 11,
+	CAP_AUTH_PLAIN = 1 << 12,
+	CAP_ENABLE = 1 << 13,
+	CAP_ID = 1 << 14,
+	CAP_IMAP4REV2 = 1 << 15,
+	CAP_COMPRESS = 1 << 16,
+	CAP_LOGINDISABLED = 1 << 17,
+	CAP_KNOWN = 1u << 31	/* a capability list has been seen */
+};
+
+struct conn {
+	struct worker *w;
+	unsigned slot;		/* global client index */
+	enum conn_state st;
+	enum lstate lstate;
+	struct bufferevent *bev;
+	struct imap_parser *parser;
+	struct event *timer;	/* reconnect backoff, DELAY */
+	struct evbuffer *stage;	/* command under construction */
+	struct rng rng;
+	struct plan plan;
+	unsigned caps;
+
+	uint32_t tag_next;
+	struct inflight fl[CONN_MAX_INFLIGHT];
+	unsigned n_fl;
+
+	/* A command with synchronizing literals waiting for "+": the rest of
+	 * it, and the offsets (relative to what is left) to stop at. */
+	struct evbuffer *cont;
+	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
+	unsigned n_cont_splits, cont_next;
+	bool cont_wait;
+
+	uint32_t exists;	/* messages in the selected mailbox */
+	char sep;		/* hierarchy separator, 0 until known */
+	unsigned user_no, domain_no;
+	char user[256];
+
+	uint64_t t_connect;	/* when connect() started */
+	uint64_t t_last_io;
+	unsigned fail_streak;
+	bool logout_sent, bye_seen;
+	bool closing;		/* set inside callbacks: stop parsing */
+	bool close_count;	/* count close_err when closing */
+	enum err_kind close_err;
+	bool tls_done;		/* TLS established on this connection */
+	bool capa_sent;		/* CAPABILITY asked, reply pending */
+	bool delayed;		/* in a DELAY state or retry pause */
+	bool warned_skip;	/* warned about an unsupported command */
+	uint64_t serial;	/* connection number, for tags and logs */
+};
+
+struct conn *conn_new(struct worker *w, unsigned slot);
+void conn_free(struct conn *c);			/* NULL is a no-op */
+
+/* Start connecting now (st must be CONN_S_WAIT). */
+void conn_start(struct conn *c);
+
+/* The worker's 100 ms tick: timeouts and stall accounting. */
+void conn_tick(struct conn *c, uint64_t now);
+
+/* The run is ending: stop sending plan commands; log out once nothing is
+ * in flight (drain), or close at once (halt). */
+void conn_drain(struct conn *c);
+/* Has a command been waiting with no byte from the server for `us`? */
+bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
+void conn_halt(struct conn *c);
+
+/* Inside conn_*.c only. */
+void conn_close(struct conn *c, enum err_kind why, bool count_err);
+void conn_send_more(struct conn *c);
+int conn_on_resp(void *arg, const struct imap_resp *r);
+void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
+		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
+		   uint64_t bytes);
+uint32_t conn_tag_begin(struct conn *c, struct imap_cmd *cmd);
+/* Send one command of our own (not an imaptest state). */
+void conn_send_internal(struct conn *c, enum conn_internal internal,
+			const char *text);
+/* Build and send the command for state op; false when it was skipped
+ * (nothing to do in this state, e.g. FETCH in an empty mailbox). */
+bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
+void conn_flush_cont(struct conn *c);
+/* Ask for the connection to be closed once the parser callback returns. */
+void conn_close_later(struct conn *c, enum err_kind why, bool count_err);
+
+#endif

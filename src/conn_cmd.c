@@ -1,0 +1,194 @@
+/* conn_cmd.c: what a connection sends.  conn_send_more() runs the plan
+ * (workload.c) and pipelines up to pipeline_max commands the way imaptest
+ * does; the rest of the file builds each state's command. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "clock.h"
+#include "conn.h"
+#include "conn_log.h"
+#include "log.h"
+#include "worker.h"
+
+/* A plan that keeps choosing commands that cannot run (say, FETCH in an
+ * empty mailbox) gives up after this many and retries a little later. */
+#define SKIP_LIMIT 64
+#define RETRY_US 10000
+
+uint32_t
+conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
+{
+	uint32_t tag = c->tag_next++;
+	/* imaptest's tags: "<client>.<n>". */
+	imap_cmd_printf(cmd, "%u.%u ", c->slot, tag);
+	return tag;
+}
+
+/* Move bytes from the staging buffer to the socket.  A command with
+ * synchronizing literals goes out up to the first one; the rest waits in
+ * c->cont for "+" continuations. */
+void
+conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
+	      enum conn_internal internal, uint32_t tag, uint32_t msgs,
+	      uint64_t bytes)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	struct inflight *f = &c->fl[c->n_fl++];
+	size_t len = evbuffer_get_length(c->stage);
+
+	f->tag = tag;
+	f->op = (uint8_t)op;
+	f->internal = (uint8_t)internal;
+	f->msgs = msgs;
+	f->bytes = bytes;
+	f->t_sent = clock_us();
+	ctr_add(&c->w->stats->imap_sent, len);
+
+	if (cmd->n_splits == 0) {
+		evbuffer_add_buffer(out, c->stage);
+		return;
+	}
+	evbuffer_remove_buffer(c->stage, out, cmd->splits[0]);
+	evbuffer_add_buffer(c->cont, c->stage);
+	for (unsigned i = 1; i < cmd->n_splits; i++)
+		c->cont_splits[i - 1] = cmd->splits[i] - cmd->splits[i - 1];
+	c->n_cont_splits = cmd->n_splits - 1;
+	c->cont_next = 0;
+	c->cont_wait = true;
+}
+
+void
+conn_flush_cont(struct conn *c)
+{
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+
+	if (c->cont_next < c->n_cont_splits) {
+		evbuffer_remove_buffer(c->cont, out,
+				       c->cont_splits[c->cont_next++]);
+		return;
+	}
+	evbuffer_add_buffer(out, c->cont);
+	c->cont_wait = false;
+}
+
+static void
+conn_pending(const struct conn *c, struct plan_pending *p, uint8_t *ops)
+{
+	p->flags = 0;
+	p->statechange = false;
+	p->new_lstate = c->lstate;
+	p->n_ops = 0;
+	p->ops = ops;
+	for (unsigned i = 0; i < c->n_fl; i++) {
+		const struct inflight *f = &c->fl[i];
+		if (f->internal != CONN_I_NONE)
+			continue;
+		unsigned fl = op_table[f->op].flags;
+		if (fl & OPF_STATECHANGE) {
+			p->statechange = true;
+			p->new_lstate = plan_target_lstate((enum op)f->op);
+		}
+		p->flags |= fl;
+		ops[p->n_ops++] = f->op;
+	}
+}
+
+static void
+conn_simple(struct conn *c, enum op op, enum conn_internal internal,
+	    const char *text)
+{
+	struct imap_cmd cmd;
+	imap_cmd_init(&cmd, c->stage, c->caps & CAP_LITERALPLUS);
+	uint32_t tag = conn_tag_begin(c, &cmd);
+	imap_cmd_adds(&cmd, text);
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, op, internal, tag, 0, 0);
+}
+
+void
+conn_send_internal(struct conn *c, enum conn_internal internal,
+		   const char *text)
+{
+	conn_simple(c, OP_NOOP, internal, text);
+}
+
+static void
+conn_send_logout(struct conn *c)
+{
+	c->logout_sent = true;
+	conn_simple(c, OP_LOGOUT, CONN_I_NONE, "LOGOUT");
+}
+
+static void
+conn_retry_later(struct conn *c)
+{
+	struct timeval tv = { 0, RETRY_US };
+	c->delayed = true;
+	evtimer_add(c->timer, &tv);
+}
+
+void
+conn_send_more(struct conn *c)
+{
+	const struct config *cfg = c->w->cfg;
+	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
+	uint8_t ops[CONN_MAX_INFLIGHT];
+	struct plan_pending pend;
+	unsigned skips = 0;
+
+	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
+	    c->delayed || c->logout_sent || c->closing)
+		return;
+	if (max > CONN_MAX_INFLIGHT - 2)
+		max = CONN_MAX_INFLIGHT - 2;
+
+	if (c->w->draining) {
+		/* Let what is in flight finish, then leave politely. */
+		if (c->n_fl > 0)
+			return;
+		if (c->lstate == LSTATE_NONAUTH)
+			conn_close(c, ERR_DISCONNECT, false);
+		else
+			conn_send_logout(c);
+		return;
+	}
+	if (!(c->caps & CAP_KNOWN)) {
+		/* The greeting had no capability list: ask before LOGIN
+		 * (LITERAL+ decides how literals are sent). */
+		if (!c->capa_sent) {
+			c->capa_sent = true;
+			conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
+		}
+		return;
+	}
+
+	while (c->n_fl < max && !c->cont_wait && !c->closing && !c->delayed) {
+		conn_pending(c, &pend, ops);
+		enum op head = plan_update(&c->plan, cfg, &c->rng, c->lstate,
+					   &pend);
+		if (!plan_may_send(head, c->lstate, &pend))
+			break;
+		enum op op = plan_take(&c->plan);
+		if (op == OP_LOGOUT) {
+			if (c->n_fl > 0) {
+				/* LOGOUT goes last: put it back. */
+				c->plan.q[c->plan.n++] = OP_LOGOUT;
+				break;
+			}
+			conn_send_logout(c);
+			return;
+		}
+		if (conn_cmd_op(c, op, &pend))
+			continue;
+		if (++skips >= SKIP_LIMIT) {
+			if (c->n_fl == 0)
+				conn_retry_later(c);
+			break;
+		}
+	}
+}

@@ -1,0 +1,44 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "conn_log.h"
+#include "log.h"
+#include "worker.h"
+
+static const char *const internal_name[] = {
+	[CONN_I_NONE] = "",
+	[CONN_I_CAPABILITY] = "CAPABILITY",
+	[CONN_I_ENABLE] = "ENABLE",
+	[CONN_I_STARTTLS] = "STARTTLS",
+	[CONN_I_ID] = "ID",
+	[CONN_I_CREATE] = "CREATE",
+};
+
+const char *
+conn_inflight_name(const struct inflight *f)
+{
+	if (f->internal != CONN_I_NONE)
+		return internal_name[f->internal];
+	return op_table[f->op].name;
+}
+
+void
+conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
+{
+	/* Shared by all workers: the only atomic read-modify-write, and it
+	 * happens on the error path only. */
+	struct shared *sh = (struct shared *)c->w->sh;
+	unsigned n = atomic_fetch_add_explicit(&sh->err_logged[kind], 1,
+					       memory_order_relaxed);
+	char msg[1024];
+	va_list ap;
+
+	if (n >= CONN_LOG_MAX_PER_KIND)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_error("%s[%u]: %s%s", c->user, c->slot, msg,
+		  n + 1 == CONN_LOG_MAX_PER_KIND ?
+		  " (further errors of this kind are only counted)" : "");
+}

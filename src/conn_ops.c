@@ -1,0 +1,462 @@
+/* conn_ops.c: the command each imaptest state sends.  The shapes follow
+ * imaptest's (random FETCH item lists, STORE flag changes, MULTIAPPEND
+ * continuations) so the server sees the same kind of work. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <openssl/evp.h>
+
+#include "conn.h"
+#include "log.h"
+#include "msg.h"
+#include "worker.h"
+
+#define FETCH_MAX_SEQS 100
+#define DELAY_MAX_MS 1000
+
+static const char *const fetch_items[] = {
+	"UID", "FLAGS", "ENVELOPE", "INTERNALDATE", "BODY", "BODYSTRUCTURE",
+	"RFC822.SIZE"
+};
+static const char *const fetch_headers[] = {
+	"From", "To", "Cc", "Subject", "References", "In-Reply-To",
+	"Message-ID", "Delivered-To"
+};
+static const char *const fetch2_items[] = {
+	"BODY.PEEK[HEADER]", "RFC822.HEADER", "BODY.PEEK[]", "BODY.PEEK[1]",
+	"BODY.PEEK[TEXT]"
+};
+static const char *const store_flags[] = {
+	"\\Seen", "\\Answered", "\\Flagged", "\\Draft", "$Label1", "$Label2"
+};
+static const char *const sort_keys[] = {
+	"ARRIVAL", "CC", "DATE", "FROM", "SIZE", "SUBJECT", "TO"
+};
+static const char *const search_keys[] = {
+	"FLAGGED", "UNSEEN", "SEEN", "ANSWERED", "SUBJECT test", "BODY hello",
+	"FROM example", "LARGER 10000", "SMALLER 2000", "NOT DELETED"
+};
+
+#define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define PICK(c, a) ((a)[rng_below(&(c)->rng, N_ELEM(a))])
+
+static void
+cmd_begin(struct conn *c, struct imap_cmd *cmd, uint32_t *tag)
+{
+	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	*tag = conn_tag_begin(c, cmd);
+}
+
+static void
+cmd_end(struct conn *c, struct imap_cmd *cmd, enum op op, uint32_t tag)
+{
+	imap_cmd_adds(cmd, "\r\n");
+	conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, 0, 0);
+}
+
+/* A sorted set of `count` distinct random sequence numbers. */
+static unsigned
+random_seqs(struct conn *c, uint32_t *seqs, unsigned count)
+{
+	unsigned n = 0;
+	if (count > c->exists)
+		count = c->exists;
+	for (unsigned tries = 0; n < count && tries < count * 3; tries++) {
+		uint32_t s = 1 + rng_below(&c->rng, c->exists);
+		unsigned i = n;
+		while (i > 0 && seqs[i - 1] > s)
+			i--;
+		if (i > 0 && seqs[i - 1] == s)
+			continue;
+		memmove(seqs + i + 1, seqs + i, (n - i) * sizeof(*seqs));
+		seqs[i] = s;
+		n++;
+	}
+	return n;
+}
+
+static void
+warn_unsupported(struct conn *c, enum op op, const char *cap)
+{
+	struct shared *sh = (struct shared *)c->w->sh;
+	unsigned bit = 1u << (op % 32);
+	if (atomic_fetch_or(&sh->warned_ops, bit) & bit)
+		return;
+	log_warn("server does not advertise %s: %s commands are skipped",
+		 cap, op_table[op].name);
+}
+
+static void
+add_date(struct imap_cmd *cmd)
+{
+	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May",
+		"Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	imap_cmd_printf(cmd, " \"%02d-%s-%04d %02d:%02d:%02d +0000\"",
+			tm.tm_mday, mon[tm.tm_mon], tm.tm_year + 1900,
+			tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* One message of an APPEND: optional flags and date (each half the time,
+ * as imaptest), the literal, the body by reference. */
+static uint64_t
+append_one(struct conn *c, struct imap_cmd *cmd)
+{
+	const struct msg_pool *pool = c->w->sh->pool;
+	const struct msg *m = msg_pool_get(pool,
+	    rng_below(&c->rng, msg_pool_count(pool)));
+	size_t len = msg_wire_len(m);
+
+	if (rng_pct(&c->rng, 50))
+		imap_cmd_printf(cmd, " (%s)", PICK(c, store_flags));
+	if (rng_pct(&c->rng, 50))
+		add_date(cmd);
+	imap_cmd_adds(cmd, " ");
+	if (!imap_cmd_literal(cmd, len))
+		return 0;
+	if (m->needs_id) {
+		char id[MSG_ID_LINE_LEN + 1];
+		uint32_t seq = c->w->msg_seq++ * c->w->sh->n_workers + c->w->id;
+		msg_id_line(id, c->w->sh->run_id, seq);
+		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
+	}
+	/* The pool outlives every connection: no copy, no cleanup. */
+	evbuffer_add_reference(cmd->buf, m->data, m->len, NULL, NULL);
+	return len;
+}
+
+static bool
+op_append(struct conn *c, const struct plan_pending *pend)
+{
+	const struct config *cfg = c->w->cfg;
+	struct imap_cmd cmd;
+	uint32_t tag, msgs = 1;
+	uint64_t bytes;
+
+	if (c->exists >= plan_msgs_threshold(cfg))
+		return false;
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_adds(&cmd, "APPEND ");
+	imap_cmd_astring(&cmd, cfg->box, strlen(cfg->box));
+	bytes = append_one(c, &cmd);
+	/* MULTIAPPEND as imaptest does it: the same command carries one more
+	 * message for each APPEND at the head of the plan. */
+	while ((c->caps & CAP_MULTIAPPEND) && cfg->states[OP_APPEND].again > 0 &&
+	       msgs < PLAN_LEN) {
+		if (plan_update(&c->plan, cfg, &c->rng, c->lstate, pend) != OP_APPEND)
+			break;
+		(void)plan_take(&c->plan);
+		uint64_t b = append_one(c, &cmd);
+		if (b == 0)
+			break;
+		bytes += b;
+		msgs++;
+	}
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, OP_APPEND, CONN_I_NONE, tag, msgs, bytes);
+	return true;
+}
+
+static bool
+op_login(struct conn *c, enum op op)
+{
+	const struct config *cfg = c->w->cfg;
+	const char *pass = cfg->pass;
+	struct imap_cmd cmd;
+	uint32_t tag;
+
+	cmd_begin(c, &cmd, &tag);
+	if (op == OP_LOGIN) {
+		imap_cmd_adds(&cmd, "LOGIN ");
+		imap_cmd_astring(&cmd, c->user, strlen(c->user));
+		imap_cmd_adds(&cmd, " ");
+		imap_cmd_astring(&cmd, pass, strlen(pass));
+		cmd_end(c, &cmd, op, tag);
+		return true;
+	}
+	/* AUTHENTICATE PLAIN: "\0user\0pass" in base64, as an initial
+	 * response when the server has SASL-IR, else after the "+". */
+	unsigned char raw[600], b64[820];
+	size_t ul = strlen(c->user), pl = strlen(pass);
+	if (ul + pl + 2 > sizeof(raw))
+		pl = sizeof(raw) - ul - 2;
+	raw[0] = '\0';
+	memcpy(raw + 1, c->user, ul);
+	raw[1 + ul] = '\0';
+	memcpy(raw + 2 + ul, pass, pl);
+	int n = EVP_EncodeBlock(b64, raw, (int)(ul + pl + 2));
+	imap_cmd_adds(&cmd, "AUTHENTICATE PLAIN");
+	if (c->caps & CAP_SASL_IR) {
+		imap_cmd_adds(&cmd, " ");
+	} else {
+		imap_cmd_adds(&cmd, "\r\n");
+		cmd.splits[cmd.n_splits++] = evbuffer_get_length(cmd.buf);
+	}
+	imap_cmd_add(&cmd, (const char *)b64, (size_t)n);
+	cmd_end(c, &cmd, op, tag);
+	return true;
+}
+
+static bool
+op_fetch(struct conn *c)
+{
+	uint32_t seqs[FETCH_MAX_SEQS], tag;
+	struct imap_cmd cmd;
+	unsigned n = random_seqs(c, seqs, FETCH_MAX_SEQS);
+
+	if (n == 0)
+		return false;
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_adds(&cmd, "FETCH ");
+	imap_cmd_seqset(&cmd, seqs, n);
+	imap_cmd_adds(&cmd, " (");
+	for (unsigned i = 1 + rng_below(&c->rng, 4); i > 0; i--) {
+		if (rng_below(&c->rng, 4) != 0) {
+			imap_cmd_adds(&cmd, PICK(c, fetch_items));
+		} else {
+			imap_cmd_adds(&cmd, "BODY.PEEK[HEADER.FIELDS (");
+			for (unsigned j = 1 + rng_below(&c->rng, 4); j > 0; j--) {
+				imap_cmd_adds(&cmd, PICK(c, fetch_headers));
+				if (j != 1)
+					imap_cmd_adds(&cmd, " ");
+			}
+			imap_cmd_adds(&cmd, ")]");
+		}
+		if (i != 1)
+			imap_cmd_adds(&cmd, " ");
+	}
+	imap_cmd_adds(&cmd, ")");
+	cmd_end(c, &cmd, OP_FETCH, tag);
+	return true;
+}
+
+static bool
+op_fetch2(struct conn *c)
+{
+	struct imap_cmd cmd;
+	uint32_t tag;
+
+	cmd_begin(c, &cmd, &tag);
+	/* UID too, so that an error line can name the message. */
+	imap_cmd_printf(&cmd, "FETCH %u (UID %s)",
+			1 + rng_below(&c->rng, c->exists), PICK(c, fetch2_items));
+	cmd_end(c, &cmd, OP_FETCH2, tag);
+	return true;
+}
+
+static bool
+op_store(struct conn *c, enum op op)
+{
+	const struct config *cfg = c->w->cfg;
+	uint32_t seqs[FETCH_MAX_SEQS], tag;
+	struct imap_cmd cmd;
+	unsigned count, threshold = plan_msgs_threshold(cfg);
+	bool silent = rng_pct(&c->rng, 50);
+
+	if (op == OP_DELETE)
+		count = c->exists > threshold + 5 ?
+		    rng_below(&c->rng, c->exists - threshold) :
+		    rng_below(&c->rng, 5);
+	else
+		count = rng_below(&c->rng, c->exists < 10 ? c->exists :
+		    (c->exists / 5 < 50 ? c->exists / 5 : 50));
+	if (count > FETCH_MAX_SEQS)
+		count = FETCH_MAX_SEQS;
+	unsigned n = random_seqs(c, seqs, count);
+	if (n == 0)
+		return false;
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_adds(&cmd, "STORE ");
+	imap_cmd_seqset(&cmd, seqs, n);
+	if (op == OP_DELETE) {
+		imap_cmd_adds(&cmd, silent ? " +FLAGS.SILENT \\Deleted" :
+			      " +FLAGS \\Deleted");
+	} else {
+		static const char *const how[] = { " +", " -", " " };
+		imap_cmd_adds(&cmd, PICK(c, how));
+		imap_cmd_adds(&cmd, silent ? "FLAGS.SILENT (" : "FLAGS (");
+		imap_cmd_adds(&cmd, PICK(c, store_flags));
+		imap_cmd_adds(&cmd, ")");
+	}
+	cmd_end(c, &cmd, op, tag);
+	return true;
+}
+
+static bool
+op_text(struct conn *c, enum op op, const char *fmt, const char *arg)
+{
+	struct imap_cmd cmd;
+	uint32_t tag;
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_printf(&cmd, fmt, arg);
+	cmd_end(c, &cmd, op, tag);
+	return true;
+}
+
+static bool
+op_mailbox(struct conn *c, enum op op)
+{
+	char name[64], other[160];
+	unsigned a = rng_below(&c->rng, 20), b = rng_below(&c->rng, 20);
+	char sep = c->sep ? c->sep : '/';
+
+	if (rng_pct(&c->rng, 50))
+		snprintf(name, sizeof(name), "\"test%c%u\"", sep, a);
+	else
+		snprintf(name, sizeof(name), "\"test%c%u%c%u\"", sep, a, sep, b);
+	switch (op) {
+	case OP_MCREATE:
+		return op_text(c, op, "CREATE %s", name);
+	case OP_MDELETE:
+		return op_text(c, op, "DELETE %s", name);
+	case OP_MSUBS:
+		return op_text(c, op, rng_pct(&c->rng, 50) ? "SUBSCRIBE %s" :
+			       "UNSUBSCRIBE %s", name);
+	default:
+		snprintf(other, sizeof(other), "%s \"test%c%u\"", name, sep,
+			 rng_below(&c->rng, 20));
+		return op_text(c, op, "RENAME %s", other);
+	}
+}
+
+static bool
+op_copy(struct conn *c, enum op op)
+{
+	const struct config *cfg = c->w->cfg;
+	struct imap_cmd cmd;
+	uint32_t tag;
+
+	if (c->exists == 0 || cfg->copybox == NULL)
+		return false;
+	if (op == OP_MOVE && !(c->caps & CAP_MOVE)) {
+		warn_unsupported(c, op, "MOVE");
+		return false;
+	}
+	uint32_t s1 = 1 + rng_below(&c->rng, c->exists);
+	uint32_t span = rng_below(&c->rng, c->exists - s1 + 1);
+	uint32_t s2 = s1 + (span < 5 ? span : 5);
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_printf(&cmd, "%s %u:%u ", op == OP_MOVE ? "MOVE" : "COPY",
+			s1, s2);
+	imap_cmd_astring(&cmd, cfg->copybox, strlen(cfg->copybox));
+	cmd_end(c, &cmd, op, tag);
+	return true;
+}
+
+static bool
+op_sort(struct conn *c)
+{
+	struct imap_cmd cmd;
+	uint32_t tag;
+
+	if (!(c->caps & CAP_SORT)) {
+		warn_unsupported(c, OP_SORT, "SORT");
+		return false;
+	}
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_adds(&cmd, "SORT (");
+	if (rng_below(&c->rng, 3) == 0)
+		imap_cmd_adds(&cmd, "REVERSE ");
+	imap_cmd_adds(&cmd, PICK(c, sort_keys));
+	imap_cmd_adds(&cmd, ") US-ASCII ");
+	switch (rng_below(&c->rng, 3)) {
+	case 0:
+		imap_cmd_adds(&cmd, "ALL");
+		break;
+	case 1:
+		imap_cmd_adds(&cmd, "FLAGGED");
+		break;
+	default:
+		imap_cmd_printf(&cmd, "%u:%u", 1 + rng_below(&c->rng, c->exists),
+				1 + rng_below(&c->rng, c->exists));
+	}
+	cmd_end(c, &cmd, OP_SORT, tag);
+	return true;
+}
+
+static bool
+op_delay(struct conn *c)
+{
+	struct timeval tv;
+	uint32_t ms = rng_below(&c->rng, DELAY_MAX_MS);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
+	/* imaptest counts a DELAY as done when it starts. */
+	stats_cmd(c->w->stats, OP_DELAY, STATS_OK, 0);
+	c->delayed = true;
+	evtimer_add(c->timer, &tv);
+	return true;
+}
+
+bool
+conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
+{
+	const struct config *cfg = c->w->cfg;
+
+	if (op_table[op].need == OP_NEED_SELECTED &&
+	    (c->lstate != LSTATE_SELECTED || c->exists == 0))
+		return false;	/* nothing to work on */
+	switch (op) {
+	case OP_AUTHENTICATE:
+	case OP_LOGIN:
+		return op_login(c, op);
+	case OP_SELECT:
+		if (c->lstate == LSTATE_SELECTED)
+			return false;
+		return op_text(c, op, (c->caps & CAP_CONDSTORE) ?
+		    "SELECT \"%s\" (CONDSTORE)" : "SELECT \"%s\"", cfg->box);
+	case OP_STATUS:
+		return op_text(c, op, "STATUS \"%s\" (MESSAGES UNSEEN RECENT)",
+			       cfg->box);
+	case OP_LIST:
+		return op_text(c, op, "LIST \"\" %s", "*");
+	case OP_LISTROOT:
+		return op_text(c, op, "LIST \"\" %s", "%");
+	case OP_MCREATE:
+	case OP_MDELETE:
+	case OP_MRENAME:
+	case OP_MSUBS:
+		return op_mailbox(c, op);
+	case OP_FETCH:
+		return op_fetch(c);
+	case OP_FETCH2:
+		return op_fetch2(c);
+	case OP_UIDFETCH:
+		return op_text(c, op, "UID FETCH %s (FLAGS)", "1:*");
+	case OP_SEARCH:
+		return op_text(c, op, "SEARCH %s", PICK(c, search_keys));
+	case OP_SORT:
+		return op_sort(c);
+	case OP_THREAD:
+		if (!(c->caps & CAP_THREAD)) {
+			warn_unsupported(c, op, "THREAD=REFERENCES");
+			return false;
+		}
+		return op_text(c, op, "THREAD REFERENCES US-ASCII %s", "ALL");
+	case OP_COPY:
+	case OP_MOVE:
+		return op_copy(c, op);
+	case OP_STORE:
+	case OP_DELETE:
+		return op_store(c, op);
+	case OP_EXPUNGE:
+		return op_text(c, op, "%s", "EXPUNGE");
+	case OP_APPEND:
+		return op_append(c, pend);
+	case OP_NOOP:
+		return op_text(c, op, "%s", "NOOP");
+	case OP_CHECK:
+		return op_text(c, op, "%s", "CHECK");
+	case OP_DELAY:
+		return op_delay(c);
+	default:
+		/* IDLE, COMPRESS, DISCONNECT, CHECKPOINT, LMTP: not in the
+		 * plan loop (see conn_session.c) or not supported. */
+		return false;
+	}
+}

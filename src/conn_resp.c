@@ -1,0 +1,292 @@
+/* conn_resp.c: what a connection does with each server response: the
+ * greeting, capabilities, the mailbox size (EXISTS/EXPUNGE), BYE, and
+ * every tagged reply, which becomes one counted, timed command. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "conn.h"
+#include "conn_log.h"
+#include "worker.h"
+
+static const struct {
+	const char *name;
+	unsigned cap;
+} cap_names[] = {
+	{ "LITERAL+", CAP_LITERALPLUS },
+	{ "LITERAL-", CAP_LITERALMINUS },
+	{ "MULTIAPPEND", CAP_MULTIAPPEND },
+	{ "IDLE", CAP_IDLE },
+	{ "UIDPLUS", CAP_UIDPLUS },
+	{ "CONDSTORE", CAP_CONDSTORE },
+	{ "QRESYNC", CAP_QRESYNC },
+	{ "SORT", CAP_SORT },
+	{ "THREAD=REFERENCES", CAP_THREAD },
+	{ "MOVE", CAP_MOVE },
+	{ "STARTTLS", CAP_STARTTLS },
+	{ "SASL-IR", CAP_SASL_IR },
+	{ "AUTH=PLAIN", CAP_AUTH_PLAIN },
+	{ "ENABLE", CAP_ENABLE },
+	{ "ID", CAP_ID },
+	{ "IMAP4rev2", CAP_IMAP4REV2 },
+	{ "COMPRESS=DEFLATE", CAP_COMPRESS },
+	{ "LOGINDISABLED", CAP_LOGINDISABLED },
+};
+
+static void
+conn_parse_caps(struct conn *c, const char *s, size_t n)
+{
+	unsigned caps = CAP_KNOWN;
+	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
+		if (imap_caps_has(s, n, cap_names[i].name))
+			caps |= cap_names[i].cap;
+	c->caps = caps;
+}
+
+/* A [CAPABILITY ...] response code in a status response. */
+static void
+conn_caps_from_code(struct conn *c, const struct imap_resp *r)
+{
+	const char *code, *arg;
+	size_t code_len, arg_len;
+
+	if (imap_resp_code(r, &code, &code_len, &arg, &arg_len) &&
+	    code_len == 10 && strncasecmp(code, "CAPABILITY", 10) == 0)
+		conn_parse_caps(c, arg, arg_len);
+}
+
+void
+conn_close_later(struct conn *c, enum err_kind why, bool count_err)
+{
+	c->closing = true;
+	c->close_err = why;
+	c->close_count = count_err;
+}
+
+static int
+conn_greeting(struct conn *c, const struct imap_resp *r)
+{
+	uint64_t now = clock_us();
+
+	if (r->kind != IMAP_UNTAGGED ||
+	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
+	     r->cond != IMAP_COND_BYE)) {
+		conn_log_err(c, ERR_PROTOCOL, "bad greeting: %.200s", r->line);
+		conn_close_later(c, ERR_PROTOCOL, true);
+		return 1;
+	}
+	if (r->cond == IMAP_COND_BYE) {
+		conn_log_err(c, ERR_BYE, "server said BYE in its greeting: %.200s",
+			     r->line);
+		conn_close_later(c, ERR_BYE, true);
+		return 1;
+	}
+	hist_record(c->w->stats->connect_lat, now - c->t_connect);
+	c->st = CONN_S_SESSION;
+	if (r->cond == IMAP_COND_PREAUTH)
+		c->lstate = LSTATE_AUTH;
+	conn_caps_from_code(c, r);
+	return 0;
+}
+
+static void
+conn_untagged(struct conn *c, const struct imap_resp *r)
+{
+	if (r->has_num) {
+		if (imap_resp_is(r, "EXISTS"))
+			c->exists = r->num;
+		else if (imap_resp_is(r, "EXPUNGE") && c->exists > 0)
+			c->exists--;
+		return;
+	}
+	switch (r->cond) {
+	case IMAP_COND_BYE:
+		c->bye_seen = true;
+		if (!c->logout_sent) {
+			conn_log_err(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
+			conn_close_later(c, ERR_BYE, true);
+		}
+		return;
+	case IMAP_COND_OK:
+	case IMAP_COND_NO:
+	case IMAP_COND_BAD:
+		conn_caps_from_code(c, r);
+		return;
+	default:
+		break;
+	}
+	if (imap_resp_is(r, "CAPABILITY"))
+		conn_parse_caps(c, r->text, r->text_len);
+	else if (imap_resp_is(r, "LIST") && c->sep == 0) {
+		/* (flags) "sep" name: learn the hierarchy separator. */
+		const char *q = memchr(r->text, '"', r->text_len);
+		if (q != NULL && (size_t)(q - r->text) + 2 < r->text_len)
+			c->sep = q[1] == '\\' ? q[2] : q[1];
+	}
+}
+
+/* "<slot>.<n>": n, or 0 when the tag is not one of ours. */
+static uint32_t
+conn_parse_tag(const struct imap_resp *r)
+{
+	const char *dot = memchr(r->tag, '.', r->tag_len);
+	uint32_t n = 0;
+
+	if (dot == NULL)
+		return 0;
+	for (const char *p = dot + 1; p < r->tag + r->tag_len; p++) {
+		if (*p < '0' || *p > '9' || n > 400000000u)
+			return 0;
+		n = n * 10 + (uint32_t)(*p - '0');
+	}
+	return n;
+}
+
+static int
+conn_find_inflight(const struct conn *c, uint32_t tag)
+{
+	for (unsigned i = 0; i < c->n_fl; i++)
+		if (c->fl[i].tag == tag)
+			return (int)i;
+	return -1;
+}
+
+static void
+conn_internal_reply(struct conn *c, const struct inflight *f,
+		    const struct imap_resp *r)
+{
+	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
+		c->caps = CAP_KNOWN;	/* answered without a list: none */
+	if (r->cond == IMAP_COND_BAD)
+		stats_err(c->w->stats, ERR_BAD);
+	else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE)
+		stats_err(c->w->stats, ERR_NO);
+}
+
+/* The mailbox may not exist yet: create it, as imaptest does. */
+static void
+conn_try_create(struct conn *c)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "CREATE \"%.500s\"", c->w->cfg->box);
+	conn_send_internal(c, CONN_I_CREATE, cmd);
+}
+
+static void
+conn_logged_in(struct conn *c, const struct imap_resp *r)
+{
+	unsigned before = c->caps;
+
+	c->lstate = LSTATE_AUTH;
+	c->fail_streak = 0;
+	ctr_add(&c->w->stats->logins, 1);
+	c->caps &= ~CAP_KNOWN;
+	conn_caps_from_code(c, r);
+	if (!(c->caps & CAP_KNOWN)) {
+		/* Capabilities change at login (MULTIAPPEND often appears
+		 * only then); keep the old ones until the new list comes. */
+		c->caps = before;
+		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
+	}
+	if (c->w->cfg->qresync && (c->caps & CAP_ENABLE))
+		conn_send_internal(c, CONN_I_ENABLE,
+		    c->w->cfg->imap4rev2 ? "ENABLE QRESYNC IMAP4rev2" :
+					   "ENABLE QRESYNC");
+	worker_conn_logged_in(c->w);
+}
+
+static void
+conn_tagged(struct conn *c, const struct imap_resp *r)
+{
+	uint64_t now = clock_us();
+	uint32_t tag = conn_parse_tag(r);
+	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
+
+	if (i < 0) {
+		conn_log_err(c, ERR_PROTOCOL, "reply with a tag we did not send: %.200s",
+			     r->line);
+		conn_close_later(c, ERR_PROTOCOL, true);
+		return;
+	}
+	struct inflight f = c->fl[i];
+	c->fl[i] = c->fl[--c->n_fl];
+
+	if (f.internal != CONN_I_NONE) {
+		conn_internal_reply(c, &f, r);
+		return;
+	}
+	enum op op = (enum op)f.op;
+	enum stats_reply rep = r->cond == IMAP_COND_OK ? STATS_OK :
+	    r->cond == IMAP_COND_NO ? STATS_NO : STATS_BAD;
+	stats_cmd(c->w->stats, op, rep, now - f.t_sent);
+
+	if (rep == STATS_BAD) {
+		/* imaptest gives up on a session after BAD. */
+		conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s",
+			     op_table[op].name, r->line);
+		conn_close_later(c, ERR_BAD, false);
+		return;
+	}
+	if (rep == STATS_NO)
+		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
+			     r->line);
+	switch (op) {
+	case OP_LOGIN:
+	case OP_AUTHENTICATE:
+		if (rep == STATS_OK) {
+			conn_logged_in(c, r);
+		} else {
+			conn_close_later(c, ERR_LOGIN, false);
+		}
+		return;
+	case OP_SELECT:
+		if (rep == STATS_OK)
+			c->lstate = LSTATE_SELECTED;
+		else
+			conn_try_create(c);
+		return;
+	case OP_APPEND:
+		if (rep == STATS_OK) {
+			ctr_add(&c->w->stats->append_msgs, f.msgs);
+			ctr_add(&c->w->stats->append_bytes, f.bytes);
+		} else {
+			conn_try_create(c);
+		}
+		return;
+	case OP_LOGOUT:
+		c->lstate = LSTATE_NONAUTH;
+		conn_close_later(c, ERR_DISCONNECT, false);
+		return;
+	default:
+		return;
+	}
+}
+
+int
+conn_on_resp(void *arg, const struct imap_resp *r)
+{
+	struct conn *c = arg;
+
+	if (c->st == CONN_S_GREETING)
+		return conn_greeting(c, r);
+	switch (r->kind) {
+	case IMAP_CONTINUATION:
+		if (c->cont_wait) {
+			conn_flush_cont(c);
+		} else {
+			conn_log_err(c, ERR_PROTOCOL,
+				     "unexpected continuation: %.200s", r->line);
+			conn_close_later(c, ERR_PROTOCOL, true);
+		}
+		break;
+	case IMAP_UNTAGGED:
+		conn_untagged(c, r);
+		break;
+	case IMAP_TAGGED:
+		conn_tagged(c, r);
+		break;
+	}
+	return c->closing ? 1 : 0;
+}

@@ -1,0 +1,42 @@
+/* hist.h: a log-linear latency histogram (the HdrHistogram idea, our own
+ * code): fixed memory, microsecond values from 1 us to 1 hour with about
+ * three significant digits, exact count/min/max/sum, mergeable.
+ *
+ * Concurrency contract: one thread writes (hist_record), any thread may
+ * read (merge, snapshot) at the same time.  Counts are C11 atomics used
+ * with memory_order_relaxed, and the writer uses plain load+store rather
+ * than read-modify-write, so the hot path costs what a plain increment
+ * costs.  A reader sees each count torn-free, possibly a moment stale. */
+#ifndef IMAPSTRESS_HIST_H
+#define IMAPSTRESS_HIST_H
+
+#include <stdint.h>
+
+#define HIST_MAX_US 3600000000ULL	/* 1 hour; larger values are clamped */
+
+struct hist;
+
+struct hist *hist_new(void);
+void hist_free(struct hist *h);			/* NULL is a no-op */
+void hist_reset(struct hist *h);
+void hist_record(struct hist *h, uint64_t us);	/* single writer */
+void hist_record_n(struct hist *h, uint64_t us, uint64_t n);
+
+/* dst += src.  dst must not be written concurrently. */
+void hist_merge(struct hist *dst, const struct hist *src);
+/* dst = a - b, for a a later snapshot of the same histogram as b (per-tick
+ * windows).  min/max of the window are taken from its buckets. */
+void hist_diff(struct hist *dst, const struct hist *a, const struct hist *b);
+void hist_copy(struct hist *dst, const struct hist *src);
+
+uint64_t hist_count(const struct hist *h);
+uint64_t hist_min(const struct hist *h);	/* 0 when empty */
+uint64_t hist_max(const struct hist *h);	/* 0 when empty */
+double hist_mean(const struct hist *h);		/* 0 when empty */
+uint64_t hist_sum(const struct hist *h);
+/* p in [0, 100]: the smallest recorded value v such that at least p% of
+ * the samples are <= v (reported as the bucket's upper bound, capped at
+ * the max).  0 when empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+
+#endif

@@ -1,0 +1,111 @@
+/* imap_cmd.c: see imap_cmd.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "imap_cmd.h"
+
+void
+imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
+{
+	c->buf = buf;
+	c->n_splits = 0;
+	c->literal_plus = literal_plus;
+}
+
+void
+imap_cmd_add(struct imap_cmd *c, const char *s, size_t n)
+{
+	evbuffer_add(c->buf, s, n);
+}
+
+void
+imap_cmd_adds(struct imap_cmd *c, const char *s)
+{
+	evbuffer_add(c->buf, s, strlen(s));
+}
+
+void
+imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(c->buf, fmt, ap);
+	va_end(ap);
+}
+
+bool
+imap_cmd_literal(struct imap_cmd *c, uint64_t n)
+{
+	char hdr[32];
+	int len;
+
+	if (c->literal_plus) {
+		len = snprintf(hdr, sizeof(hdr), "{%llu+}\r\n",
+			       (unsigned long long)n);
+		evbuffer_add(c->buf, hdr, (size_t)len);
+		return true;
+	}
+	if (c->n_splits == IMAP_CMD_MAX_SPLITS)
+		return false;
+	len = snprintf(hdr, sizeof(hdr), "{%llu}\r\n", (unsigned long long)n);
+	evbuffer_add(c->buf, hdr, (size_t)len);
+	c->splits[c->n_splits++] = evbuffer_get_length(c->buf);
+	return true;
+}
+
+bool
+imap_cmd_quotable(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\0' || ch == '\r' || ch == '\n' || ch >= 0x80)
+			return false;
+	}
+	return true;
+}
+
+bool
+imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n)
+{
+	if (!imap_cmd_quotable(s, n)) {
+		if (!imap_cmd_literal(c, n))
+			return false;
+		evbuffer_add(c->buf, s, n);
+		return true;
+	}
+	evbuffer_add(c->buf, "\"", 1);
+	size_t start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\\') {
+			evbuffer_add(c->buf, s + start, i - start);
+			evbuffer_add(c->buf, "\\", 1);
+			start = i;
+		}
+	}
+	evbuffer_add(c->buf, s + start, n - start);
+	evbuffer_add(c->buf, "\"", 1);
+	return true;
+}
+
+void
+imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n)
+{
+	unsigned i = 0;
+	bool first = true;
+	while (i < n) {
+		unsigned j = i;
+		while (j + 1 < n && seqs[j + 1] <= seqs[j] + 1)
+			j++;
+		if (!first)
+			evbuffer_add(c->buf, ",", 1);
+		first = false;
+		if (seqs[j] != seqs[i])
+			evbuffer_add_printf(c->buf, "%u:%u", seqs[i], seqs[j]);
+		else
+			evbuffer_add_printf(c->buf, "%u", seqs[i]);
+		i = j + 1;
+	}
+}

@@ -1,0 +1,47 @@
+/* imap_cmd.h: building IMAP commands into an evbuffer: strings quoted or
+ * sent as literals, LITERAL+ when the server has it and synchronizing
+ * literals otherwise.  A command with synchronizing literals records the
+ * offsets at which the sender must stop and wait for a "+" continuation. */
+#ifndef IMAPSTRESS_IMAP_CMD_H
+#define IMAPSTRESS_IMAP_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct evbuffer;
+
+#define IMAP_CMD_MAX_SPLITS 64
+
+struct imap_cmd {
+	struct evbuffer *buf;
+	/* Byte offsets in buf after which a "+" must be awaited. */
+	size_t splits[IMAP_CMD_MAX_SPLITS];
+	unsigned n_splits;
+	bool literal_plus;	/* server advertised LITERAL+ */
+};
+
+void imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus);
+
+/* Append raw text. */
+void imap_cmd_add(struct imap_cmd *c, const char *s, size_t n);
+void imap_cmd_adds(struct imap_cmd *c, const char *s);
+void imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Append "{N+}\r\n" (LITERAL+) or "{N}\r\n" and a split point; the caller
+ * then appends exactly N octets.  Returns false when too many sync
+ * literals were used in one command. */
+bool imap_cmd_literal(struct imap_cmd *c, uint64_t n);
+
+/* An astring: quoted when it can be ("\"" and "\\" escaped), a literal
+ * when it holds CR, LF, NUL or 8-bit octets. */
+bool imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n);
+
+/* Can s be sent as a quoted string? */
+bool imap_cmd_quotable(const char *s, size_t n);
+
+/* "1,3:7,9" from a sorted array of sequence numbers (runs collapsed). */
+void imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n);
+
+#endif

@@ -1,0 +1,162 @@
+/* main.c: parse the configuration, build what the workers share, start
+ * them, hand over to run_loop() and exit with its status.  Nothing else. */
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/rand.h>
+
+#include "config.h"
+#include "log.h"
+#include "msg.h"
+#include "report.h"
+#include "run.h"
+#include "tls.h"
+#include "workload.h"
+#include "worker.h"
+#include "xmalloc.h"
+
+/* The message pool never holds more than this: enough variety, little
+ * memory (the 75 KB run must stay under 64 MB in all). */
+#define POOL_MAX_BYTES (16u << 20)
+
+static void
+raise_nofile(unsigned clients)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	if ((rlim_t)clients + 64 > rl.rlim_cur)
+		fatal(2, "clients=%u needs %u file descriptors, but the limit is "
+		      "%llu (raise the hard limit: ulimit -Hn)", clients,
+		      clients + 64, (unsigned long long)rl.rlim_cur);
+}
+
+static void
+resolve(struct shared *sh, const struct config *cfg)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char port[16];
+	const char *name = cfg->hostip ? cfg->hostip : cfg->host;
+
+	snprintf(port, sizeof(port), "%d", config_port(cfg));
+	int e = getaddrinfo(name, port, &hints, &res);
+	if (e != 0)
+		fatal(2, "host=%s: %s", name, gai_strerror(e));
+	/* Every address is used, round-robin, as imaptest does. */
+	for (ai = res; ai != NULL && sh->n_addrs < 16; ai = ai->ai_next) {
+		memcpy(&sh->addrs[sh->n_addrs], ai->ai_addr, ai->ai_addrlen);
+		sh->addr_lens[sh->n_addrs++] = ai->ai_addrlen;
+	}
+	freeaddrinfo(res);
+	for (unsigned i = 0; i < cfg->n_sources; i++) {
+		hints.ai_flags = AI_NUMERICHOST;
+		if (getaddrinfo(cfg->sources[i], NULL, &hints, &res) != 0)
+			fatal(2, "--source %s: not an address", cfg->sources[i]);
+		memcpy(&sh->sources[i], res->ai_addr, res->ai_addrlen);
+		sh->source_lens[i] = res->ai_addrlen;
+		freeaddrinfo(res);
+	}
+	sh->n_sources = cfg->n_sources;
+}
+
+static struct msg_pool *
+make_pool(const struct config *cfg, uint32_t seed)
+{
+	char err[512];
+	if (cfg->mbox_path != NULL) {
+		struct msg_pool *p = msg_pool_from_mbox(cfg->mbox_path, err,
+							sizeof(err));
+		if (p == NULL)
+			fatal(2, "%s", err);
+		return p;
+	}
+	if (cfg->random_msg_size > 0)
+		return msg_pool_random(seed, cfg->random_msg_size, POOL_MAX_BYTES);
+	return msg_pool_generate(seed, cfg->msg_size_mean, POOL_MAX_BYTES);
+}
+
+static unsigned
+pick_workers(const struct config *cfg)
+{
+	long n = cfg->workers ? (long)cfg->workers : sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		n = 1;
+	if ((unsigned long)n > cfg->clients)
+		n = (long)cfg->clients;
+	return (unsigned)n;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct config cfg;
+	char err[1024];
+	sigset_t sigs;
+
+	config_defaults(&cfg);
+	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
+	if (r == 1)
+		return 0;
+	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "imapstress: %s\n", err);
+		return 2;
+	}
+	if (!plan_has_work(&cfg))
+		fatal(2, "nothing to do: every state after LOGIN has probability 0");
+
+	/* Signals are taken by run_loop() with sigtimedwait: block them
+	 * before any thread exists so every thread inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile(cfg.clients);
+
+	struct shared *sh = xcalloc(1, sizeof(*sh));
+	sh->cfg = &cfg;
+	if (RAND_bytes((unsigned char *)&sh->run_id, sizeof(sh->run_id)) != 1)
+		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	resolve(sh, &cfg);
+	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
+	if (cfg.tls != TLS_NONE) {
+		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
+		if (sh->tls == NULL)
+			fatal(2, "TLS: %s", err);
+	}
+	sh->n_workers = pick_workers(&cfg);
+	cfg.color = isatty(STDOUT_FILENO);
+
+	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
+	if (rep == NULL)
+		fatal(2, "%s", err);
+
+	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
+	for (unsigned i = 0; i < sh->n_workers; i++)
+		w[i] = worker_new(i, sh);
+	for (unsigned i = 0; i < sh->n_workers; i++)
+		if (worker_start(w[i]) != 0)
+			fatal(1, "cannot start worker thread %u", i);
+
+	int status = run_loop(w, sh->n_workers, &cfg, rep);
+
+	for (unsigned i = 0; i < sh->n_workers; i++)
+		worker_free(w[i]);
+	free(w);
+	report_free(rep);
+	tls_ctx_free(sh->tls);
+	msg_pool_free((struct msg_pool *)sh->pool);
+	free(sh);
+	config_free(&cfg);
+	return status;
+}

@@ -1,0 +1,238 @@
+/* msg.c: the message pool and its mbox source.  Each pool is one arena of
+ * CRLF text plus an index, built once at startup and read-only afterwards,
+ * so workers share it without locks and APPEND sends bodies straight from
+ * the arena.  The generators live in msg_gen.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "msg_private.h"
+#include "xmalloc.h"
+
+void
+msg_pool_free(struct msg_pool *p)
+{
+	if (p == NULL)
+		return;
+	free(p->arena);
+	free(p->msgs);
+	free(p);
+}
+
+unsigned
+msg_pool_count(const struct msg_pool *p)
+{
+	return p->count;
+}
+
+/* NULL when idx is out of range. */
+const struct msg *
+msg_pool_get(const struct msg_pool *p, unsigned idx)
+{
+	return idx < p->count ? &p->msgs[idx] : NULL;
+}
+
+uint64_t
+msg_pool_bytes(const struct msg_pool *p)
+{
+	return p->bytes;
+}
+
+void
+msg_id_line(char *out, uint64_t run_id, uint32_t seq)
+{
+	snprintf(out, MSG_ID_LINE_LEN + 1,
+	    "Message-ID: <%016llx.%08x@imapstress.invalid>\r\n",
+	    (unsigned long long)run_id, (unsigned)seq);
+}
+
+/* ------------------------------------------------------------------ */
+/* mbox                                                                */
+
+/* One scan serves two passes: with out == NULL it only measures, so the
+ * arena is allocated once at its exact size (a bare-LF mbox grows when
+ * converted; sizing for the worst case would double a large file). */
+struct mbox_scan {
+	char *out;		/* NULL on the measuring pass */
+	size_t cap, len, start;
+	struct msg *msgs;
+	unsigned msgs_cap, count;
+	bool nonempty, overflow;
+};
+
+static void
+mbox_emit_line(struct mbox_scan *s, const char *p, size_t n)
+{
+	if (s->out != NULL) {
+		/* The file changed between passes: never write past the
+		 * arena sized by the first one. */
+		if (s->cap - s->len < n + 2) {
+			s->overflow = true;
+			return;
+		}
+		memcpy(s->out + s->len, p, n);
+		memcpy(s->out + s->len + n, "\r\n", 2);
+	}
+	s->len += n + 2;
+	if (n > 0)
+		s->nonempty = true;
+}
+
+static void
+mbox_end_msg(struct mbox_scan *s)
+{
+	if (!s->nonempty) {
+		/* Only blank lines (or none): nothing worth APPENDing. */
+		s->len = s->start;
+	} else if (s->out != NULL) {
+		if (s->count >= s->msgs_cap) {
+			s->overflow = true;
+			return;
+		}
+		s->msgs[s->count].data = s->out + s->start;
+		s->msgs[s->count].len = s->len - s->start;
+		s->msgs[s->count].needs_id = false;
+		s->count++;
+	} else {
+		s->count++;
+	}
+	s->start = s->len;
+	s->nonempty = false;
+}
+
+static void
+mbox_scan(struct mbox_scan *s, const char *in, size_t n)
+{
+	const char *p = in, *end = in + n;
+	bool in_msg = false;
+
+	while (p < end && !s->overflow) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl != NULL ? nl : end;
+		const char *next = nl != NULL ? nl + 1 : end;
+
+		if (le - p >= 5 && memcmp(p, "From ", 5) == 0) {
+			if (in_msg)
+				mbox_end_msg(s);
+			in_msg = true;
+		} else if (in_msg) {
+			const char *e = le, *q = p;
+			/* All trailing CRs go, so "\r\r\n" cannot become
+			 * CR CR LF on the wire. */
+			while (e > p && e[-1] == '\r')
+				e--;
+			/* mboxrd: ">From ", ">>From " ... lose one '>'. */
+			while (q < e && *q == '>')
+				q++;
+			if (q > p && e - q >= 5 && memcmp(q, "From ", 5) == 0)
+				p++;
+			mbox_emit_line(s, p, (size_t)(e - p));
+		}
+		p = next;
+	}
+	if (in_msg && !s->overflow)
+		mbox_end_msg(s);
+}
+
+/* For pipes and other files mmap cannot map. */
+static char *
+mbox_read_all(int fd, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = xmalloc(cap);
+
+	for (;;) {
+		if (n == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
+
+struct msg_pool *
+msg_pool_from_mbox(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char *in = NULL;
+	size_t n = 0;
+	bool mapped = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "mbox=%s: cannot open: %s", path,
+		    strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "mbox=%s: cannot open: %s", path,
+		    strerror(EISDIR));
+		close(fd);
+		return NULL;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
+		    MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			in = m;
+			n = (size_t)st.st_size;
+			mapped = true;
+			(void)madvise(m, n, MADV_SEQUENTIAL);
+		}
+	}
+	if (!mapped && (in = mbox_read_all(fd, &n)) == NULL) {
+		snprintf(err, errlen, "mbox=%s: cannot read: %s", path,
+		    strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+
+	struct msg_pool *pool = NULL;
+	struct mbox_scan s = { 0 };
+	if (n >= 5 && memcmp(in, "From ", 5) == 0)
+		mbox_scan(&s, in, n);
+	if (s.count == 0) {
+		snprintf(err, errlen, "mbox=%s: no messages found (not an "
+		    "mbox? first line must start with 'From ')", path);
+		goto out;
+	}
+	pool = xcalloc(1, sizeof(*pool));
+	pool->arena = xmalloc(s.len);
+	pool->msgs = xmalloc(s.count * sizeof(*pool->msgs));
+	s = (struct mbox_scan){ .out = pool->arena, .cap = s.len,
+	    .msgs = pool->msgs, .msgs_cap = s.count };
+	mbox_scan(&s, in, n);
+	if (s.overflow) {
+		snprintf(err, errlen, "mbox=%s: file changed while being read",
+		    path);
+		msg_pool_free(pool);
+		pool = NULL;
+		goto out;
+	}
+	pool->count = s.count;
+	pool->bytes = s.len;
+out:
+	if (mapped)
+		munmap(in, n);
+	else
+		free(in);
+	return pool;
+}

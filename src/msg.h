@@ -1,0 +1,61 @@
+/* msg.h: where APPENDed messages come from.  A pool of complete messages
+ * (CRLF line endings) built once at startup and shared read-only by every
+ * worker thread, so APPEND can send bodies by reference without copying.
+ *
+ * Two sources: an mbox file (mbox=FILE; From_-separated, LF or CRLF; sent
+ * as CRLF, ">From " unquoted) and a deterministic generator (seeded; real-
+ * looking headers, a size mix around a configurable mean), or imaptest's
+ * random_msg_size=S (random printable bytes, uniform 1..S).
+ *
+ * Unique Message-IDs: generated messages carry no Message-ID header of
+ * their own; the sender prepends msg_id_line(), a fixed-width header line,
+ * so every APPEND stores a message with its own id while the pool stays
+ * shared and immutable. */
+#ifndef IMAPSTRESS_MSG_H
+#define IMAPSTRESS_MSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct msg {
+	const char *data;	/* CRLF text, not NUL-terminated */
+	size_t len;
+	bool needs_id;		/* prepend msg_id_line() when sending */
+};
+
+struct msg_pool;
+
+/* Read an mbox.  NULL with a message in err (naming the file and line)
+ * when it cannot be read or holds no message. */
+struct msg_pool *msg_pool_from_mbox(const char *path, char *err, size_t errlen);
+
+/* Generated messages whose sizes average mean_size (at least 512 bytes),
+ * at most max_total bytes in all (the pool then holds fewer, at least 8).
+ * Same seed and arguments -> byte-identical pool. */
+struct msg_pool *msg_pool_generate(uint32_t seed, uint64_t mean_size,
+				   uint64_t max_total);
+
+/* imaptest's random_msg_size=S: random printable text, uniform 1..S bytes
+ * (CRLF every <=76 chars, ending in CRLF), deterministic per seed. */
+struct msg_pool *msg_pool_random(uint32_t seed, uint64_t max_size,
+				 uint64_t max_total);
+
+void msg_pool_free(struct msg_pool *p);		/* NULL is a no-op */
+unsigned msg_pool_count(const struct msg_pool *p);
+const struct msg *msg_pool_get(const struct msg_pool *p, unsigned idx);
+uint64_t msg_pool_bytes(const struct msg_pool *p);	/* sum of lens */
+
+/* "Message-ID: <%016llx.%08x@imapstress.invalid>\r\n": exactly
+ * MSG_ID_LINE_LEN bytes, written to out (which needs LEN+1). */
+#define MSG_ID_LINE_LEN 60
+void msg_id_line(char *out, uint64_t run_id, uint32_t seq);
+
+/* The size of a message as sent (with the id line when it needs one). */
+static inline size_t
+msg_wire_len(const struct msg *m)
+{
+	return m->len + (m->needs_id ? MSG_ID_LINE_LEN : 0);
+}
+
+#endif

@@ -1,0 +1,62 @@
+/* report.h: turning snapshots into output.  The main thread calls it once
+ * a second with the window (last second) and the running total, and once
+ * at the end.  Text goes to stdout in imaptest's layout; JSON Lines, CSV
+ * and imaptest's output= TSV go to their files.  No measuring here. */
+#ifndef IMAPSTRESS_REPORT_H
+#define IMAPSTRESS_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "stats.h"
+
+struct report;
+
+/* Facts about the run that are not counters. */
+struct report_run {
+	double elapsed_s;	/* since the run started (first tick = 1.0) */
+	double measured_s;	/* length of the totals' interval (warm-up out) */
+	double measured_from_s;	/* where that interval starts */
+	unsigned clients;
+	unsigned workers;
+	bool ramping;		/* fewer than clients= connections exist */
+	unsigned ramp_pct;	/* connections that exist, % of clients= */
+	bool warmup;		/* this tick is inside --warmup */
+	/* generator self-check over the window / the run */
+	double cpu_pct;		/* imapstress's CPU, % of its cores */
+	uint64_t loop_lag_max_us;
+	bool self_limited;	/* cpu > 80% or lag > 10 ms: numbers describe us */
+	uint64_t cpu_user_us, cpu_sys_us;	/* whole run, final only */
+	uint64_t peak_rss_kb;			/* final only */
+	uint64_t unfinished;	/* final: commands still in flight at hard stop */
+	int exit_status;	/* final */
+	const char *stop_reason;	/* final: "duration", "signal", ... */
+	unsigned sla_failed;	/* final: how many --sla bounds failed */
+	const bool *sla_ok;	/* final: per cfg->slas[i] */
+	const uint64_t *sla_actual_us;	/* final: the measured value per SLA */
+};
+
+/* Opens the --json/--csv/output= files (or stdout for "-").  NULL with a
+ * message naming the file on error. */
+struct report *report_new(const struct config *cfg, FILE *out,
+			  char *err, size_t errlen);
+void report_free(struct report *r);		/* closes files; NULL ok */
+
+/* One second.  win = the last second, cum = everything since the start
+ * (both already summed over workers). */
+void report_tick(struct report *r, const struct report_run *run,
+		 const struct stats_snap *win, const struct stats_snap *cum);
+
+/* The end: imaptest's final latency line and Totals block, then the
+ * extended summary (per command count, rate, mean, percentiles, errors by
+ * kind, bytes, messages appended), the JSON summary object and the last
+ * CSV row.  tot is the measured interval (warm-up excluded). */
+void report_final(struct report *r, const struct report_run *run,
+		  const struct stats_snap *tot);
+
+/* Is a state shown as a column (its probability is not 0)? */
+bool report_visible(const struct config *cfg, int op);
+
+#endif

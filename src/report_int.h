@@ -1,0 +1,66 @@
+/* report_int.h: what report.c, report_text.c, report_json.c and
+ * report_csv.c share.  Not part of the report.h contract. */
+#ifndef IMAPSTRESS_REPORT_INT_H
+#define IMAPSTRESS_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "hist.h"
+#include "report.h"
+#include "stats.h"
+
+struct report {
+	const struct config *cfg;
+	/* Human text; NULL when stdout carries JSON/CSV/TSV instead, so
+	 * that a pipe into a parser never sees a stray text line. */
+	FILE *out;
+	FILE *json, *csv, *tsv;
+	bool json_own, csv_own, tsv_own;	/* ours to fclose */
+	unsigned ticks;				/* report_tick calls so far */
+	/* imaptest's ms/cmd line: latency since the last such line. */
+	uint64_t lat_sum_us[OP_COUNT];
+	uint64_t lat_cnt[OP_COUNT];
+	struct hist *scratch;			/* for merging over ops */
+};
+
+/* text: imaptest's terminal layout plus the extended summary */
+void report_text_tick(struct report *r, const struct report_run *run,
+		      const struct stats_snap *win,
+		      const struct stats_snap *cum);
+void report_text_final(struct report *r, const struct report_run *run,
+		       const struct stats_snap *tot);
+
+/* --json: JSON Lines */
+void report_json_tick(struct report *r, const struct report_run *run,
+		      const struct stats_snap *win,
+		      const struct stats_snap *cum);
+void report_json_final(struct report *r, const struct report_run *run,
+		       const struct stats_snap *tot);
+
+/* --csv and imaptest's output= TSV */
+void report_csv_header(struct report *r);
+void report_csv_tick(struct report *r, const struct report_run *run,
+		     const struct stats_snap *win,
+		     const struct stats_snap *cum);
+void report_tsv_header(struct report *r);
+void report_tsv_tick(struct report *r, const struct stats_snap *win);
+
+/* ok + no + bad + failed of one op. */
+uint64_t report_op_activity(const struct stats_snap *s, int op);
+/* The same over every op: commands that ended one way or another. */
+uint64_t report_commands(const struct stats_snap *s);
+/* a / b, or 0 when that would not be a finite number. */
+double report_div(double a, double b);
+
+/* An --sla figure over tot: the mean (percentile 0), the max (100) or a
+ * percentile, of one op or of all (op -1).  *samples gets the count. */
+uint64_t report_sla_actual(struct report *r, const struct stats_snap *tot,
+			   const struct sla *sla, uint64_t *samples);
+/* Did cfg->slas[i] hold?  run->sla_ok decides when main gives it. */
+bool report_sla_ok(struct report *r, const struct report_run *run,
+		   const struct stats_snap *tot, unsigned i);
+
+#endif

@@ -1,0 +1,275 @@
+/* report_text.c: imaptest's terminal layout, byte for byte where imaptest
+ * defines it (header rows keep imaptest's trailing space, so output can be
+ * diffed against a pasted imaptest run), then imapstress's additions at
+ * the end of the tick line and the extended summary after the Totals. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report_int.h"
+#include "units.h"
+
+/* Short names, probabilities, and repeat chances when any state has one. */
+static void
+print_header(const struct config *cfg, FILE *o)
+{
+	bool have_again = false;
+
+	for (int op = 0; op < OP_COUNT; op++)
+		if (report_visible(cfg, op))
+			fprintf(o, "%s ", op_table[op].shortname);
+	fputc('\n', o);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (!report_visible(cfg, op))
+			continue;
+		if (cfg->states[op].again != 0)
+			have_again = true;
+		fprintf(o, "%3d%% ", cfg->states[op].prob);
+	}
+	fputc('\n', o);
+	if (!have_again)
+		return;
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (!report_visible(cfg, op))
+			continue;
+		if (cfg->states[op].again == 0)
+			fputs("     ", o);
+		else
+			fprintf(o, "%3d%% ", cfg->states[op].again);
+	}
+	fputc('\n', o);
+}
+
+/* imaptest's "ms/cmd avg": mean latency per state since the last such
+ * line (imaptest truncates; we round, which is the closer figure). */
+static void
+print_latency(const struct report *r, FILE *o)
+{
+	if (r->cfg->color)
+		fputs("\x1b[1m", o);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (!report_visible(r->cfg, op))
+			continue;
+		double ms = report_div((double)r->lat_sum_us[op],
+				       (double)r->lat_cnt[op] * 1000.0);
+		fprintf(o, "%4lld ", (long long)llround(ms));
+	}
+	fputs("ms/cmd avg", o);
+	if (r->cfg->color)
+		fputs("\x1b[0m", o);
+	fputc('\n', o);
+}
+
+static void
+print_conns(const struct stats_snap *s, FILE *o)
+{
+	fprintf(o, "%3" PRIu64 "/%3" PRIu64, s->conns_open, s->conns_total);
+}
+
+/* "12.3ms": units_fmt_us without the space, to keep a tick line compact. */
+static void
+fmt_us_compact(char *buf, size_t n, uint64_t us)
+{
+	char tmp[32];
+	size_t j = 0;
+
+	units_fmt_us(tmp, sizeof(tmp), us);
+	for (size_t i = 0; tmp[i] != '\0' && j + 1 < n; i++)
+		if (tmp[i] != ' ')
+			buf[j++] = tmp[i];
+	buf[j] = '\0';
+}
+
+void
+report_text_tick(struct report *r, const struct report_run *run,
+		 const struct stats_snap *win, const struct stats_snap *cum)
+{
+	const struct config *cfg = r->cfg;
+	FILE *o = r->out;
+
+	if (o == NULL || cfg->format == OUT_QUIET)
+		return;
+	if (r->ticks % 10 == 0) {
+		/* imaptest drops the latency line when output= is given. */
+		if (r->ticks > 0 && cfg->output_path == NULL)
+			print_latency(r, o);
+		print_header(cfg, o);
+	}
+	for (int op = 0; op < OP_COUNT; op++)
+		if (report_visible(cfg, op))
+			fprintf(o, "%4" PRIu64 " ", win->ok[op]);
+	print_conns(cum, o);
+	if (cum->stalled3 > 0)
+		fprintf(o, " (%" PRIu64 " stalled >3s)", cum->stalled3);
+	if (run->ramping)
+		fprintf(o, " [%u%%]", run->ramp_pct);
+
+	uint64_t errs = stats_snap_total_errors(win);
+	if (errs > 0)
+		fprintf(o, " err=%" PRIu64, errs);
+	if (cfg->tick_percentile > 0) {
+		hist_reset(r->scratch);
+		for (int op = 0; op < OP_COUNT; op++)
+			hist_merge(r->scratch, win->lat[op]);
+		if (hist_count(r->scratch) > 0) {
+			char v[32];
+			fmt_us_compact(v, sizeof(v),
+				       hist_percentile(r->scratch,
+						       cfg->tick_percentile));
+			fprintf(o, " {p%g=%s}", cfg->tick_percentile, v);
+		}
+	}
+	if (run->warmup)
+		fputs(" (warmup)", o);
+	fputc('\n', o);
+	fflush(o);
+}
+
+/* Requests per second with about three significant digits. */
+static void
+fmt_rate(char *buf, size_t n, double v)
+{
+	if (v < 9.995)
+		snprintf(buf, n, "%.2f", v);
+	else if (v < 99.95)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
+
+static double
+kbps(uint64_t bytes, double secs)
+{
+	return report_div((double)bytes * 8.0 / 1000.0, secs);
+}
+
+#define TABLE_HEAD							\
+	"command       count   ok/s     mean      p50      p90      p95"	\
+	"      p99    p99.9      max   no  bad failed\n"
+
+/* One row per command that did anything; widths match TABLE_HEAD. */
+static void
+print_table(const struct report_run *run, const struct stats_snap *tot,
+	    FILE *o)
+{
+	static const double pct[] = { 50, 90, 95, 99, 99.9 };
+
+	fputs(TABLE_HEAD, o);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (report_op_activity(tot, op) == 0)
+			continue;
+		const struct hist *h = tot->lat[op];
+		char rate[32], mean[32], p[5][32], max[32];
+		fmt_rate(rate, sizeof(rate),
+			 report_div((double)tot->ok[op], run->measured_s));
+		units_fmt_us(mean, sizeof(mean),
+			     (uint64_t)llround(hist_mean(h)));
+		for (int i = 0; i < 5; i++)
+			units_fmt_us(p[i], sizeof(p[i]),
+				     hist_percentile(h, pct[i]));
+		units_fmt_us(max, sizeof(max), hist_max(h));
+		fprintf(o, "%-12s %6" PRIu64 " %6s %8s %8s %8s %8s %8s %8s "
+			"%8s %4" PRIu64 " %4" PRIu64 " %6" PRIu64 "\n",
+			op_table[op].name,
+			tot->ok[op] + tot->no[op] + tot->bad[op] +
+			tot->failed[op],
+			rate, mean, p[0], p[1], p[2], p[3], p[4], max,
+			tot->no[op], tot->bad[op], tot->failed[op]);
+	}
+}
+
+static void
+print_sla(struct report *r, const struct report_run *run,
+	  const struct stats_snap *tot, FILE *o)
+{
+	for (unsigned i = 0; i < r->cfg->n_slas && i < CONFIG_MAX_SLA; i++) {
+		const struct sla *sla = &r->cfg->slas[i];
+		uint64_t n;
+		uint64_t v = report_sla_actual(r, tot, sla, &n);
+		bool ok = report_sla_ok(r, run, tot, i);
+		char actual[32];
+		units_fmt_us(actual, sizeof(actual), v);
+		fprintf(o, "SLA %s: %s (", sla->text, ok ? "ok" : "FAILED");
+		if (n == 0)
+			fputs("no samples)\n", o);
+		else
+			fprintf(o, "actual %s)\n", actual);
+	}
+}
+
+static void
+print_summary(struct report *r, const struct report_run *run,
+	      const struct stats_snap *tot, FILE *o)
+{
+	fputc('\n', o);
+	print_table(run, tot, o);
+	fputc('\n', o);
+
+	if (tot->ok[OP_APPEND] > 0 || tot->append_msgs > 0) {
+		char size[32];
+		units_fmt_size(size, sizeof(size), tot->append_bytes);
+		fprintf(o, "messages appended: %" PRIu64 " (%s in APPEND "
+			"bodies, %.2f per APPEND command)\n",
+			tot->append_msgs, size,
+			report_div((double)tot->append_msgs,
+				   (double)tot->ok[OP_APPEND]));
+	}
+
+	double ks = kbps(tot->bytes_sent, run->measured_s);
+	double kr = kbps(tot->bytes_received, run->measured_s);
+	fprintf(o, "bytes: sent %" PRIu64 " (%.1f Kbps), received %" PRIu64
+		" (%.1f Kbps); per connection: %.1f Kbps\n",
+		tot->bytes_sent, ks, tot->bytes_received, kr,
+		report_div(ks + kr, (double)run->clients));
+
+	/* Every kind, zeros included: a kind that is missing from one run's
+	 * summary would look like it had not been checked. */
+	fputs("errors:", o);
+	for (int k = 0; k < ERR_COUNT; k++)
+		fprintf(o, " %s=%" PRIu64, err_kind_name[k], tot->errors[k]);
+	fputc('\n', o);
+
+	fprintf(o, "measured: %.1f s (from t=%.1f s to t=%.1f s), "
+		"clients=%u, workers=%u\n",
+		run->measured_s, run->measured_from_s,
+		run->measured_from_s + run->measured_s,
+		run->clients, run->workers);
+
+	fprintf(o, "client cpu: user %.2f s, sys %.2f s, %.1f us per command;"
+		" peak RSS %.1f MiB\n",
+		(double)run->cpu_user_us / 1e6, (double)run->cpu_sys_us / 1e6,
+		report_div((double)(run->cpu_user_us + run->cpu_sys_us),
+			   (double)report_commands(tot)),
+		(double)run->peak_rss_kb / 1024.0);
+	if (run->self_limited) {
+		uint64_t lag = run->loop_lag_max_us > tot->loop_lag_max_us ?
+			run->loop_lag_max_us : tot->loop_lag_max_us;
+		fprintf(o, "Warning: imapstress itself was saturated (cpu "
+			"%.0f%%, loop lag %.0f ms): numbers describe the tester,"
+			" not the server\n",
+			isfinite(run->cpu_pct) ? run->cpu_pct : 0.0,
+			(double)lag / 1000.0);
+	}
+	print_sla(r, run, tot, o);
+}
+
+void
+report_text_final(struct report *r, const struct report_run *run,
+		  const struct stats_snap *tot)
+{
+	FILE *o = r->out;
+
+	if (o == NULL)
+		return;
+	/* imaptest prints this last line even with output=. */
+	print_latency(r, o);
+	fputs("\nTotals:\n", o);
+	print_header(r->cfg, o);
+	for (int op = 0; op < OP_COUNT; op++)
+		if (report_visible(r->cfg, op))
+			fprintf(o, "%4" PRIu64 " ", tot->ok[op]);
+	print_conns(tot, o);
+	fputc('\n', o);
+	print_summary(r, run, tot, o);
+	fflush(o);
+}

@@ -1,0 +1,322 @@
+/* run.c: the main thread during a run.  It owns the clock: one report
+ * line per second on a deadline no worker can delay (it sleeps in
+ * sigtimedwait, so signals are handled here too), the stop policy
+ * (secs=, grace, signals, error_quit, a server that never lets anyone in)
+ * and the final totals. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "log.h"
+#include "report.h"
+#include "run.h"
+
+#define POLL_US 100000		/* stop checks between ticks */
+#define UNUSABLE_AFTER_US 5000000	/* no login at all for this long: give up */
+
+enum run_phase { PHASE_RUN, PHASE_DRAIN, PHASE_HALT };
+
+struct run_state {
+	struct worker **w;
+	unsigned n;
+	const struct config *cfg;
+	struct report *rep;
+	struct stats_snap cum, prev, win, warm;
+	uint64_t t0;
+	uint64_t cpu_prev_us, t_cpu_prev;
+	bool warm_taken, self_limited_ever;
+	uint64_t lag_max_ever;
+	double cpu_max;
+};
+
+static uint64_t
+cpu_us(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	uint64_t u = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+	uint64_t s = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	if (user)
+		*user = u;
+	if (sys)
+		*sys = s;
+	return u + s;
+}
+
+static void
+run_collect(struct run_state *rs)
+{
+	stats_snap_clear(&rs->cum);
+	for (unsigned i = 0; i < rs->n; i++)
+		stats_snap_add_live(&rs->cum, rs->w[i]->stats);
+}
+
+static void
+run_fill(struct run_state *rs, struct report_run *rr, uint64_t now)
+{
+	memset(rr, 0, sizeof(*rr));
+	rr->elapsed_s = (double)(now - rs->t0) / 1e6;
+	rr->clients = rs->cfg->clients;
+	rr->workers = rs->n;
+	rr->ramp_pct = rs->cfg->clients ?
+	    (unsigned)(rs->cum.conns_total * 100 / rs->cfg->clients) : 100;
+	rr->ramping = rs->cum.conns_total < rs->cfg->clients;
+	rr->warmup = rs->cfg->warmup_secs > 0 &&
+	    rr->elapsed_s <= rs->cfg->warmup_secs;
+}
+
+static void
+run_tick(struct run_state *rs, uint64_t now)
+{
+	struct report_run rr;
+	uint64_t cpu = cpu_us(NULL, NULL);
+
+	run_collect(rs);
+	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
+	stats_snap_copy(&rs->prev, &rs->cum);
+	run_fill(rs, &rr, now);
+
+	/* Self-check: CPU of the whole process against the cores its
+	 * workers can use, and the worst event-loop lag seen. */
+	double wall = (double)(now - rs->t_cpu_prev);
+	rr.cpu_pct = wall > 0 ? 100.0 * (double)(cpu - rs->cpu_prev_us) / wall /
+	    (double)rs->n : 0;
+	rs->cpu_prev_us = cpu;
+	rs->t_cpu_prev = now;
+	rr.loop_lag_max_us = rs->win.loop_lag_max_us;
+	for (unsigned i = 0; i < rs->n; i++)
+		ctr_set(&rs->w[i]->stats->loop_lag_max_us, 0);
+	rr.self_limited = rr.cpu_pct > 80.0 || rr.loop_lag_max_us > 10000;
+	if (rr.self_limited)
+		rs->self_limited_ever = true;
+	if (rr.loop_lag_max_us > rs->lag_max_ever)
+		rs->lag_max_ever = rr.loop_lag_max_us;
+	if (rr.cpu_pct > rs->cpu_max)
+		rs->cpu_max = rr.cpu_pct;
+	report_tick(rs->rep, &rr, &rs->win, &rs->cum);
+
+	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
+	    rr.elapsed_s >= rs->cfg->warmup_secs) {
+		stats_snap_copy(&rs->warm, &rs->cum);
+		rs->warm_taken = true;
+	}
+}
+
+static void
+run_stop_all(struct run_state *rs, enum worker_stop how)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		worker_request_stop(rs->w[i], how);
+}
+
+static bool
+run_all_done(struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		if (!atomic_load_explicit(&rs->w[i]->done, memory_order_acquire))
+			return false;
+	return true;
+}
+
+/* Errors that a healthy server does not cause (NO replies are ordinary
+ * IMAP and do not fail a run). */
+static uint64_t
+run_hard_errors(const struct stats_snap *s)
+{
+	uint64_t n = 0;
+	for (int k = 0; k < ERR_COUNT; k++)
+		if (k != ERR_NO && k != ERR_LOGIN)
+			n += s->errors[k];
+	return n;
+}
+
+static bool
+run_sla_eval(const struct config *cfg, const struct stats_snap *tot,
+	     bool *ok, uint64_t *actual)
+{
+	bool all = true;
+	struct hist *h = hist_new();
+
+	for (unsigned i = 0; i < cfg->n_slas; i++) {
+		const struct sla *s = &cfg->slas[i];
+		hist_reset(h);
+		for (int op = 0; op < OP_COUNT; op++)
+			if (s->op < 0 || s->op == op)
+				hist_merge(h, tot->lat[op]);
+		uint64_t v = s->percentile <= 0 ? (uint64_t)hist_mean(h) :
+		    hist_percentile(h, s->percentile);
+		actual[i] = v;
+		ok[i] = hist_count(h) > 0 && v < s->max_us;
+		all = all && ok[i];
+	}
+	hist_free(h);
+	return all;
+}
+
+int
+run_loop(struct worker **w, unsigned n, const struct config *cfg,
+	 struct report *rep)
+{
+	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep };
+	enum run_phase phase = PHASE_RUN;
+	const char *stop_reason = "duration";
+	uint64_t next_tick, drain_deadline = 0, t_end;
+	int status = 0;
+	sigset_t sigs;
+	bool unusable = false;
+
+	stats_snap_init(&rs.cum);
+	stats_snap_init(&rs.prev);
+	stats_snap_init(&rs.win);
+	stats_snap_init(&rs.warm);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+
+	rs.t0 = clock_us();
+	rs.t_cpu_prev = rs.t0;
+	rs.cpu_prev_us = cpu_us(NULL, NULL);
+	next_tick = rs.t0 + 1000000;
+
+	for (;;) {
+		uint64_t now = clock_us();
+		uint64_t wake = next_tick < now + POLL_US ? next_tick : now + POLL_US;
+		if (wake > now) {
+			struct timespec ts = { (time_t)((wake - now) / 1000000),
+				(long)((wake - now) % 1000000) * 1000 };
+			int sig = sigtimedwait(&sigs, NULL, &ts);
+			if (sig > 0) {
+				if (phase == PHASE_RUN) {
+					log_info("Received %s - stopping clients "
+						 "(send it again to stop at once)",
+						 sig == SIGINT ? "SIGINT" : "SIGTERM");
+					stop_reason = "signal";
+					phase = PHASE_DRAIN;
+					drain_deadline = clock_us() +
+					    (uint64_t)(cfg->grace_secs * 1e6);
+					run_stop_all(&rs, WORKER_DRAIN);
+				} else if (phase == PHASE_DRAIN) {
+					log_info("Received a second signal - stopping now");
+					phase = PHASE_HALT;
+					run_stop_all(&rs, WORKER_HALT);
+				}
+			}
+		}
+		now = clock_us();
+		if (now >= next_tick) {
+			run_tick(&rs, now);
+			/* Catch up without printing a burst if we were
+			 * suspended: one line per real second. */
+			while (next_tick <= now)
+				next_tick += 1000000;
+		} else {
+			run_collect(&rs);
+		}
+
+		if (phase == PHASE_RUN) {
+			bool stop = false;
+			if (cfg->secs > 0 && now - rs.t0 >= (uint64_t)(cfg->secs * 1e6))
+				stop = true;
+			if (cfg->error_quit &&
+			    stats_snap_total_errors(&rs.cum) > 0) {
+				log_error("error_quit: stopping at the first error");
+				stop_reason = "error_quit";
+				status = 1;
+				stop = true;
+			}
+			if (cfg->disconnect_quit && (rs.cum.errors[ERR_DISCONNECT] +
+			    rs.cum.errors[ERR_BYE] + rs.cum.errors[ERR_TIMEOUT]) > 0) {
+				log_error("disconnect_quit: a client was disconnected");
+				stop_reason = "disconnect_quit";
+				status = 1;
+				stop = true;
+			}
+			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
+			    now - rs.t0 >= UNUSABLE_AFTER_US &&
+			    rs.cum.conns_open == 0) {
+				unusable = true;
+				stop_reason = "server unusable";
+				stop = true;
+			}
+			if (stop) {
+				phase = PHASE_DRAIN;
+				drain_deadline = now + (uint64_t)(cfg->grace_secs * 1e6);
+				if (unusable || stop_reason[0] == 'e')
+					drain_deadline = now;
+				run_stop_all(&rs, WORKER_DRAIN);
+			}
+		}
+		if (phase == PHASE_DRAIN && now >= drain_deadline) {
+			if (!run_all_done(&rs))
+				log_warn("grace time over: closing connections "
+					 "with commands still in flight");
+			phase = PHASE_HALT;
+			run_stop_all(&rs, WORKER_HALT);
+		}
+		if (phase != PHASE_RUN && run_all_done(&rs))
+			break;
+	}
+	t_end = clock_us();
+	for (unsigned i = 0; i < n; i++)
+		worker_join(w[i]);
+
+	/* Totals: everything acknowledged, including replies to commands
+	 * that finished during the drain, minus the warm-up. */
+	run_collect(&rs);
+	struct stats_snap tot;
+	stats_snap_init(&tot);
+	if (rs.warm_taken)
+		stats_snap_diff(&tot, &rs.cum, &rs.warm);
+	else
+		stats_snap_copy(&tot, &rs.cum);
+
+	struct report_run rr;
+	bool sla_ok[CONFIG_MAX_SLA] = { false };
+	uint64_t sla_actual[CONFIG_MAX_SLA] = { 0 };
+	run_fill(&rs, &rr, t_end);
+	rr.measured_from_s = rs.warm_taken ? cfg->warmup_secs : 0;
+	rr.measured_s = rr.elapsed_s - rr.measured_from_s;
+	cpu_us(&rr.cpu_user_us, &rr.cpu_sys_us);
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	rr.peak_rss_kb = (uint64_t)ru.ru_maxrss;
+	for (unsigned i = 0; i < n; i++)
+		rr.unfinished += w[i]->unfinished;
+	rr.self_limited = rs.self_limited_ever;
+	rr.cpu_pct = rs.cpu_max;
+	rr.loop_lag_max_us = rs.lag_max_ever;
+	rr.stop_reason = stop_reason;
+	if (!run_sla_eval(cfg, &tot, sla_ok, sla_actual)) {
+		for (unsigned i = 0; i < cfg->n_slas; i++)
+			rr.sla_failed += !sla_ok[i];
+	}
+	rr.sla_ok = sla_ok;
+	rr.sla_actual_us = sla_actual;
+
+	if (unusable) {
+		log_error("server unusable: no connection got in within %d s "
+			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
+			  UNUSABLE_AFTER_US / 1000000,
+			  (unsigned long long)tot.errors[ERR_CONNECT],
+			  (unsigned long long)(tot.no[OP_LOGIN] + tot.no[OP_AUTHENTICATE]),
+			  (unsigned long long)tot.errors[ERR_TIMEOUT]);
+		status = 3;
+	} else if (status == 0 && (run_hard_errors(&tot) > 0 || rr.sla_failed > 0 ||
+		   rr.unfinished > 0)) {
+		status = 1;
+	}
+	rr.exit_status = status;
+	report_final(rep, &rr, &tot);
+
+	stats_snap_free(&tot);
+	stats_snap_free(&rs.cum);
+	stats_snap_free(&rs.prev);
+	stats_snap_free(&rs.win);
+	stats_snap_free(&rs.warm);
+	return status;
+}

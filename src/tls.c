@@ -1,0 +1,141 @@
+/* tls.c: see tls.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
+
+#include "tls.h"
+#include "xmalloc.h"
+
+struct tls_ctx {
+	SSL_CTX *ctx;
+	char *name;		/* host= : SNI and the name to verify */
+	bool verify;
+};
+
+static void
+tls_err_string(char *buf, size_t n)
+{
+	unsigned long e = ERR_get_error();
+	if (e == 0) {
+		snprintf(buf, n, "unknown TLS error");
+		return;
+	}
+	ERR_error_string_n(e, buf, n);
+	while (ERR_get_error() != 0)
+		;
+}
+
+struct tls_ctx *
+tls_ctx_new(const struct config *cfg, char *err, size_t errlen)
+{
+	struct tls_ctx *t;
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+
+	if (ctx == NULL) {
+		tls_err_string(err, errlen);
+		return NULL;
+	}
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+	if (!cfg->tls_insecure) {
+		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+		int ok = cfg->ca_file != NULL ?
+		    SSL_CTX_load_verify_locations(ctx, cfg->ca_file, NULL) :
+		    SSL_CTX_set_default_verify_paths(ctx);
+		if (ok != 1) {
+			char why[256];
+			tls_err_string(why, sizeof(why));
+			snprintf(err, errlen, "%s: cannot load CA certificates: %s",
+				 cfg->ca_file ? cfg->ca_file : "system store", why);
+			SSL_CTX_free(ctx);
+			return NULL;
+		}
+	}
+	if (cfg->tls_resume)
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT);
+	else
+		SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+	t = xcalloc(1, sizeof(*t));
+	t->ctx = ctx;
+	t->name = xstrdup(cfg->host);
+	t->verify = !cfg->tls_insecure;
+	return t;
+}
+
+void
+tls_ctx_free(struct tls_ctx *t)
+{
+	if (t == NULL)
+		return;
+	SSL_CTX_free(t->ctx);
+	free(t->name);
+	free(t);
+}
+
+static SSL *
+tls_ssl_new(struct tls_ctx *t)
+{
+	SSL *ssl = SSL_new(t->ctx);
+	if (ssl == NULL)
+		return NULL;
+	/* SNI only for names, never for address literals (RFC 6066). */
+	struct in6_addr a6;
+	struct in_addr a4;
+	bool literal = inet_pton(AF_INET, t->name, &a4) == 1 ||
+	    inet_pton(AF_INET6, t->name, &a6) == 1;
+	if (!literal)
+		SSL_set_tlsext_host_name(ssl, t->name);
+	if (t->verify) {
+		X509_VERIFY_PARAM *p = SSL_get0_param(ssl);
+		if (literal)
+			X509_VERIFY_PARAM_set1_ip_asc(p, t->name);
+		else
+			X509_VERIFY_PARAM_set1_host(p, t->name, 0);
+	}
+	return ssl;
+}
+
+struct bufferevent *
+tls_bev_new(struct tls_ctx *t, struct event_base *base, evutil_socket_t fd,
+	    bool implicit)
+{
+	if (t == NULL || !implicit)
+		return bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	SSL *ssl = tls_ssl_new(t);
+	if (ssl == NULL)
+		return NULL;
+	return bufferevent_openssl_socket_new(base, fd, ssl,
+	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+}
+
+struct bufferevent *
+tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
+		struct bufferevent *plain)
+{
+	SSL *ssl = tls_ssl_new(t);
+	if (ssl == NULL)
+		return NULL;
+	return bufferevent_openssl_filter_new(base, plain, ssl,
+	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+}
+
+bool
+tls_bev_error(struct bufferevent *bev, char *buf, size_t n)
+{
+	unsigned long e, first = 0;
+
+	while ((e = bufferevent_get_openssl_error(bev)) != 0)
+		if (first == 0)
+			first = e;
+	if (first == 0)
+		return false;
+	ERR_error_string_n(first, buf, n);
+	return true;
+}

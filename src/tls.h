@@ -1,0 +1,37 @@
+/* tls.h: one SSL_CTX per run and the bufferevents built on it.
+ * Certificate and host-name verification are on by default (with SNI);
+ * `ssl=any-cert` / --insecure turns them off explicitly.  TLS 1.2 is the
+ * minimum. */
+#ifndef IMAPSTRESS_TLS_H
+#define IMAPSTRESS_TLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <event2/util.h>
+
+#include "config.h"
+
+struct event_base;
+struct bufferevent;
+struct tls_ctx;
+
+/* NULL with a message in err when the CA file cannot be loaded etc. */
+struct tls_ctx *tls_ctx_new(const struct config *cfg, char *err, size_t errlen);
+void tls_ctx_free(struct tls_ctx *t);	/* NULL is a no-op */
+
+/* A bufferevent over fd: TLS from the first byte when tls != NULL and
+ * implicit, plain otherwise.  NULL on failure. */
+struct bufferevent *tls_bev_new(struct tls_ctx *t, struct event_base *base,
+				evutil_socket_t fd, bool implicit);
+
+/* STARTTLS: a TLS filter over an established plain bufferevent.  The
+ * underlying one is freed with the filter. */
+struct bufferevent *tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
+				    struct bufferevent *plain);
+
+/* If bev carries a TLS error, describe it (OpenSSL's reason, queue
+ * drained) and return true. */
+bool tls_bev_error(struct bufferevent *bev, char *buf, size_t n);
+
+#endif

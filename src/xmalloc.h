@@ -1,0 +1,14 @@
+/* xmalloc.h: allocation that aborts on failure (out of memory in a load
+ * generator is not a condition worth limping through). */
+#ifndef IMAPSTRESS_XMALLOC_H
+#define IMAPSTRESS_XMALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,248 @@
+/* fake.h: fakeimapd, a loopback-only in-memory IMAP server that plays
+ * fault scripts for imapstress tests and answers fast for benchmarks.
+ * Internals shared by the tests/fake/*.c files; every global symbol is
+ * prefixed fake_ so nothing clashes with src/ when linked together. */
+#ifndef FAKE_FAKE_H
+#define FAKE_FAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <openssl/ssl.h>
+
+/* A command line (literals excluded) longer than this is refused: the
+ * fake is a test tool, not a place to discover how much RAM we have. */
+#define FAKE_LINE_MAX (64 * 1024)
+#define FAKE_CMD_MAX (256 * 1024)
+#define FAKE_TAG_MAX 64
+#define FAKE_ENDLESS_CHUNK (64 * 1024)
+
+enum fake_mode {
+	FAKE_M_NORMAL,
+	FAKE_M_NO_GREETING,
+	FAKE_M_CLOSE_AT_GREETING,
+	FAKE_M_BYE_GREETING,
+	FAKE_M_CLOSE_MID_COMMAND,
+	FAKE_M_CLOSE_MID_LITERAL,
+	FAKE_M_RESET,
+	FAKE_M_BYE_RANDOM,
+	FAKE_M_REPLY_NO,
+	FAKE_M_REPLY_BAD,
+	FAKE_M_LOGIN_REFUSE,
+	FAKE_M_UNKNOWN_TAG,
+	FAKE_M_GARBAGE,
+	FAKE_M_ENDLESS_LINE,
+	FAKE_M_HUGE_LITERAL,
+	FAKE_M_DRIP,
+	FAKE_M_STALL,
+	FAKE_M_REFUSE,
+	FAKE_M_TLS_FAIL,
+	FAKE_M_PLAIN_ON_TLS,
+	FAKE_M_SCRIPT,
+};
+
+struct fake_cfg {
+	const char *listen;
+	struct sockaddr_storage addr;
+	socklen_t addr_len;
+	unsigned port;
+	const char *port_file;
+	const char *stats_file;
+	const char *script_file;
+	const char *tls_cert;
+	const char *tls_key;
+	const char *caps;
+	unsigned threads;
+	enum fake_mode mode;
+	uint64_t delay_us;
+	unsigned slow_pct;
+	uint64_t slow_us;
+	bool stall;
+	uint64_t stall_after_us;
+	uint64_t stall_us;
+	uint64_t messages;
+	uint64_t msg_size;
+	unsigned pct;
+};
+
+struct fake_stats {
+	uint64_t connections;
+	uint64_t logins;
+	uint64_t commands;
+	uint64_t appends;
+	uint64_t append_bytes;
+	uint64_t fetches;
+	uint64_t fetch_bodies;
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+};
+
+struct fake_script;
+
+/* Built once at startup, then only read by every loop. */
+struct fake_shared {
+	const struct fake_cfg *cfg;
+	uint64_t start_us;
+	char *greeting;
+	size_t greeting_len;
+	char *msg;              /* the one message every FETCH returns */
+	char *body_suffix;      /* " BODY[] {size}\r\n" */
+	size_t body_suffix_len;
+	char *endless;          /* FAKE_ENDLESS_CHUNK bytes of 'x' */
+	struct fake_script *script;
+	SSL_CTX *ssl_ctx;
+};
+
+struct fake_conn;
+
+struct fake_loop {
+	const struct fake_shared *sh;
+	struct event_base *base;
+	struct evconnlistener *listener;
+	struct fake_stats stats;
+	struct fake_conn *conns;
+	pthread_t thread;
+	uint64_t seed;
+};
+
+enum fake_rstate {
+	FAKE_R_COMMAND,         /* reading command lines */
+	FAKE_R_LITERAL,         /* counting literal bytes away */
+	FAKE_R_AUTH,            /* waiting for the SASL response line */
+	FAKE_R_IDLE,            /* waiting for DONE */
+	FAKE_R_SWALLOW,         /* reading and discarding everything */
+};
+
+/* Flags on a queued reply: what to do once its bytes are flushed. */
+#define FAKE_P_CLOSE 0x1u
+#define FAKE_P_RESET 0x2u
+
+struct fake_pending {
+	uint64_t due_us;
+	size_t len;
+	unsigned flags;
+};
+
+struct fake_conn {
+	struct fake_loop *loop;
+	const struct fake_shared *sh;
+	struct fake_conn *prev, *next;
+	struct bufferevent *bev;
+	struct event *timer;    /* due time of the oldest queued reply */
+	struct event *tick;     /* drip pacing, reset grace */
+
+	/* Replies are written to w: straight into the socket's output when
+	 * nothing is queued ahead and no delay applies, else into the
+	 * scratch buffer and then queued with a due time. */
+	struct evbuffer *w;
+	struct evbuffer *scratch;
+	size_t w_start;
+	uint64_t w_due;
+	bool w_direct;
+	struct evbuffer *pending;
+	struct evbuffer *drip;
+	struct fake_pending *q;
+	size_t q_head, q_len, q_cap;
+	uint64_t last_due;
+
+	enum fake_rstate rstate;
+	uint64_t lit_left;
+	char *cmd;
+	size_t cmd_len, cmd_cap;
+	unsigned lit_count;
+	uint64_t lit_bytes;
+	bool lit_mailbox;       /* APPEND's first literal is the mailbox name */
+	uint64_t lit_mailbox_bytes;
+	char tag[FAKE_TAG_MAX + 1];
+
+	uint64_t exists;
+	uint64_t rng;
+	unsigned char *once_fired;
+	bool logged_in;
+	bool selected;
+	bool closing;
+	bool reset;
+	bool reset_grace_done;
+	bool dead;
+	bool endless;
+	bool garbage_sent;
+	bool script_cont;       /* a script reply ended in "+": next line is data */
+	bool tls_fail_sent;
+};
+
+/* A parsed command; tag, name and args point into conn->cmd. */
+struct fake_cmd {
+	const char *tag;
+	const char *name;       /* for UID commands, the word after UID */
+	const char *args;       /* "" when there are none */
+	bool uid;
+	unsigned messages;      /* APPEND: message literals */
+	uint64_t message_bytes;
+};
+
+/* fake_util.c */
+uint64_t fake_now_us(void);
+uint64_t fake_rand(uint64_t *state);
+uint64_t fake_seed(uint64_t x);
+bool fake_eq(const char *a, const char *b);
+const char *fake_mode_name(enum fake_mode m);
+bool fake_mode_parse(const char *s, enum fake_mode *out);
+size_t fake_fmt_u64(char *buf, uint64_t v);
+
+/* fake_conn.c */
+void fake_conn_accept(struct fake_loop *loop, int fd);
+void fake_conn_free(struct fake_conn *c);
+uint64_t fake_reply_delay(struct fake_conn *c);
+void fake_reply_begin(struct fake_conn *c, uint64_t delay_us);
+void fake_reply_end(struct fake_conn *c, unsigned flags);
+void fake_out(struct fake_conn *c, const void *s, size_t n);
+void fake_outs(struct fake_conn *c, const char *s);
+void fake_outf(struct fake_conn *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fake_out_ref(struct fake_conn *c, const void *s, size_t n);
+void fake_reply_now(struct fake_conn *c, const char *line, unsigned flags);
+void fake_close(struct fake_conn *c, unsigned flags);
+void fake_conn_pump(struct fake_conn *c);
+
+/* fake_cmd.c */
+void fake_cmd_dispatch(struct fake_conn *c);
+void fake_cmd_auth_response(struct fake_conn *c, const char *line);
+void fake_cmd_idle_line(struct fake_conn *c, const char *line);
+void fake_cmd_greet(struct fake_conn *c);
+bool fake_cmd_first_literal_is_mailbox(const char *cmd);
+
+/* fake_fault.c */
+bool fake_fault_connect(struct fake_loop *loop, int fd);
+bool fake_fault_greet(struct fake_conn *c);
+bool fake_fault_input(struct fake_conn *c, struct evbuffer *in);
+bool fake_fault_line_start(struct fake_conn *c);
+bool fake_fault_command(struct fake_conn *c, struct fake_cmd *cmd);
+bool fake_fault_continuation_allowed(const struct fake_conn *c);
+unsigned fake_fault_login_ok(struct fake_conn *c);
+void fake_fault_after_login(struct fake_conn *c);
+
+/* fake_script.c */
+struct fake_script *fake_script_load(const char *path, char *err,
+				     size_t err_len);
+void fake_script_free(struct fake_script *s);
+size_t fake_script_rules(const struct fake_script *s);
+bool fake_script_greet(struct fake_conn *c);
+void fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd);
+void fake_script_continuation(struct fake_conn *c, const char *line);
+
+/* fake_net.c */
+int fake_listen_socket(const struct fake_cfg *cfg, unsigned port,
+		       unsigned *bound_port, char *err, size_t err_len);
+bool fake_addr_parse(const char *s, struct sockaddr_storage *ss,
+		     socklen_t *len);
+SSL_CTX *fake_tls_ctx(const char *cert, const char *key, char *err,
+		      size_t err_len);
+
+#endif

@@ -1,0 +1,664 @@
+/* Message pools: mbox parsing to exact CRLF bytes, the errors for bad
+ * files, and that generated and random pools are deterministic, sized as
+ * promised, and valid RFC 5322 text in every byte. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "msg.h"
+
+/* Tests run from the top of the tree (make unit). */
+#ifndef TEST_DATA_DIR
+#define TEST_DATA_DIR "tests/data"
+#endif
+
+#define KIB 1024ULL
+#define MIB (1024ULL * 1024)
+
+static struct msg_pool *
+load_mbox(const char *path)
+{
+	char err[512] = "";
+	struct msg_pool *p = msg_pool_from_mbox(path, err, sizeof(err));
+	ck_assert_msg(p != NULL, "%s: %s", path, err);
+	return p;
+}
+
+static void
+assert_msg_is(const struct msg_pool *p, unsigned idx, const char *want)
+{
+	const struct msg *m = msg_pool_get(p, idx);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(m->len == strlen(want) &&
+	    memcmp(m->data, want, m->len) == 0,
+	    "message %u is\n[%.*s]\nwant\n[%s]", idx, (int)m->len, m->data,
+	    want);
+	ck_assert(!m->needs_id);
+}
+
+/* FNV-1a over every message's length and bytes. */
+static uint64_t
+pool_hash(const struct msg_pool *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (unsigned i = 0; i < msg_pool_count(p); i++) {
+		const struct msg *m = msg_pool_get(p, i);
+		for (size_t k = 0; k < sizeof(m->len); k++)
+			h = (h ^ ((m->len >> (8 * k)) & 0xff)) * 0x100000001b3ULL;
+		for (size_t k = 0; k < m->len; k++)
+			h = (h ^ (unsigned char)m->data[k]) * 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Valid UTF-8 (which includes 7-bit): no overlongs, surrogates, or
+ * truncated sequences. */
+static bool
+valid_utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], len;
+		uint32_t cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if (c >= 0xc2 && c <= 0xdf) {
+			len = 2, cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3, cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4, cp = c & 0x07;
+		} else {
+			return false;
+		}
+		if (i + len > n)
+			return false;
+		for (unsigned k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 &&
+		    cp <= 0xdfff))) || (len == 4 && (cp < 0x10000 ||
+		    cp > 0x10ffff)))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* Only CRLF line endings, no NUL, ends in CRLF, every line at most
+ * max_line octets (998 is RFC 5322's limit). */
+static void
+assert_crlf_text(const struct msg *m, size_t max_line, const char *what)
+{
+	size_t line = 0;
+	ck_assert_msg(m->len >= 2 && memcmp(m->data + m->len - 2, "\r\n", 2)
+	    == 0, "%s: does not end in CRLF", what);
+	for (size_t i = 0; i < m->len; i++) {
+		char c = m->data[i];
+		ck_assert_msg(c != '\0', "%s: NUL at %zu", what, i);
+		if (c == '\r') {
+			ck_assert_msg(i + 1 < m->len && m->data[i + 1] == '\n',
+			    "%s: bare CR at %zu", what, i);
+		} else if (c == '\n') {
+			ck_assert_msg(i > 0 && m->data[i - 1] == '\r',
+			    "%s: bare LF at %zu", what, i);
+			ck_assert_msg(line - 1 <= max_line,
+			    "%s: line of %zu octets", what, line - 1);
+			line = 0;
+			continue;
+		}
+		line++;
+	}
+}
+
+/* Returns the value of header name (first occurrence), NUL-terminated in
+ * buf, or NULL. */
+static const char *
+header_value(const struct msg *m, size_t hdr_len, const char *name,
+    char *buf, size_t buflen)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < hdr_len; ) {
+		const char *eol = memchr(m->data + i, '\n', hdr_len - i);
+		size_t len = (size_t)(eol - (m->data + i)) - 1;
+		if (len > nl && strncasecmp(m->data + i, name, nl) == 0 &&
+		    m->data[i + nl] == ':') {
+			snprintf(buf, buflen, "%.*s", (int)(len - nl - 2),
+			    m->data + i + nl + 2);
+			return buf;
+		}
+		i += len + 2;
+	}
+	return NULL;
+}
+
+static void
+assert_address(const char *v, const char *what)
+{
+	ck_assert_msg(v != NULL, "%s: missing", what);
+	ck_assert_msg(strstr(v, "@example.org>") != NULL ||
+	    strstr(v, "@example.com>") != NULL ||
+	    strstr(v, "@example.net>") != NULL, "%s: %s", what, v);
+}
+
+/* One base64 attachment body: full 76-character lines of the alphabet,
+ * from after its part header up to the closing boundary. */
+static void
+assert_base64_part(const char *body, const char *end, const char *what)
+{
+	const char *p = strstr(body, "Content-Transfer-Encoding: base64\r\n");
+	ck_assert_msg(p != NULL && p < end, "%s: no base64 part", what);
+	p = strstr(p, "\r\n\r\n") + 4;
+	for (; p < end; p += 78) {
+		ck_assert_msg(end - p >= 78 && p[76] == '\r', "%s: base64 line",
+		    what);
+		for (int i = 0; i < 76; i++)
+			ck_assert_msg(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh"
+			    "ijklmnopqrstuvwxyz0123456789+/", p[i]) != NULL &&
+			    p[i] != '\0', "%s: not base64", what);
+	}
+}
+
+/* Everything a generated message promises; counts its MIME kinds. */
+static void
+assert_generated(const struct msg *m, unsigned idx, unsigned kinds[3])
+{
+	char what[32], v[1024], *text;
+	snprintf(what, sizeof(what), "message %u", idx);
+	ck_assert(m->needs_id);
+	assert_crlf_text(m, 76, what);
+	ck_assert_msg(valid_utf8((const unsigned char *)m->data, m->len),
+	    "%s: invalid UTF-8", what);
+
+	text = strndup(m->data, m->len);
+	char *sep = strstr(text, "\r\n\r\n");
+	ck_assert_msg(sep != NULL, "%s: no empty line after headers", what);
+	size_t hdr_len = (size_t)(sep - text) + 2;
+	for (size_t i = 0; i < hdr_len; i++)
+		ck_assert_msg((unsigned char)text[i] < 0x80,
+		    "%s: 8-bit header", what);
+	/* Each header line is "Name: ..." or a folded continuation. */
+	for (char *l = text; l < sep; l = strstr(l, "\r\n") + 2) {
+		if (l != text && (*l == ' ' || *l == '\t'))
+			continue;
+		char *colon = strchr(l, ':');
+		ck_assert_msg(colon != NULL && colon < strstr(l, "\r\n") &&
+		    colon > l, "%s: bad header line", what);
+		for (char *c = l; c < colon; c++)
+			ck_assert_msg(*c > ' ' && *c < 0x7f, "%s: header name",
+			    what);
+	}
+	ck_assert_msg(header_value(m, hdr_len, "Message-ID", v, sizeof(v)) ==
+	    NULL, "%s: has its own Message-ID", what);
+	assert_address(header_value(m, hdr_len, "From", v, sizeof(v)), what);
+	assert_address(header_value(m, hdr_len, "To", v, sizeof(v)), what);
+	ck_assert_ptr_nonnull(header_value(m, hdr_len, "Subject", v,
+	    sizeof(v)));
+	ck_assert_str_eq(header_value(m, hdr_len, "MIME-Version", v,
+	    sizeof(v)), "1.0");
+
+	char wd[4], mon[4], sign;
+	int day, year, hh, mm, ss, zone, used = 0;
+	ck_assert_ptr_nonnull(header_value(m, hdr_len, "Date", v, sizeof(v)));
+	ck_assert_msg(sscanf(v, "%3s, %2d %3s %4d %2d:%2d:%2d %c%4d%n", wd, &day,
+	    mon, &year, &hh, &mm, &ss, &sign, &zone, &used) == 9 &&
+	    (size_t)used == strlen(v) && strstr("Sun,Mon,Tue,Wed,Thu,Fri,Sat,",
+	    wd) != NULL && v[3] == ',' && strstr("JanFebMarAprMayJunJulAug"
+	    "SepOctNovDec", mon) != NULL && day >= 1 && day <= 31 &&
+	    year >= 2019 && year <= 2023 && (sign == '+' || sign == '-'),
+	    "%s: Date: %s", what, v);
+
+	ck_assert_ptr_nonnull(header_value(m, hdr_len, "Content-Type", v,
+	    sizeof(v)));
+	if (strcmp(v, "text/plain; charset=utf-8") == 0) {
+		kinds[0]++;
+	} else {
+		char bnd[128], close[160], open[160];
+		const char *b = strstr(v, "boundary=\"");
+		ck_assert_msg(b != NULL, "%s: Content-Type: %s", what, v);
+		snprintf(bnd, sizeof(bnd), "%s", b + 10);
+		*strchr(bnd, '"') = '\0';
+		snprintf(open, sizeof(open), "\r\n--%s\r\n", bnd);
+		snprintf(close, sizeof(close), "\r\n--%s--\r\n", bnd);
+		size_t cl = strlen(close);
+		ck_assert_msg(m->len > cl && strcmp(text + m->len - cl, close)
+		    == 0, "%s: no closing boundary", what);
+		char *p1 = strstr(sep, open);
+		ck_assert_msg(p1 != NULL && strstr(p1 + 1, open) != NULL,
+		    "%s: not two parts", what);
+		if (strncmp(v, "multipart/alternative;", 22) == 0) {
+			kinds[1]++;
+			ck_assert(strstr(text, "Content-Type: text/html") != NULL);
+		} else {
+			ck_assert_msg(strncmp(v, "multipart/mixed;", 16) == 0,
+			    "%s: Content-Type: %s", what, v);
+			kinds[2]++;
+			assert_base64_part(strstr(p1 + 1, open), text + m->len -
+			    cl + 2, what);
+		}
+	}
+	free(text);
+}
+
+static int
+cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void
+check_generated_pool(uint64_t mean, uint64_t max_total, unsigned want_n,
+    unsigned kinds[3])
+{
+	struct msg_pool *p = msg_pool_generate(7, mean, max_total);
+	unsigned n = msg_pool_count(p);
+	uint64_t sum = 0;
+	size_t *sizes = malloc(n * sizeof(*sizes));
+
+	ck_assert_uint_eq(n, want_n);
+	for (unsigned i = 0; i < n; i++) {
+		const struct msg *m = msg_pool_get(p, i);
+		assert_generated(m, i, kinds);
+		sizes[i] = m->len;
+		sum += m->len;
+	}
+	ck_assert_uint_eq(sum, msg_pool_bytes(p));
+	double avg = (double)sum / n;
+	ck_assert_msg(avg >= 0.95 * (double)mean && avg <= 1.05 * (double)mean,
+	    "mean %.0f, want %llu +- 5%%", avg, (unsigned long long)mean);
+	/* Real mail is skewed: most below the mean, a long tail above. */
+	qsort(sizes, n, sizeof(*sizes), cmp_size);
+	ck_assert_msg(sizes[n / 2] < 0.8 * avg && sizes[n - 1] > 2 * avg,
+	    "median %zu max %zu mean %.0f", sizes[n / 2], sizes[n - 1], avg);
+	free(sizes);
+	msg_pool_free(p);
+}
+
+START_TEST(test_mbox_lf)
+{
+	struct msg_pool *p = load_mbox(TEST_DATA_DIR "/sample.mbox");
+	/* Six From_ lines; one message is empty, one only blank lines. */
+	ck_assert_uint_eq(msg_pool_count(p), 5);
+	assert_msg_is(p, 0,
+	    "From: Alice Adams <alice@example.org>\r\n"
+	    "To: Bob Baker <bob@example.com>\r\n"
+	    "Subject: Quarterly numbers\r\n"
+	    "Date: Mon, 06 Jan 2020 10:00:00 +0000\r\n"
+	    "\r\n"
+	    "Hello Bob,\r\n"
+	    "From the top: the numbers are in.\r\n"
+	    ">From here on it is quoted twice.\r\n"
+	    ">Fromage is not a From_ line.\r\n"
+	    "Nothing to unquote From here.\r\n"
+	    "\r\n");
+	assert_msg_is(p, 1,
+	    "From: Bob Baker <bob@example.com>\r\n"
+	    "To: Alice Adams <alice@example.org>\r\n"
+	    "Subject: Re: Quarterly numbers\r\n\r\nThanks.\r\n\r\n");
+	assert_msg_is(p, 2,
+	    "From: Carol Chen <carol@example.net>\r\n"
+	    "To: Alice Adams <alice@example.org>\r\n"
+	    "Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\n"
+	    "MIME-Version: 1.0\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "Content-Transfer-Encoding: 8bit\r\n"
+	    "\r\n"
+	    "Gr\xc3\xbc\xc3\x9f" "e aus Z\xc3\xbcrich, and a caf\xc3\xa9.\r\n"
+	    "\r\n");
+	assert_msg_is(p, 3,
+	    "From: Dave Dubois <dave@example.org>\r\n"
+	    "To: Bob Baker <bob@example.com>\r\n"
+	    "Subject: Spacing\r\n\r\nOne.\r\n\r\n\r\n"
+	    "Two, after two blank lines.\r\n\r\n");
+	assert_msg_is(p, 4,
+	    "From: Erin Evans <erin@example.com>\r\n"
+	    "To: Dave Dubois <dave@example.org>\r\n"
+	    "Subject: No newline at the end\r\n\r\n"
+	    "The file ends right after this line\r\n");
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < msg_pool_count(p); i++) {
+		assert_crlf_text(msg_pool_get(p, i), 998, "mbox");
+		sum += msg_pool_get(p, i)->len;
+	}
+	ck_assert_uint_eq(sum, msg_pool_bytes(p));
+	ck_assert_ptr_null(msg_pool_get(p, 5));
+	msg_pool_free(p);
+}
+END_TEST
+
+START_TEST(test_mbox_crlf)
+{
+	struct msg_pool *p = load_mbox(TEST_DATA_DIR "/sample-crlf.mbox");
+	ck_assert_uint_eq(msg_pool_count(p), 5);
+	/* CRLF kept, bare LF converted, CR CR LF collapsed to CRLF. */
+	assert_msg_is(p, 0,
+	    "From: Alice Adams <alice@example.org>\r\n"
+	    "To: Bob Baker <bob@example.com>\r\n"
+	    "Subject: CRLF already\r\n"
+	    "\r\n"
+	    "Line one.\r\n"
+	    "From a quoted line.\r\n"
+	    "A bare LF line in a CRLF file.\r\n"
+	    "A line with a stray CR before CRLF.\r\n"
+	    "\r\n");
+	assert_msg_is(p, 1, "From: Bob Baker <bob@example.com>\r\n"
+	    "Subject: Second\r\n\r\n>From twice quoted.\r\n\r\n");
+	assert_msg_is(p, 2, "From: Carol Chen <carol@example.net>\r\n"
+	    "Subject: Third\r\n\r\nBody three.\r\n\r\n");
+	assert_msg_is(p, 4, "From: Erin Evans <erin@example.com>\r\n"
+	    "Subject: Fifth, no line ending at the end\r\n\r\nLast line\r\n");
+	for (unsigned i = 0; i < msg_pool_count(p); i++)
+		assert_crlf_text(msg_pool_get(p, i), 998, "mbox");
+	msg_pool_free(p);
+}
+END_TEST
+
+static void
+write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void
+assert_mbox_error(const char *path, const char *want_tail)
+{
+	char err[512] = "", want[512];
+	ck_assert_ptr_null(msg_pool_from_mbox(path, err, sizeof(err)));
+	snprintf(want, sizeof(want), "mbox=%s: %s", path, want_tail);
+	ck_assert_str_eq(err, want);
+}
+
+START_TEST(test_mbox_errors)
+{
+	static const char not_mbox[] = "no messages found (not an mbox? "
+	    "first line must start with 'From ')";
+	char dir[] = "/tmp/imapstress-msg-XXXXXX", path[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.mbox", dir);
+
+	assert_mbox_error(path, "cannot open: No such file or directory");
+	assert_mbox_error(dir, "cannot open: Is a directory");
+	write_file(path, "", 0);
+	assert_mbox_error(path, not_mbox);
+	write_file(path, "Subject: hi\n\nFrom x y\nbody\n", 26);
+	assert_mbox_error(path, not_mbox);
+	write_file(path, "From a\nFrom b\n\r\n\nFrom c", 23);
+	assert_mbox_error(path, not_mbox);
+	write_file(path, "Fro", 3);
+	assert_mbox_error(path, not_mbox);
+	chmod(path, 0);
+	if (access(path, R_OK) != 0) {	/* root reads it anyway */
+		char tail[128];
+		snprintf(tail, sizeof(tail), "cannot open: %s", strerror(EACCES));
+		assert_mbox_error(path, tail);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A pipe cannot be mapped: the read() path must give the same pool. */
+START_TEST(test_mbox_fifo)
+{
+	char dir[] = "/tmp/imapstress-msg-XXXXXX", path[64];
+	struct msg_pool *want = load_mbox(TEST_DATA_DIR "/sample.mbox");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		FILE *in = fopen(TEST_DATA_DIR "/sample.mbox", "rb");
+		int fd = open(path, O_WRONLY);
+		char buf[512];
+		size_t n;
+		while (in != NULL && fd >= 0 &&
+		    (n = fread(buf, 1, sizeof(buf), in)) > 0)
+			if (write(fd, buf, n) != (ssize_t)n)
+				_exit(1);
+		_exit(in != NULL && fd >= 0 ? 0 : 1);
+	}
+	struct msg_pool *got = load_mbox(path);
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_eq(msg_pool_count(got), msg_pool_count(want));
+	ck_assert_uint_eq(pool_hash(got), pool_hash(want));
+	msg_pool_free(got);
+	msg_pool_free(want);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* Generated mail written as an mboxrd (lines matching ^>*From quoted)
+ * reads back byte for byte: ~1000 messages through the scanner. */
+START_TEST(test_mbox_roundtrip)
+{
+	char dir[] = "/tmp/imapstress-msg-XXXXXX", path[64];
+	struct msg_pool *gen = msg_pool_generate(3, 2048, 4 * MIB);
+	unsigned quoted = 0;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rt.mbox", dir);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	for (unsigned i = 0; i < msg_pool_count(gen); i++) {
+		const struct msg *m = msg_pool_get(gen, i);
+		fputs("From MAILER-DAEMON Thu Jan  1 00:00:00 2020\n", f);
+		for (size_t k = 0; k < m->len;) {
+			const char *eol = memchr(m->data + k, '\n', m->len - k);
+			size_t len = (size_t)(eol - (m->data + k)) + 1, q = k;
+			while (q < k + len && m->data[q] == '>')
+				q++;
+			if (k + len - q >= 5 && memcmp(m->data + q, "From ", 5)
+			    == 0) {
+				fputc('>', f);
+				quoted++;
+			}
+			fwrite(m->data + k, 1, len, f);
+			k += len;
+		}
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_uint_gt(quoted, 0);	/* sentences do start with "From" */
+
+	struct msg_pool *got = load_mbox(path);
+	ck_assert_uint_eq(msg_pool_count(got), msg_pool_count(gen));
+	for (unsigned i = 0; i < msg_pool_count(gen); i++) {
+		const struct msg *a = msg_pool_get(gen, i);
+		const struct msg *b = msg_pool_get(got, i);
+		ck_assert_uint_eq(a->len, b->len);
+		ck_assert(memcmp(a->data, b->data, a->len) == 0);
+	}
+	msg_pool_free(got);
+	msg_pool_free(gen);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_generate_deterministic)
+{
+	struct msg_pool *a = msg_pool_generate(42, 75 * KIB, 8 * MIB);
+	struct msg_pool *b = msg_pool_generate(42, 75 * KIB, 8 * MIB);
+	struct msg_pool *c = msg_pool_generate(43, 75 * KIB, 8 * MIB);
+	ck_assert_uint_eq(msg_pool_count(a), msg_pool_count(b));
+	ck_assert_uint_eq(msg_pool_bytes(a), msg_pool_bytes(b));
+	ck_assert_uint_eq(pool_hash(a), pool_hash(b));
+	ck_assert_uint_ne(pool_hash(a), pool_hash(c));
+	/* Not just a shuffle: the first messages differ too. */
+	const struct msg *ma = msg_pool_get(a, 0), *mc = msg_pool_get(c, 0);
+	ck_assert(ma->len != mc->len || memcmp(ma->data, mc->data, ma->len));
+	msg_pool_free(a);
+	msg_pool_free(b);
+	msg_pool_free(c);
+}
+END_TEST
+
+START_TEST(test_generate_small)
+{
+	unsigned kinds[3] = { 0 };
+	check_generated_pool(4 * KIB, 2 * MIB, 512, kinds);
+	ck_assert_uint_gt(kinds[0], 400);	/* mostly plain text */
+}
+END_TEST
+
+START_TEST(test_generate_medium)
+{
+	unsigned kinds[3] = { 0 };
+	check_generated_pool(75 * KIB, 8 * MIB, 109, kinds);
+	ck_assert_uint_gt(kinds[0], 0);
+	ck_assert_uint_gt(kinds[1], 0);
+	ck_assert_uint_gt(kinds[2], 0);
+}
+END_TEST
+
+START_TEST(test_generate_large)
+{
+	unsigned kinds[3] = { 0 };
+	check_generated_pool(1 * MIB, 24 * MIB, 24, kinds);
+	ck_assert_uint_gt(kinds[2], 0);
+}
+END_TEST
+
+START_TEST(test_generate_counts)
+{
+	/* At least 8 even when 8 means exceed max_total. */
+	struct msg_pool *p = msg_pool_generate(1, 1 * MIB, 1 * MIB);
+	ck_assert_uint_eq(msg_pool_count(p), 8);
+	ck_assert_uint_eq(msg_pool_bytes(p), 8 * MIB);
+	msg_pool_free(p);
+	/* At most 1000; the mean is exact even at the 512-byte floor. */
+	p = msg_pool_generate(1, 512, 1ULL << 40);
+	ck_assert_uint_eq(msg_pool_count(p), 1000);
+	ck_assert_uint_eq(msg_pool_bytes(p), 512 * 1000);
+	msg_pool_free(p);
+	/* Below the floor the mean is 512. */
+	p = msg_pool_generate(1, 100, 100 * 512);
+	ck_assert_uint_eq(msg_pool_count(p), 100);
+	ck_assert_uint_eq(msg_pool_bytes(p), 100 * 512);
+	unsigned kinds[3] = { 0 };
+	for (unsigned i = 0; i < msg_pool_count(p); i++)
+		assert_generated(msg_pool_get(p, i), i, kinds);
+	msg_pool_free(p);
+}
+END_TEST
+
+START_TEST(test_random)
+{
+	const uint64_t S = 1000, total = 256 * KIB;
+	struct msg_pool *p = msg_pool_random(5, S, total);
+	struct msg_pool *q = msg_pool_random(5, S, total);
+	struct msg_pool *o = msg_pool_random(6, S, total);
+	unsigned n = msg_pool_count(p);
+	size_t lo = SIZE_MAX, hi = 0;
+
+	ck_assert_uint_ge(n, 8);
+	ck_assert_uint_le(msg_pool_bytes(p), total);
+	ck_assert_uint_eq(pool_hash(p), pool_hash(q));
+	ck_assert_uint_ne(pool_hash(p), pool_hash(o));
+	for (unsigned i = 0; i < n; i++) {
+		const struct msg *m = msg_pool_get(p, i);
+		ck_assert(!m->needs_id);
+		ck_assert_uint_ge(m->len, 2);
+		ck_assert_uint_le(m->len, S);
+		assert_crlf_text(m, 76, "random");
+		for (size_t k = 0; k < m->len; k++)
+			ck_assert(m->data[k] == '\r' || m->data[k] == '\n' ||
+			    (m->data[k] >= 0x20 && m->data[k] < 0x7f));
+		lo = m->len < lo ? m->len : lo;
+		hi = m->len > hi ? m->len : hi;
+	}
+	/* Uniform over 1..S: this seed's draws span most of the range. */
+	ck_assert_uint_lt(lo, S / 10);
+	ck_assert_uint_gt(hi, S - S / 10);
+	double avg = (double)msg_pool_bytes(p) / n;
+	ck_assert_msg(avg > 0.4 * S && avg < 0.6 * S, "mean %.0f", avg);
+	/* Stops before max_total would be exceeded, not much earlier. */
+	ck_assert_uint_gt(msg_pool_bytes(p) + S, total);
+	msg_pool_free(p);
+	msg_pool_free(q);
+	msg_pool_free(o);
+
+	/* Sizes 1 and 2 both become the 2-byte empty message. */
+	p = msg_pool_random(1, 1, 0);
+	ck_assert_uint_eq(msg_pool_count(p), 8);
+	for (unsigned i = 0; i < 8; i++) {
+		ck_assert_uint_eq(msg_pool_get(p, i)->len, 2);
+		ck_assert(memcmp(msg_pool_get(p, i)->data, "\r\n", 2) == 0);
+	}
+	msg_pool_free(p);
+	p = msg_pool_random(1, 3, 1ULL << 40);
+	ck_assert_uint_eq(msg_pool_count(p), 1000);
+	for (unsigned i = 0; i < 1000; i++) {
+		const struct msg *m = msg_pool_get(p, i);
+		ck_assert(m->len == 2 || m->len == 3);
+		assert_crlf_text(m, 76, "tiny");
+	}
+	msg_pool_free(p);
+}
+END_TEST
+
+START_TEST(test_id_line)
+{
+	char buf[MSG_ID_LINE_LEN + 8];
+	memset(buf, 'x', sizeof(buf));
+	msg_id_line(buf, 0x0123456789abcdefULL, 0x2a);
+	ck_assert_str_eq(buf,
+	    "Message-ID: <0123456789abcdef.0000002a@imapstress.invalid>\r\n");
+	ck_assert_uint_eq(strlen(buf), MSG_ID_LINE_LEN);
+	msg_id_line(buf, UINT64_MAX, UINT32_MAX);
+	ck_assert_str_eq(buf,
+	    "Message-ID: <ffffffffffffffff.ffffffff@imapstress.invalid>\r\n");
+	msg_id_line(buf, 0, 0);
+	ck_assert_uint_eq(strlen(buf), MSG_ID_LINE_LEN);
+	ck_assert_int_eq(buf[MSG_ID_LINE_LEN + 1], 'x');
+
+	struct msg m = { "x\r\n", 3, true };
+	ck_assert_uint_eq(msg_wire_len(&m), 3 + MSG_ID_LINE_LEN);
+	m.needs_id = false;
+	ck_assert_uint_eq(msg_wire_len(&m), 3);
+	msg_pool_free(NULL);
+}
+END_TEST
+
+static Suite *
+msg_suite(void)
+{
+	Suite *s = suite_create("msg");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_mbox_lf);
+	tcase_add_test(tc, test_mbox_crlf);
+	tcase_add_test(tc, test_mbox_errors);
+	tcase_add_test(tc, test_mbox_fifo);
+	tcase_add_test(tc, test_mbox_roundtrip);
+	tcase_add_test(tc, test_generate_deterministic);
+	tcase_add_test(tc, test_generate_small);
+	tcase_add_test(tc, test_generate_medium);
+	tcase_add_test(tc, test_generate_large);
+	tcase_add_test(tc, test_generate_counts);
+	tcase_add_test(tc, test_random);
+	tcase_add_test(tc, test_id_line);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(msg_suite)
