@@ -736,7 +736,7 @@ opt_run(struct pctx *c, const struct opt *o)
 
 /* An imaptest word: a key, a flag, `-` or a state. */
 static int
-parse_word(struct pctx *c, char *word)
+parse_word(struct pctx *c, const char *word)
 {
 	const char *eq = strchr(word, '=');
 	size_t klen = eq ? (size_t)(eq - word) : strlen(word);

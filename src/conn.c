@@ -163,7 +163,9 @@ conn_start(struct conn *c)
 		conn_close(c, ERR_CONNECT, true);
 		return;
 	}
-	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->w->cfg->tls == TLS_IMPLICIT);
+	c->tls_layer = c->w->cfg->tls == TLS_IMPLICIT;
+	c->wire_in = c->wire_out = 0;
+	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->tls_layer);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
 		conn_log_err(c, ERR_TLS, "cannot set up TLS");
@@ -200,6 +202,27 @@ conn_schedule(struct conn *c, uint64_t us)
 	evtimer_add(c->timer, &tv);
 }
 
+void
+conn_sync_wire(struct conn *c)
+{
+	uint64_t in, out;
+
+	if (c->bev == NULL || !tls_bev_wire_bytes(c->bev, &in, &out))
+		return;
+	ctr_add(&c->w->stats->bytes_received, in - c->wire_in);
+	ctr_add(&c->w->stats->bytes_sent, out - c->wire_out);
+	c->wire_in = in;
+	c->wire_out = out;
+}
+
+void
+conn_count_sent(struct conn *c, uint64_t n)
+{
+	ctr_add(&c->w->stats->imap_sent, n);
+	if (!c->tls_layer)
+		ctr_add(&c->w->stats->bytes_sent, n);
+}
+
 /* Count what was in flight as failed: the server never answered it. */
 static void
 conn_fail_inflight(struct conn *c)
@@ -227,6 +250,7 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 {
 	bool clean = c->logout_sent && c->bye_seen;
 
+	conn_sync_wire(c);
 	conn_fail_inflight(c);
 	if (count_err)
 		stats_err(c->w->stats, why);
@@ -280,6 +304,8 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	size_t total = evbuffer_get_length(in);
 
 	ctr_add(&c->w->stats->imap_received, total);
+	if (!c->tls_layer)
+		ctr_add(&c->w->stats->bytes_received, total);
 	c->t_last_io = clock_us();
 	while (evbuffer_get_length(in) > 0) {
 		struct evbuffer_iovec v;
@@ -368,6 +394,7 @@ conn_tick(struct conn *c, uint64_t now)
 	default:
 		return;
 	}
+	conn_sync_wire(c);
 	if (c->n_fl == 0)
 		return;
 	uint64_t oldest = c->fl[0].t_sent;

@@ -103,6 +103,7 @@ struct conn {
 	unsigned user_no, domain_no;
 	char user[256];
 
+	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
 	uint64_t t_connect;	/* when connect() started */
 	uint64_t t_last_io;
 	unsigned fail_streak;
@@ -111,6 +112,7 @@ struct conn {
 	bool close_count;	/* count close_err when closing */
 	enum err_kind close_err;
 	bool tls_done;		/* TLS established on this connection */
+	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
@@ -134,6 +136,10 @@ bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
 void conn_halt(struct conn *c);
 
 /* Inside conn_*.c only. */
+/* Bring the wire byte counters up to date (TLS counts its own). */
+void conn_sync_wire(struct conn *c);
+/* Count octets handed to / taken from the IMAP layer. */
+void conn_count_sent(struct conn *c, uint64_t n);
 void conn_close(struct conn *c, enum err_kind why, bool count_err);
 void conn_send_more(struct conn *c);
 int conn_on_resp(void *arg, const struct imap_resp *r);

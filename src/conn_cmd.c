@@ -47,7 +47,7 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	f->msgs = msgs;
 	f->bytes = bytes;
 	f->t_sent = clock_us();
-	ctr_add(&c->w->stats->imap_sent, len);
+	conn_count_sent(c, len);
 
 	if (cmd->n_splits == 0) {
 		evbuffer_add_buffer(out, c->stage);

@@ -167,11 +167,20 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 
 /* The mailbox may not exist yet: create it, as imaptest does. */
 static void
-conn_try_create(struct conn *c)
+conn_try_create(struct conn *c, const char *box)
 {
 	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "CREATE \"%.500s\"", c->w->cfg->box);
+	snprintf(cmd, sizeof(cmd), "CREATE \"%.500s\"", box);
 	conn_send_internal(c, CONN_I_CREATE, cmd);
+}
+
+static bool
+conn_has_code(const struct imap_resp *r, const char *want)
+{
+	const char *code, *arg;
+	size_t code_len, arg_len;
+	return imap_resp_code(r, &code, &code_len, &arg, &arg_len) &&
+	    code_len == strlen(want) && strncasecmp(code, want, code_len) == 0;
 }
 
 static void
@@ -229,6 +238,13 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		conn_close_later(c, ERR_BAD, false);
 		return;
 	}
+	if (rep == STATS_NO && (op == OP_COPY || op == OP_MOVE) &&
+	    conn_has_code(r, "TRYCREATE")) {
+		/* The copy target does not exist yet: create it, as
+		 * imaptest does, and count the NO without an error line. */
+		conn_try_create(c, c->w->cfg->copybox);
+		return;
+	}
 	if (rep == STATS_NO)
 		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
 			     r->line);
@@ -245,14 +261,14 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		if (rep == STATS_OK)
 			c->lstate = LSTATE_SELECTED;
 		else
-			conn_try_create(c);
+			conn_try_create(c, c->w->cfg->box);
 		return;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
 			ctr_add(&c->w->stats->append_msgs, f.msgs);
 			ctr_add(&c->w->stats->append_bytes, f.bytes);
 		} else {
-			conn_try_create(c);
+			conn_try_create(c, c->w->cfg->box);
 		}
 		return;
 	case OP_LOGOUT:

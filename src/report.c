@@ -41,9 +41,10 @@ report_div(double a, double b)
 }
 
 uint64_t
-report_sla_actual(struct report *r, const struct stats_snap *tot,
-		  const struct sla *sla, uint64_t *samples)
+report_sla_actual(struct report *r, const struct report_run *run,
+		  const struct stats_snap *tot, unsigned i, uint64_t *samples)
 {
+	const struct sla *sla = &r->cfg->slas[i];
 	const struct hist *h;
 	if (sla->op >= 0 && sla->op < OP_COUNT) {
 		h = tot->lat[sla->op];
@@ -54,6 +55,8 @@ report_sla_actual(struct report *r, const struct stats_snap *tot,
 		h = r->scratch;
 	}
 	*samples = hist_count(h);
+	if (run->sla_actual_us != NULL)
+		return run->sla_actual_us[i];
 	if (sla->percentile <= 0.0)
 		return (uint64_t)llround(hist_mean(h));
 	return hist_percentile(h, sla->percentile);
@@ -68,7 +71,7 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	if (run->sla_ok != NULL)
 		return run->sla_ok[i];
 	uint64_t n;
-	uint64_t v = report_sla_actual(r, tot, &r->cfg->slas[i], &n);
+	uint64_t v = report_sla_actual(r, run, tot, i, &n);
 	return n > 0 && v < r->cfg->slas[i].max_us;
 }
 

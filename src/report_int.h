@@ -55,10 +55,12 @@ uint64_t report_commands(const struct stats_snap *s);
 /* a / b, or 0 when that would not be a finite number. */
 double report_div(double a, double b);
 
-/* An --sla figure over tot: the mean (percentile 0), the max (100) or a
- * percentile, of one op or of all (op -1).  *samples gets the count. */
-uint64_t report_sla_actual(struct report *r, const struct stats_snap *tot,
-			   const struct sla *sla, uint64_t *samples);
+/* The figure cfg->slas[i] bounds: main's run->sla_actual_us when given,
+ * else computed from tot (the mean for percentile 0, the max for 100, of
+ * one op or of all for op -1).  *samples gets the number of samples. */
+uint64_t report_sla_actual(struct report *r, const struct report_run *run,
+			   const struct stats_snap *tot, unsigned i,
+			   uint64_t *samples);
 /* Did cfg->slas[i] hold?  run->sla_ok decides when main gives it. */
 bool report_sla_ok(struct report *r, const struct report_run *run,
 		   const struct stats_snap *tot, unsigned i);

@@ -235,7 +235,7 @@ json_summary_sla(FILE *f, struct report *r, const struct report_run *run,
 	fputs("\"sla\":[", f);
 	for (unsigned i = 0; i < r->cfg->n_slas && i < CONFIG_MAX_SLA; i++) {
 		uint64_t n;
-		uint64_t v = report_sla_actual(r, tot, &r->cfg->slas[i], &n);
+		uint64_t v = report_sla_actual(r, run, tot, i, &n);
 		if (i > 0)
 			fputc(',', f);
 		fputs("{\"expr\":", f);

@@ -185,7 +185,7 @@ print_sla(struct report *r, const struct report_run *run,
 	for (unsigned i = 0; i < r->cfg->n_slas && i < CONFIG_MAX_SLA; i++) {
 		const struct sla *sla = &r->cfg->slas[i];
 		uint64_t n;
-		uint64_t v = report_sla_actual(r, tot, sla, &n);
+		uint64_t v = report_sla_actual(r, run, tot, i, &n);
 		bool ok = report_sla_ok(r, run, tot, i);
 		char actual[32];
 		units_fmt_us(actual, sizeof(actual), v);

@@ -139,3 +139,17 @@ tls_bev_error(struct bufferevent *bev, char *buf, size_t n)
 	ERR_error_string_n(first, buf, n);
 	return true;
 }
+
+bool
+tls_bev_wire_bytes(struct bufferevent *bev, uint64_t *in, uint64_t *out)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	if (ssl == NULL)
+		return false;
+	BIO *r = SSL_get_rbio(ssl), *w = SSL_get_wbio(ssl);
+	/* A filter's BIOs sit on the plain bufferevent below: their counts
+	 * are the same octets the socket carried. */
+	*in = r ? BIO_number_read(r) : 0;
+	*out = w ? BIO_number_written(w) : 0;
+	return true;
+}

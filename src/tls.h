@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <event2/util.h>
 
@@ -29,6 +30,10 @@ struct bufferevent *tls_bev_new(struct tls_ctx *t, struct event_base *base,
  * underlying one is freed with the filter. */
 struct bufferevent *tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
 				    struct bufferevent *plain);
+
+/* Octets read and written on the socket under a TLS bufferevent, so far.
+ * False for a plain bufferevent. */
+bool tls_bev_wire_bytes(struct bufferevent *bev, uint64_t *in, uint64_t *out);
 
 /* If bev carries a TLS error, describe it (OpenSSL's reason, queue
  * drained) and return true. */

@@ -1,6 +1,6 @@
 /* fake.h: fakeimapd, a loopback-only in-memory IMAP server that plays
  * fault scripts for imapstress tests and answers fast for benchmarks.
- * Internals shared by the tests/fake/*.c files; every global symbol is
+ * Internals shared by the files in tests/fake; every global symbol is
  * prefixed fake_ so nothing clashes with src/ when linked together. */
 #ifndef FAKE_FAKE_H
 #define FAKE_FAKE_H
@@ -106,6 +106,7 @@ struct fake_loop {
 	const struct fake_shared *sh;
 	struct event_base *base;
 	struct evconnlistener *listener;
+	struct event *stop;
 	struct fake_stats stats;
 	struct fake_conn *conns;
 	pthread_t thread;

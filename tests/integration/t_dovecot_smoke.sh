@@ -7,7 +7,9 @@
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
-need_cmd python3 openssl "${DOVECOT:-/usr/sbin/dovecot}"
+# Debian's python3 if present: a version-manager shim in PATH is slow.
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}" openssl "${DOVECOT:-/usr/sbin/dovecot}"
 
 # LOGIN, APPEND N small messages to INBOX (synchronizing literals, so it
 # waits for each "+" as a strict client must), LOGOUT.  Exits non-zero naming
@@ -53,7 +55,7 @@ sock.sendall(b"z LOGOUT\r\n")
 tagged("z")
 EOF
 imap_append() {
-	run_with_timeout 30 python3 "$TEST_TMP/imap_append.py" "$@"
+	run_with_timeout 30 "$PYTHON" "$TEST_TMP/imap_append.py" "$@"
 }
 
 count() {

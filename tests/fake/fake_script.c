@@ -1,0 +1,345 @@
+/* fake_script.c: --script rule files for protocol-rule tests.
+ *
+ *   # comment
+ *   greeting BODY
+ *   on [once] COMMAND BODY        COMMAND is a word or *, case-insensitive
+ *
+ * A BODY is split into lines at the four characters \r\n.  Each line is
+ * sent with CRLF after $tag is replaced by the command's tag, except the
+ * directives "sleep MS" (later lines go out MS later), "close" and
+ * "bye TEXT" ("* BYE TEXT", then close).  First matching rule wins; a
+ * "once" rule fires once per connection, later matches fall through.
+ * UID commands match the word UID.  When a reply ends in a "+" line the
+ * client's next line is data, matched as DONE (if it is DONE) or
+ * CONTINUE, with the tag of the command that asked for it. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake.h"
+#include "xmalloc.h"
+
+enum fake_op_kind {
+	FAKE_OP_TEXT,
+	FAKE_OP_SLEEP,
+	FAKE_OP_CLOSE,
+	FAKE_OP_BYE,
+};
+
+struct fake_op {
+	enum fake_op_kind kind;
+	char *text;
+	uint64_t ms;
+};
+
+struct fake_body {
+	struct fake_op *ops;
+	size_t n;
+};
+
+struct fake_rule {
+	char *name;             /* NULL matches any command */
+	bool once;
+	struct fake_body body;
+};
+
+struct fake_script {
+	struct fake_rule *rules;
+	size_t n;
+	bool has_greeting;
+	struct fake_body greeting;
+};
+
+static void
+fake_body_free(struct fake_body *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->ops[i].text);
+	free(b->ops);
+}
+
+void
+fake_script_free(struct fake_script *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->rules[i].name);
+		fake_body_free(&s->rules[i].body);
+	}
+	free(s->rules);
+	fake_body_free(&s->greeting);
+	free(s);
+}
+
+size_t
+fake_script_rules(const struct fake_script *s)
+{
+	return s->n;
+}
+
+static bool
+fake_body_add(struct fake_body *b, const char *s, size_t len, char *err,
+	      size_t err_len)
+{
+	struct fake_op op = { .kind = FAKE_OP_TEXT };
+	if (len == 5 && strncmp(s, "close", 5) == 0) {
+		op.kind = FAKE_OP_CLOSE;
+	} else if (len >= 3 && strncmp(s, "bye", 3) == 0 &&
+		   (len == 3 || s[3] == ' ')) {
+		op.kind = FAKE_OP_BYE;
+		op.text = xstrndup(len > 4 ? s + 4 : "", len > 4 ? len - 4 : 0);
+	} else if (len >= 5 && strncmp(s, "sleep", 5) == 0 &&
+		   (len == 5 || s[5] == ' ')) {
+		char num[32];
+		size_t nl = len > 6 ? len - 6 : 0;
+		char *end;
+		if (nl == 0 || nl >= sizeof(num)) {
+			snprintf(err, err_len, "'sleep' needs milliseconds");
+			return false;
+		}
+		memcpy(num, s + 6, nl);
+		num[nl] = '\0';
+		errno = 0;
+		unsigned long long ms = strtoull(num, &end, 10);
+		if (errno != 0 || *end != '\0' || !isdigit((unsigned char)num[0]) ||
+		    ms > 3600000ull) {
+			snprintf(err, err_len,
+				 "'sleep %s': expected milliseconds 0..3600000",
+				 num);
+			return false;
+		}
+		op.kind = FAKE_OP_SLEEP;
+		op.ms = ms;
+	} else {
+		op.text = xstrndup(s, len);
+	}
+	b->ops = xrealloc(b->ops, (b->n + 1) * sizeof(b->ops[0]));
+	b->ops[b->n++] = op;
+	return true;
+}
+
+static bool
+fake_body_parse(struct fake_body *b, const char *s, char *err, size_t err_len)
+{
+	if (*s == '\0') {
+		snprintf(err, err_len, "empty reply body");
+		return false;
+	}
+	for (;;) {
+		const char *sep = strstr(s, "\\r\\n");
+		size_t len = sep != NULL ? (size_t)(sep - s) : strlen(s);
+		if (!fake_body_add(b, s, len, err, err_len))
+			return false;
+		if (sep == NULL)
+			return true;
+		s = sep + 4;
+		if (*s == '\0')
+			return true;
+	}
+}
+
+static char *
+fake_next_word(char **p)
+{
+	char *s = *p;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *w = s;
+	while (*s != '\0' && *s != ' ' && *s != '\t')
+		s++;
+	if (*s != '\0')
+		*s++ = '\0';
+	while (*s == ' ' || *s == '\t')
+		s++;
+	*p = s;
+	return w;
+}
+
+static bool
+fake_script_line(struct fake_script *s, char *line, char *err, size_t err_len)
+{
+	char *p = line;
+	char *kw = fake_next_word(&p);
+	if (strcmp(kw, "greeting") == 0) {
+		if (s->has_greeting) {
+			snprintf(err, err_len, "a second 'greeting' line");
+			return false;
+		}
+		s->has_greeting = true;
+		return fake_body_parse(&s->greeting, p, err, err_len);
+	}
+	if (strcmp(kw, "on") != 0) {
+		snprintf(err, err_len,
+			 "unknown keyword '%s' (expected 'greeting' or 'on')", kw);
+		return false;
+	}
+	struct fake_rule r = { 0 };
+	char *name = fake_next_word(&p);
+	if (strcmp(name, "once") == 0) {
+		r.once = true;
+		name = fake_next_word(&p);
+	}
+	if (*name == '\0') {
+		snprintf(err, err_len, "'on' needs a command name and a body");
+		return false;
+	}
+	if (!fake_body_parse(&r.body, p, err, err_len)) {
+		fake_body_free(&r.body);
+		return false;
+	}
+	r.name = strcmp(name, "*") == 0 ? NULL : xstrdup(name);
+	s->rules = xrealloc(s->rules, (s->n + 1) * sizeof(s->rules[0]));
+	s->rules[s->n++] = r;
+	return true;
+}
+
+struct fake_script *
+fake_script_load(const char *path, char *err, size_t err_len)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		snprintf(err, err_len, "--script: cannot open '%s': %s", path,
+			 strerror(errno));
+		return NULL;
+	}
+	struct fake_script *s = xcalloc(1, sizeof(*s));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	char why[256];
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		if (!fake_script_line(s, p, why, sizeof(why))) {
+			snprintf(err, err_len, "--script %s line %u: %s", path,
+				 lineno, why);
+			free(line);
+			fclose(f);
+			fake_script_free(s);
+			return NULL;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (s->n == 0 && !s->has_greeting) {
+		snprintf(err, err_len, "--script %s: no 'on' rules", path);
+		fake_script_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void
+fake_script_text(struct fake_conn *c, const char *text, const char *tag)
+{
+	const char *p = text;
+	const char *hit;
+	while ((hit = strstr(p, "$tag")) != NULL) {
+		fake_out(c, p, (size_t)(hit - p));
+		fake_outs(c, tag);
+		p = hit + 4;
+	}
+	fake_outs(c, p);
+	fake_out(c, "\r\n", 2);
+}
+
+/* Returns true when the reply's last line was a "+" continuation. */
+static bool
+fake_script_run(struct fake_conn *c, const struct fake_body *b,
+		const char *tag, uint64_t delay_us)
+{
+	bool cont = false;
+	fake_reply_begin(c, delay_us);
+	for (size_t i = 0; i < b->n; i++) {
+		const struct fake_op *op = &b->ops[i];
+		switch (op->kind) {
+		case FAKE_OP_TEXT:
+			fake_script_text(c, op->text, tag);
+			cont = op->text[0] == '+';
+			break;
+		case FAKE_OP_SLEEP:
+			fake_reply_end(c, 0);
+			delay_us += op->ms * 1000u;
+			fake_reply_begin(c, delay_us);
+			break;
+		case FAKE_OP_BYE:
+			fake_outs(c, "* BYE ");
+			fake_outs(c, op->text);
+			fake_out(c, "\r\n", 2);
+			fake_reply_end(c, FAKE_P_CLOSE);
+			return false;
+		case FAKE_OP_CLOSE:
+			fake_reply_end(c, FAKE_P_CLOSE);
+			return false;
+		}
+	}
+	fake_reply_end(c, 0);
+	return cont;
+}
+
+bool
+fake_script_greet(struct fake_conn *c)
+{
+	const struct fake_script *s = c->sh->script;
+	if (!s->has_greeting)
+		return false;
+	fake_script_run(c, &s->greeting, "*", 0);
+	return true;
+}
+
+static void
+fake_script_match(struct fake_conn *c, const char *word, const char *tag)
+{
+	const struct fake_script *s = c->sh->script;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct fake_rule *r = &s->rules[i];
+		if (r->name != NULL && !fake_eq(r->name, word))
+			continue;
+		if (r->once) {
+			if (c->once_fired[i])
+				continue;
+			c->once_fired[i] = 1;
+		}
+		if (fake_script_run(c, &r->body, tag, fake_reply_delay(c))) {
+			snprintf(c->tag, sizeof(c->tag), "%s", tag);
+			c->script_cont = true;
+		}
+		return;
+	}
+	fake_reply_begin(c, fake_reply_delay(c));
+	fake_outf(c, "%s BAD no script rule for %s\r\n", tag, word);
+	fake_reply_end(c, 0);
+}
+
+void
+fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd)
+{
+	struct fake_stats *st = &c->loop->stats;
+	const char *word = cmd->uid ? "UID" : cmd->name;
+	if (fake_eq(word, "LOGIN") || fake_eq(word, "AUTHENTICATE"))
+		st->logins++;
+	else if (fake_eq(word, "APPEND")) {
+		st->appends += cmd->messages;
+		st->append_bytes += cmd->message_bytes;
+	} else if (fake_eq(cmd->name, "FETCH"))
+		st->fetches++;
+	fake_script_match(c, word, cmd->tag);
+}
+
+void
+fake_script_continuation(struct fake_conn *c, const char *line)
+{
+	char tag[FAKE_TAG_MAX + 1];
+	snprintf(tag, sizeof(tag), "%s", c->tag);
+	fake_script_match(c, fake_eq(line, "DONE") ? "DONE" : "CONTINUE", tag);
+}

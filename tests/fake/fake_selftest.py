@@ -1,0 +1,696 @@
+"""fake_selftest.py: the checks behind t_fake_selftest.sh.
+
+Starts fakeimapd ($FAKEIMAPD) on 127.0.0.1 with a free port for each
+group of checks, talks IMAP to it, and prints one "ok"/"FAIL" line per
+check.  Every server must exit 0 on SIGTERM with nothing from the
+sanitizers on stderr.  Timing checks only assert lower bounds.
+"""
+import os
+import re
+import select
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+FAKE = os.environ.get("FAKEIMAPD", "./build/fakeimapd")
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(__file__)
+SCEN = os.path.join(HERE, "scenarios")
+TMP = tempfile.mkdtemp(prefix="fake-selftest.")
+LIVE = []
+FAILED = []
+
+
+def check(name, cond, detail=""):
+    if cond:
+        print("ok   - %s" % name)
+    else:
+        print("FAIL - %s%s" % (name, (": " + str(detail)) if detail else ""))
+        FAILED.append(name)
+    sys.stdout.flush()
+    return cond
+
+
+class Server:
+    def __init__(self, *args):
+        self.err_path = os.path.join(TMP, "stderr.%d" % len(LIVE))
+        self.errf = open(self.err_path, "w+")
+        self.stats_path = os.path.join(TMP, "stats.%d" % len(LIVE))
+        self.t_spawn = time.monotonic()
+        self.p = subprocess.Popen(
+            [FAKE, "--port", "0", "--stats-file", self.stats_path] + list(args),
+            stdout=subprocess.PIPE, stderr=self.errf)
+        LIVE.append(self)
+        line = b""
+        deadline = time.monotonic() + 15
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.p.stdout], [], [], left)[0]:
+                raise RuntimeError("no PORT line from %s" % " ".join(args))
+            c = self.p.stdout.read(1)
+            if not c:
+                raise RuntimeError("fakeimapd exited early: %s" % self.stderr())
+            line += c
+        m = re.match(rb"PORT (\d+)\n", line)
+        if not m:
+            raise RuntimeError("bad PORT line %r" % line)
+        self.port = int(m.group(1))
+        self.t_port = time.monotonic()
+
+    def stderr(self):
+        self.errf.flush()
+        with open(self.err_path) as f:
+            return f.read()
+
+    def stop(self):
+        """SIGTERM; returns the stats dict; checks exit 0 and clean stderr."""
+        if self in LIVE:
+            LIVE.remove(self)
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            rc = self.p.wait(20)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+            rc = "hung after SIGTERM"
+        err = self.stderr()
+        self.p.stdout.close()
+        self.errf.close()
+        bad = ("Sanitizer" in err or "runtime error" in err or "ERROR" in err)
+        if rc != 0 or bad:
+            check("server exits 0 and clean after SIGTERM", False,
+                  "rc=%s stderr=%s" % (rc, err[-2000:]))
+        stats = {}
+        if os.path.exists(self.stats_path):
+            with open(self.stats_path) as f:
+                for ln in f:
+                    k, _, v = ln.strip().partition("=")
+                    stats[k] = int(v)
+        return stats
+
+    def kill(self):
+        if self in LIVE:
+            LIVE.remove(self)
+        self.p.kill()
+        self.p.wait()
+
+
+class Client:
+    def __init__(self, port, tls=False, timeout=5.0):
+        s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        if tls:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            s = ctx.wrap_socket(s)
+        self.s = s
+        self.buf = b""
+        self.timeout = timeout
+
+    def close(self):
+        self.s.close()
+
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.s.sendall(data)
+
+    def _fill(self, timeout):
+        self.s.settimeout(timeout)
+        d = self.s.recv(65536)
+        if not d:
+            raise EOFError("server closed the connection")
+        self.buf += d
+
+    def line(self, timeout=None):
+        while b"\r\n" not in self.buf:
+            self._fill(timeout or self.timeout)
+        ln, _, self.buf = self.buf.partition(b"\r\n")
+        return ln.decode("latin-1")
+
+    def exactly(self, n, timeout=None):
+        while len(self.buf) < n:
+            self._fill(timeout or self.timeout)
+        d, self.buf = self.buf[:n], self.buf[n:]
+        return d
+
+    def cmd(self, tag, text):
+        """Sends one command line, returns all lines up to the tagged one."""
+        self.send("%s %s\r\n" % (tag, text))
+        return self.until(tag)
+
+    def until(self, tag):
+        lines = []
+        while True:
+            ln = self.line()
+            lines.append(ln)
+            if ln.startswith(tag + " "):
+                return lines
+
+    def eof(self, timeout=3.0):
+        """True when the server closes (FIN) before sending more."""
+        if self.buf:
+            return False
+        try:
+            self._fill(timeout)
+        except EOFError:
+            return True
+        except OSError:
+            return False
+        return False
+
+    def silent(self, seconds):
+        """True when nothing at all arrives for `seconds`."""
+        if self.buf:
+            return False
+        try:
+            self._fill(seconds)
+        except socket.timeout:
+            return True
+        except (EOFError, OSError):
+            return False
+        return False
+
+
+def run(name, fn):
+    try:
+        fn()
+    except Exception as e:  # one broken group must not hide the others
+        check(name, False, "%s: %s" % (type(e).__name__, e))
+    finally:
+        for srv in list(LIVE):
+            srv.kill()
+
+
+# ---- normal mode -------------------------------------------------------------
+
+def t_normal():
+    srv = Server("--messages", "10", "--msg-size", "1000")
+    c = Client(srv.port)
+    g = c.line()
+    check("greeting carries the default CAPABILITY",
+          g.startswith("* OK [CAPABILITY IMAP4rev1 LITERAL+ MULTIAPPEND")
+          and "AUTH=PLAIN" in g and g.endswith("fakeimapd ready"), g)
+    r = c.cmd("a1", "CAPABILITY")
+    check("CAPABILITY", r[0].startswith("* CAPABILITY IMAP4rev1")
+          and r[-1].startswith("a1 OK"), r)
+    r = c.cmd("a2", 'LOGIN "user" "secret"')
+    check("LOGIN OK", r == ["a2 OK LOGIN completed"], r)
+    r = c.cmd("a3", "SELECT INBOX")
+    check("SELECT shows 10 EXISTS, UIDNEXT 11, READ-WRITE",
+          "* 10 EXISTS" in r and "* 0 RECENT" in r
+          and any("[UIDVALIDITY 1]" in x for x in r)
+          and any("[UIDNEXT 11]" in x for x in r)
+          and r[-1].startswith("a3 OK [READ-WRITE]"), r)
+
+    m1 = b"Subject: one\r\n\r\nbody one\r\n"
+    c.send("a4 APPEND INBOX (\\Seen) {%d}\r\n" % len(m1))
+    cont = c.line()
+    c.send(m1 + b"\r\n")
+    r = c.until("a4")
+    check("APPEND with a sync literal: '+' then EXISTS and APPENDUID",
+          cont.startswith("+") and r == ["* 11 EXISTS",
+                                         "a4 OK [APPENDUID 1 11] APPEND completed"],
+          (cont, r))
+
+    msgs = [b"Subject: a\r\n\r\nA\r\n", b"Subject: bb\r\n\r\nBB\r\n",
+            b"Subject: ccc\r\n\r\nCCC\r\n"]
+    data = b"a5 APPEND INBOX {%d+}\r\n%s" % (len(msgs[0]), msgs[0])
+    data += b' (\\Seen) "01-Jan-2024 00:00:00 +0000" {%d+}\r\n%s' % (
+        len(msgs[1]), msgs[1])
+    data += b" {%d+}\r\n%s\r\n" % (len(msgs[2]), msgs[2])
+    # One byte at a time: literals must survive any split.
+    for i in range(len(data)):
+        c.send(data[i:i + 1])
+    r = c.until("a5")
+    check("MULTIAPPEND of 3 with LITERAL+ (sent byte by byte)",
+          r == ["* 14 EXISTS", "a5 OK [APPENDUID 1 12:14] APPEND completed"], r)
+
+    c.send("a6 FETCH 2 (UID BODY.PEEK[])\r\n")
+    hdr = c.line()
+    m = re.match(r"\* 2 FETCH \(UID 2 BODY\[\] \{(\d+)\}$", hdr)
+    body = c.exactly(int(m.group(1))) if m else b""
+    tail = c.until("a6")
+    check("FETCH BODY[] returns exactly --msg-size bytes",
+          m is not None and int(m.group(1)) == 1000 and len(body) == 1000
+          and body.endswith(b"\r\n") and tail == [")", "a6 OK FETCH completed"],
+          (hdr, len(body), tail))
+    r = c.cmd("a7", "UID FETCH 12:* (FLAGS)")
+    check("UID FETCH 12:* FLAGS lists the appended UIDs",
+          r == ["* 12 FETCH (UID 12 FLAGS (\\Seen))",
+                "* 13 FETCH (UID 13 FLAGS (\\Seen))",
+                "* 14 FETCH (UID 14 FLAGS (\\Seen))",
+                "a7 OK UID FETCH completed"], r)
+    r = c.cmd("a8", "FETCH 99 (FLAGS)")
+    check("FETCH of a missing message returns only OK",
+          r == ["a8 OK FETCH completed"], r)
+    r = c.cmd("a9", "STORE 1:2 +FLAGS (\\Deleted)")
+    r2 = c.cmd("a10", "STORE 1 +FLAGS.SILENT (\\Seen)")
+    check("STORE answers FETCH FLAGS, .SILENT does not",
+          r[:2] == ["* 1 FETCH (UID 1 FLAGS (\\Deleted))",
+                    "* 2 FETCH (UID 2 FLAGS (\\Deleted))"]
+          and r2 == ["a10 OK STORE completed"], (r, r2))
+    r = c.cmd("a11", "SEARCH ALL")
+    check("SEARCH", r == ["* SEARCH 1 2 3", "a11 OK SEARCH completed"], r)
+    r = c.cmd("a12", "STATUS INBOX (MESSAGES UIDNEXT)")
+    check("STATUS", r[0] == "* STATUS INBOX (MESSAGES 14 UIDNEXT 15)", r)
+    r = c.cmd("a13", 'LIST "" "*"')
+    check("LIST returns INBOX", r[0].endswith(" INBOX")
+          and r[-1].startswith("a13 OK"), r)
+    c.send("a14 IDLE\r\n")
+    cont = c.line()
+    quiet = c.silent(0.2)
+    c.send("DONE\r\n")
+    r = c.until("a14")
+    check("IDLE: '+ idling', quiet, OK after DONE",
+          cont == "+ idling" and quiet and r == ["a14 OK IDLE terminated"],
+          (cont, r))
+    r = c.cmd("a15", "XYZZY")
+    check("unknown command gets BAD", r == ["a15 BAD unknown command"], r)
+    r = c.cmd("a16", "FETCH x:y (FLAGS)")
+    check("bad sequence set gets BAD", r[-1].startswith("a16 BAD"), r)
+    for cmd in ("NOOP", "CHECK", "EXPUNGE", "CLOSE", "ENABLE CONDSTORE",
+                "ID NIL", "NAMESPACE", "UNSELECT"):
+        r = c.cmd("b", cmd)
+        if not r[-1].startswith("b OK"):
+            break
+    check("NOOP CHECK EXPUNGE CLOSE ENABLE ID NAMESPACE UNSELECT all OK",
+          r[-1].startswith("b OK"), r)
+    r = c.cmd("a17", "LOGOUT")
+    check("LOGOUT: BYE, OK, then EOF",
+          r == ["* BYE logging out", "a17 OK LOGOUT completed"] and c.eof(), r)
+    c.close()
+
+    # AUTHENTICATE PLAIN both ways, on a second connection.
+    c = Client(srv.port)
+    c.line()
+    r = c.cmd("x1", "AUTHENTICATE PLAIN AHVzZXIAc2VjcmV0")
+    c.send("x2 AUTHENTICATE PLAIN\r\n")
+    cont = c.line()
+    c.send("AHVzZXIAc2VjcmV0\r\n")
+    r2 = c.until("x2")
+    check("AUTHENTICATE PLAIN with SASL-IR and via '+' continuation",
+          r == ["x1 OK AUTHENTICATE completed"] and cont == "+ "
+          and r2 == ["x2 OK AUTHENTICATE completed"], (r, cont, r2))
+    c.close()
+
+    st = srv.stop()
+    check("stats file: connections=2 logins=3 appends=4",
+          st.get("connections") == 2 and st.get("logins") == 3
+          and st.get("appends") == 4, st)
+    check("stats file: append_bytes, fetches, commands exact",
+          st.get("append_bytes") == len(m1) + sum(len(x) for x in msgs)
+          and st.get("fetches") == 3 and st.get("commands") == 27, st)
+    check("stats file: bytes_in and bytes_out counted",
+          st.get("bytes_in", 0) > 400 and st.get("bytes_out", 0) > 1400, st)
+
+
+def t_long_line():
+    srv = Server()
+    c = Client(srv.port)
+    c.line()
+    try:
+        c.send(b"a1 NOOP " + b"x" * (70 * 1024))
+    except OSError:
+        pass
+    ln = c.line()
+    check("an over-long command line gets '* BAD' and a close",
+          ln.startswith("* BAD") and c.eof(), ln)
+    srv.stop()
+
+
+# ---- timing ------------------------------------------------------------------
+
+def t_delay():
+    srv = Server("--delay-ms", "50")
+    c = Client(srv.port)
+    c.line()
+    t0 = time.monotonic()
+    r = c.cmd("a1", "NOOP")
+    dt = time.monotonic() - t0
+    check("--delay-ms 50: reply no sooner than 50 ms",
+          r == ["a1 OK NOOP completed"] and dt >= 0.05, "%.3f s" % dt)
+    srv.stop()
+
+
+def t_slow_order():
+    srv = Server("--slow-pct", "50", "--slow-ms", "40")
+    c = Client(srv.port)
+    c.line()
+    c.send("".join("t%d NOOP\r\n" % i for i in range(30)))
+    got = [c.line() for _ in range(30)]
+    check("--slow-pct: pipelined replies keep their order",
+          got == ["t%d OK NOOP completed" % i for i in range(30)], got)
+    srv.stop()
+
+
+def t_stall():
+    srv = Server("--stall-after-ms", "500", "--stall-ms", "1500")
+    c = Client(srv.port)
+    c.line()
+    time.sleep(max(0.0, srv.t_port + 0.6 - time.monotonic()))
+    r = c.cmd("a1", "NOOP")
+    t = time.monotonic()
+    # The server started after t_spawn, so the stall ends after t_spawn+2.0.
+    check("--stall-after-ms/--stall-ms hold replies until the stall ends",
+          r == ["a1 OK NOOP completed"] and t >= srv.t_spawn + 2.0,
+          "%.3f s after spawn" % (t - srv.t_spawn))
+    srv.stop()
+
+
+# ---- fault modes -------------------------------------------------------------
+
+def login(srv):
+    c = Client(srv.port)
+    c.line()
+    r = c.cmd("a1", "LOGIN u p")
+    return c, r
+
+
+def t_faults():
+    srv = Server("--mode", "no-greeting")
+    c = Client(srv.port)
+    check("no-greeting: nothing within 0.5 s", c.silent(0.5))
+    srv.stop()
+
+    srv = Server("--mode", "close-at-greeting")
+    c = Client(srv.port)
+    check("close-at-greeting: EOF at once", c.eof())
+    st = srv.stop()
+    check("close-at-greeting: connection counted", st.get("connections") == 1, st)
+
+    srv = Server("--mode", "bye-greeting")
+    c = Client(srv.port)
+    check("bye-greeting: '* BYE go away' then EOF",
+          c.line() == "* BYE go away" and c.eof())
+    srv.stop()
+
+    srv = Server("--mode", "login-refuse")
+    c = Client(srv.port)
+    c.line()
+    r = c.cmd("a1", "LOGIN u p")
+    r2 = c.cmd("a2", "AUTHENTICATE PLAIN AHUAcA==")
+    check("login-refuse: LOGIN and AUTHENTICATE get NO [AUTHENTICATIONFAILED]",
+          r == ["a1 NO [AUTHENTICATIONFAILED] refused"]
+          and r2 == ["a2 NO [AUTHENTICATIONFAILED] refused"], (r, r2))
+    srv.stop()
+
+    srv = Server("--mode", "refuse")
+    try:
+        Client(srv.port)
+        refused = False
+    except ConnectionRefusedError:
+        refused = True
+    check("refuse: connection refused", refused)
+    srv.stop()
+
+    srv = Server("--mode", "close-mid-command")
+    c, r = login(srv)
+    c.send("a2 SELECT INBOX\r\n")
+    check("close-mid-command: LOGIN OK, next command gets EOF",
+          r == ["a1 OK LOGIN completed"] and c.eof(), r)
+    srv.stop()
+
+    srv = Server("--mode", "close-mid-literal")
+    c, r = login(srv)
+    c.send("a2 FETCH 1 BODY[]\r\n")
+    hdr = c.line()
+    part = c.exactly(100)
+    check("close-mid-literal: {1000} announced, 100 bytes, EOF",
+          hdr == "* 1 FETCH (BODY[] {1000}" and len(part) == 100 and c.eof(),
+          hdr)
+    srv.stop()
+
+    srv = Server("--mode", "reset")
+    c, r = login(srv)
+    try:
+        c._fill(3)
+        how = "data"
+    except ConnectionResetError:
+        how = "reset"
+    except EOFError:
+        how = "eof"
+    check("reset: LOGIN OK then RST", r == ["a1 OK LOGIN completed"]
+          and how == "reset", (r, how))
+    srv.stop()
+
+    srv = Server("--mode", "bye-random", "--pct", "100")
+    c, r = login(srv)
+    c.send("a2 NOOP\r\n")
+    check("bye-random --pct 100: '* BYE random bye' then EOF",
+          c.line() == "* BYE random bye" and c.eof())
+    srv.stop()
+
+    for mode, word in (("reply-no", "NO"), ("reply-bad", "BAD")):
+        srv = Server("--mode", mode)
+        c, r = login(srv)
+        r2 = c.cmd("a2", "SELECT INBOX")
+        check("%s: commands after LOGIN get '%s failing'" % (mode, word),
+              r == ["a1 OK LOGIN completed"]
+              and r2 == ["a2 %s failing" % word], r2)
+        srv.stop()
+
+    srv = Server("--mode", "unknown-tag")
+    c, r = login(srv)
+    c.send("a2 NOOP\r\n")
+    check("unknown-tag: reply tagged zz999", c.line() == "zz999 OK NOOP completed")
+    srv.stop()
+
+    srv = Server("--mode", "garbage")
+    c, r = login(srv)
+    c.send("a2 NOOP\r\n")
+    junk = c.exactly(258)
+    r2 = c.cmd("a3", "NOOP")
+    check("garbage: 256 binary bytes with NUL + CRLF, then normal again",
+          junk.endswith(b"\r\n") and b"\0" in junk[:256]
+          and b"\r\n" not in junk[:256] and r2 == ["a3 OK NOOP completed"],
+          (junk[:16], r2))
+    srv.stop()
+
+    srv = Server("--mode", "endless-line")
+    c, r = login(srv)
+    got = c.exactly(1024 * 1024, timeout=10)
+    check("endless-line: '* OK ' and 1 MB of x without CRLF",
+          got.startswith(b"* OK xxxx") and b"\r" not in got and b"\n" not in got
+          and got.count(b"x") == len(got) - 5)
+    c.close()
+    srv.stop()
+
+    srv = Server("--mode", "huge-literal")
+    c, r = login(srv)
+    c.send("a2 NOOP\r\n")
+    check("huge-literal: {4294967296} then nothing",
+          c.line() == "* 1 FETCH (BODY[] {4294967296}" and c.silent(0.3))
+    srv.stop()
+
+    srv = Server("--mode", "drip")
+    c = Client(srv.port)
+    t0 = time.monotonic()
+    first = c.exactly(3)
+    dt = time.monotonic() - t0
+    check("drip: the greeting trickles (3 bytes take >= 0.2 s)",
+          first == b"* O" and dt >= 0.2, "%r %.3f" % (first, dt))
+    srv.stop()
+
+    srv = Server("--mode", "stall")
+    c, r = login(srv)
+    c.send("a2 NOOP\r\n")
+    check("stall: LOGIN OK, then silence on an open connection",
+          r == ["a1 OK LOGIN completed"] and c.silent(0.5))
+    srv.stop()
+
+
+# ---- TLS ---------------------------------------------------------------------
+
+def tls_client_fails(port):
+    try:
+        c = Client(port, tls=True)
+        c.line()
+        return False
+    except (ssl.SSLError, EOFError, ConnectionResetError):
+        return True
+
+
+def t_tls():
+    srv = Server("--mode", "tls-fail")
+    check("tls-fail: the TLS handshake fails", tls_client_fails(srv.port))
+    srv.stop()
+
+    srv = Server("--mode", "plain-on-tls")
+    failed = tls_client_fails(srv.port)
+    c = Client(srv.port)
+    check("plain-on-tls: TLS fails, plaintext greets",
+          failed and c.line().startswith("* OK"))
+    srv.stop()
+
+    cert = os.path.join(TMP, "cert.pem")
+    key = os.path.join(TMP, "key.pem")
+    try:
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec",
+                        "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                        "-keyout", key, "-out", cert, "-days", "2",
+                        "-subj", "/CN=localhost"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except (OSError, subprocess.CalledProcessError):
+        print("skip - implicit TLS (no openssl command to make a certificate)")
+        return
+    srv = Server("--tls-cert", cert, "--tls-key", key, "--msg-size", "5000")
+    c = Client(srv.port, tls=True)
+    g = c.line()
+    r = c.cmd("a1", "LOGIN u p")
+    c.send("a2 FETCH 1 BODY[]\r\n")
+    hdr = c.line()
+    body = c.exactly(5000)
+    tail = c.until("a2")
+    check("implicit TLS: greeting, LOGIN, 5000-byte FETCH",
+          g.startswith("* OK") and r == ["a1 OK LOGIN completed"]
+          and hdr.endswith("{5000}") and len(body) == 5000
+          and tail[-1] == "a2 OK FETCH completed", (g, r, hdr))
+    c.close()
+    srv.stop()
+
+
+# ---- scripts -----------------------------------------------------------------
+
+def t_scripts():
+    srv = Server("--script", os.path.join(SCEN, "basic.conf"))
+    c = Client(srv.port)
+    g = c.line()
+    r1 = c.cmd("a1", "login u p")
+    r2 = c.cmd("a2", "SELECT INBOX")
+    r3 = c.cmd("a3", "FETCH 1:* FLAGS")
+    c.send("a4 APPEND INBOX {5}\r\n")
+    cont = c.line()
+    c.send("hello {3+}\r\nabc\r\n")
+    r4 = c.until("a4")
+    check("script basic.conf: greeting, LOGIN, SELECT, FETCH, * rule",
+          g == "* OK [CAPABILITY IMAP4rev1 LITERAL+] scripted"
+          and r1 == ["a1 OK logged in"]
+          and r2 == ["* 3 EXISTS", "* 0 RECENT", "* OK [UIDVALIDITY 7]",
+                     "a2 OK [READ-WRITE] done"]
+          and r3 == ["* 5 FETCH (FLAGS ())", "a3 OK done"], (g, r1, r2, r3))
+    check("script mode reads client literals (sync and LITERAL+)",
+          cont.startswith("+") and r4 == ["a4 OK done"], (cont, r4))
+    st = srv.stop()
+    check("script mode stats count the MULTIAPPEND",
+          st.get("appends") == 2 and st.get("append_bytes") == 8, st)
+
+    srv = Server("--script", os.path.join(SCEN, "flaky.conf"))
+    for round_ in (1, 2):
+        c = Client(srv.port)
+        c.line()
+        c.cmd("a1", "LOGIN u p")
+        t0 = time.monotonic()
+        r1 = c.cmd("a2", "SELECT INBOX")
+        dt = time.monotonic() - t0
+        r2 = c.cmd("a3", "SELECT INBOX")
+        r3 = c.cmd("a4", "NOOP")
+        r4 = c.cmd("a5", "NOOP")
+        c.send("a6 FETCH 1 FLAGS\r\n")
+        closed = c.eof()
+        check("script flaky.conf (connection %d): once rules, sleep, close"
+              % round_,
+              r1[-1] == "a2 OK [READ-WRITE] slow select" and dt >= 0.2
+              and r2[-1] == "a3 OK [READ-WRITE] select"
+              and r3 == ["a4 NO [UNAVAILABLE] try again"]
+              and r4 == ["a5 OK done"] and closed, (r1, dt, r2, r3, r4))
+    c = Client(srv.port)
+    c.line()
+    c.send("z LOGOUT\r\n")
+    check("script flaky.conf: bye directive", c.line() == "* BYE see you"
+          and c.eof())
+    srv.stop()
+
+    srv = Server("--script", os.path.join(SCEN, "literals.conf"))
+    c = Client(srv.port)
+    c.line()
+    c.send("a1 FETCH 1 BODY[]\r\n")
+    hdr = c.line()
+    body = c.exactly(5)
+    r = c.until("a1")
+    c.send("a2 IDLE\r\n")
+    cont = c.line()
+    c.send("DONE\r\n")
+    r2 = c.until("a2")
+    r3 = c.cmd("a3", "LOGOUT")
+    check("script literals.conf: literal reply, IDLE/DONE, LOGOUT close",
+          hdr == "* 1 FETCH (UID 1 BODY[] {5}" and body == b"hello"
+          and r == [")", "a1 OK fetched"] and cont == "+ idling"
+          and r2 == ["a2 OK idle done"]
+          and r3 == ["* BYE bye", "a3 OK logout"] and c.eof(),
+          (hdr, body, r, cont, r2, r3))
+    srv.stop()
+
+
+# ---- threads and option errors -------------------------------------------------
+
+def t_threads():
+    srv = Server("--threads", "4")
+    clients = [Client(srv.port) for _ in range(40)]
+    ok = True
+    for i, c in enumerate(clients):
+        ok = ok and c.line().startswith("* OK")
+        c.send("a LOGIN u p\r\nb NOOP\r\nc LOGOUT\r\n")
+    for c in clients:
+        ok = ok and c.until("c")[-1] == "c OK LOGOUT completed"
+        c.close()
+    st = srv.stop()
+    check("--threads 4: 40 clients served, stats summed over loops",
+          ok and st.get("connections") == 40 and st.get("logins") == 40
+          and st.get("commands") == 120, st)
+
+
+def t_options():
+    bad_script = os.path.join(TMP, "bad.conf")
+    with open(bad_script, "w") as f:
+        f.write("on LOGIN $tag OK\nwhatever this is\n")
+    cases = [
+        (["--listen", "8.8.8.8"], "loopback"),
+        (["--listen", "0.0.0.0"], "loopback"),
+        (["--listen", "localhost"], "loopback"),
+        (["--mode", "bogus"], "unknown mode 'bogus'"),
+        (["--port", "70000"], "--port: '70000'"),
+        (["--delay-ms", "-1"], "--delay-ms: '-1'"),
+        (["--slow-pct", "10"], "--slow-ms"),
+        (["--tls-cert", "x.pem"], "--tls-key"),
+        (["--mode", "script"], "--script"),
+        (["--script", bad_script], "line 2"),
+        (["--script", os.path.join(TMP, "missing.conf")], "cannot open"),
+        (["--bogus"], "unknown option '--bogus'"),
+        (["--port"], "needs a value"),
+    ]
+    for args, want in cases:
+        p = subprocess.run([FAKE] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=10)
+        err = p.stderr.decode()
+        check("bad option %s: exit 2 naming the problem" % " ".join(args),
+              p.returncode == 2 and want in err and "PORT" not in
+              p.stdout.decode(), "rc=%d %s" % (p.returncode, err.strip()))
+
+
+def main():
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+    groups = [("normal mode", t_normal), ("long line", t_long_line),
+              ("delay", t_delay), ("slow order", t_slow_order),
+              ("stall", t_stall), ("fault modes", t_faults), ("tls", t_tls),
+              ("scripts", t_scripts), ("threads", t_threads),
+              ("options", t_options)]
+    try:
+        for name, fn in groups:
+            run(name, fn)
+    finally:
+        for srv in list(LIVE):
+            srv.kill()
+        subprocess.run(["rm", "-rf", TMP])
+    if FAILED:
+        print("%d check(s) failed" % len(FAILED))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
