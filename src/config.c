@@ -1,60 +1,23 @@
-/* config.c: argv -> struct config.
+/* config.c: argv -> struct config, the driver half.
  *
- * One table drives both syntaxes: each row names an imaptest word and/or a
- * GNU long (and short) option and the handler that stores the value, so an
- * imaptest word and its long option can never drift apart.  Words that are
- * neither keys nor flags are imaptest state words (`append=100,5`). */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <limits.h>
-#include <netinet/in.h>
+ * Owns the walk over argv (GNU options versus imaptest words, keys and flags
+ * versus state words), the one-line error format, the value parsers the
+ * handlers share, the state words, and config_defaults, config_validate,
+ * config_free and config_port.  The option table, its handlers and the
+ * --help text are in config_opts.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
 
-#define IMAPSTRESS_VERSION "0.1.0"
-#define GIB (1ULL << 30)
-
-struct pctx {
-	struct config *cfg;
-	char *err;
-	size_t errlen;
-	const char *name;	/* "clients", "--clients" or "-c" */
-	const char *val;	/* NULL when none was given */
-	const char *sep;	/* between name and value as typed */
-};
-
-enum arg_kind {
-	ARG_NONE,	/* flag */
-	ARG_REQ,	/* needs a value */
-	ARG_OPT		/* imaptest's `ssl` and `ssl=any-cert` */
-};
-
-struct opt;
-typedef int (*opt_fn)(struct pctx *c, const struct opt *o);
-
-struct opt {
-	const char *word;	/* imaptest word, or NULL */
-	const char *lng;	/* long option without "--", or NULL */
-	char shrt;		/* short option letter, or 0 */
-	enum arg_kind arg;
-	opt_fn fn;
-	size_t off;		/* field for the generic handlers */
-	uint64_t min, max;	/* limits for the generic handlers */
-};
-
-#define FIELD(c, o, type) ((type *)(void *)((char *)(c)->cfg + (o)->off))
-
-static int config_fail(struct pctx *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* --- errors and the value parsers the handlers share ----------------- */
 
 /* "<word as typed>: <problem>", on one line whatever the value holds. */
-static int
+int
 config_fail(struct pctx *c, const char *fmt, ...)
 {
 	int n;
@@ -76,16 +39,16 @@ config_fail(struct pctx *c, const char *fmt, ...)
 	return -1;
 }
 
-static void
-set_str(char **dst, const char *val)
+void
+config_set_str(char **dst, const char *val)
 {
 	free(*dst);
 	*dst = xstrdup(val);
 }
 
 /* Strict decimal (digits with an optional fraction) for rates. */
-static int
-parse_decimal(struct pctx *c, double *out)
+int
+config_parse_decimal(struct pctx *c, double *out)
 {
 	const char *s = c->val;
 	size_t i = 0, digits = 0;
@@ -105,9 +68,9 @@ parse_decimal(struct pctx *c, double *out)
 	return 0;
 }
 
-static int
-parse_uint(struct pctx *c, const char *s, uint64_t min, uint64_t max,
-	   uint64_t *out)
+int
+config_parse_uint(struct pctx *c, const char *s, uint64_t min, uint64_t max,
+		  uint64_t *out)
 {
 	const char *why;
 
@@ -120,35 +83,9 @@ parse_uint(struct pctx *c, const char *s, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* --- generic handlers ------------------------------------------------ */
-
-static int
-h_str(struct pctx *c, const struct opt *o)
-{
-	set_str(FIELD(c, o, char *), c->val);
-	return 0;
-}
-
-static int
-h_flag(struct pctx *c, const struct opt *o)
-{
-	*FIELD(c, o, bool) = true;
-	return 0;
-}
-
-static int
-h_uint(struct pctx *c, const struct opt *o)
-{
-	uint64_t v;
-
-	if (parse_uint(c, c->val, o->min, o->max, &v) < 0)
-		return -1;
-	*FIELD(c, o, unsigned) = (unsigned)v;
-	return 0;
-}
-
-static int
-parse_size(struct pctx *c, const struct opt *o, uint64_t *out)
+/* The row's min/max bound the size; the message shows them as sizes. */
+int
+config_parse_size(struct pctx *c, const struct opt *o, uint64_t *out)
 {
 	const char *why;
 	char lo[32], hi[32];
@@ -163,26 +100,8 @@ parse_size(struct pctx *c, const struct opt *o, uint64_t *out)
 	return 0;
 }
 
-static int
-h_size64(struct pctx *c, const struct opt *o)
-{
-	return parse_size(c, o, FIELD(c, o, uint64_t));
-}
-
-static int
-h_size_t(struct pctx *c, const struct opt *o)
-{
-	uint64_t v;
-
-	if (parse_size(c, o, &v) < 0)
-		return -1;
-	*FIELD(c, o, size_t) = (size_t)v;
-	return 0;
-}
-
-/* Durations; o->min != 0 means zero is not allowed. */
-static int
-parse_dur(struct pctx *c, const char *s, bool positive, double *out)
+int
+config_parse_dur(struct pctx *c, const char *s, bool positive, double *out)
 {
 	const char *why;
 
@@ -193,267 +112,7 @@ parse_dur(struct pctx *c, const char *s, bool positive, double *out)
 	return 0;
 }
 
-static int
-h_dur(struct pctx *c, const struct opt *o)
-{
-	return parse_dur(c, c->val, o->min != 0, FIELD(c, o, double));
-}
-
-static int
-h_rate(struct pctx *c, const struct opt *o)
-{
-	double v;
-
-	if (parse_decimal(c, &v) < 0)
-		return -1;
-	if (v <= 0)
-		return config_fail(c, "must be greater than 0");
-	*FIELD(c, o, double) = v;
-	return 0;
-}
-
-/* --- connection and authentication ----------------------------------- */
-
-static int
-h_port(struct pctx *c, const struct opt *o)
-{
-	uint64_t v;
-
-	if (parse_uint(c, c->val, 1, 65535, &v) < 0)
-		return -1;
-	c->cfg->port = (int)v;
-	return 0;
-}
-
-/* users=N means 1-N; users=A-B a range. */
-static int
-parse_range(struct pctx *c, unsigned *min, unsigned *max)
-{
-	const char *dash = strchr(c->val, '-');
-	uint64_t a = 1, b;
-
-	if (c->val[0] == '-')
-		return config_fail(c, "negative");
-	if (dash == NULL) {
-		if (parse_uint(c, c->val, 1, UINT_MAX, &b) < 0)
-			return -1;
-	} else {
-		char *first = xstrndup(c->val, (size_t)(dash - c->val));
-		int r = parse_uint(c, first, 0, UINT_MAX, &a);
-		free(first);
-		if (r < 0 || parse_uint(c, dash + 1, 0, UINT_MAX, &b) < 0)
-			return -1;
-		if (a > b)
-			return config_fail(c, "range start is greater than "
-					   "its end");
-	}
-	*min = (unsigned)a;
-	*max = (unsigned)b;
-	return 0;
-}
-
-static int
-h_users(struct pctx *c, const struct opt *o)
-{
-	return parse_range(c, &c->cfg->users_min, &c->cfg->users_max);
-}
-
-static int
-h_domains(struct pctx *c, const struct opt *o)
-{
-	return parse_range(c, &c->cfg->domains_min, &c->cfg->domains_max);
-}
-
-/* imaptest fills up to two %d/%i with the user and domain numbers; any
- * other conversion would reach snprintf-like code later, so refuse it. */
-static int
-h_user(struct pctx *c, const struct opt *o)
-{
-	int n = 0;
-
-	for (const char *p = c->val; *p != '\0'; p++) {
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		if (*p == '\0')
-			return config_fail(c, "'%%' at the end (write %%%% "
-					   "for a literal %%)");
-		if (*p != 'd' && *p != 'i')
-			return config_fail(c, "'%%%c' is not supported (only "
-					   "%%d, %%i and %%%%)", *p);
-		if (++n > 2)
-			return config_fail(c, "more than two %%d/%%i");
-	}
-	set_str(&c->cfg->user_template, c->val);
-	return 0;
-}
-
-static int
-h_password_file(struct pctx *c, const struct opt *o)
-{
-	FILE *f = fopen(c->val, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int read_err;
-
-	if (f == NULL)
-		return config_fail(c, "cannot read %s: %s", c->val,
-				   strerror(errno));
-	errno = 0;
-	n = getline(&line, &cap, f);
-	read_err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (n < 0) {
-		free(line);
-		if (read_err != 0)
-			return config_fail(c, "cannot read %s: %s", c->val,
-					   strerror(read_err));
-		return config_fail(c, "%s is empty", c->val);
-	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = '\0';
-	if (n == 0) {
-		free(line);
-		return config_fail(c, "the first line of %s is empty", c->val);
-	}
-	free(c->cfg->pass);
-	c->cfg->pass = line;
-	set_str(&c->cfg->password_file, c->val);
-	return 0;
-}
-
-static int
-h_master(struct pctx *c, const struct opt *o)
-{
-	set_str(&c->cfg->master, c->val);
-	c->cfg->states[OP_AUTHENTICATE].prob = 100;
-	return 0;
-}
-
-static int
-h_ssl(struct pctx *c, const struct opt *o)
-{
-	if (c->val != NULL && strcmp(c->val, "any-cert") != 0)
-		return config_fail(c, "expected bare 'ssl' or 'ssl=any-cert'");
-	c->cfg->tls = TLS_IMPLICIT;
-	if (c->val != NULL)
-		c->cfg->tls_insecure = true;
-	return 0;
-}
-
-static int
-h_tls(struct pctx *c, const struct opt *o)
-{
-	c->cfg->tls = (enum tls_mode)o->min;
-	return 0;
-}
-
-static int
-h_source(struct pctx *c, const struct opt *o)
-{
-	struct config *cfg = c->cfg;
-	char *list = xstrdup(c->val), *save = NULL;
-	const char *bad = NULL;
-	char *addrs[CONFIG_MAX_SOURCES];
-	unsigned n = 0;
-	int r = -1;
-
-	if (strstr(c->val, ",,") != NULL || c->val[0] == ',' ||
-	    c->val[strlen(c->val) - 1] == ',') {
-		config_fail(c, "empty address in the list");
-		goto out;
-	}
-	for (char *a = strtok_r(list, ",", &save); a != NULL;
-	     a = strtok_r(NULL, ",", &save)) {
-		struct in_addr v4;
-		struct in6_addr v6;
-		if (n == CONFIG_MAX_SOURCES) {
-			c->val = NULL;	/* the list itself would not fit */
-			config_fail(c, "too many addresses (at most %d)",
-				    CONFIG_MAX_SOURCES);
-			goto out;
-		}
-		if (inet_pton(AF_INET, a, &v4) == 1) {
-			if ((ntohl(v4.s_addr) >> 24) != 127)
-				bad = a;
-		} else if (inet_pton(AF_INET6, a, &v6) == 1) {
-			if (!IN6_IS_ADDR_LOOPBACK(&v6))
-				bad = a;
-		} else {
-			c->val = a;
-			config_fail(c, "not an IP address");
-			goto out;
-		}
-		if (bad != NULL) {
-			c->val = bad;
-			config_fail(c, "only loopback source addresses are "
-				    "allowed");
-			goto out;
-		}
-		addrs[n++] = a;
-	}
-	for (unsigned i = 0; i < cfg->n_sources; i++)
-		free(cfg->sources[i]);
-	for (unsigned i = 0; i < n; i++)
-		cfg->sources[i] = xstrdup(addrs[i]);
-	cfg->n_sources = n;
-	r = 0;
-out:
-	free(list);
-	return r;
-}
-
-/* --- workload -------------------------------------------------------- */
-
-/* secs=N[,F]: run time, then the grace period before a hard stop. */
-static int
-h_secs(struct pctx *c, const struct opt *o)
-{
-	const char *comma = strchr(c->val, ',');
-	double secs, grace = c->cfg->grace_secs;
-	char *first = xstrndup(c->val, comma ? (size_t)(comma - c->val)
-					      : strlen(c->val));
-	int r = parse_dur(c, first, false, &secs);
-
-	free(first);
-	if (r < 0 || (comma != NULL && parse_dur(c, comma + 1, false,
-						 &grace) < 0))
-		return -1;
-	c->cfg->secs = secs;
-	c->cfg->grace_secs = grace;
-	return 0;
-}
-
-static int
-h_seed(struct pctx *c, const struct opt *o)
-{
-	uint64_t v;
-
-	if (parse_uint(c, c->val, 0, UINT_MAX, &v) < 0)
-		return -1;
-	c->cfg->seed = (unsigned)v;
-	c->cfg->have_seed = true;
-	return 0;
-}
-
-static int
-h_unsupported(struct pctx *c, const struct opt *o)
-{
-	return config_fail(c, "%s mode is not supported by imapstress",
-			   strcmp(o->word, "test") == 0 ? "scripted"
-							: "profile");
-}
-
-static int
-h_imap4rev2(struct pctx *c, const struct opt *o)
-{
-	c->cfg->imap4rev2 = true;
-	c->cfg->qresync = true;
-	return 0;
-}
+/* --- state words ----------------------------------------------------- */
 
 /* `-`: imaptest's "only what I name", keeping SELECT so that the named
  * mailbox commands still have a mailbox. */
@@ -466,8 +125,8 @@ states_clear(struct config *cfg)
 }
 
 /* The P[,R] of a state word; val NULL means a bare name (100%). */
-static int
-state_set(struct pctx *c, int op, const char *val)
+int
+config_state_set(struct pctx *c, int op, const char *val)
 {
 	const char *why, *comma;
 	int prob = 100, again = c->cfg->states[op].again;
@@ -489,236 +148,7 @@ state_set(struct pctx *c, int op, const char *val)
 	return 0;
 }
 
-static int
-h_state(struct pctx *c, const struct opt *o)
-{
-	const char *eq = strchr(c->val, '=');
-	unsigned len = (unsigned)(eq ? (size_t)(eq - c->val) : strlen(c->val));
-	int op = op_lookup(c->val, len);
-
-	if (op < 0)
-		return config_fail(c, "unknown state '%.*s'", (int)len, c->val);
-	if (eq != NULL && eq[1] == '\0')
-		return config_fail(c, "empty value");
-	return state_set(c, op, eq ? eq + 1 : NULL);
-}
-
-/* --- output ---------------------------------------------------------- */
-
-static int
-h_quiet(struct pctx *c, const struct opt *o)
-{
-	c->cfg->format = OUT_QUIET;
-	return 0;
-}
-
-static int
-h_tick_percentile(struct pctx *c, const struct opt *o)
-{
-	double v;
-
-	if (parse_decimal(c, &v) < 0)
-		return -1;
-	if (v <= 0 || v > 100)
-		return config_fail(c, "must be greater than 0 and at most 100");
-	c->cfg->tick_percentile = v;
-	return 0;
-}
-
-/* --sla OP.METRIC<DURATION, e.g. APPEND.p95<500ms or ALL.max<2s. */
-static int
-h_sla(struct pctx *c, const struct opt *o)
-{
-	struct config *cfg = c->cfg;
-	const char *s = c->val, *dot = strchr(s, '.'), *lt = strchr(s, '<');
-	struct sla sla = { .op = -1 };
-	double secs;
-	const char *why;
-
-	if (cfg->n_slas == CONFIG_MAX_SLA)
-		return config_fail(c, "too many --sla (at most %d)",
-				   CONFIG_MAX_SLA);
-	if (dot == NULL || lt == NULL || lt < dot || dot == s)
-		return config_fail(c, "expected OP.METRIC<DURATION, e.g. "
-				   "'APPEND.p95<500ms'");
-	if (strlen(s) >= sizeof(sla.text))
-		return config_fail(c, "too long");
-	unsigned oplen = (unsigned)(dot - s);
-	if (!(oplen == 3 && strncasecmp(s, "ALL", 3) == 0)) {
-		sla.op = op_lookup(s, oplen);
-		if (sla.op < 0)
-			return config_fail(c, "unknown state '%.*s'",
-					   (int)oplen, s);
-	}
-	size_t mlen = (size_t)(lt - dot - 1);
-	char metric[16];
-	if (mlen == 0 || mlen >= sizeof(metric))
-		return config_fail(c, "unknown metric '%.*s' (use p50, p90, "
-				   "p95, p99, p999, mean or max)",
-				   (int)mlen, dot + 1);
-	memcpy(metric, dot + 1, mlen);
-	metric[mlen] = '\0';
-	if (strcasecmp(metric, "mean") == 0)
-		sla.percentile = 0;
-	else if (strcasecmp(metric, "max") == 0)
-		sla.percentile = 100;
-	else if (strcasecmp(metric, "p999") == 0)
-		sla.percentile = 99.9;
-	else if ((metric[0] == 'p' || metric[0] == 'P') && mlen == 3 &&
-		 metric[1] >= '1' && metric[1] <= '9' &&
-		 metric[2] >= '0' && metric[2] <= '9')
-		sla.percentile = (metric[1] - '0') * 10 + (metric[2] - '0');
-	else
-		return config_fail(c, "unknown metric '%s' (use p50, p90, "
-				   "p95, p99, p999, mean or max)", metric);
-	if (units_parse_duration(lt + 1, &secs, &why) < 0)
-		return config_fail(c, "%s", why);
-	if (secs <= 0)
-		return config_fail(c, "the bound must be greater than 0");
-	sla.max_us = (uint64_t)(secs * 1e6 + 0.5);
-	snprintf(sla.text, sizeof(sla.text), "%s", s);
-	cfg->slas[cfg->n_slas++] = sla;
-	return 0;
-}
-
-static const char usage[] =
-"Usage: imapstress [OPTION]... [IMAPTEST-WORD]...\n"
-"Load generator for IMAP servers.  imaptest words (host= clients= secs=\n"
-"user= pass= msgs= - append=100,5 ...) work unchanged.\n"
-"\n"
-"Connection:\n"
-"  -H, --host ADDR        server address (127.0.0.1)\n"
-"  -p, --port N           port (143; 993 with --tls)\n"
-"      --tls, --starttls  implicit TLS / STARTTLS\n"
-"      --insecure         accept any certificate; --ca-file FILE\n"
-"  -c, --clients N        concurrent connections (10)\n"
-"  -w, --workers N        worker threads (0: one per CPU)\n"
-"      --connect-rate N   new connections per second\n"
-"Authentication:\n"
-"  -u, --user TEMPLATE    user name, %d = user number ($USER)\n"
-"      --users A-B        user numbers (1-99)\n"
-"      --password PW      password (pass; or $IMAPSTRESS_PASSWORD)\n"
-"      --password-file F  read the password from the first line of F\n"
-"      --userfile F       one user or user:pass per line\n"
-"      --mech MECH        LOGIN, or a SASL mechanism (LOGIN)\n"
-"Workload:\n"
-"  -d, --duration T       run time, e.g. 30s or 5m (until Ctrl-C)\n"
-"      --mailbox BOX      mailbox (INBOX); --copybox BOX enables COPY\n"
-"      --msgs N           messages to keep in the mailbox (30)\n"
-"      --msg-size S       mean generated message size (4k)\n"
-"      --mbox FILE        take messages from an mbox file\n"
-"      --state NAME=P[,R] command percent and repeat, e.g. APPEND=100,5\n"
-"      --pipeline N       commands in flight per connection (10)\n"
-"      --rate N           open loop: N commands per second\n"
-"      --seed N           random seed\n"
-"Output:\n"
-"  -q, --quiet            totals only\n"
-"      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
-"      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
-"  -h, --help             this help;  -V, --version\n"
-"\n"
-"Timeouts, limits, TLS, rawlog and every imaptest word: man imapstress\n";
-
-static int
-h_help(struct pctx *c, const struct opt *o)
-{
-	fputs(usage, stdout);
-	return 1;
-}
-
-static int
-h_version(struct pctx *c, const struct opt *o)
-{
-	puts("imapstress " IMAPSTRESS_VERSION);
-	return 1;
-}
-
-#define OFF(f) offsetof(struct config, f)
-
-static const struct opt opts[] = {
-	/* connection */
-	{ "host", "host", 'H', ARG_REQ, h_str, OFF(host), 0, 0 },
-	{ "hostip", NULL, 0, ARG_REQ, h_str, OFF(hostip), 0, 0 },
-	{ "port", "port", 'p', ARG_REQ, h_port, 0, 0, 0 },
-	{ "clients", "clients", 'c', ARG_REQ, h_uint, OFF(clients), 1, 1000000 },
-	{ "procs", "workers", 'w', ARG_REQ, h_uint, OFF(workers), 0, 1024 },
-	{ NULL, "connect-rate", 0, ARG_REQ, h_rate, OFF(connect_rate), 0, 0 },
-	{ NULL, "source", 0, ARG_REQ, h_source, 0, 0, 0 },
-	/* authentication */
-	{ "user", "user", 'u', ARG_REQ, h_user, 0, 0, 0 },
-	{ "users", "users", 0, ARG_REQ, h_users, 0, 0, 0 },
-	{ "domains", NULL, 0, ARG_REQ, h_domains, 0, 0, 0 },
-	{ "user2", NULL, 0, ARG_REQ, h_str, OFF(user2), 0, 0 },
-	{ "userfile", "userfile", 0, ARG_REQ, h_str, OFF(userfile), 0, 0 },
-	{ "pass", "password", 0, ARG_REQ, h_str, OFF(pass), 0, 0 },
-	{ NULL, "password-file", 0, ARG_REQ, h_password_file, 0, 0, 0 },
-	{ "master", NULL, 0, ARG_REQ, h_master, 0, 0, 0 },
-	{ "mech", "mech", 0, ARG_REQ, h_str, OFF(mech), 0, 0 },
-	/* TLS and compression */
-	{ "ssl", NULL, 0, ARG_OPT, h_ssl, 0, 0, 0 },
-	/* h_tls takes the mode from min */
-	{ NULL, "tls", 0, ARG_NONE, h_tls, 0, TLS_IMPLICIT, 0 },
-	{ NULL, "starttls", 0, ARG_NONE, h_tls, 0, TLS_STARTTLS, 0 },
-	{ NULL, "insecure", 0, ARG_NONE, h_flag, OFF(tls_insecure), 0, 0 },
-	{ "ssl_ca_file", "ca-file", 0, ARG_REQ, h_str, OFF(ca_file), 0, 0 },
-	{ NULL, "tls-resume", 0, ARG_NONE, h_flag, OFF(tls_resume), 0, 0 },
-	{ "compress", "compress", 0, ARG_NONE, h_flag, OFF(compress), 0, 0 },
-	/* workload */
-	{ "box", "mailbox", 0, ARG_REQ, h_str, OFF(box), 0, 0 },
-	{ "copybox", "copybox", 0, ARG_REQ, h_str, OFF(copybox), 0, 0 },
-	{ "mbox", "mbox", 0, ARG_REQ, h_str, OFF(mbox_path), 0, 0 },
-	{ "random_msg_size", NULL, 0, ARG_REQ, h_size64, OFF(random_msg_size),
-	  0, GIB },
-	{ NULL, "msg-size", 0, ARG_REQ, h_size64, OFF(msg_size_mean), 1, GIB },
-	{ "msgs", "msgs", 0, ARG_REQ, h_uint, OFF(msgs), 0, UINT_MAX },
-	{ "secs", NULL, 0, ARG_REQ, h_secs, 0, 0, 0 },
-	{ NULL, "duration", 'd', ARG_REQ, h_dur, OFF(secs), 0, 0 },
-	{ NULL, "grace", 0, ARG_REQ, h_dur, OFF(grace_secs), 0, 0 },
-	{ "seed", "seed", 0, ARG_REQ, h_seed, 0, 0, 0 },
-	{ "checkpoint", NULL, 0, ARG_REQ, h_uint, OFF(checkpoint_secs),
-	  0, UINT_MAX },
-	{ "stalled_disconnect_timeout", NULL, 0, ARG_REQ, h_uint,
-	  OFF(stalled_disconnect_timeout), 0, UINT_MAX },
-	{ "test", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
-	{ "profile", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
-	{ "random", NULL, 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
-	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
-	  OFF(no_pipelining), 0, 0 },
-	{ NULL, "pipeline", 0, ARG_REQ, h_uint, OFF(pipeline_max), 1, 1000 },
-	{ "no_tracking", NULL, 0, ARG_NONE, h_flag, OFF(no_tracking), 0, 0 },
-	{ "disconnect_quit", NULL, 0, ARG_NONE, h_flag, OFF(disconnect_quit),
-	  0, 0 },
-	{ "error_quit", NULL, 0, ARG_NONE, h_flag, OFF(error_quit), 0, 0 },
-	{ "rawlog", "rawlog", 0, ARG_NONE, h_flag, OFF(rawlog), 0, 0 },
-	{ NULL, "rawlog-dir", 0, ARG_REQ, h_str, OFF(rawlog_dir), 0, 0 },
-	{ "own_msgs", NULL, 0, ARG_NONE, h_flag, OFF(own_msgs), 0, 0 },
-	{ "own_flags", NULL, 0, ARG_NONE, h_flag, OFF(own_flags), 0, 0 },
-	{ "qresync", NULL, 0, ARG_NONE, h_flag, OFF(qresync), 0, 0 },
-	{ "imap4rev2", NULL, 0, ARG_NONE, h_imap4rev2, 0, 0, 0 },
-	{ NULL, "state", 0, ARG_REQ, h_state, 0, 0, 0 },
-	{ NULL, "rate", 0, ARG_REQ, h_rate, OFF(rate), 0, 0 },
-	/* timeouts and limits; min 1 = zero not allowed */
-	{ NULL, "connect-timeout", 0, ARG_REQ, h_dur, OFF(connect_timeout),
-	  1, 0 },
-	{ NULL, "greeting-timeout", 0, ARG_REQ, h_dur, OFF(greeting_timeout),
-	  1, 0 },
-	{ NULL, "cmd-timeout", 0, ARG_REQ, h_dur, OFF(cmd_timeout), 1, 0 },
-	{ NULL, "max-line", 0, ARG_REQ, h_size_t, OFF(max_line), 128, GIB },
-	{ NULL, "max-literal", 0, ARG_REQ, h_size64, OFF(max_literal),
-	  1, INT64_MAX },
-	/* output */
-	{ "output", "output", 0, ARG_REQ, h_str, OFF(output_path), 0, 0 },
-	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },
-	{ NULL, "csv", 0, ARG_REQ, h_str, OFF(csv_path), 0, 0 },
-	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
-	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
-	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
-	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
-	{ NULL, "help", 'h', ARG_NONE, h_help, 0, 0, 0 },
-	{ NULL, "version", 'V', ARG_NONE, h_version, 0, 0, 0 },
-};
-
-#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+/* --- the walk over argv ---------------------------------------------- */
 
 /* Runs one option once its value (if any) is known. */
 static int
@@ -754,8 +184,8 @@ parse_word(struct pctx *c, const char *word)
 		key[klen] = '\0';
 		c->name = key;
 		c->val = eq ? eq + 1 : NULL;
-		for (size_t i = 0; i < N_OPTS; i++) {
-			const struct opt *o = &opts[i];
+		for (size_t i = 0; i < config_n_opts; i++) {
+			const struct opt *o = &config_opts[i];
 			if (o->word == NULL || strcmp(o->word, key) != 0)
 				continue;
 			/* "compress=50" is the COMPRESS state, not the flag;
@@ -776,7 +206,23 @@ parse_word(struct pctx *c, const char *word)
 	}
 	if (c->val != NULL && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return state_set(c, op, c->val);
+	return config_state_set(c, op, c->val);
+}
+
+/* The row for a long option name (without "--"), through its aliases. */
+static const struct opt *
+opt_by_long(const char *lng)
+{
+	const struct opt *o = NULL;
+
+	for (size_t k = 0; k < config_n_opt_aliases; k++)
+		if (strcmp(config_opt_aliases[k].alias, lng) == 0)
+			lng = config_opt_aliases[k].lng;
+	for (size_t k = 0; k < config_n_opts; k++)
+		if (config_opts[k].lng != NULL &&
+		    strcmp(config_opts[k].lng, lng) == 0)
+			o = &config_opts[k];
+	return o;
 }
 
 /* A long or short option; may consume argv[*i + 1] as its value. */
@@ -794,10 +240,8 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
 		snprintf(name, sizeof(name), "%.*s", (int)len, arg);
 		c->name = name;
-		for (size_t k = 0; k < N_OPTS && len < sizeof(name); k++)
-			if (opts[k].lng != NULL &&
-			    strcmp(opts[k].lng, name + 2) == 0)
-				o = &opts[k];
+		if (len < sizeof(name))
+			o = opt_by_long(name + 2);
 		attached = eq != NULL;
 		c->sep = attached ? "=" : " ";
 		if (attached)
@@ -805,9 +249,9 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 	} else {
 		snprintf(name, sizeof(name), "-%c", arg[1]);
 		c->name = name;
-		for (size_t k = 0; k < N_OPTS; k++)
-			if (opts[k].shrt == arg[1])
-				o = &opts[k];
+		for (size_t k = 0; k < config_n_opts; k++)
+			if (config_opts[k].shrt == arg[1])
+				o = &config_opts[k];
 		attached = arg[2] != '\0';
 		c->sep = attached ? "" : " ";
 		if (attached)

@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "rawlog.h"
 #include "tls.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -80,6 +81,8 @@ conn_new(struct worker *w, unsigned slot)
 	c->stage = evbuffer_new();
 	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
+	if (cfg->rawlog)
+		c->rawlog = rawlog_open(cfg->rawlog_dir, slot);
 	conn_pick_user(c);
 	return c;
 }
@@ -96,6 +99,7 @@ conn_free(struct conn *c)
 		event_free(c->timer);
 	evbuffer_free(c->stage);
 	evbuffer_free(c->cont);
+	rawlog_close(c->rawlog);
 	free(c);
 }
 
@@ -113,6 +117,7 @@ conn_reset_session(struct conn *c)
 	c->closing = false;
 	c->tls_done = false;
 	c->capa_sent = false;
+	c->starttls_sent = c->upgrade = c->redact_cont = false;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
 	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 	plan_init(&c->plan);
@@ -156,6 +161,8 @@ conn_start(struct conn *c)
 	c->st = CONN_S_CONNECTING;
 	c->t_connect = c->t_last_io = clock_us();
 	ctr_add(&c->w->stats->connects, 1);
+	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
+		    (unsigned long long)c->serial, c->user);
 
 	fd = conn_socket(c, sa);
 	if (fd < 0) {
@@ -221,6 +228,33 @@ conn_count_sent(struct conn *c, uint64_t n)
 	ctr_add(&c->w->stats->imap_sent, n);
 	if (!c->tls_layer)
 		ctr_add(&c->w->stats->bytes_sent, n);
+}
+
+/* STARTTLS said OK: put a TLS filter over the plain bufferevent.  Called
+ * after the parser returned, never from inside a parser callback. */
+void
+conn_starttls_upgrade(struct conn *c)
+{
+	struct bufferevent *tls;
+
+	c->upgrade = false;
+	conn_sync_wire(c);
+	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev);
+	if (tls == NULL) {
+		conn_log_err(c, ERR_TLS, "STARTTLS: cannot set up TLS");
+		conn_close(c, ERR_TLS, true);
+		return;
+	}
+	c->bev = tls;
+	c->tls_layer = true;
+	c->wire_in = c->wire_out = 0;
+	c->t_tls_start = clock_us();
+	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
+	c->caps = 0;
+	c->capa_sent = false;
+	bufferevent_setcb(tls, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
 /* Count what was in flight as failed: the server never answered it. */
@@ -311,6 +345,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		struct evbuffer_iovec v;
 		if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
 			break;
+		rawlog_data(c->rawlog, 'S', v.iov_base, v.iov_len);
 		long n = imap_parser_feed(c->parser, v.iov_base, v.iov_len);
 		if (n < 0) {
 			conn_log_err(c, ERR_PROTOCOL, "%s",
@@ -323,6 +358,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			return;
 		}
 		evbuffer_drain(in, (size_t)n);
+		if (c->upgrade) {
+			conn_starttls_upgrade(c);
+			return;
+		}
 	}
 	conn_send_more(c);
 }
@@ -335,16 +374,32 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 
 	if (what & BEV_EVENT_CONNECTED) {
 		uint64_t now = clock_us();
+		if (c->st == CONN_S_SESSION) {
+			/* The STARTTLS handshake finished. */
+			hist_record(c->w->stats->tls_lat, now - c->t_tls_start);
+			ctr_add(&c->w->stats->tls_handshakes, 1);
+			c->tls_done = true;
+			rawlog_note(c->rawlog, "TLS established");
+			conn_send_more(c);
+			return;
+		}
 		c->st = CONN_S_GREETING;
 		c->t_last_io = now;
 		if (c->w->cfg->tls == TLS_IMPLICIT) {
 			hist_record(c->w->stats->tls_lat, now - c->t_connect);
 			ctr_add(&c->w->stats->tls_handshakes, 1);
 			c->tls_done = true;
+			rawlog_note(c->rawlog, "TLS established");
 		}
 		return;
 	}
-	if (tls_bev_error(bev, why, sizeof(why))) {
+	bool verify;
+	if (tls_bev_error(bev, why, sizeof(why), &verify)) {
+		if (verify) {
+			/* Not transient: main stops the run if nobody ever
+			 * got in, instead of retrying for ever. */
+			atomic_store(&((struct shared *)c->w->sh)->tls_verify_failed, true);
+		}
 		conn_log_err(c, ERR_TLS, "TLS: %s", why);
 		conn_close(c, ERR_TLS, true);
 		return;
@@ -355,6 +410,14 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		conn_close(c, ERR_CONNECT, true);
 		return;
+	}
+	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0) {
+		/* A TLS filter can report EOF before it has handed us the
+		 * last records it decrypted (the BYE and OK of a LOGOUT):
+		 * parse what is there before judging how the session ended. */
+		conn_read_cb(bev, c);
+		if (c->bev != bev)
+			return;
 	}
 	if (c->logout_sent && c->bye_seen) {
 		conn_close(c, ERR_DISCONNECT, false);

@@ -105,6 +105,7 @@ struct conn {
 
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
 	uint64_t t_connect;	/* when connect() started */
+	uint64_t t_tls_start;	/* when the STARTTLS handshake started */
 	uint64_t t_last_io;
 	unsigned fail_streak;
 	bool logout_sent, bye_seen;
@@ -116,6 +117,10 @@ struct conn {
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
+	bool starttls_sent;	/* STARTTLS asked on this connection */
+	bool upgrade;		/* STARTTLS OK seen: switch to TLS after parsing */
+	bool redact_cont;	/* the pending continuation holds a secret */
+	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	uint64_t serial;	/* connection number, for tags and logs */
 };
 
@@ -136,6 +141,7 @@ bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
 void conn_halt(struct conn *c);
 
 /* Inside conn_*.c only. */
+void conn_starttls_upgrade(struct conn *c);
 /* Bring the wire byte counters up to date (TLS counts its own). */
 void conn_sync_wire(struct conn *c);
 /* Count octets handed to / taken from the IMAP layer. */

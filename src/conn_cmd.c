@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "rawlog.h"
 #include "worker.h"
 
 /* A plan that keeps choosing commands that cannot run (say, FETCH in an
@@ -27,6 +28,31 @@ conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
 	/* imaptest's tags: "<client>.<n>". */
 	imap_cmd_printf(cmd, "%u.%u ", c->slot, tag);
 	return tag;
+}
+
+/* The command as sent, except that a password never reaches the file. */
+static void
+conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
+		uint32_t tag, const struct imap_cmd *cmd)
+{
+	char line[512];
+	if (internal == CONN_I_NONE && (op == OP_LOGIN || op == OP_AUTHENTICATE)) {
+		int n = snprintf(line, sizeof(line), "%u.%u %s %s <secret redacted>\r\n",
+				 c->slot, tag, op == OP_LOGIN ? "LOGIN" : "AUTHENTICATE PLAIN",
+				 op == OP_LOGIN ? c->user : "");
+		rawlog_data(c->rawlog, 'C', line, (size_t)n);
+		c->redact_cont = true;
+		return;
+	}
+	c->redact_cont = false;
+	size_t upto = cmd->n_splits ? cmd->splits[0] : evbuffer_get_length(c->stage);
+	struct evbuffer_iovec v[8];
+	int nv = evbuffer_peek(c->stage, (ev_ssize_t)upto, NULL, v, 8);
+	for (int i = 0; i < nv && i < 8 && upto > 0; i++) {
+		size_t n = v[i].iov_len < upto ? v[i].iov_len : upto;
+		rawlog_data(c->rawlog, 'C', v[i].iov_base, n);
+		upto -= n;
+	}
 }
 
 /* Move bytes from the staging buffer to the socket.  A command with
@@ -48,6 +74,8 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	f->bytes = bytes;
 	f->t_sent = clock_us();
 	conn_count_sent(c, len);
+	if (c->rawlog != NULL)
+		conn_rawlog_cmd(c, op, internal, tag, cmd);
 
 	if (cmd->n_splits == 0) {
 		evbuffer_add_buffer(out, c->stage);
@@ -67,6 +95,18 @@ conn_flush_cont(struct conn *c)
 {
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 
+	size_t n = c->cont_next < c->n_cont_splits ?
+	    c->cont_splits[c->cont_next] : evbuffer_get_length(c->cont);
+	if (c->rawlog != NULL) {
+		if (c->redact_cont) {
+			rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+		} else {
+			struct evbuffer_iovec v;
+			if (evbuffer_peek(c->cont, (ev_ssize_t)n, NULL, &v, 1) > 0)
+				rawlog_data(c->rawlog, 'C', v.iov_base,
+					    v.iov_len < n ? v.iov_len : n);
+		}
+	}
 	if (c->cont_next < c->n_cont_splits) {
 		evbuffer_remove_buffer(c->cont, out,
 				       c->cont_splits[c->cont_next++]);
@@ -164,6 +204,20 @@ conn_send_more(struct conn *c)
 			c->capa_sent = true;
 			conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
 		}
+		return;
+	}
+	if (cfg->tls == TLS_STARTTLS && !c->tls_done) {
+		/* Never a password in clear when STARTTLS was asked for. */
+		if (c->starttls_sent || c->n_fl > 0)
+			return;
+		if (!(c->caps & CAP_STARTTLS)) {
+			conn_log_err(c, ERR_TLS, "server does not advertise STARTTLS; "
+				     "not logging in without TLS");
+			conn_close(c, ERR_TLS, true);
+			return;
+		}
+		c->starttls_sent = true;
+		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
 

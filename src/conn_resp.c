@@ -159,6 +159,15 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 {
 	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
 		c->caps = CAP_KNOWN;	/* answered without a list: none */
+	if (f->internal == CONN_I_STARTTLS) {
+		if (r->cond == IMAP_COND_OK) {
+			c->upgrade = true;	/* after the parser returns */
+			return;
+		}
+		conn_log_err(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
+		conn_close_later(c, ERR_TLS, true);
+		return;
+	}
 	if (r->cond == IMAP_COND_BAD)
 		stats_err(c->w->stats, ERR_BAD);
 	else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE)
@@ -304,5 +313,5 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		conn_tagged(c, r);
 		break;
 	}
-	return c->closing ? 1 : 0;
+	return c->closing || c->upgrade ? 1 : 0;
 }

@@ -122,17 +122,17 @@ mbox_scan(struct mbox_scan *s, const char *in, size_t n)
 				mbox_end_msg(s);
 			in_msg = true;
 		} else if (in_msg) {
-			const char *e = le, *q = p;
+			const char *b = p, *e = le, *q = p;
 			/* All trailing CRs go, so "\r\r\n" cannot become
 			 * CR CR LF on the wire. */
-			while (e > p && e[-1] == '\r')
+			while (e > b && e[-1] == '\r')
 				e--;
 			/* mboxrd: ">From ", ">>From " ... lose one '>'. */
 			while (q < e && *q == '>')
 				q++;
-			if (q > p && e - q >= 5 && memcmp(q, "From ", 5) == 0)
-				p++;
-			mbox_emit_line(s, p, (size_t)(e - p));
+			if (q > b && e - q >= 5 && memcmp(q, "From ", 5) == 0)
+				b++;
+			mbox_emit_line(s, b, (size_t)(e - b));
 		}
 		p = next;
 	}

@@ -35,7 +35,7 @@ rng_new(uint32_t seed, uint64_t domain)
 	return r;
 }
 
-/* The modulo bias is below 2^-40 for every n we use. */
+/* Modulo bias is n / 2^64: nothing for the n we use. */
 static uint64_t
 rng_below(struct rng *r, uint64_t n)
 {
@@ -102,8 +102,10 @@ gbuf_printf(struct gbuf *b, const char *fmt, ...)
 typedef size_t line_fn(char *p, size_t width, bool exact, struct rng *r);
 
 /* Exactly n bytes of CRLF-terminated lines of at most 76 characters
- * (n != 1: one byte cannot end in CRLF).  The remainder is never left at
- * 1, so the last line, written exactly, always fits. */
+ * (n != 1: one byte cannot end in CRLF).  A line that would leave exactly
+ * 1 byte is made one longer (or shorter), and a line shorter than asked
+ * leaves more, so the rest is 0 or >= 2 and the last line, written
+ * exactly, always fits. */
 static void
 gen_lines(struct gbuf *b, struct rng *r, size_t n, size_t min_w,
     size_t max_w, unsigned blank_pct, line_fn *line)
@@ -123,8 +125,6 @@ gen_lines(struct gbuf *b, struct rng *r, size_t n, size_t min_w,
 			if (left - w - 2 == 1)
 				w = w < 76 ? w + 1 : w - 1;
 			w = line(p, w, false, r);
-			if (left - w - 2 == 1)
-				p[w++] = '.';	/* short line: w < 76 */
 		}
 		prev_blank = w == 0;
 		memcpy(p + w, "\r\n", 2);
@@ -183,14 +183,33 @@ msg_pool_random(uint32_t seed, uint64_t max_size, uint64_t max_total)
 #define GEN_MIN_SIZE	400	/* the no-Received header fits in ~320 */
 #define GEN_MAX_FACTOR	20	/* the largest message, in means */
 
-/* A standard normal from the Irwin-Hall sum of 12 uniforms: no libm. */
+/* The standard normal CDF from erf's Taylor series, and its inverse by
+ * bisection: only + - * /, ample precision for |z| <= 6. */
 static double
-gen_normal(struct rng *r)
+gen_phi(double z)
 {
-	double z = -6.0;
-	for (int i = 0; i < 12; i++)
-		z += rng_unit(r);
-	return z;
+	double x = z / 1.4142135623730951, term = x, sum = x;
+
+	for (int k = 1; k < 120; k++) {
+		term *= -x * x / k;
+		sum += term / (2 * k + 1);
+	}
+	return 0.5 + sum / 1.7724538509055160;
+}
+
+static double
+gen_phi_inv(double u)
+{
+	double lo = -6.0, hi = 6.0;
+
+	for (int it = 0; it < 48; it++) {
+		double mid = (lo + hi) / 2.0;
+		if (gen_phi(mid) < u)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2.0;
 }
 
 /* 2^x by Taylor series of e^(x ln 2) on [0,1): only IEEE arithmetic, so
@@ -222,10 +241,11 @@ gen_clamp(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Log-normal sizes (sigma ~1.25 in natural log: most mail small, a long
+/* Log-normal sizes (sigma 1.25 in natural log: most mail small, a long
  * tail of attachments), scaled so that after clamping to
  * [GEN_MIN_SIZE, GEN_MAX_FACTOR * mean] the sum is n * mean.  The sum is
- * monotonic in the scale, so bisection finds it. */
+ * monotonic in the scale, so bisection finds it.  One draw per quantile
+ * stratum, shuffled, so even an 8-message pool has the skewed shape. */
 static void
 gen_plan_sizes(struct rng *r, unsigned n, uint64_t mean, uint64_t *sizes)
 {
@@ -234,9 +254,16 @@ gen_plan_sizes(struct rng *r, unsigned n, uint64_t mean, uint64_t *sizes)
 	double total = (double)n * (double)mean, wmin = 1e300;
 
 	for (unsigned i = 0; i < n; i++) {
-		w[i] = gen_pow2(1.8 * gen_normal(r));
+		double u = (i + rng_unit(r)) / n;
+		w[i] = gen_pow2(1.8 * gen_phi_inv(u));
 		if (w[i] < wmin)
 			wmin = w[i];
+	}
+	for (unsigned i = n - 1; i > 0; i--) {
+		unsigned j = (unsigned)rng_below(r, i + 1);
+		double t = w[i];
+		w[i] = w[j];
+		w[j] = t;
 	}
 	double klo = 0.0, khi = hi / wmin;
 	for (int it = 0; it < 100; it++) {
@@ -453,9 +480,9 @@ gen_message(struct gbuf *b, struct rng *r, size_t target, int64_t t)
 	char date[48], bnd[40];
 	int tz = zones[rng_below(r, NELEM(zones))];
 
-	if (target >= 20000 && rng_chance(r, 50))
+	if (target >= 20000 && rng_chance(r, 40))
 		kind = GEN_K_ATTACHMENT;
-	else if (target >= 6000 && rng_chance(r, 20))
+	else if (target >= 6000 && rng_chance(r, 15))
 		kind = GEN_K_ALTERNATIVE;
 	snprintf(bnd, sizeof(bnd), "=_is_%016llx",
 	    (unsigned long long)rng_next(r));
@@ -465,10 +492,11 @@ gen_message(struct gbuf *b, struct rng *r, size_t target, int64_t t)
 		gen_date(date, sizeof(date), t - (int64_t)i * 7, 0);
 		gbuf_printf(b, "Received: from mx%u.example.net (mx%u.example."
 		    "net [198.51.100.%u])\r\n\tby mail%u.example.org with "
-		    "ESMTPS id %08llX\r\n\tfor <%c%s@%s>; %s\r\n", i + 1, i + 1,
-		    (unsigned)rng_below(r, 254) + 1, i + 1,
+		    "ESMTPS id %08llX\r\n\tfor <%c%s.%c%s@%s>; %s\r\n", i + 1,
+		    i + 1, (unsigned)rng_below(r, 254) + 1, i + 1,
 		    (unsigned long long)(rng_next(r) & 0xffffffffULL),
-		    to.first[0] | 0x20, to.first + 1, to.domain, date);
+		    to.first[0] | 0x20, to.first + 1, to.last[0] | 0x20,
+		    to.last + 1, to.domain, date);
 	}
 	gen_date(date, sizeof(date), t - (int64_t)nrecv * 7, tz);
 	gbuf_printf(b, "Date: %s\r\n", date);

@@ -164,6 +164,7 @@ int
 run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	 struct report *rep)
 {
+	const struct shared *sh = w[0]->sh;
 	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep };
 	enum run_phase phase = PHASE_RUN;
 	const char *stop_reason = "duration";
@@ -239,8 +240,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 				stop = true;
 			}
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
-			    now - rs.t0 >= UNUSABLE_AFTER_US &&
-			    rs.cum.conns_open == 0) {
+			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
+			      rs.cum.conns_open == 0) || atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -303,7 +304,12 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.sla_ok = sla_ok;
 	rr.sla_actual_us = sla_actual;
 
-	if (unusable) {
+	if (unusable && atomic_load((_Atomic bool *)&sh->tls_verify_failed)) {
+		log_error("server unusable: its TLS certificate was refused; give "
+			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
+			  "with ssl=any-cert/--insecure");
+		status = 3;
+	} else if (unusable) {
 		log_error("server unusable: no connection got in within %d s "
 			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
 			  UNUSABLE_AFTER_US / 1000000,

@@ -127,15 +127,25 @@ tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
 }
 
 bool
-tls_bev_error(struct bufferevent *bev, char *buf, size_t n)
+tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify)
 {
 	unsigned long e, first = 0;
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	long vr = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
 
 	while ((e = bufferevent_get_openssl_error(bev)) != 0)
 		if (first == 0)
 			first = e;
+	*verify = false;
 	if (first == 0)
 		return false;
+	if (vr != X509_V_OK) {
+		/* Say why the certificate was refused, not just that it was. */
+		*verify = true;
+		snprintf(buf, n, "certificate verification failed: %s",
+			 X509_verify_cert_error_string(vr));
+		return true;
+	}
 	ERR_error_string_n(first, buf, n);
 	return true;
 }

@@ -35,8 +35,9 @@ struct bufferevent *tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
  * False for a plain bufferevent. */
 bool tls_bev_wire_bytes(struct bufferevent *bev, uint64_t *in, uint64_t *out);
 
-/* If bev carries a TLS error, describe it (OpenSSL's reason, queue
- * drained) and return true. */
-bool tls_bev_error(struct bufferevent *bev, char *buf, size_t n);
+/* If bev carries a TLS error, describe it (OpenSSL's reason, or why the
+ * certificate was refused; queue drained) and return true.  *verify says
+ * whether it was a certificate verification failure. */
+bool tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify);
 
 #endif

@@ -32,6 +32,7 @@ struct shared {
 	unsigned n_sources;
 	uint64_t run_id;		/* for Message-IDs */
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
+	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
 	unsigned n_workers;
 };

@@ -172,6 +172,7 @@ struct fake_conn {
 	bool reset;
 	bool reset_grace_done;
 	bool dead;
+	bool paused;            /* reading stopped until output drains */
 	bool endless;
 	bool garbage_sent;
 	bool script_cont;       /* a script reply ended in "+": next line is data */

@@ -17,6 +17,9 @@
 #define FAKE_DRIP_US 100000u
 #define FAKE_RESET_GRACE_US 20000u
 #define FAKE_REF_MIN 1024u
+/* Stop parsing while this much is waiting to go out: a client that
+ * pipelines FETCH 1:* and never reads must not eat the machine. */
+#define FAKE_OUT_MAX (4u * 1024 * 1024)
 
 static void fake_conn_read_cb(struct bufferevent *bev, void *arg);
 static void fake_conn_write_cb(struct bufferevent *bev, void *arg);
@@ -24,6 +27,7 @@ static void fake_conn_event_cb(struct bufferevent *bev, short what, void *arg);
 static void fake_conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 static void fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg);
 static bool fake_conn_settle(struct fake_conn *c);
+static void fake_conn_parse(struct fake_conn *c, struct evbuffer *in);
 
 static struct bufferevent *
 fake_conn_bev(struct fake_loop *loop, int fd)
@@ -381,10 +385,23 @@ fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg)
 	fake_conn_settle(c);
 }
 
+static bool
+fake_conn_backlogged(struct fake_conn *c)
+{
+	return evbuffer_get_length(bufferevent_get_output(c->bev)) +
+		evbuffer_get_length(c->pending) +
+		evbuffer_get_length(c->drip) > FAKE_OUT_MAX;
+}
+
 static void
 fake_conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct fake_conn *c = arg;
+	if (c->paused && !fake_conn_backlogged(c)) {
+		c->paused = false;
+		bufferevent_enable(bev, EV_READ);
+		fake_conn_parse(c, bufferevent_get_input(bev));
+	}
 	fake_conn_pump(c);
 	fake_conn_settle(c);
 }
@@ -506,6 +523,11 @@ fake_conn_parse(struct fake_conn *c, struct evbuffer *in)
 		if (c->closing || c->rstate == FAKE_R_SWALLOW) {
 			evbuffer_drain(in, avail);
 			st->bytes_in += avail;
+			return;
+		}
+		if (fake_conn_backlogged(c)) {
+			c->paused = true;
+			bufferevent_disable(c->bev, EV_READ);
 			return;
 		}
 		if (c->rstate == FAKE_R_LITERAL) {

@@ -356,11 +356,13 @@ fake_listen_all(struct fake_server *srv)
 static void
 fake_announce(const struct fake_cfg *cfg, unsigned port)
 {
-	printf("PORT %u\n", port);
-	fflush(stdout);
-	if (cfg->port_file == NULL)
+	/* The file first: whoever saw PORT on stdout may read it at once.
+	 * Write then rename, so a poller never reads a half-written file. */
+	if (cfg->port_file == NULL) {
+		printf("PORT %u\n", port);
+		fflush(stdout);
 		return;
-	/* Write then rename, so a poller never reads a half-written file. */
+	}
 	size_t len = strlen(cfg->port_file) + 8;
 	char *tmp = xmalloc(len);
 	snprintf(tmp, len, "%s.tmp", cfg->port_file);
@@ -370,6 +372,8 @@ fake_announce(const struct fake_cfg *cfg, unsigned port)
 		fake_die("--port-file: cannot write '%s': %s", cfg->port_file,
 			 strerror(errno));
 	free(tmp);
+	printf("PORT %u\n", port);
+	fflush(stdout);
 }
 
 static void

@@ -16,5 +16,6 @@ command -v python3 >/dev/null 2>&1 || {
 	echo "t_fake_selftest: python3 is required" >&2
 	exit 1
 }
-export FAKEIMAPD
-exec python3 "$here/fake_selftest.py" "$here"
+# No __pycache__ left in the source tree.
+export FAKEIMAPD PYTHONDONTWRITEBYTECODE=1
+exec python3 "$here/fake_selftest.py"
