@@ -19,6 +19,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "openloop.h"
 #include "rawlog.h"
 #include "tls.h"
 #include "worker.h"
@@ -78,6 +79,7 @@ conn_new(struct worker *w, unsigned slot)
 	c->st = CONN_S_WAIT;
 	c->parser = imap_parser_new(&lim, conn_on_resp, c);
 	c->timer = evtimer_new(w->base, conn_timer_cb, c);
+	c->idle_slot = -1;
 	c->stage = evbuffer_new();
 	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
@@ -286,6 +288,8 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
+	if (c->w->openloop != NULL)
+		openloop_conn_gone(c->w->openloop, c);
 	if (count_err)
 		stats_err(c->w->stats, why);
 	if (c->bev != NULL) {

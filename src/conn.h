@@ -121,6 +121,8 @@ struct conn {
 	bool upgrade;		/* STARTTLS OK seen: switch to TLS after parsing */
 	bool redact_cont;	/* the pending continuation holds a secret */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
+	int idle_slot;		/* --rate: index in the idle list, or -1 */
+	uint64_t t_due;		/* --rate: when the command being sent was due */
 	uint64_t serial;	/* connection number, for tags and logs */
 };
 
@@ -139,6 +141,10 @@ void conn_drain(struct conn *c);
 /* Has a command been waiting with no byte from the server for `us`? */
 bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
 void conn_halt(struct conn *c);
+
+/* --rate: send the next plan command now, timed from `due`.  False when
+ * the connection had nothing it could send. */
+bool conn_send_scheduled(struct conn *c, uint64_t due);
 
 /* Inside conn_*.c only. */
 void conn_starttls_upgrade(struct conn *c);

@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "openloop.h"
 #include "rawlog.h"
 #include "worker.h"
 
@@ -72,7 +73,9 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	f->internal = (uint8_t)internal;
 	f->msgs = msgs;
 	f->bytes = bytes;
-	f->t_sent = clock_us();
+	/* Open loop: latency runs from when the command was due. */
+	f->t_sent = c->t_due ? c->t_due : clock_us();
+	c->t_due = 0;
 	conn_count_sent(c, len);
 	if (c->rawlog != NULL)
 		conn_rawlog_cmd(c, op, internal, tag, cmd);
@@ -172,14 +175,13 @@ conn_retry_later(struct conn *c)
 	evtimer_add(c->timer, &tv);
 }
 
+static unsigned conn_send_plan(struct conn *c, unsigned max);
+
 void
 conn_send_more(struct conn *c)
 {
 	const struct config *cfg = c->w->cfg;
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
-	uint8_t ops[CONN_MAX_INFLIGHT];
-	struct plan_pending pend;
-	unsigned skips = 0;
 
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
 	    c->delayed || c->logout_sent || c->closing)
@@ -221,6 +223,25 @@ conn_send_more(struct conn *c)
 		return;
 	}
 
+	if (c->w->openloop != NULL && c->lstate != LSTATE_NONAUTH) {
+		/* Open loop: commands go out when the schedule says. */
+		if (c->n_fl == 0)
+			openloop_conn_idle(c->w->openloop, c);
+		return;
+	}
+	conn_send_plan(c, max);
+}
+
+/* Send plan commands until `max` are in flight or the plan says wait.
+ * Returns how many were sent. */
+static unsigned
+conn_send_plan(struct conn *c, unsigned max)
+{
+	const struct config *cfg = c->w->cfg;
+	uint8_t ops[CONN_MAX_INFLIGHT];
+	struct plan_pending pend;
+	unsigned skips = 0, sent = 0;
+
 	while (c->n_fl < max && !c->cont_wait && !c->closing && !c->delayed) {
 		conn_pending(c, &pend, ops);
 		enum op head = plan_update(&c->plan, cfg, &c->rng, c->lstate,
@@ -235,14 +256,29 @@ conn_send_more(struct conn *c)
 				break;
 			}
 			conn_send_logout(c);
-			return;
+			return sent + 1;
 		}
-		if (conn_cmd_op(c, op, &pend))
+		if (conn_cmd_op(c, op, &pend)) {
+			sent++;
 			continue;
+		}
 		if (++skips >= SKIP_LIMIT) {
 			if (c->n_fl == 0)
 				conn_retry_later(c);
 			break;
 		}
 	}
+	return sent;
+}
+
+bool
+conn_send_scheduled(struct conn *c, uint64_t due)
+{
+	if (c->st != CONN_S_SESSION || c->bev == NULL || c->n_fl > 0 ||
+	    c->cont_wait || c->delayed || c->closing || c->logout_sent)
+		return false;
+	c->t_due = due;
+	unsigned n = conn_send_plan(c, c->n_fl + 1);
+	c->t_due = 0;
+	return n > 0;
 }

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "conn.h"
 #include "log.h"
+#include "openloop.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -165,6 +166,8 @@ worker_new(unsigned id, const struct shared *sh)
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
+	if (cfg->rate > 0)
+		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
 	if (cfg->connect_rate > 0) {
 		w->ramp_ev = event_new(w->base, -1, EV_PERSIST, worker_ramp_cb, w);
 		struct timeval ramp = { 0, RAMP_US };
@@ -181,6 +184,7 @@ worker_free(struct worker *w)
 	for (unsigned i = 0; i < w->n_conns; i++)
 		conn_free(w->conns[i]);
 	free(w->conns);
+	openloop_free(w->openloop);
 	if (w->wake_ev)
 		event_free(w->wake_ev);
 	if (w->tick_ev)

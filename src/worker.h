@@ -66,6 +66,7 @@ struct worker {
 	double ramp_tokens;	/* --connect-rate token bucket */
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
 	uint32_t msg_seq;	/* Message-ID counter */
+	struct openloop *openloop;	/* --rate, else NULL */
 };
 
 /* Build a worker owning global client slots {id, id+W, id+2W, ...}. */

@@ -192,6 +192,8 @@ fake_fault_after_login(struct fake_conn *c)
 	fake_outs(c, "* OK ");
 	fake_reply_end(c, 0);
 	c->endless = true;
+	/* A reply now would put a CRLF into the endless line. */
+	c->rstate = FAKE_R_SWALLOW;
 	/* Refill whenever less than a chunk is left queued. */
 	bufferevent_setwatermark(c->bev, EV_WRITE, FAKE_ENDLESS_CHUNK, 0);
 	fake_conn_pump(c);
