@@ -316,6 +316,7 @@ config_defaults(struct config *cfg)
 		cfg->states[i].again = op_table[i].def_again;
 	}
 	cfg->pipeline_max = 10;
+	cfg->send_id = true;
 	cfg->rawlog_dir = xstrdup(".");
 	cfg->connect_timeout = 10;
 	cfg->greeting_timeout = 10;

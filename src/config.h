@@ -91,6 +91,7 @@ struct config {
 	bool disconnect_quit;	/* disconnect_quit */
 	bool error_quit;	/* error_quit */
 	bool rawlog;		/* rawlog, --rawlog */
+	bool send_id;		/* send ID with a session id; --no-id clears */
 	char *rawlog_dir;	/* --rawlog-dir; default "." */
 	bool own_msgs, own_flags; /* own_msgs, own_flags */
 	bool qresync;		/* qresync */

@@ -40,6 +40,13 @@ h_flag(struct pctx *c, const struct opt *o)
 }
 
 static int
+h_noflag(struct pctx *c, const struct opt *o)
+{
+	*FIELD(c, o, bool) = false;
+	return 0;
+}
+
+static int
 h_uint(struct pctx *c, const struct opt *o)
 {
 	uint64_t v;
@@ -534,6 +541,7 @@ const struct opt config_opts[] = {
 	{ "error_quit", "error-quit", 0, ARG_NONE, h_flag, OFF(error_quit),
 	  0, 0 },
 	{ "rawlog", "rawlog", 0, ARG_NONE, h_flag, OFF(rawlog), 0, 0 },
+	{ NULL, "no-id", 0, ARG_NONE, h_noflag, OFF(send_id), 0, 0 },
 	{ NULL, "rawlog-dir", 0, ARG_REQ, h_str, OFF(rawlog_dir), 0, 0 },
 	{ "own_msgs", "own-msgs", 0, ARG_NONE, h_flag, OFF(own_msgs), 0, 0 },
 	{ "own_flags", "own-flags", 0, ARG_NONE, h_flag, OFF(own_flags), 0, 0 },

@@ -44,8 +44,17 @@ conn_pick_user(struct conn *c)
 	size_t o = 0;
 	int nth = 0;
 
-	c->user_no = cfg->users_min +
-	    rng_below(&c->rng, cfg->users_max - cfg->users_min + 1);
+	unsigned span = cfg->users_max - cfg->users_min + 1;
+	unsigned nw = c->w->sh->n_workers, id = c->w->id;
+	if (span >= nw && nw > 1) {
+		/* Users are partitioned: worker k takes users k, k+W, ...
+		 * so one mailbox's sessions all live in one worker and its
+		 * model needs no locks. */
+		unsigned mine = (span - id + nw - 1) / nw;
+		c->user_no = cfg->users_min + id + nw * rng_below(&c->rng, mine);
+	} else {
+		c->user_no = cfg->users_min + rng_below(&c->rng, span);
+	}
 	c->domain_no = cfg->domains_min +
 	    rng_below(&c->rng, cfg->domains_max - cfg->domains_min + 1);
 	for (; *t != '\0' && o + 12 < sizeof(c->user); t++) {
@@ -120,6 +129,9 @@ conn_reset_session(struct conn *c)
 	c->tls_done = false;
 	c->capa_sent = false;
 	c->starttls_sent = c->upgrade = c->redact_cont = false;
+	c->idle = CONN_IDLE_NONE;
+	c->id_sent = c->disconnect_pending = false;
+	c->stall_said = 0;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
 	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 	plan_init(&c->plan);
@@ -281,10 +293,26 @@ conn_fail_inflight(struct conn *c)
 	c->n_fl = 0;
 }
 
+/* End an IDLE: DONE, and time the IDLE from here to its tagged OK. */
+void
+conn_idle_done(struct conn *c)
+{
+	for (unsigned i = 0; i < c->n_fl; i++)
+		if (c->fl[i].op == OP_IDLE && c->fl[i].internal == CONN_I_NONE)
+			c->fl[i].t_sent = clock_us();
+	c->idle = CONN_IDLE_DONE_SENT;
+	conn_count_sent(c, 6);
+	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
+	bufferevent_write(c->bev, "DONE\r\n", 6);
+}
+
 void
 conn_close(struct conn *c, enum err_kind why, bool count_err)
 {
-	bool clean = c->logout_sent && c->bye_seen;
+	/* After LOGOUT, or imaptest's DISCONNECT state: a normal end. */
+	bool clean = (c->logout_sent && c->bye_seen) ||
+	    (!count_err && why == ERR_DISCONNECT && c->planned_close);
+	c->planned_close = false;
 
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
@@ -327,6 +355,16 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 	if (c->st == CONN_S_WAIT) {
 		conn_start(c);
+		return;
+	}
+	if (c->disconnect_pending) {
+		c->disconnect_pending = false;
+		c->planned_close = true;
+		conn_close(c, ERR_DISCONNECT, false);
+		return;
+	}
+	if (c->idle == CONN_IDLE_ACTIVE && c->bev != NULL) {
+		conn_idle_done(c);
 		return;
 	}
 	/* A DELAY state or a retry of a skipped plan ends here. */
@@ -499,6 +537,10 @@ conn_drain(struct conn *c)
 		worker_conn_finished(c->w);
 		return;
 	case CONN_S_SESSION:
+		if (c->idle == CONN_IDLE_ACTIVE) {
+			evtimer_del(c->timer);
+			conn_idle_done(c);
+		}
 		if (c->n_fl == 0 && !c->cont_wait)
 			conn_send_more(c);	/* sends LOGOUT */
 		return;

@@ -42,6 +42,18 @@ enum conn_internal {
 
 #define CONN_MAX_INFLIGHT 64
 
+/* IDLE (RFC 2177): sent, then "+" (idling until the timer sends DONE),
+ * then the tagged OK. */
+enum conn_idle {
+	CONN_IDLE_NONE,
+	CONN_IDLE_STARTING,	/* IDLE sent, waiting for "+" */
+	CONN_IDLE_ACTIVE,	/* idling */
+	CONN_IDLE_DONE_SENT	/* DONE sent, waiting for the tagged OK */
+};
+
+/* How long an IDLE lasts before DONE: a random time up to this. */
+#define CONN_IDLE_MAX_MS 2000
+
 struct inflight {
 	uint32_t tag;
 	uint8_t op;		/* enum op */
@@ -122,6 +134,11 @@ struct conn {
 	bool redact_cont;	/* the pending continuation holds a secret */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	int idle_slot;		/* --rate: index in the idle list, or -1 */
+	enum conn_idle idle;	/* IDLE command progress */
+	bool id_sent;		/* ID sent on this connection */
+	bool disconnect_pending; /* DISCONNECT state: close from the timer */
+	bool planned_close;	/* the close being done is a DISCONNECT state */
+	uint64_t stall_said;	/* when a >15 s stall was last reported */
 	uint64_t t_due;		/* --rate: when the command being sent was due */
 	uint64_t serial;	/* connection number, for tags and logs */
 };
@@ -148,6 +165,7 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 
 /* Inside conn_*.c only. */
 void conn_starttls_upgrade(struct conn *c);
+void conn_idle_done(struct conn *c);
 /* Bring the wire byte counters up to date (TLS counts its own). */
 void conn_sync_wire(struct conn *c);
 /* Count octets handed to / taken from the IMAP layer. */

@@ -184,7 +184,8 @@ conn_send_more(struct conn *c)
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
 
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
-	    c->delayed || c->logout_sent || c->closing)
+	    c->delayed || c->logout_sent || c->closing ||
+	    c->idle != CONN_IDLE_NONE || c->disconnect_pending)
 		return;
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
@@ -222,6 +223,17 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
+	if (!c->id_sent && (c->caps & CAP_ID) && cfg->send_id) {
+		/* A session id the server can log (imap_id_log), so one of
+		 * our error lines can be matched to the server's. */
+		char id[200];
+		c->id_sent = true;
+		snprintf(id, sizeof(id), "ID (\"name\" \"imapstress\" \"version\" "
+			 "\"0.1.0\" \"x-session-id\" \"%016llx-%u-%llu\")",
+			 (unsigned long long)c->w->sh->run_id, c->slot,
+			 (unsigned long long)c->serial);
+		conn_send_internal(c, CONN_I_ID, id);
+	}
 
 	if (c->w->openloop != NULL && c->lstate != LSTATE_NONAUTH) {
 		/* Open loop: commands go out when the schedule says. */
@@ -249,6 +261,13 @@ conn_send_plan(struct conn *c, unsigned max)
 		if (!plan_may_send(head, c->lstate, &pend))
 			break;
 		enum op op = plan_take(&c->plan);
+		if ((op == OP_IDLE || op == OP_DISCONNECT) && c->n_fl > 0) {
+			/* These need the connection to themselves. */
+			memmove(c->plan.q + 1, c->plan.q, c->plan.n);
+			c->plan.q[0] = (uint8_t)op;
+			c->plan.n++;
+			break;
+		}
 		if (op == OP_LOGOUT) {
 			if (c->n_fl > 0) {
 				/* LOGOUT goes last: put it back. */
@@ -260,6 +279,8 @@ conn_send_plan(struct conn *c, unsigned max)
 		}
 		if (conn_cmd_op(c, op, &pend)) {
 			sent++;
+			if (c->idle != CONN_IDLE_NONE || c->disconnect_pending)
+				break;
 			continue;
 		}
 		if (++skips >= SKIP_LIMIT) {

@@ -454,6 +454,22 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		return op_text(c, op, "%s", "CHECK");
 	case OP_DELAY:
 		return op_delay(c);
+	case OP_IDLE:
+		if (!(c->caps & CAP_IDLE)) {
+			warn_unsupported(c, op, "IDLE");
+			return false;
+		}
+		c->idle = CONN_IDLE_STARTING;
+		return op_text(c, op, "%s", "IDLE");
+	case OP_DISCONNECT: {
+		/* imaptest's DISCONNECT: drop the connection without LOGOUT;
+		 * the timer closes it outside any callback. */
+		struct timeval now0 = { 0, 0 };
+		stats_cmd(c->w->stats, OP_DISCONNECT, STATS_OK, 0);
+		c->disconnect_pending = true;
+		evtimer_add(c->timer, &now0);
+		return true;
+	}
 	default:
 		/* IDLE, COMPRESS, DISCONNECT, CHECKPOINT, LMTP: not in the
 		 * plan loop (see conn_session.c) or not supported. */

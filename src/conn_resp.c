@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <event2/event.h>
+
 #include "clock.h"
 #include "conn.h"
 #include "conn_log.h"
@@ -280,6 +282,9 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 			conn_try_create(c, c->w->cfg->box);
 		}
 		return;
+	case OP_IDLE:
+		c->idle = CONN_IDLE_NONE;
+		return;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
 		conn_close_later(c, ERR_DISCONNECT, false);
@@ -287,6 +292,19 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	default:
 		return;
 	}
+}
+
+/* The server is idling us: stay a random while, then DONE (from the
+ * timer).  Untagged EXISTS/EXPUNGE from other sessions arrive meanwhile. */
+static void
+conn_idle_started(struct conn *c)
+{
+	uint32_t ms = 1 + rng_below(&c->rng, CONN_IDLE_MAX_MS);
+	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+	c->idle = CONN_IDLE_ACTIVE;
+	if (c->w->draining)
+		tv.tv_sec = tv.tv_usec = 0;
+	evtimer_add(c->timer, &tv);
 }
 
 int
@@ -298,7 +316,9 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		return conn_greeting(c, r);
 	switch (r->kind) {
 	case IMAP_CONTINUATION:
-		if (c->cont_wait) {
+		if (c->idle == CONN_IDLE_STARTING) {
+			conn_idle_started(c);
+		} else if (c->cont_wait) {
 			conn_flush_cont(c);
 		} else {
 			conn_log_err(c, ERR_PROTOCOL,

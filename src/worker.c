@@ -11,11 +11,13 @@
 
 #include "clock.h"
 #include "conn.h"
+#include "conn_log.h"
 #include "log.h"
 #include "openloop.h"
 #include "worker.h"
 #include "xmalloc.h"
 
+#define STALL_SAY_US 15000000	/* stalls this long get their own line */
 #define TICK_US 100000		/* timeouts, stalls, gauges: 10 times a second */
 #define RAMP_US 10000		/* --connect-rate granularity */
 #define IMAPTEST_INITIAL 100	/* imaptest opens 100 connections at once, */
@@ -111,6 +113,16 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 			open++;
 		if (conn_stalled(c, now, 3000000))
 			stalled++;
+		if (conn_stalled(c, now, STALL_SAY_US) &&
+		    now - c->stall_said >= STALL_SAY_US) {
+			/* imaptest's " - <id> stalled for <s> secs in
+			 * command: <tag> <cmd>", once per 15 s per client. */
+			c->stall_said = now;
+			log_warn("%s[%u]: stalled for %llu secs in command: %u.%u %s",
+				 c->user, c->slot,
+				 (unsigned long long)((now - c->t_last_io) / 1000000),
+				 c->slot, c->fl[0].tag, conn_inflight_name(&c->fl[0]));
+		}
 	}
 	ctr_set(&w->stats->conns_open, open);
 	ctr_set(&w->stats->conns_total, total);

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,8 +77,12 @@ fake_conn_accept(struct fake_loop *loop, int fd)
 	c->pending = evbuffer_new();
 	c->drip = evbuffer_new();
 	if (c->timer == NULL || c->tick == NULL || c->scratch == NULL ||
-	    c->pending == NULL || c->drip == NULL)
-		fatal(1, "fakeimapd: out of memory for a connection");
+	    c->pending == NULL || c->drip == NULL) {
+		/* The same policy as xmalloc: out of memory is not a state a
+		 * test server should limp on in. */
+		log_error("fakeimapd: out of memory for a connection");
+		abort();
+	}
 	c->cmd_cap = 256;
 	c->cmd = xmalloc(c->cmd_cap);
 	c->cmd[0] = '\0';

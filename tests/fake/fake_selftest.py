@@ -304,6 +304,7 @@ def t_faults():
 
     srv = Server("--mode", "endless-line")
     c, r = login(srv)
+    c.send("a2 NOOP\r\n")
     got = c.exactly(1024 * 1024, timeout=10)
     check("endless-line: '* OK ' and 1 MB of x without CRLF",
           got.startswith(b"* OK xxxx") and b"\r" not in got and b"\n" not in got
@@ -520,6 +521,47 @@ def t_listen():
     srv.stop()
 
 
+def t_robust():
+    """Random bytes, half commands, abrupt hang-ups mid-literal and with
+    replies still queued: the server must keep serving and exit clean."""
+    import random
+    rnd = random.Random(1234)
+    pieces = [b"a LOGIN u p\r\n", b"b SELECT INBOX\r\n",
+              b"c APPEND INBOX {100}\r\n", b"d APPEND INBOX {50+}\r\n",
+              b"e FETCH 1:* BODY[]\r\n", b"f IDLE\r\n", b"DONE\r\n",
+              b"g AUTHENTICATE PLAIN\r\n", b"h UID FETCH 1:*,3 FLAGS\r\n",
+              b"i STORE 1 FLAGS (\\Seen)\r\n", b"{99999999999999999999}\r\n",
+              b"j NOOP {18446744073709551615+}\r\n", b"\r\n", b"\n",
+              b"k LOGOUT\r\n", b"* * *\r\n", b"l UID\r\n"]
+    for args in ([], ["--slow-pct", "50", "--slow-ms", "20"],
+                 ["--mode", "drip"],
+                 ["--script", os.path.join(SCEN, "literals.conf")]):
+        srv = Server("--messages", "5", "--msg-size", "3000", *args)
+        for _ in range(30):
+            try:
+                c = Client(srv.port, timeout=0.5)
+                for _ in range(rnd.randint(1, 12)):
+                    if rnd.random() < 0.2:
+                        c.send(bytes(rnd.getrandbits(8)
+                                     for _ in range(rnd.randint(1, 300))))
+                    else:
+                        c.send(rnd.choice(pieces))
+                if rnd.random() < 0.5:
+                    try:
+                        c._fill(0.05)
+                    except (OSError, EOFError):
+                        pass
+                c.close()
+            except OSError:
+                pass
+        c = Client(srv.port)
+        alive = c.exactly(1) == b"*"
+        c.close()
+        srv.stop()
+        check("robust under random input (%s)" % (" ".join(args) or "normal"),
+              alive)
+
+
 def t_options():
     bad_script = os.path.join(TMP, "bad.conf")
     with open(bad_script, "w") as f:
@@ -554,6 +596,7 @@ def main():
               ("delay", t_delay), ("slow order", t_slow_order),
               ("stall", t_stall), ("fault modes", t_faults), ("tls", t_tls),
               ("scripts", t_scripts), ("threads", t_threads), ("listen", t_listen),
+              ("robust", t_robust),
               ("options", t_options)]
     try:
         for name, fn in groups:

@@ -1,0 +1,254 @@
+/* mbox_model.h: what a connection knows about its selected mailbox, and
+ * imaptest's consistency checks on what the server tells it.
+ *
+ * PURE: no sockets, no event loop, no logging, no clocks, no locks.  Every
+ * violation goes to the view's err_cb(arg, kind, message) and every entry
+ * point returns how many it reported.  Messages read like imaptest's, e.g.
+ * "seq too high (16 > 15, state=FETCH)"; the caller adds user, connection
+ * and the server line ("Error: user[3]: <message>: <line>").
+ *
+ * Two layers, as in imaptest:
+ *
+ *  struct mbox_store: one per (user, mailbox), shared by the connections of
+ *  ONE worker thread.  UIDVALIDITY; per UID the static metadata first seen
+ *  (RFC822.SIZE, INTERNALDATE, 64-bit hashes of ENVELOPE and BODYSTRUCTURE,
+ *  Message-ID); the keywords ever announced (they index the keyword bits of
+ *  every view of the store, at most MBOX_MAX_KEYWORDS); owners for own_msgs
+ *  and own_flags.  At most max_msgs UIDs (open addressing; a UID is dropped
+ *  when a view sees it expunged).  Cross-session checks assume every
+ *  session on this mailbox uses this store: sessions in other threads are
+ *  invisible to it (pass recent_reliable=false to the checkpoint then).
+ *
+ *  struct mbox_view: one per connection, reset on every SELECT/EXAMINE.
+ *  seq -> UID (0 = not known yet), flags per seq, EXISTS, RECENT, UIDNEXT,
+ *  UIDVALIDITY, MODSEQ per message, HIGHESTMODSEQ, the keywords of the last
+ *  FLAGS and PERMANENTFLAGS.
+ *
+ * Call sequence for one connection:
+ *     mbox_view_reset(v)            SELECT/EXAMINE sent
+ *     mbox_view_untagged(v, resp)   every untagged response (or the
+ *                                   on_* entry points one by one)
+ *     mbox_view_select_done(v)      tagged OK of the SELECT: snapshots
+ *                                   EXISTS and UIDNEXT for check (c)
+ *     mbox_view_store_begin/_end    around each STORE (own_msgs/own_flags)
+ *
+ * Checks (kind, short name):
+ *  a) SEQ_TOO_HIGH  FETCH/EXPUNGE of seq > EXISTS: "seq too high (S > E)"
+ *  b) EXISTS_BACKWARDS  EXISTS below the current count (EXPUNGE must come
+ *     first); the map is truncated to resynchronise
+ *  c) UID_CHANGED "UID changed for seq S: U1 -> U2"; UID_ORDER "UIDs not
+ *     ascending: ..."; UIDNEXT "UID U below UIDNEXT N" for a message that
+ *     arrived after SELECT, "... not below UIDNEXT" for one that was there
+ *     at SELECT, and UIDNEXT going backwards
+ *  d) STATIC_CHANGED "RFC822.SIZE changed for UID U: A -> B", likewise
+ *     INTERNALDATE, ENVELOPE, BODYSTRUCTURE (hashes), Message-ID (from
+ *     ENVELOPE or BODY[HEADER.FIELDS (MESSAGE-ID)]).  Dovecot's
+ *     placeholders for an expunged message (size 0, all-NIL envelope,
+ *     "text/plain 0 0" bodystructure, 1970 date) are ignored, as imaptest
+ *     does.  Values are case-folded before hashing, like imaptest's
+ *     strcasecmp; a structure holding a skipped literal is not compared.
+ *  e) KEYWORD "Keyword used without being in FLAGS: $X"; also a keyword
+ *     dropped from FLAGS while messages still have it and a PERMANENTFLAGS
+ *     keyword missing from FLAGS
+ *  f) MODSEQ "MODSEQ went backwards for UID U: A -> B" and HIGHESTMODSEQ
+ *     going backwards within a selection (only with check_modseq)
+ *  g) UIDVALIDITY "UIDVALIDITY changed: A -> B" (the store then forgets its
+ *     messages and adopts the new value)
+ *  h) OWN_MSG / OWN_FLAG: see "Ownership" below
+ *  i) EXPUNGE: EXPUNGE of seq 0, VANISHED of a UID not in the view
+ *  RECENT: RECENT above EXISTS; checkpoint \Recent checks
+ *  CHECKPOINT: views disagreeing at a checkpoint
+ *  SYNTAX: unparsable data (FETCH not a list, bad flag, bad number, ...)
+ *  LIMIT: a tracking limit was hit (not a server fault; reported once)
+ *
+ * Ownership (own_msgs, own_flags), a simplified imaptest rule.  Owners are
+ * connection ids; the first claimant wins (mbox_store_claim_msg/_flag),
+ * so the workload claims before it STOREs and skips what it does not own.
+ * Only the owner's view checks: when its FETCH FLAGS shows a change from
+ * the flags it knew, outside the window of its own STOREs, that is
+ *   own_msgs:  "Flags unexpectedly changed for owned message UID U: ..."
+ *   own_flags: "Owned flag changed: \Seen (UID U)" (any message)
+ * A message is unchecked from mbox_view_store_begin() until the STORE's
+ * FETCH has been seen and the STORE ended (a .SILENT STORE, or one whose
+ * FETCH never came, leaves the flags unknown until the next FETCH FLAGS).
+ * \Recent is never owned.  Expected flags are not computed from the STORE
+ * arguments (imaptest's "STORE didn't return FETCH FLAGS" is left out).
+ *
+ * Left out, on purpose: imaptest's header-value tracking beyond
+ * Message-ID, BODY/BODY[] sizes, offline QRESYNC caches, search checks. */
+#ifndef IMAPSTRESS_MBOX_MODEL_H
+#define IMAPSTRESS_MBOX_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "imap.h"
+
+enum mbox_err {
+	MBOX_ERR_SYNTAX,
+	MBOX_ERR_SEQ_TOO_HIGH,
+	MBOX_ERR_EXISTS_BACKWARDS,
+	MBOX_ERR_UID_CHANGED,
+	MBOX_ERR_UID_ORDER,
+	MBOX_ERR_UIDNEXT,
+	MBOX_ERR_STATIC_CHANGED,
+	MBOX_ERR_KEYWORD,
+	MBOX_ERR_MODSEQ,
+	MBOX_ERR_UIDVALIDITY,
+	MBOX_ERR_OWN_MSG,
+	MBOX_ERR_OWN_FLAG,
+	MBOX_ERR_EXPUNGE,
+	MBOX_ERR_RECENT,
+	MBOX_ERR_CHECKPOINT,
+	MBOX_ERR_LIMIT,
+	MBOX_ERR_COUNT
+};
+
+/* "seq-too-high", "uid-changed", ... */
+const char *mbox_err_name(enum mbox_err kind);
+
+typedef void (*mbox_err_cb)(void *arg, enum mbox_err kind, const char *msg);
+
+/* System flag bits. */
+enum {
+	MBOX_F_ANSWERED = 1 << 0,
+	MBOX_F_FLAGGED = 1 << 1,
+	MBOX_F_DELETED = 1 << 2,
+	MBOX_F_SEEN = 1 << 3,
+	MBOX_F_DRAFT = 1 << 4,
+	MBOX_F_RECENT = 1 << 5
+};
+#define MBOX_SYS_FLAGS		6
+#define MBOX_MAX_KEYWORDS	64	/* keyword bits per message */
+#define MBOX_DEFAULT_MAX_MSGS	1000000u
+
+/* ---- store ---- */
+
+struct mbox_store;
+
+/* max_msgs 0 = MBOX_DEFAULT_MAX_MSGS; it bounds the UIDs stored and the
+ * EXISTS a view tracks. */
+struct mbox_store *mbox_store_new(const char *name, uint32_t max_msgs);
+void mbox_store_free(struct mbox_store *s);	/* NULL is a no-op; views first */
+
+const char *mbox_store_name(const struct mbox_store *s);
+uint32_t mbox_store_uidvalidity(const struct mbox_store *s);
+uint32_t mbox_store_msg_count(const struct mbox_store *s);	/* UIDs held */
+
+struct mbox_msg_info {
+	uint64_t size;		/* RFC822.SIZE, 0 = unknown */
+	int64_t idate;		/* INTERNALDATE as UTC seconds */
+	int16_t idate_tz;	/* its zone in minutes east of UTC */
+	bool have_idate;
+	uint64_t envelope_hash, bodystructure_hash;	/* 0 = unknown */
+	const char *message_id;	/* NULL = unknown */
+	uint32_t owner;		/* own_msgs owner, 0 = none */
+};
+bool mbox_store_msg_info(const struct mbox_store *s, uint32_t uid,
+			 struct mbox_msg_info *out);
+
+/* Keywords ever announced: index <-> name (case-insensitive). */
+int mbox_store_keyword_index(const struct mbox_store *s, const char *name,
+			     size_t len);	/* -1 if unknown */
+const char *mbox_store_keyword_name(const struct mbox_store *s, unsigned idx);
+unsigned mbox_store_keyword_count(const struct mbox_store *s);
+
+/* Ownership: 0 = nobody.  claim returns true when conn_id owns it after
+ * the call (first claimant wins).  A message must be known to the store
+ * (its UID seen in a FETCH) to be claimed.  Flags are system flags
+ * ("\Seen") or keywords; \Recent cannot be owned. */
+uint32_t mbox_store_msg_owner(const struct mbox_store *s, uint32_t uid);
+bool mbox_store_claim_msg(struct mbox_store *s, uint32_t uid,
+			  uint32_t conn_id);
+uint32_t mbox_store_flag_owner(const struct mbox_store *s, const char *name,
+			       size_t len);
+bool mbox_store_claim_flag(struct mbox_store *s, const char *name, size_t len,
+			   uint32_t conn_id);
+
+/* ---- view ---- */
+
+struct mbox_view_opts {
+	bool own_msgs, own_flags, check_modseq;
+	mbox_err_cb err_cb;	/* may be NULL: violations are only counted */
+	void *err_arg;
+};
+
+struct mbox_view;
+
+struct mbox_view *mbox_view_new(struct mbox_store *s, uint32_t conn_id,
+				const struct mbox_view_opts *opts);
+void mbox_view_free(struct mbox_view *v);	/* NULL is a no-op */
+
+/* SELECT/EXAMINE sent (or [CLOSED] seen): forget the old selection. */
+void mbox_view_reset(struct mbox_view *v);
+/* Tagged OK of SELECT/EXAMINE. */
+unsigned mbox_view_select_done(struct mbox_view *v);
+/* Command name appended to "seq too high" messages (", state=FETCH");
+ * must outlive its use (a string literal).  NULL to omit. */
+void mbox_view_set_state(struct mbox_view *v, const char *state);
+
+/* Dispatch one untagged response (EXISTS, RECENT, EXPUNGE, FETCH, FLAGS,
+ * VANISHED, and OK/NO/BAD/BYE response codes).  Others are ignored. */
+unsigned mbox_view_untagged(struct mbox_view *v, const struct imap_resp *r);
+
+unsigned mbox_view_on_exists(struct mbox_view *v, uint32_t n);
+unsigned mbox_view_on_recent(struct mbox_view *v, uint32_t n);
+unsigned mbox_view_on_expunge(struct mbox_view *v, uint32_t seq);
+/* text: "1:3,7" or "(EARLIER) 1:3,7".  VANISHED (EARLIER) reports UIDs
+ * expunged before (QRESYNC SELECT, UID FETCH (VANISHED)) and does not
+ * change message numbers (RFC 7162), so it is only syntax-checked. */
+unsigned mbox_view_on_vanished(struct mbox_view *v, const char *text,
+			       size_t len);
+/* text: the msg-att list "(UID 5 FLAGS (\Seen) ...)". */
+unsigned mbox_view_on_fetch(struct mbox_view *v, uint32_t seq,
+			    const char *text, size_t len);
+/* text: the flag list "(\Answered ... $Label1)". */
+unsigned mbox_view_on_flags(struct mbox_view *v, const char *text,
+			    size_t len);
+/* A response code: UIDVALIDITY, UIDNEXT, PERMANENTFLAGS, HIGHESTMODSEQ,
+ * CLOSED, READ-ONLY, READ-WRITE (others ignored). */
+unsigned mbox_view_on_code(struct mbox_view *v, const char *code,
+			   size_t code_len, const char *arg, size_t arg_len);
+/* resp-text that may start with "[CODE arg]". */
+unsigned mbox_view_on_resp_text(struct mbox_view *v, const char *text,
+				size_t len);
+
+/* Around a STORE sent by this connection: set is the command's sequence
+ * set (UID set when uid).  Returns the number of messages marked, -1 on a
+ * malformed set.  _end on its tagged reply (any status). */
+int mbox_view_store_begin(struct mbox_view *v, const char *set, size_t len,
+			  bool uid, bool silent);
+void mbox_view_store_end(struct mbox_view *v);
+
+/* State, for the workload and tests.  seq is 1-based. */
+uint32_t mbox_view_conn_id(const struct mbox_view *v);
+struct mbox_store *mbox_view_store(const struct mbox_view *v);
+uint32_t mbox_view_exists(const struct mbox_view *v);
+uint32_t mbox_view_recent(const struct mbox_view *v);
+uint32_t mbox_view_uidnext(const struct mbox_view *v);
+uint32_t mbox_view_uidvalidity(const struct mbox_view *v);
+uint64_t mbox_view_highestmodseq(const struct mbox_view *v);
+uint32_t mbox_view_uid(const struct mbox_view *v, uint32_t seq); /* 0 = unknown */
+uint32_t mbox_view_seq_of_uid(const struct mbox_view *v, uint32_t uid); /* 0 = none */
+/* false if the flags of seq are not known. */
+bool mbox_view_flags(const struct mbox_view *v, uint32_t seq, unsigned *sys,
+		     uint64_t *keywords);
+uint64_t mbox_view_modseq(const struct mbox_view *v, uint32_t seq);
+bool mbox_view_keyword_in_flags(const struct mbox_view *v, const char *name);
+bool mbox_view_keyword_permanent(const struct mbox_view *v, const char *name);
+bool mbox_view_can_create_keywords(const struct mbox_view *v); /* \* */
+
+/* After every view of one store ran CHECK with nothing else in flight:
+ * compare message count, UID map, flags and keywords of all views
+ * ("Checkpoint: client C: ..."), a \Recent flag seen in two sessions, and,
+ * when recent_reliable (no session of this mailbox ended since the store
+ * was created, and none lives in another thread) and a view once saw every
+ * message \Recent, "Checkpoint: Total RECENT count X != Y" and messages
+ * that arrived after every SELECT but are \Recent nowhere.  Views of
+ * another store than views[0]'s are skipped. */
+unsigned mbox_view_checkpoint_compare(struct mbox_view *const *views,
+				      unsigned n, bool recent_reliable,
+				      mbox_err_cb cb, void *arg);
+
+#endif
