@@ -22,6 +22,7 @@
 #include "openloop.h"
 #include "rawlog.h"
 #include "tls.h"
+#include "userfile.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -44,6 +45,15 @@ conn_pick_user(struct conn *c)
 	size_t o = 0;
 	int nth = 0;
 
+	const struct userfile *uf = c->w->sh->users;
+	c->pass = cfg->pass;
+	if (uf != NULL) {
+		const struct userfile_entry *e = &uf->e[rng_below(&c->rng, uf->n)];
+		snprintf(c->user, sizeof(c->user), "%s", e->user);
+		if (e->pass != NULL)
+			c->pass = e->pass;
+		return;
+	}
 	unsigned span = cfg->users_max - cfg->users_min + 1;
 	unsigned nw = c->w->sh->n_workers, id = c->w->id;
 	if (span >= nw && nw > 1) {
@@ -236,6 +246,14 @@ conn_sync_wire(struct conn *c)
 	c->wire_out = out;
 }
 
+static void
+conn_count_received(struct conn *c, uint64_t n)
+{
+	ctr_add(&c->w->stats->imap_received, n);
+	if (!c->tls_layer)
+		ctr_add(&c->w->stats->bytes_received, n);
+}
+
 void
 conn_count_sent(struct conn *c, uint64_t n)
 {
@@ -377,11 +395,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
-	size_t total = evbuffer_get_length(in);
 
-	ctr_add(&c->w->stats->imap_received, total);
-	if (!c->tls_layer)
-		ctr_add(&c->w->stats->bytes_received, total);
 	c->t_last_io = clock_us();
 	while (evbuffer_get_length(in) > 0) {
 		struct evbuffer_iovec v;
@@ -389,6 +403,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			break;
 		rawlog_data(c->rawlog, 'S', v.iov_base, v.iov_len);
 		long n = imap_parser_feed(c->parser, v.iov_base, v.iov_len);
+		/* Counted as consumed, so nothing left in the buffer is
+		 * counted twice. */
+		if (n > 0)
+			conn_count_received(c, (uint64_t)n);
 		if (n < 0) {
 			conn_log_err(c, ERR_PROTOCOL, "%s",
 				     imap_parser_error(c->parser));

@@ -114,6 +114,7 @@ struct conn {
 	char sep;		/* hierarchy separator, 0 until known */
 	unsigned user_no, domain_no;
 	char user[256];
+	const char *pass;	/* this user's password */
 
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
 	uint64_t t_connect;	/* when connect() started */

@@ -165,8 +165,7 @@ op_append(struct conn *c, const struct plan_pending *pend)
 static bool
 op_login(struct conn *c, enum op op)
 {
-	const struct config *cfg = c->w->cfg;
-	const char *pass = cfg->pass;
+	const char *pass = c->pass;
 	struct imap_cmd cmd;
 	uint32_t tag;
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "report.h"
 #include "run.h"
 #include "tls.h"
+#include "userfile.h"
 #include "workload.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -128,6 +130,17 @@ main(int argc, char **argv)
 	if (RAND_bytes((unsigned char *)&sh->run_id, sizeof(sh->run_id)) != 1)
 		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	resolve(sh, &cfg);
+	if (cfg.userfile != NULL) {
+		sh->users = userfile_load(cfg.userfile, err, sizeof(err));
+		if (sh->users == NULL)
+			fatal(2, "%s", err);
+	}
+	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
+	if (strcasecmp(cfg.mech, "PLAIN") == 0)
+		cfg.states[OP_AUTHENTICATE].prob = 100;
+	else if (strcasecmp(cfg.mech, "LOGIN") != 0)
+		fatal(2, "mech=%s: only LOGIN (the LOGIN command) and PLAIN "
+		      "(AUTHENTICATE PLAIN) are supported", cfg.mech);
 	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
 	if (cfg.tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
@@ -155,6 +168,7 @@ main(int argc, char **argv)
 	free(w);
 	report_free(rep);
 	tls_ctx_free(sh->tls);
+	userfile_free((struct userfile *)sh->users);
 	msg_pool_free((struct msg_pool *)sh->pool);
 	free(sh);
 	config_free(&cfg);

@@ -40,6 +40,16 @@ report_div(double a, double b)
 	return isfinite(q) ? q : 0.0;
 }
 
+double
+report_achieved_rate(const struct report_run *run,
+		     const struct stats_snap *tot)
+{
+	uint64_t n = report_commands(tot) -
+		report_op_activity(tot, OP_LOGIN) -
+		report_op_activity(tot, OP_AUTHENTICATE);
+	return report_div((double)n, run->measured_s);
+}
+
 uint64_t
 report_sla_actual(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot, unsigned i, uint64_t *samples)

@@ -22,7 +22,7 @@ static const char *const csv_head_cols[] = {
 	"t", "conns_open", "conns_total", "ok_total", "errors_total",
 };
 static const char *const csv_tail_cols[] = {
-	"bytes_sent", "bytes_received", "messages_appended",
+	"bytes_sent", "bytes_received", "messages_appended", "rate_missed",
 };
 
 #define N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -97,8 +97,9 @@ report_csv_tick(struct report *r, const struct report_run *run,
 		for (int c = 0; c < CSV_OP_COLS; c++)
 			csv_op_value(f, win, op, c);
 	/* csv_tail_cols order */
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", win->bytes_sent,
-		win->bytes_received, win->append_msgs);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+		win->bytes_sent, win->bytes_received, win->append_msgs,
+		win->rate_missed);
 	fflush(f);
 }
 

@@ -54,6 +54,11 @@ uint64_t report_op_activity(const struct stats_snap *s, int op);
 uint64_t report_commands(const struct stats_snap *s);
 /* a / b, or 0 when that would not be a finite number. */
 double report_div(double a, double b);
+/* Open loop: commands per measured second that the schedule paced, i.e.
+ * every command that ended except LOGIN and AUTHENTICATE, which a
+ * connection sends by itself before it joins the schedule. */
+double report_achieved_rate(const struct report_run *run,
+			    const struct stats_snap *tot);
 
 /* The figure cfg->slas[i] bounds: main's run->sla_actual_us when given,
  * else computed from tot (the mean for percentile 0, the max for 100, of

@@ -126,6 +126,31 @@ json_errors(FILE *f, const struct stats_snap *s)
 	fputc('}', f);
 }
 
+/* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..},
+ * the same set for every histogram in the summary. */
+static void
+json_latency(FILE *f, const char *key, const struct hist *h)
+{
+	static const struct {
+		const char *key;
+		double p;
+	} pct[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 },
+		{ "p999", 99.9 },
+	};
+
+	json_key(f, key);
+	fputs("{\"mean\":", f);
+	json_num(f, hist_mean(h));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		fputc(',', f);
+		json_u64(f, pct[i].key, hist_percentile(h, pct[i].p));
+	}
+	fputc(',', f);
+	json_u64(f, "max", hist_max(h));
+	fputc('}', f);
+}
+
 static void
 json_counts(FILE *f, const struct stats_snap *s, int op)
 {
@@ -176,9 +201,13 @@ report_json_tick(struct report *r, const struct report_run *run,
 	}
 	fputs("},", f);
 	json_errors(f, win);
-	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64 "},",
-		win->bytes_sent, win->bytes_received);
+	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
+		win->bytes_sent, win->bytes_received, win->imap_sent,
+		win->imap_received);
 	json_u64(f, "messages_appended", win->append_msgs);
+	fputc(',', f);
+	json_u64(f, "rate_missed", win->rate_missed);
 	fputs(",\"cpu_pct\":", f);
 	json_num(f, run->cpu_pct);
 	fputc(',', f);
@@ -193,13 +222,6 @@ static void
 json_summary_commands(FILE *f, const struct report_run *run,
 		      const struct stats_snap *tot)
 {
-	static const struct {
-		const char *key;
-		double p;
-	} pct[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 },
-		{ "p999", 99.9 },
-	};
 	bool first = true;
 
 	fputs("\"commands\":{", f);
@@ -215,15 +237,9 @@ json_summary_commands(FILE *f, const struct report_run *run,
 		json_counts(f, tot, op);
 		fputs(",\"rate\":", f);
 		json_num(f, report_div((double)tot->ok[op], run->measured_s));
-		fputs(",\"latency_us\":{\"mean\":", f);
-		json_num(f, hist_mean(h));
-		for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-			fputc(',', f);
-			json_u64(f, pct[i].key, hist_percentile(h, pct[i].p));
-		}
 		fputc(',', f);
-		json_u64(f, "max", hist_max(h));
-		fputs("}}", f);
+		json_latency(f, "latency_us", h);
+		fputc('}', f);
 	}
 	fputc('}', f);
 }
@@ -248,6 +264,37 @@ json_summary_sla(FILE *f, struct report *r, const struct report_run *run,
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* Present only when TLS was used, so "tls" in a summary means it was. */
+static void
+json_summary_tls(FILE *f, const struct stats_snap *tot)
+{
+	if (tot->tls_handshakes == 0)
+		return;
+	fputs(",\"tls\":{", f);
+	json_u64(f, "handshakes", tot->tls_handshakes);
+	fputc(',', f);
+	json_latency(f, "latency_us", tot->tls_lat);
+	fputc('}', f);
+}
+
+/* Absent (rather than null) in a closed-loop run: a reader tests for the
+ * key, and no closed-loop figure would be meaningful under it. */
+static void
+json_summary_open_loop(FILE *f, const struct config *cfg,
+		       const struct report_run *run,
+		       const struct stats_snap *tot)
+{
+	if (!(cfg->rate > 0))
+		return;
+	fputs(",\"open_loop\":{\"target_rate\":", f);
+	json_num(f, cfg->rate);
+	fputs(",\"achieved_rate\":", f);
+	json_num(f, report_achieved_rate(run, tot));
+	fputc(',', f);
+	json_u64(f, "late", tot->rate_missed);
+	fputc('}', f);
 }
 
 void
@@ -278,6 +325,10 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "connects", tot->connects);
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);
+	fputc(',', f);
+	json_latency(f, "connect_latency_us", tot->connect_lat);
+	json_summary_tls(f, tot);
+	json_summary_open_loop(f, r->cfg, run, tot);
 	fputc(',', f);
 	json_u64(f, "unfinished", run->unfinished);
 	fputs(",\"cpu\":{\"user_s\":", f);

@@ -107,6 +107,8 @@ report_text_tick(struct report *r, const struct report_run *run,
 	uint64_t errs = stats_snap_total_errors(win);
 	if (errs > 0)
 		fprintf(o, " err=%" PRIu64, errs);
+	if (win->rate_missed > 0)
+		fprintf(o, " late=%" PRIu64, win->rate_missed);
 	if (cfg->tick_percentile > 0) {
 		hist_reset(r->scratch);
 		for (int op = 0; op < OP_COUNT; op++)
@@ -146,36 +148,113 @@ kbps(uint64_t bytes, double secs)
 #define TABLE_HEAD							\
 	"command       count   ok/s     mean      p50      p90      p95"	\
 	"      p99    p99.9      max   no  bad failed\n"
+/* "command       count": the name and the count share this width, so a
+ * name longer than 12 ("TLS handshake") still ends its count in line. */
+#define TABLE_NAME_COUNT_W 19
 
-/* One row per command that did anything; widths match TABLE_HEAD. */
+/* A row up to the max column; widths match TABLE_HEAD. */
+static void
+print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
+	      const struct hist *h)
+{
+	static const double pct[] = { 50, 90, 95, 99, 99.9 };
+	char cnt[24], rate[32], mean[32], p[5][32], max[32];
+
+	snprintf(cnt, sizeof(cnt), "%" PRIu64, count);
+	int pad = TABLE_NAME_COUNT_W - (int)strlen(name) - (int)strlen(cnt);
+	fmt_rate(rate, sizeof(rate), per_s);
+	units_fmt_us(mean, sizeof(mean), (uint64_t)llround(hist_mean(h)));
+	for (int i = 0; i < 5; i++)
+		units_fmt_us(p[i], sizeof(p[i]), hist_percentile(h, pct[i]));
+	units_fmt_us(max, sizeof(max), hist_max(h));
+	fprintf(o, "%s%*s%s %6s %8s %8s %8s %8s %8s %8s %8s", name,
+		pad > 1 ? pad : 1, "", cnt, rate, mean, p[0], p[1], p[2],
+		p[3], p[4], max);
+}
+
+/* One row per command that did anything, then the TLS handshakes: they
+ * cost the server like a command and are timed the same way, but have no
+ * NO/BAD (a failed one is an error of kind tls). */
 static void
 print_table(const struct report_run *run, const struct stats_snap *tot,
 	    FILE *o)
 {
-	static const double pct[] = { 50, 90, 95, 99, 99.9 };
-
 	fputs(TABLE_HEAD, o);
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (report_op_activity(tot, op) == 0)
 			continue;
-		const struct hist *h = tot->lat[op];
-		char rate[32], mean[32], p[5][32], max[32];
-		fmt_rate(rate, sizeof(rate),
-			 report_div((double)tot->ok[op], run->measured_s));
-		units_fmt_us(mean, sizeof(mean),
-			     (uint64_t)llround(hist_mean(h)));
-		for (int i = 0; i < 5; i++)
-			units_fmt_us(p[i], sizeof(p[i]),
-				     hist_percentile(h, pct[i]));
-		units_fmt_us(max, sizeof(max), hist_max(h));
-		fprintf(o, "%-12s %6" PRIu64 " %6s %8s %8s %8s %8s %8s %8s "
-			"%8s %4" PRIu64 " %4" PRIu64 " %6" PRIu64 "\n",
-			op_table[op].name,
-			tot->ok[op] + tot->no[op] + tot->bad[op] +
-			tot->failed[op],
-			rate, mean, p[0], p[1], p[2], p[3], p[4], max,
+		print_lat_row(o, op_table[op].name,
+			      report_op_activity(tot, op),
+			      report_div((double)tot->ok[op], run->measured_s),
+			      tot->lat[op]);
+		fprintf(o, " %4" PRIu64 " %4" PRIu64 " %6" PRIu64 "\n",
 			tot->no[op], tot->bad[op], tot->failed[op]);
 	}
+	if (tot->tls_handshakes > 0) {
+		print_lat_row(o, "TLS handshake", tot->tls_handshakes,
+			      report_div((double)tot->tls_handshakes,
+					 run->measured_s),
+			      tot->tls_lat);
+		fputc('\n', o);
+	}
+}
+
+/* TLS and COMPRESS make the wire differ from the IMAP octets; the ratio
+ * is what they cost (TLS, > 1) or save (COMPRESS, < 1). */
+static void
+print_bytes(const struct report_run *run, const struct stats_snap *tot,
+	    FILE *o)
+{
+	double ks = kbps(tot->bytes_sent, run->measured_s);
+	double kr = kbps(tot->bytes_received, run->measured_s);
+
+	fprintf(o, "bytes: sent %" PRIu64 " (%.1f Kbps), received %" PRIu64
+		" (%.1f Kbps); per connection: %.1f Kbps",
+		tot->bytes_sent, ks, tot->bytes_received, kr,
+		report_div(ks + kr, (double)run->clients));
+	if (tot->imap_sent != tot->bytes_sent ||
+	    tot->imap_received != tot->bytes_received)
+		fprintf(o, "; IMAP octets sent %" PRIu64 ", received %" PRIu64
+			" (wire/IMAP ratio %.2f)", tot->imap_sent,
+			tot->imap_received,
+			report_div((double)(tot->bytes_sent +
+					    tot->bytes_received),
+				   (double)(tot->imap_sent +
+					    tot->imap_received)));
+	fputc('\n', o);
+}
+
+/* Without a single greeting there is no latency to show, and "p50 0 us"
+ * would read as a fast server. */
+static void
+print_connections(const struct stats_snap *tot, FILE *o)
+{
+	fprintf(o, "connections: %" PRIu64 " connects, %" PRIu64 " logins",
+		tot->connects, tot->logins);
+	if (hist_count(tot->connect_lat) > 0) {
+		char p50[32], p99[32];
+		units_fmt_us(p50, sizeof(p50),
+			     hist_percentile(tot->connect_lat, 50));
+		units_fmt_us(p99, sizeof(p99),
+			     hist_percentile(tot->connect_lat, 99));
+		fprintf(o, "; connect->greeting p50 %s p99 %s", p50, p99);
+	}
+	fputc('\n', o);
+}
+
+/* "Late" is openloop.c's threshold: sent more than 1 ms after it was due. */
+static void
+print_open_loop(const struct config *cfg, const struct report_run *run,
+		const struct stats_snap *tot, FILE *o)
+{
+	char achieved[32];
+
+	if (!(cfg->rate > 0))
+		return;
+	fmt_rate(achieved, sizeof(achieved), report_achieved_rate(run, tot));
+	fprintf(o, "open loop: target %.15g cmd/s, achieved %s cmd/s, %"
+		PRIu64 " sent late (>1 ms after due)\n", cfg->rate, achieved,
+		tot->rate_missed);
 }
 
 static void
@@ -215,12 +294,9 @@ print_summary(struct report *r, const struct report_run *run,
 				   (double)tot->ok[OP_APPEND]));
 	}
 
-	double ks = kbps(tot->bytes_sent, run->measured_s);
-	double kr = kbps(tot->bytes_received, run->measured_s);
-	fprintf(o, "bytes: sent %" PRIu64 " (%.1f Kbps), received %" PRIu64
-		" (%.1f Kbps); per connection: %.1f Kbps\n",
-		tot->bytes_sent, ks, tot->bytes_received, kr,
-		report_div(ks + kr, (double)run->clients));
+	print_bytes(run, tot, o);
+	print_connections(tot, o);
+	print_open_loop(r->cfg, run, tot, o);
 
 	/* Every kind, zeros included: a kind that is missing from one run's
 	 * summary would look like it had not been checked. */

@@ -255,7 +255,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			}
 		}
 		if (phase == PHASE_DRAIN && now >= drain_deadline) {
-			if (!run_all_done(&rs))
+			if (!run_all_done(&rs) && !unusable)
 				log_warn("grace time over: closing connections "
 					 "with commands still in flight");
 			phase = PHASE_HALT;

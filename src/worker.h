@@ -30,6 +30,7 @@ struct shared {
 	struct sockaddr_storage sources[64];	/* --source addresses */
 	socklen_t source_lens[64];
 	unsigned n_sources;
+	const struct userfile *users;	/* userfile=, or NULL */
 	uint64_t run_id;		/* for Message-IDs */
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */

@@ -1,7 +1,7 @@
-/* Report: imaptest's terminal layout (header rows, tick line, the 10-tick
- * ms/cmd line, Totals), the extended summary, and the machine formats
- * (JSON Lines well-formed with the schema keys, CSV with as many columns
- * in every row as in its header, output= TSV lined up). */
+/* Report, text: imaptest's terminal layout (header rows, tick line, the
+ * 10-tick ms/cmd line, Totals), output= TSV lined up, and the extended
+ * summary with the open-loop, TLS, connect and IMAP-octet lines.  The
+ * machine formats are tested in test_report_json.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -376,6 +376,11 @@ START_TEST(test_totals_and_summary)
 	tot.append_bytes = 34000ULL * 4096;
 	tot.bytes_sent = 30 * 1000 * 1000 / 8 * 10;	/* 10000 Kbps over 30 s */
 	tot.bytes_received = 30 * 1000 / 8 * 10;	/* 10 Kbps */
+	/* plain IMAP: the wire carries exactly the IMAP octets */
+	tot.imap_sent = tot.bytes_sent;
+	tot.imap_received = tot.bytes_received;
+	tot.connects = tot.logins = 3000;
+	hist_record_n(tot.connect_lat, 500, 3000);
 	tot.conns_open = tot.conns_total = 0;
 	struct report_run run = plain_run(35);
 	run.measured_s = 30;
@@ -406,6 +411,8 @@ START_TEST(test_totals_and_summary)
 		"APPEND command)\n"
 		"bytes: sent 37500000 (10000.0 Kbps), received 37500 (10.0 "
 		"Kbps); per connection: 100.1 Kbps\n"
+		"connections: 3000 connects, 3000 logins; connect->greeting "
+		"p50 500 us p99 500 us\n"
 		"errors: no=0 bad=0 bye=0 disconnect=0 timeout=0 protocol=0 "
 		"tls=0 connect=0 login=0 state=0\n"
 		"measured: 30.0 s (from t=5.0 s to t=35.0 s), clients=100, "
@@ -466,7 +473,8 @@ START_TEST(test_sla_from_main)
 END_TEST
 
 /* Every error kind is named in the totals even when all are zero, and
- * counts land under their own names. */
+ * counts land under their own names.  Closed loop, plain IMAP, no TLS,
+ * saturated in one second only: none of the conditional lines appear. */
 START_TEST(test_errors_all_kinds)
 {
 	struct config cfg;
@@ -488,6 +496,9 @@ START_TEST(test_errors_all_kinds)
 
 	for (int k = 0; k < ERR_COUNT; k++)
 		tot.errors[k] = (uint64_t)k * 10;
+	tot.rate_missed = 5;	/* never counted closed-loop; still not shown */
+	run.cpu_pct = 99;	/* the worst second, but run.c found it */
+	run.loop_lag_max_us = 50000;	/* not sustained: no self_limited */
 	report_final(r, &run, &tot);
 	const char *text = memout_text(&m);
 	const char *e = strstr(text, "\nerrors:");
@@ -499,7 +510,14 @@ START_TEST(test_errors_all_kinds)
 	 * header. */
 	ck_assert_ptr_null(strstr(text, "messages appended"));
 	ck_assert_ptr_nonnull(strstr(text, " failed\n\nbytes: sent 0 (0.0 Kbps)"));
+	/* No greeting ever came: counts, but no latency to show. */
+	ck_assert_ptr_nonnull(strstr(text, "\nconnections: 0 connects, "
+				     "0 logins\nerrors:"));
 	ck_assert(strncmp(text, "   0    0 ms/cmd avg\n\nTotals:\n", 30) == 0);
+	ck_assert_ptr_null(strstr(text, "TLS handshake"));
+	ck_assert_ptr_null(strstr(text, "IMAP octets"));
+	ck_assert_ptr_null(strstr(text, "open loop"));
+	ck_assert_ptr_null(strstr(text, "Warning"));
 
 	report_free(r);
 	stats_snap_free(&tot);
@@ -508,441 +526,85 @@ START_TEST(test_errors_all_kinds)
 }
 END_TEST
 
-/* A small JSON well-formedness checker (RFC 8259 grammar). */
-static void
-js_ws(const char **p)
+/* An open-loop run over implicit TLS with COMPRESS.  A tick shows its
+ * late sends (only when there were some); in the summary the TLS row
+ * closes the command table in its columns, the wire and IMAP octets
+ * differ, and the connect and open-loop lines follow the bytes. */
+START_TEST(test_summary_open_loop_tls)
 {
-	while (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')
-		(*p)++;
-}
-
-static int js_value(const char **p, int depth);
-
-static int
-js_string(const char **p)
-{
-	if (**p != '"')
-		return 0;
-	for ((*p)++; **p != '"'; (*p)++) {
-		unsigned char c = (unsigned char)**p;
-		if (c < 0x20)
-			return 0;
-		if (c != '\\')
-			continue;
-		(*p)++;
-		if (**p == 'u') {
-			for (int i = 0; i < 4; i++) {
-				(*p)++;
-				if (strchr("0123456789abcdefABCDEF", **p) == NULL ||
-				    **p == '\0')
-					return 0;
-			}
-		} else if (**p == '\0' || strchr("\"\\/bfnrt", **p) == NULL) {
-			return 0;
-		}
-	}
-	(*p)++;
-	return 1;
-}
-
-static int
-js_digits(const char **p)
-{
-	const char *s = *p;
-	while (**p >= '0' && **p <= '9')
-		(*p)++;
-	return *p > s;
-}
-
-static int
-js_number(const char **p)
-{
-	if (**p == '-')
-		(*p)++;
-	if (**p == '0')
-		(*p)++;
-	else if (!js_digits(p))
-		return 0;
-	if (**p == '.') {
-		(*p)++;
-		if (!js_digits(p))
-			return 0;
-	}
-	if (**p == 'e' || **p == 'E') {
-		(*p)++;
-		if (**p == '+' || **p == '-')
-			(*p)++;
-		if (!js_digits(p))
-			return 0;
-	}
-	return 1;
-}
-
-static int
-js_word(const char **p, const char *w)
-{
-	size_t n = strlen(w);
-	if (strncmp(*p, w, n) != 0)
-		return 0;
-	*p += n;
-	return 1;
-}
-
-static int
-js_members(const char **p, int depth, char close, int object)
-{
-	(*p)++;
-	js_ws(p);
-	if (**p == close) {
-		(*p)++;
-		return 1;
-	}
-	for (;;) {
-		js_ws(p);
-		if (object) {
-			if (!js_string(p))
-				return 0;
-			js_ws(p);
-			if (**p != ':')
-				return 0;
-			(*p)++;
-		}
-		if (!js_value(p, depth + 1))
-			return 0;
-		if (**p == close) {
-			(*p)++;
-			return 1;
-		}
-		if (**p != ',')
-			return 0;
-		(*p)++;
-	}
-}
-
-static int
-js_value(const char **p, int depth)
-{
-	int ok;
-	if (depth > 32)
-		return 0;
-	js_ws(p);
-	switch (**p) {
-	case '{': ok = js_members(p, depth, '}', 1); break;
-	case '[': ok = js_members(p, depth, ']', 0); break;
-	case '"': ok = js_string(p); break;
-	case 't': ok = js_word(p, "true"); break;
-	case 'f': ok = js_word(p, "false"); break;
-	case 'n': ok = js_word(p, "null"); break;
-	default: ok = js_number(p); break;
-	}
-	js_ws(p);
-	return ok;
-}
-
-static int
-json_valid(const char *s)
-{
-	return js_value(&s, 0) && *s == '\0';
-}
-
-START_TEST(test_json_checker)
-{
-	/* The checker itself must reject what a JSON parser rejects. */
-	ck_assert(json_valid("{\"a\":[1,-2.5e3,true,null,\"x\\u00e9\"]}"));
-	ck_assert(!json_valid("{\"a\":nan}"));
-	ck_assert(!json_valid("{\"a\":1,}"));
-	ck_assert(!json_valid("{\"a\":01}"));
-	ck_assert(!json_valid("{\"a\":\"\x01\"}"));
-	ck_assert(!json_valid("{\"a\":1"));
-	ck_assert(!json_valid("{\"a\":1}{"));
-}
-END_TEST
-
-static void
-assert_keys(const char *line, const char *const *keys)
-{
-	for (; *keys != NULL; keys++) {
-		char k[64];
-		snprintf(k, sizeof(k), "\"%s\":", *keys);
-		ck_assert_msg(strstr(line, k) != NULL, "key %s missing in %s",
-			      *keys, line);
-	}
-}
-
-START_TEST(test_json_lines)
-{
-	static const char *const tick_keys[] = {
-		"type", "t", "warmup", "conns_open", "conns_total", "stalled",
-		"commands", "errors", "bytes", "sent", "received",
-		"messages_appended", "cpu_pct", "loop_lag_max_us", "APPEND",
-		"ok", "no", "bad", "failed", "p50_us", "p95_us", "p99_us",
-		"max_us", "no", "bad", "bye", "disconnect", "timeout",
-		"protocol", "tls", "connect", "login", "state", NULL,
-	};
-	static const char *const sum_keys[] = {
-		"type", "duration_s", "measured_from_s", "clients", "workers",
-		"commands", "APPEND", "LOGIN", "CHECKPOINT!", "rate",
-		"latency_us", "mean", "p50", "p90", "p95", "p99", "p999", "max",
-		"errors", "bytes", "imap_sent", "imap_received",
-		"messages_appended", "append_bytes", "connects", "logins",
-		"unfinished", "cpu", "user_s", "sys_s", "us_per_command",
-		"peak_rss_kb", "self_limited", "sla", "expr", "ok",
-		"actual_us", "exit_status", "stop_reason", NULL,
-	};
 	struct config cfg;
 	struct memout m;
-	struct stats_snap win, tot;
-	char err[256], line[4096];
-	char dir[] = "/tmp/report-test-XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	char path[300];
-	snprintf(path, sizeof(path), "%s/run.jsonl", dir);
+	struct stats_snap tot;
+	char err[256], line[256];
 
 	seed_config(&cfg);
-	cfg.json_path = strdup(path);
-	/* Quotes, a backslash, a control character and a byte that is not
-	 * UTF-8 must still give valid JSON. */
-	cfg.n_slas = 1;
-	cfg.slas[0] = (struct sla){ .op = OP_APPEND, .percentile = 99,
-				    .max_us = 10, .text = "A\"B\\C\x01\xff.p99" };
+	cfg.rate = 500;
 	memout_open(&m);
-	stats_snap_init(&win);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
-	ck_assert_msg(r != NULL, "%s", err);
-
-	for (int t = 1; t <= 3; t++) {
-		struct report_run run = plain_run(t);
-		run.warmup = t == 1;
-		run.cpu_pct = t == 2 ? NAN : 12.5;	/* never printed as nan */
-		seed_window(&win, 1, 5, 3000);
-		win.failed[OP_LOGOUT] = 1;
-		win.errors[ERR_DISCONNECT] = 1;
-		report_tick(r, &run, &win, &win);
-		stats_snap_add(&tot, &win);
-	}
-	tot.ok[OP_CHECKPOINT] = 1;
-	struct report_run run = plain_run(3.5);
-	run.measured_s = 0;	/* rate must come out 0, not inf */
-	run.stop_reason = "sig\"nal";
-	run.exit_status = 1;
-	report_final(r, &run, &tot);
-	report_free(r);
-
-	char *text = slurp(path);
-	int n = 0;
-	for (; line_at(text, n, line, sizeof(line)) != NULL && *line; n++) {
-		ck_assert_msg(json_valid(line), "invalid JSON: %s", line);
-		ck_assert_ptr_null(strstr(line, "nan"));
-		ck_assert_ptr_null(strstr(line, "inf"));
-		if (n < 3) {
-			ck_assert(strncmp(line, "{\"type\":\"tick\",", 15) == 0);
-			assert_keys(line, tick_keys);
-			/* only commands with activity */
-			ck_assert_ptr_null(strstr(line, "\"SELECT\""));
-			ck_assert_ptr_nonnull(strstr(line,
-				"\"LOGOUT\":{\"ok\":0,\"no\":0,\"bad\":0,"
-				"\"failed\":1,"));
-		} else {
-			ck_assert(strncmp(line, "{\"type\":\"summary\",", 18) == 0);
-			assert_keys(line, sum_keys);
-		}
-	}
-	ck_assert_int_eq(n, 4);
-	line_at(text, 0, line, sizeof(line));
-	ck_assert_ptr_nonnull(strstr(line, "\"t\":1,\"warmup\":true,"));
-	ck_assert_ptr_nonnull(strstr(line, "\"APPEND\":{\"ok\":5,\"no\":0,"
-		"\"bad\":0,\"failed\":0,\"p50_us\":3000,\"p95_us\":3000,"
-		"\"p99_us\":3000,\"max_us\":3000}"));
-	ck_assert_ptr_nonnull(strstr(line, "\"cpu_pct\":12.5,"));
-	line_at(text, 1, line, sizeof(line));
-	ck_assert_ptr_nonnull(strstr(line, "\"cpu_pct\":0,"));
-	line_at(text, 3, line, sizeof(line));
-	ck_assert_ptr_nonnull(strstr(line, "\"rate\":0,"));
-	ck_assert_ptr_nonnull(strstr(line, "\"disconnect\":3,"));
-	ck_assert_ptr_nonnull(strstr(line,
-		"\"expr\":\"A\\\"B\\\\C\\u0001\\ufffd.p99\",\"ok\":false,"
-		"\"actual_us\":3000"));
-	ck_assert_ptr_nonnull(strstr(line,
-		"\"exit_status\":1,\"stop_reason\":\"sig\\\"nal\"}"));
-	free(text);
-
-	memout_close(&m);
-	stats_snap_free(&win);
-	stats_snap_free(&tot);
-	unlink(path);
-	rmdir(dir);
-	config_free(&cfg);
-}
-END_TEST
-
-/* --json -: the lines go to stdout, and the text report stays off it. */
-START_TEST(test_json_stdout)
-{
-	struct config cfg;
-	struct memout m;
-	struct stats_snap win;
-	char err[256], line[4096];
-
-	seed_config(&cfg);
-	cfg.json_path = strdup("-");
-	memout_open(&m);
-	stats_snap_init(&win);
 	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	struct report_run run = plain_run(1);
-	seed_window(&win, 1, 1, 100);
-	report_tick(r, &run, &win, &win);
-	report_final(r, &run, &win);
-	report_free(r);
+	seed_window(&tot, 1, 10, 0);
+	tot.errors[ERR_TIMEOUT] = 2;
+	tot.rate_missed = 3;
+	run.warmup = true;
+	report_tick(r, &run, &tot, &tot);
+	tot.rate_missed = 0;
+	report_tick(r, &run, &tot, &tot);
+	ck_assert_str_eq(line_at(memout_text(&m), 3, line, sizeof(line)),
+			 "   1   10 100/100 err=2 late=3 (warmup)");
+	ck_assert_str_eq(line_at(memout_text(&m), 4, line, sizeof(line)),
+			 "   1   10 100/100 err=2 (warmup)");
+
+	/* 14910 scheduled commands in 30 s: 497/s; the 100 LOGINs are
+	 * not on the schedule and do not count. */
+	seed_window(&tot, 100, 14900, 2000);
+	hist_record_n(tot.lat[OP_LOGIN], 1000, 100);
+	tot.no[OP_APPEND] = 10;
+	tot.rate_missed = 37;
+	tot.tls_handshakes = 100;
+	hist_record_n(tot.tls_lat, 3000, 50);
+	hist_record_n(tot.tls_lat, 5000, 50);
+	tot.connects = 102;
+	tot.logins = 100;
+	hist_record_n(tot.connect_lat, 800, 98);
+	hist_record_n(tot.connect_lat, 20000, 2);
+	tot.bytes_sent = 1200000;
+	tot.bytes_received = 6000000;
+	tot.imap_sent = 1000000;
+	tot.imap_received = 9000000;
+	run = plain_run(30);
+	report_final(r, &run, &tot);
+
 	const char *text = memout_text(&m);
-	int n = 0;
-	for (; line_at(text, n, line, sizeof(line)) != NULL && *line; n++)
-		ck_assert_msg(json_valid(line), "not JSON: %s", line);
-	ck_assert_int_eq(n, 2);
+	const char *want =
+		"command       count   ok/s     mean      p50      p90      p95"
+		"      p99    p99.9      max   no  bad failed\n"
+		"LOGIN           100   3.33  1.00 ms  1.00 ms  1.00 ms  1.00 ms"
+		"  1.00 ms  1.00 ms  1.00 ms    0    0      0\n"
+		"APPEND        14910    497  2.00 ms  2.00 ms  2.00 ms  2.00 ms"
+		"  2.00 ms  2.00 ms  2.00 ms   10    0      0\n"
+		"TLS handshake   100   3.33  4.00 ms  3.00 ms  5.00 ms  5.00 ms"
+		"  5.00 ms  5.00 ms  5.00 ms\n"
+		"\n"
+		"messages appended: 14900 (0 B in APPEND bodies, 1.00 per "
+		"APPEND command)\n"
+		"bytes: sent 1200000 (320.0 Kbps), received 6000000 (1600.0 "
+		"Kbps); per connection: 19.2 Kbps; IMAP octets sent 1000000, "
+		"received 9000000 (wire/IMAP ratio 0.72)\n"
+		"connections: 102 connects, 100 logins; connect->greeting p50 "
+		"800 us p99 20.0 ms\n"
+		"open loop: target 500 cmd/s, achieved 497 cmd/s, 37 sent late "
+		"(>1 ms after due)\n"
+		"errors:";
+	const char *table = strstr(text, "command ");
+	ck_assert_ptr_nonnull(table);
+	ck_assert_msg(strncmp(table, want, strlen(want)) == 0, "got:\n%s",
+		      table);
 
-	memout_close(&m);
-	stats_snap_free(&win);
-	config_free(&cfg);
-}
-END_TEST
-
-static int
-count_fields(const char *line)
-{
-	int n = 1;
-	for (; *line != '\0'; line++)
-		n += *line == ',';
-	return n;
-}
-
-/* Field number i (0-based) of a CSV line without quoting. */
-static const char *
-field_at(const char *line, int i, char *buf, size_t len)
-{
-	for (; i > 0; i--) {
-		line = strchr(line, ',');
-		ck_assert_ptr_nonnull(line);
-		line++;
-	}
-	size_t l = strcspn(line, ",");
-	ck_assert_uint_lt(l, len);
-	memcpy(buf, line, l);
-	buf[l] = '\0';
-	return buf;
-}
-
-START_TEST(test_csv_columns)
-{
-	struct config cfg;
-	struct memout m;
-	struct stats_snap win, cum;
-	char err[256], line[8192], hd[64], v[64];
-	char dir[] = "/tmp/report-test-XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	char path[300];
-	snprintf(path, sizeof(path), "%s/run.csv", dir);
-
-	seed_config(&cfg);
-	cfg.csv_path = strdup(path);
-	memout_open(&m);
-	stats_snap_init(&win);
-	stats_snap_init(&cum);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
-	ck_assert_msg(r != NULL, "%s", err);
-	for (int t = 1; t <= 4; t++) {
-		struct report_run run = plain_run(t);
-		seed_window(&win, 1, 1642, 2000);
-		win.errors[ERR_TIMEOUT] = (uint64_t)t;
-		win.bytes_sent = 777;
-		seed_window(&cum, 0, 0, 0);
-		cum.conns_open = 99;
-		report_tick(r, &run, &win, &cum);
-	}
-	struct report_run run = plain_run(4);
-	report_final(r, &run, &cum);
 	report_free(r);
-
-	char *text = slurp(path);
-	line_at(text, 0, line, sizeof(line));
-	int cols = count_fields(line);
-	/* every op, so the column set never depends on the mix */
-	ck_assert_int_eq(cols, 5 + 2 * OP_COUNT + 3);
-	const char *want = "t,conns_open,conns_total,ok_total,errors_total,"
-		"AUTHENTICATE_ok,AUTHENTICATE_p95_us,LOGIN_ok,";
-	ck_assert(strncmp(line, want, strlen(want)) == 0);
-	const char *tail = ",LMTP_ok,LMTP_p95_us,bytes_sent,bytes_received,"
-		"messages_appended";
-	ck_assert_str_eq(line + strlen(line) - strlen(tail), tail);
-	int rows = 0;
-	for (int i = 1; line_at(text, i, line, sizeof(line)) != NULL && *line;
-	     i++) {
-		ck_assert_int_eq(count_fields(line), cols);
-		rows++;
-	}
-	ck_assert_int_eq(rows, 4);
-
-	/* Values sit under their own names. */
-	char head[8192];
-	line_at(text, 0, head, sizeof(head));
-	line_at(text, 3, line, sizeof(line));
-	for (int i = 0; i < cols; i++) {
-		field_at(head, i, hd, sizeof(hd));
-		field_at(line, i, v, sizeof(v));
-		if (strcmp(hd, "t") == 0)
-			ck_assert_str_eq(v, "3.000");
-		else if (strcmp(hd, "conns_open") == 0)
-			ck_assert_str_eq(v, "99");
-		else if (strcmp(hd, "ok_total") == 0)
-			ck_assert_str_eq(v, "1643");
-		else if (strcmp(hd, "errors_total") == 0)
-			ck_assert_str_eq(v, "3");
-		else if (strcmp(hd, "APPEND_ok") == 0)
-			ck_assert_str_eq(v, "1642");
-		else if (strcmp(hd, "APPEND_p95_us") == 0)
-			ck_assert_str_eq(v, "2000");
-		else if (strcmp(hd, "LOGIN_ok") == 0)
-			ck_assert_str_eq(v, "1");
-		else if (strcmp(hd, "bytes_sent") == 0)
-			ck_assert_str_eq(v, "777");
-		else if (strcmp(hd, "messages_appended") == 0)
-			ck_assert_str_eq(v, "1642");
-		else if (strcmp(hd, "conns_total") != 0 &&
-			 strcmp(hd, "bytes_received") != 0)
-			ck_assert_msg(strcmp(v, "0") == 0, "%s = %s", hd, v);
-	}
-	free(text);
-
+	stats_snap_free(&tot);
 	memout_close(&m);
-	stats_snap_free(&win);
-	stats_snap_free(&cum);
-	unlink(path);
-	rmdir(dir);
-	config_free(&cfg);
-}
-END_TEST
-
-START_TEST(test_open_errors)
-{
-	struct config cfg;
-	char err[256] = "";
-
-	seed_config(&cfg);
-	cfg.json_path = strdup("/nonexistent-dir/x.jsonl");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
-	ck_assert_str_eq(err, "--json /nonexistent-dir/x.jsonl: cannot "
-			 "create: No such file or directory");
-	free(cfg.json_path);
-
-	cfg.json_path = strdup("-");
-	cfg.output_path = strdup("-");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
-	ck_assert_ptr_nonnull(strstr(err, "only one of them can write to "
-				     "stdout"));
-	free(cfg.output_path);
-	cfg.output_path = strdup("");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
-	ck_assert_str_eq(err, "output=: empty file name");
 	config_free(&cfg);
 }
 END_TEST
@@ -951,7 +613,7 @@ static Suite *
 report_suite(void)
 {
 	Suite *s = suite_create("report");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tcase_create("text");
 	tcase_add_test(tc, test_visible);
 	tcase_add_test(tc, test_seed_header_and_tick);
 	tcase_add_test(tc, test_tick_percentile);
@@ -960,11 +622,7 @@ report_suite(void)
 	tcase_add_test(tc, test_totals_and_summary);
 	tcase_add_test(tc, test_sla_from_main);
 	tcase_add_test(tc, test_errors_all_kinds);
-	tcase_add_test(tc, test_json_checker);
-	tcase_add_test(tc, test_json_lines);
-	tcase_add_test(tc, test_json_stdout);
-	tcase_add_test(tc, test_csv_columns);
-	tcase_add_test(tc, test_open_errors);
+	tcase_add_test(tc, test_summary_open_loop_tls);
 	suite_add_tcase(s, tc);
 	return s;
 }
