@@ -140,6 +140,8 @@ conn_reset_session(struct conn *c)
 	c->capa_sent = false;
 	c->starttls_sent = c->upgrade = c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
+	c->compress_on = c->compress_sent = c->compress_upgrade = false;
+	memset(&c->zc, 0, sizeof(c->zc));
 	c->id_sent = c->disconnect_pending = false;
 	c->stall_said = 0;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
@@ -238,8 +240,15 @@ conn_sync_wire(struct conn *c)
 {
 	uint64_t in, out;
 
-	if (c->bev == NULL || !tls_bev_wire_bytes(c->bev, &in, &out))
+	if (c->bev == NULL)
 		return;
+	if (c->compress_on && !c->tls_layer) {
+		in = c->zc.wire_in;
+		out = c->zc.wire_out;
+	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->compress_on ?
+			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
+		return;
+	}
 	ctr_add(&c->w->stats->bytes_received, in - c->wire_in);
 	ctr_add(&c->w->stats->bytes_sent, out - c->wire_out);
 	c->wire_in = in;
@@ -250,7 +259,7 @@ static void
 conn_count_received(struct conn *c, uint64_t n)
 {
 	ctr_add(&c->w->stats->imap_received, n);
-	if (!c->tls_layer)
+	if (!c->tls_layer && !c->compress_on)
 		ctr_add(&c->w->stats->bytes_received, n);
 }
 
@@ -258,7 +267,7 @@ void
 conn_count_sent(struct conn *c, uint64_t n)
 {
 	ctr_add(&c->w->stats->imap_sent, n);
-	if (!c->tls_layer)
+	if (!c->tls_layer && !c->compress_on)
 		ctr_add(&c->w->stats->bytes_sent, n);
 }
 
@@ -287,6 +296,35 @@ conn_starttls_upgrade(struct conn *c)
 	c->capa_sent = false;
 	bufferevent_setcb(tls, conn_read_cb, NULL, conn_event_cb, c);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
+/* COMPRESS DEFLATE said OK: a zlib filter goes over whatever carries the
+ * connection (socket or TLS).  Called after the parser returned. */
+void
+conn_compress_upgrade(struct conn *c)
+{
+	char err[160];
+	struct bufferevent *z;
+
+	c->compress_upgrade = false;
+	conn_sync_wire(c);
+	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+	if (!c->tls_layer) {
+		/* From here the filter counts the wire octets. */
+		c->wire_in = c->wire_out = 0;
+	}
+	z = compress_bev_new(c->bev, -1, &c->zc, err, sizeof(err));
+	if (z == NULL) {
+		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", err);
+		conn_close(c, ERR_PROTOCOL, true);
+		return;
+	}
+	c->bev = z;
+	c->compress_on = true;
+	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
+	bufferevent_setcb(z, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_enable(z, EV_READ | EV_WRITE);
+	conn_send_more(c);
 }
 
 /* Count what was in flight as failed: the server never answered it. */
@@ -422,6 +460,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			conn_starttls_upgrade(c);
 			return;
 		}
+		if (c->compress_upgrade) {
+			conn_compress_upgrade(c);
+			return;
+		}
 	}
 	conn_send_more(c);
 }
@@ -454,7 +496,13 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	bool verify;
-	if (tls_bev_error(bev, why, sizeof(why), &verify)) {
+	if (c->compress_on && compress_error(&c->zc) != NULL) {
+		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
+		conn_close(c, ERR_PROTOCOL, true);
+		return;
+	}
+	if (tls_bev_error(c->compress_on ? bufferevent_get_underlying(bev) : bev,
+			  why, sizeof(why), &verify)) {
 		if (verify) {
 			/* Not transient: main stops the run if nobody ever
 			 * got in, instead of retrying for ever. */
@@ -470,6 +518,11 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		conn_close(c, ERR_CONNECT, true);
 		return;
+	}
+	if (c->compress_on) {
+		/* Same for the compress filter: inflate what the layer
+		 * below already holds before taking its EOF. */
+		bufferevent_flush(bev, EV_READ, BEV_FLUSH);
 	}
 	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0) {
 		/* A TLS filter can report EOF before it has handed us the

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compress.h"
 #include "imap.h"
 #include "imap_cmd.h"
 #include "rng.h"
@@ -127,6 +128,10 @@ struct conn {
 	enum err_kind close_err;
 	bool tls_done;		/* TLS established on this connection */
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
+	bool compress_on;	/* COMPRESS=DEFLATE is active */
+	bool compress_sent;	/* COMPRESS asked, reply pending */
+	bool compress_upgrade;	/* COMPRESS OK seen: add the filter after parsing */
+	struct compress_counts zc;	/* the filter's octet counts */
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
@@ -166,6 +171,7 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 
 /* Inside conn_*.c only. */
 void conn_starttls_upgrade(struct conn *c);
+void conn_compress_upgrade(struct conn *c);
 void conn_idle_done(struct conn *c);
 /* Bring the wire byte counters up to date (TLS counts its own). */
 void conn_sync_wire(struct conn *c);

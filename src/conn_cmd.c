@@ -185,7 +185,8 @@ conn_send_more(struct conn *c)
 
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
 	    c->delayed || c->logout_sent || c->closing ||
-	    c->idle != CONN_IDLE_NONE || c->disconnect_pending)
+	    c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
+	    c->compress_sent)
 		return;
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
@@ -261,7 +262,8 @@ conn_send_plan(struct conn *c, unsigned max)
 		if (!plan_may_send(head, c->lstate, &pend))
 			break;
 		enum op op = plan_take(&c->plan);
-		if ((op == OP_IDLE || op == OP_DISCONNECT) && c->n_fl > 0) {
+		if ((op == OP_IDLE || op == OP_DISCONNECT || op == OP_COMPRESS) &&
+		    c->n_fl > 0) {
 			/* These need the connection to themselves. */
 			memmove(c->plan.q + 1, c->plan.q, c->plan.n);
 			c->plan.q[0] = (uint8_t)op;
@@ -279,7 +281,8 @@ conn_send_plan(struct conn *c, unsigned max)
 		}
 		if (conn_cmd_op(c, op, &pend)) {
 			sent++;
-			if (c->idle != CONN_IDLE_NONE || c->disconnect_pending)
+			if (c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
+			    c->compress_sent)
 				break;
 			continue;
 		}

@@ -453,6 +453,16 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		return op_text(c, op, "%s", "CHECK");
 	case OP_DELAY:
 		return op_delay(c);
+	case OP_COMPRESS:
+		if (c->compress_on)
+			return false;
+		if (!(c->caps & CAP_COMPRESS)) {
+			warn_unsupported(c, op, "COMPRESS=DEFLATE");
+			return false;
+		}
+		/* Nothing may follow until the filter is in place. */
+		c->compress_sent = true;
+		return op_text(c, op, "%s", "COMPRESS DEFLATE");
 	case OP_IDLE:
 		if (!(c->caps & CAP_IDLE)) {
 			warn_unsupported(c, op, "IDLE");

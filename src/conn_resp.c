@@ -285,6 +285,11 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	case OP_IDLE:
 		c->idle = CONN_IDLE_NONE;
 		return;
+	case OP_COMPRESS:
+		c->compress_sent = false;
+		if (rep == STATS_OK)
+			c->compress_upgrade = true;	/* after the parser returns */
+		return;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
 		conn_close_later(c, ERR_DISCONNECT, false);
@@ -333,5 +338,5 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		conn_tagged(c, r);
 		break;
 	}
-	return c->closing || c->upgrade ? 1 : 0;
+	return c->closing || c->upgrade || c->compress_upgrade ? 1 : 0;
 }

@@ -291,6 +291,9 @@ args_run(struct imap_args *a, const char *text, size_t len)
 			need_sep = true;
 			continue;
 		}
+		if (is_ctl(c))
+			return args_fail(a, "unexpected control character "
+					 "0x%02x at offset %zu", c, p);
 		if (need_sep)
 			return args_fail(a, "missing space before '%c' at "
 					 "offset %zu", c, p);
@@ -317,9 +320,6 @@ args_run(struct imap_args *a, const char *text, size_t len)
 		} else if (c == '~' && p + 1 < len && text[p + 1] == '{') {
 			p++;
 			r = args_literal(a, text, len, &p, start);
-		} else if (is_ctl(c)) {
-			return args_fail(a, "unexpected control character "
-					 "0x%02x at offset %zu", c, p);
 		} else {
 			r = args_atom(a, text, len, &p);
 		}

@@ -135,6 +135,10 @@ main(int argc, char **argv)
 		if (sh->users == NULL)
 			fatal(2, "%s", err);
 	}
+	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
+	 * session compresses right after login. */
+	if (cfg.compress && cfg.states[OP_COMPRESS].prob == 0)
+		cfg.states[OP_COMPRESS].prob = 100;
 	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
 	if (strcasecmp(cfg.mech, "PLAIN") == 0)
 		cfg.states[OP_AUTHENTICATE].prob = 100;

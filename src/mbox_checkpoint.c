@@ -1,0 +1,175 @@
+/* mbox_checkpoint.c: after every session of a mailbox ran CHECK, all
+ * views must agree (see mbox_view_checkpoint_compare in mbox_model.h).
+ * The first view that knows a message's UID or flags is the reference the
+ * others are compared with, as in imaptest. */
+#include <stdlib.h>
+
+#include "mbox_private.h"
+#include "xmalloc.h"
+
+struct cp_ref {
+	uint32_t uid;
+	bool have_flags, have_recent;
+	uint32_t flags_client;	/* conn id of the reference flags */
+	uint32_t recent_client;	/* conn id that has it \Recent */
+	uint32_t flag_views;	/* views that know its flags */
+	uint8_t sys;
+	uint64_t kw;
+};
+
+static void
+cp_keywords(struct mbox_reporter *rep, const struct mbox_store *s,
+	    const struct mbox_view *v, const struct mbox_view *first)
+{
+	uint64_t missing = first->kw_in_flags & ~v->kw_in_flags;
+	uint64_t extra = v->kw_in_flags & ~first->kw_in_flags;
+
+	for (unsigned k = 0; k < s->n_kw; k++) {
+		if (missing & (1ull << k))
+			mbox_report(rep, MBOX_ERR_CHECKPOINT, "Checkpoint: "
+				    "client %u: Missing keyword %s", v->conn_id,
+				    s->kw[k].name);
+		if (extra & (1ull << k))
+			mbox_report(rep, MBOX_ERR_CHECKPOINT, "Checkpoint: "
+				    "client %u: Missing keyword %s",
+				    first->conn_id, s->kw[k].name);
+	}
+}
+
+static void
+cp_message(struct mbox_reporter *rep, const struct mbox_view *v,
+	   struct cp_ref *ref, uint32_t seq)
+{
+	const struct mbox_store *s = v->store;
+	const struct mbox_msg *m = &v->msgs[seq - 1];
+	char a[256], b[256];
+
+	ref->flag_views++;
+	if ((m->sys & MBOX_F_RECENT) && !v->readonly) {
+		if (!ref->have_recent) {
+			ref->have_recent = true;
+			ref->recent_client = v->conn_id;
+		} else {
+			mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: Message "
+				    "seq=%u UID=%u has \\Recent flag in "
+				    "multiple sessions: clients %u and %u", seq,
+				    m->uid, ref->recent_client, v->conn_id);
+		}
+	}
+	if (!ref->have_flags) {
+		ref->have_flags = true;
+		ref->flags_client = v->conn_id;
+		ref->sys = m->sys & ~MBOX_F_RECENT;
+		ref->kw = m->kw;
+		return;
+	}
+	unsigned sys = m->sys & ~MBOX_F_RECENT;
+	if (sys != ref->sys) {
+		mbox_flags_fmt(s, sys, 0, a, sizeof(a));
+		mbox_flags_fmt(s, ref->sys, 0, b, sizeof(b));
+		mbox_report(rep, MBOX_ERR_CHECKPOINT, "Checkpoint: client %u: "
+			    "Message seq=%u UID=%u flags differ: (%s) vs (%s) "
+			    "of client %u", v->conn_id, seq, m->uid, a, b,
+			    ref->flags_client);
+	}
+	if (m->kw != ref->kw) {
+		mbox_flags_fmt(s, 0, m->kw, a, sizeof(a));
+		mbox_flags_fmt(s, 0, ref->kw, b, sizeof(b));
+		mbox_report(rep, MBOX_ERR_CHECKPOINT, "Checkpoint: client %u: "
+			    "Message seq=%u UID=%u keywords differ: (%s) vs "
+			    "(%s) of client %u", v->conn_id, seq, m->uid, a, b,
+			    ref->flags_client);
+	}
+}
+
+static void
+cp_recent(struct mbox_reporter *rep, struct mbox_view *const *views,
+	  unsigned n, const struct cp_ref *refs, uint32_t max,
+	  unsigned compared)
+{
+	uint32_t total = 0, min_uidnext = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct mbox_view *v = views[i];
+		if (v->store != views[0]->store || v->disabled || v->readonly)
+			continue;
+		if (v->recent_uncertain)
+			return;	/* an expunge hid which messages were recent */
+		total += v->recent;
+		if (v->select_uidnext != 0 &&
+		    (min_uidnext == 0 || v->select_uidnext < min_uidnext))
+			min_uidnext = v->select_uidnext;
+	}
+	if (total > max)
+		mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: Total RECENT "
+			    "count %u larger than current message count %u",
+			    total, max);
+	else if (total != max)
+		mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: Total RECENT "
+			    "count %u != %u", total, max);
+	if (min_uidnext == 0)
+		return;
+	/* arrived while every session was selected: someone must have it */
+	for (uint32_t i = 0; i < max; i++)
+		if (refs[i].uid >= min_uidnext &&
+		    refs[i].flag_views == compared &&
+		    !refs[i].have_recent)
+			mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: Message "
+				    "seq=%u UID=%u isn't \\Recent anywhere",
+				    i + 1, refs[i].uid);
+}
+
+unsigned
+mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
+			     bool recent_reliable, mbox_err_cb cb, void *arg)
+{
+	struct mbox_reporter rep = { cb, arg, 0 };
+	const struct mbox_view *first = NULL;
+	uint32_t max = 0;
+	unsigned compared = 0;
+
+	if (n == 0)
+		return 0;
+	const struct mbox_store *s = views[0]->store;
+	for (unsigned i = 0; i < n; i++)
+		if (views[i]->store == s && !views[i]->disabled &&
+		    views[i]->count > max)
+			max = views[i]->count;
+	struct cp_ref *refs = xcalloc(max ? max : 1, sizeof(*refs));
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct mbox_view *v = views[i];
+		if (v->store != s || v->disabled)
+			continue;
+		compared++;
+		if (v->count != max)
+			mbox_report(&rep, MBOX_ERR_CHECKPOINT, "Checkpoint: "
+				    "client %u: Mailbox has only %u of %u "
+				    "messages", v->conn_id, v->count, max);
+		if (first == NULL)
+			first = v;
+		else
+			cp_keywords(&rep, s, v, first);
+		for (uint32_t seq = 1; seq <= v->count; seq++) {
+			const struct mbox_msg *m = &v->msgs[seq - 1];
+			struct cp_ref *ref = &refs[seq - 1];
+			if (m->uid == 0)
+				continue;
+			if (ref->uid == 0) {
+				ref->uid = m->uid;
+			} else if (ref->uid != m->uid) {
+				mbox_report(&rep, MBOX_ERR_CHECKPOINT,
+					    "Checkpoint: client %u: Message "
+					    "seq=%u UID %u != %u", v->conn_id,
+					    seq, m->uid, ref->uid);
+				break;	/* the rest is shifted: one is enough */
+			}
+			if (mbox_msg_baseline(v, m))
+				cp_message(&rep, v, ref, seq);
+		}
+	}
+	if (recent_reliable && s->seen_all_recent)
+		cp_recent(&rep, views, n, refs, max, compared);
+	free(refs);
+	return rep.n;
+}

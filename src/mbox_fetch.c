@@ -1,0 +1,480 @@
+/* mbox_fetch.c: an untagged FETCH against the view and the store: UID
+ * learning and ordering, flags with the keyword and ownership checks,
+ * MODSEQ, and the static metadata that must never change for a UID (see
+ * mbox_model.h). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mbox_private.h"
+#include "xmalloc.h"
+
+#define EXCERPT(n) ((int)((n) > 120 ? 120 : (n)))
+
+static const struct imap_arg *
+fetch_get(const struct imap_arg *list, const char *name)
+{
+	for (const struct imap_arg *a = imap_arg_child(list); a != NULL;
+	     a = imap_arg_next(a)) {
+		const struct imap_arg *val = imap_arg_next(a);
+		if (val == NULL)
+			return NULL;
+		if (imap_arg_atom_eq(a, name))
+			return val;
+		a = val;
+	}
+	return NULL;
+}
+
+static void
+uid_order(struct mbox_view *v, uint32_t seq, uint32_t uid)
+{
+	for (uint32_t s = seq - 1; s >= 1 && s >= v->kn_lo; s--) {
+		uint32_t u = v->msgs[s - 1].uid;
+		if (u == 0)
+			continue;
+		if (u >= uid)
+			mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not "
+				    "ascending: seq %u has UID %u but seq %u "
+				    "has UID %u", s, u, seq, uid);
+		break;
+	}
+	for (uint32_t s = seq + 1; s <= v->count && s <= v->kn_hi; s++) {
+		uint32_t u = v->msgs[s - 1].uid;
+		if (u == 0)
+			continue;
+		if (u <= uid)
+			mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not "
+				    "ascending: seq %u has UID %u but seq %u "
+				    "has UID %u", seq, uid, s, u);
+		break;
+	}
+}
+
+static void
+fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+{
+	struct mbox_msg *m = &v->msgs[seq - 1];
+	uint64_t n;
+
+	if (imap_arg_u64(val, &n) != 0 || n == 0 || n > UINT32_MAX) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid UID in FETCH: "
+			    "%.*s", EXCERPT(val->len), val->str);
+		return;
+	}
+	uint32_t uid = (uint32_t)n;
+	if (m->uid == uid)
+		return;
+	if (m->uid != 0) {
+		mbox_report(&v->rep, MBOX_ERR_UID_CHANGED,
+			    "UID changed for seq %u: %u -> %u", seq, m->uid,
+			    uid);
+		/* whatever we knew belonged to the other message */
+		m->st = 0;
+		m->sys = 0;
+		m->kw = 0;
+		m->modseq = 0;
+		m->store_gen = 0;
+	} else {
+		v->known_uids++;
+	}
+	m->uid = uid;
+	uid_order(v, seq, uid);
+	if (seq < v->kn_lo)
+		v->kn_lo = seq;
+	if (seq > v->kn_hi)
+		v->kn_hi = seq;
+	if (v->select_uidnext == 0)
+		return;
+	if (seq > v->old_count && uid < v->select_uidnext)
+		mbox_report(&v->rep, MBOX_ERR_UIDNEXT, "UID %u below UIDNEXT "
+			    "%u (seq %u arrived after SELECT)", uid,
+			    v->select_uidnext, seq);
+	else if (seq <= v->old_count && uid >= v->select_uidnext)
+		mbox_report(&v->rep, MBOX_ERR_UIDNEXT, "UID %u not below "
+			    "UIDNEXT %u (seq %u existed at SELECT)", uid,
+			    v->select_uidnext, seq);
+}
+
+/* Only the owner checks, and only against flags it trusts (imaptest). */
+static void
+own_checks(struct mbox_view *v, const struct mbox_msg *m, uint32_t seq,
+	   unsigned sys, uint64_t kw)
+{
+	const struct mbox_store *s = v->store;
+	unsigned dsys = (m->sys ^ sys) & ~(unsigned)MBOX_F_RECENT;
+	uint64_t dkw = m->kw ^ kw;
+	char a[256], b[256];
+
+	if ((dsys == 0 && dkw == 0) || !mbox_msg_baseline(v, m))
+		return;
+	if (v->opts.own_msgs && m->uid != 0 &&
+	    mbox_store_msg_owner(s, m->uid) == v->conn_id) {
+		mbox_flags_fmt(s, m->sys & ~MBOX_F_RECENT, m->kw, a, sizeof(a));
+		mbox_flags_fmt(s, sys & ~MBOX_F_RECENT, kw, b, sizeof(b));
+		mbox_report(&v->rep, MBOX_ERR_OWN_MSG, "Flags unexpectedly "
+			    "changed for owned message UID %u: (%s) -> (%s)",
+			    m->uid, a, b);
+		return;
+	}
+	if (!v->opts.own_flags)
+		return;
+	for (unsigned i = 0; i < MBOX_SYS_FLAGS; i++) {
+		if (!(dsys & (1u << i)) || s->sys_owner[i] != v->conn_id)
+			continue;
+		mbox_flags_fmt(s, 1u << i, 0, a, sizeof(a));
+		mbox_report(&v->rep, MBOX_ERR_OWN_FLAG, "Owned flag changed: "
+			    "%s (seq %u, UID %u)", a, seq, m->uid);
+	}
+	for (unsigned k = 0; k < s->n_kw; k++)
+		if ((dkw & (1ull << k)) && s->kw[k].owner == v->conn_id)
+			mbox_report(&v->rep, MBOX_ERR_OWN_FLAG, "Owned keyword "
+				    "changed: %s (seq %u, UID %u)",
+				    s->kw[k].name, seq, m->uid);
+}
+
+static void
+fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+{
+	struct mbox_store *s = v->store;
+	struct mbox_msg *m = &v->msgs[seq - 1];
+	unsigned sys = 0;
+	uint64_t kw = 0;
+
+	if (val->type != IMAP_ARG_LIST) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "FLAGS reply isn't a "
+			    "list");
+		return;
+	}
+	for (const struct imap_arg *a = imap_arg_child(val); a != NULL;
+	     a = imap_arg_next(a)) {
+		if (a->type != IMAP_ARG_ATOM) {
+			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Flags list "
+				    "contains non-atoms");
+			return;
+		}
+		if (a->len > 0 && a->str[0] == '\\') {
+			unsigned bit = mbox_sys_flag(a->str, a->len);
+			if (bit == 0)
+				mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid "
+					    "system flag: %.*s",
+					    EXCERPT(a->len), a->str);
+			sys |= bit;
+			continue;
+		}
+		int k = mbox_store_kw_intern(s, a->str, a->len);
+		if (k < 0) {
+			if (!s->kw_limit_told)
+				mbox_report(&v->rep, MBOX_ERR_LIMIT, "More "
+					    "than %u keywords: %.*s and later "
+					    "ones not tracked",
+					    MBOX_MAX_KEYWORDS,
+					    EXCERPT(a->len), a->str);
+			s->kw_limit_told = true;
+			continue;
+		}
+		uint64_t bit = 1ull << k;
+		if (!(v->kw_in_flags & bit)) {
+			mbox_report(&v->rep, MBOX_ERR_KEYWORD, "Keyword used "
+				    "without being in FLAGS: %s", s->kw[k].name);
+			v->kw_in_flags |= bit;	/* say it once */
+		}
+		kw |= bit;
+	}
+	own_checks(v, m, seq, sys, kw);
+	m->sys = (uint8_t)sys;
+	m->kw = kw;
+	m->st |= MSG_FLAGS_KNOWN;
+	if (m->store_gen > v->idle_gen) {
+		m->st |= MSG_FETCHED;
+	} else {
+		m->store_gen = 0;
+		m->st &= (uint8_t)~(MSG_FETCHED | MSG_SILENT);
+	}
+}
+
+static void
+fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+{
+	struct mbox_msg *m = &v->msgs[seq - 1];
+	uint64_t n;
+
+	if (val->type != IMAP_ARG_LIST || val->count != 1 ||
+	    imap_arg_u64(imap_arg_child(val), &n) != 0) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid MODSEQ: %.*s",
+			    EXCERPT(val->len), val->str);
+		return;
+	}
+	if (v->opts.check_modseq && n < m->modseq) {
+		if (m->uid != 0)
+			mbox_report(&v->rep, MBOX_ERR_MODSEQ, "MODSEQ went "
+				    "backwards for UID %u: %llu -> %llu",
+				    m->uid, (unsigned long long)m->modseq,
+				    (unsigned long long)n);
+		else
+			mbox_report(&v->rep, MBOX_ERR_MODSEQ, "MODSEQ went "
+				    "backwards for seq %u: %llu -> %llu", seq,
+				    (unsigned long long)m->modseq,
+				    (unsigned long long)n);
+	}
+	m->modseq = n;
+}
+
+static void
+check_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s, size_t n)
+{
+	const char *id;
+	size_t len;
+
+	mbox_msgid_norm(s, n, &id, &len);
+	if (len == 0)
+		return;
+	if (r->msgid == NULL) {
+		r->msgid = xstrndup(id, len);
+		return;
+	}
+	if (strlen(r->msgid) != len || memcmp(r->msgid, id, len) != 0)
+		mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "Message-ID "
+			    "changed for UID %u: %s -> %.*s", r->uid, r->msgid,
+			    (int)len, id);
+}
+
+/* Dovecot answers ENVELOPE/BODYSTRUCTURE of an expunged message with
+ * placeholders; imaptest ignores them and so do we. */
+static bool
+envelope_is_nil(const struct imap_arg *env)
+{
+	for (const struct imap_arg *a = imap_arg_child(env); a != NULL;
+	     a = imap_arg_next(a))
+		if (!imap_arg_is_nil(a))
+			return false;
+	return true;
+}
+
+static bool
+bodystructure_is_nil(const struct imap_arg *bs)
+{
+	static const char *const nil[] = {
+		"text", "plain", "NIL", "NIL", "NIL", "7bit", "0", "0"
+	};
+	const struct imap_arg *a = imap_arg_child(bs);
+
+	for (unsigned i = 0; i < 8; i++, a = imap_arg_next(a))
+		if (a == NULL || !imap_arg_text_eq(a, nil[i], strlen(nil[i])))
+			return false;
+	return true;
+}
+
+static void
+check_hash(struct mbox_view *v, uint32_t uid, const char *what,
+	   uint64_t *have, uint64_t h)
+{
+	if (h == 0)
+		return;	/* held a skipped literal: not comparable */
+	if (*have == 0)
+		*have = h;
+	else if (*have != h)
+		mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "%s changed for "
+			    "UID %u: hash %016llx -> %016llx", what, uid,
+			    (unsigned long long)*have, (unsigned long long)h);
+}
+
+static void
+fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
+	       const struct imap_arg *val)
+{
+	if (val->type != IMAP_ARG_LIST || val->count < 10) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken ENVELOPE: %.*s",
+			    EXCERPT(val->len), val->str);
+		return;
+	}
+	if (envelope_is_nil(val))
+		return;
+	check_hash(v, r->uid, "ENVELOPE", &r->env_hash, mbox_hash_arg(val));
+	const struct imap_arg *id = imap_arg_nth(val, 9);
+	if (imap_arg_is_string(id))
+		check_msgid(v, r, id->str, id->len);
+}
+
+/* The Message-ID header out of a BODY[HEADER.FIELDS (MESSAGE-ID)]
+ * literal, folded lines joined. */
+static void
+header_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s,
+	     size_t n)
+{
+	static const char name[] = "Message-ID";
+	char buf[512];
+	size_t used = 0, p = 0;
+	bool in = false;
+
+	while (p < n) {
+		const char *nl = memchr(s + p, '\n', n - p);
+		size_t end = nl ? (size_t)(nl - s) : n;
+		size_t e = end > p && s[end - 1] == '\r' ? end - 1 : end;
+		const char *line = s + p;
+		size_t len = e - p;
+
+		if (in && len > 0 && (line[0] == ' ' || line[0] == '\t')) {
+			size_t k = len < sizeof(buf) - used ? len
+							    : sizeof(buf) - used;
+			memcpy(buf + used, line, k);
+			used += k;
+		} else if (in) {
+			break;
+		} else if (len > sizeof(name) - 1 &&
+			   strncasecmp(line, name, sizeof(name) - 1) == 0) {
+			size_t q = sizeof(name) - 1;
+			while (q < len && (line[q] == ' ' || line[q] == '\t'))
+				q++;
+			if (q < len && line[q] == ':') {
+				q++;
+				used = len - q < sizeof(buf) ? len - q
+							     : sizeof(buf);
+				memcpy(buf, line + q, used);
+				in = true;
+			}
+		}
+		p = end + 1;
+	}
+	if (in)
+		check_msgid(v, r, buf, used);
+}
+
+static bool
+is_msgid_section(const struct imap_arg *name)
+{
+	static const char pfx[] = "BODY[HEADER.FIELDS (";
+
+	if (name->len < sizeof(pfx) ||
+	    strncasecmp(name->str, pfx, sizeof(pfx) - 1) != 0)
+		return false;
+	for (size_t i = sizeof(pfx) - 1; i + 10 <= name->len; i++)
+		if (strncasecmp(name->str + i, "MESSAGE-ID", 10) == 0)
+			return true;
+	return false;
+}
+
+static void
+fetch_static(struct mbox_view *v, struct mbox_rec *r,
+	     const struct imap_arg *name, const struct imap_arg *val)
+{
+	uint64_t n;
+	int64_t utc;
+	int16_t tz;
+	char a[40], b[40];
+
+	if (imap_arg_atom_eq(name, "RFC822.SIZE")) {
+		if (imap_arg_u64(val, &n) != 0) {
+			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid "
+				    "RFC822.SIZE: %.*s", EXCERPT(val->len),
+				    val->str);
+		} else if (n == 0) {
+			/* expunged placeholder */
+		} else if (r->size == 0) {
+			r->size = n;
+		} else if (r->size != n) {
+			mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED,
+				    "RFC822.SIZE changed for UID %u: %llu -> "
+				    "%llu", r->uid, (unsigned long long)r->size,
+				    (unsigned long long)n);
+		}
+	} else if (imap_arg_atom_eq(name, "INTERNALDATE")) {
+		if (!imap_arg_is_string(val) ||
+		    !mbox_parse_idate(val->str, val->len, &utc, &tz)) {
+			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken "
+				    "INTERNALDATE: %.*s", EXCERPT(val->len),
+				    val->str);
+		} else if (utc == 0) {
+			/* expunged placeholder */
+		} else if (!r->have_idate) {
+			r->idate = utc;
+			r->idate_tz = tz;
+			r->have_idate = true;
+		} else if (r->idate != utc || r->idate_tz != tz) {
+			mbox_fmt_idate(r->idate, r->idate_tz, a, sizeof(a));
+			mbox_fmt_idate(utc, tz, b, sizeof(b));
+			mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED,
+				    "INTERNALDATE changed for UID %u: %s -> %s",
+				    r->uid, a, b);
+		}
+	} else if (imap_arg_atom_eq(name, "ENVELOPE")) {
+		fetch_envelope(v, r, val);
+	} else if (imap_arg_atom_eq(name, "BODYSTRUCTURE")) {
+		if (val->type != IMAP_ARG_LIST)
+			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken "
+				    "BODYSTRUCTURE: %.*s", EXCERPT(val->len),
+				    val->str);
+		else if (!bodystructure_is_nil(val))
+			check_hash(v, r->uid, "BODYSTRUCTURE", &r->bs_hash,
+				   mbox_hash_arg(val));
+	} else if (is_msgid_section(name) && imap_arg_is_string(val)) {
+		header_msgid(v, r, val->str, val->len);
+	}
+}
+
+unsigned
+mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
+		   size_t len)
+{
+	unsigned start = v->rep.n;
+	struct mbox_store *s = v->store;
+	char sfx[64] = "";
+
+	if (v->disabled)
+		return 0;
+	if (seq == 0 || seq > v->count) {
+		if (v->state != NULL)
+			snprintf(sfx, sizeof(sfx), ", state=%s", v->state);
+		mbox_report(&v->rep, MBOX_ERR_SEQ_TOO_HIGH,
+			    "seq too high (%u > %u%s)", seq, v->count, sfx);
+		return v->rep.n - start;
+	}
+	const struct imap_arg *root = imap_args_parse(s->args, text, len);
+	if (root == NULL) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
+			    imap_args_error(s->args));
+		return v->rep.n - start;
+	}
+	const struct imap_arg *list = imap_arg_child(root);
+	if (list == NULL || list->type != IMAP_ARG_LIST ||
+	    imap_arg_next(list) != NULL) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "FETCH didn't return a "
+			    "list");
+		return v->rep.n - start;
+	}
+
+	const struct imap_arg *val = fetch_get(list, "UID");
+	if (val != NULL)
+		fetch_uid(v, seq, val);
+
+	uint32_t uid = v->msgs[seq - 1].uid;
+	struct mbox_rec *r = NULL;
+	if (uid != 0 && (v->uidvalidity == 0 ||
+			 v->uidvalidity == s->uidvalidity)) {
+		r = mbox_store_add(s, uid);
+		if (r == NULL && !s->msgs_limit_told) {
+			mbox_report(&v->rep, MBOX_ERR_LIMIT, "Message limit "
+				    "%u reached: metadata of UID %u and later "
+				    "new UIDs not tracked", s->max_msgs, uid);
+			s->msgs_limit_told = true;
+		}
+	}
+
+	for (const struct imap_arg *name = imap_arg_child(list); name != NULL;
+	     name = imap_arg_next(val)) {
+		val = imap_arg_next(name);
+		if (name->type != IMAP_ARG_ATOM || val == NULL) {
+			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH "
+				    "item: %.*s", EXCERPT(name->len),
+				    name->str);
+			break;
+		}
+		if (imap_arg_atom_eq(name, "FLAGS"))
+			fetch_flags(v, seq, val);
+		else if (imap_arg_atom_eq(name, "MODSEQ"))
+			fetch_modseq(v, seq, val);
+		else if (r != NULL)
+			fetch_static(v, r, name, val);
+	}
+	return v->rep.n - start;
+}

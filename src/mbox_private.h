@@ -1,0 +1,140 @@
+/* mbox_private.h: the structures shared by the files of the mailbox
+ * model: mbox_model.c (store), mbox_util.c (helpers), mbox_view.c,
+ * mbox_codes.c, mbox_fetch.c and mbox_checkpoint.c.  Not for other
+ * modules: use mbox_model.h. */
+#ifndef IMAPSTRESS_MBOX_PRIVATE_H
+#define IMAPSTRESS_MBOX_PRIVATE_H
+
+#include "imap_args.h"
+#include "mbox_model.h"
+
+/* Static metadata of one UID.  uid 0 marks a free hash slot. */
+struct mbox_rec {
+	uint32_t uid;
+	uint32_t owner;
+	uint64_t size;
+	int64_t idate;
+	int16_t idate_tz;
+	bool have_idate;
+	uint64_t env_hash, bs_hash;
+	char *msgid;
+};
+
+struct mbox_kw {
+	char *name;
+	uint32_t owner;
+};
+
+struct mbox_range {
+	uint32_t lo, hi;
+};
+
+struct mbox_store {
+	char *name;
+	uint32_t max_msgs;
+	uint32_t uidvalidity;
+	struct mbox_rec *recs;	/* open addressing, linear probing */
+	uint32_t cap, count;	/* cap is a power of two */
+	struct mbox_kw kw[MBOX_MAX_KEYWORDS];
+	unsigned n_kw;
+	uint32_t sys_owner[MBOX_SYS_FLAGS];
+	bool seen_all_recent;	/* a view once saw every message \Recent */
+	bool msgs_limit_told, kw_limit_told;
+	/* Parse workspace shared by the views: they all run in one thread
+	 * and never hold tokens across calls. */
+	struct imap_args *args;
+	struct mbox_range *ranges;
+	size_t n_ranges, ranges_cap;
+};
+
+/* Per-message state bits (mbox_msg.st). */
+enum {
+	MSG_FLAGS_KNOWN = 1 << 0,
+	MSG_FETCHED = 1 << 1,	/* FETCH FLAGS seen while its STORE ran */
+	MSG_SILENT = 1 << 2	/* touched by a .SILENT STORE */
+};
+
+struct mbox_msg {
+	uint32_t uid;
+	uint32_t store_gen;	/* last own STORE touching it, 0 = none */
+	uint64_t kw;
+	uint64_t modseq;
+	uint8_t sys;
+	uint8_t st;
+};
+
+struct mbox_reporter {
+	mbox_err_cb cb;
+	void *arg;
+	unsigned n;
+};
+
+struct mbox_view {
+	struct mbox_store *store;
+	uint32_t conn_id;
+	struct mbox_view_opts opts;
+	struct mbox_reporter rep;
+	const char *state;
+
+	struct mbox_msg *msgs;
+	uint32_t count, cap;
+	uint32_t known_uids;
+	/* No known UID below seq kn_lo or above kn_hi: bounds the UID order
+	 * scans, which would otherwise be quadratic on a first FETCH 1:*. */
+	uint32_t kn_lo, kn_hi;
+
+	uint32_t recent;
+	bool recent_uncertain;
+	uint32_t uidnext, uidvalidity;
+	uint64_t highestmodseq;
+
+	/* The SELECT snapshot: messages seq <= old_count were there at
+	 * SELECT and have UIDs below select_uidnext (0 = no snapshot). */
+	uint32_t select_uidnext, old_count;
+
+	bool flags_seen, perm_seen, can_create, readonly;
+	bool disabled;		/* EXISTS over max_msgs: not tracking */
+	uint64_t kw_in_flags, kw_permanent;
+
+	/* Own STOREs: gens above idle_gen are in flight while inflight>0. */
+	uint32_t store_gen, idle_gen, inflight;
+};
+
+/* mbox_model.c */
+void mbox_report(struct mbox_reporter *r, enum mbox_err kind,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+struct mbox_rec *mbox_store_get(const struct mbox_store *s, uint32_t uid);
+/* Lookup or insert; NULL when max_msgs UIDs are held already. */
+struct mbox_rec *mbox_store_add(struct mbox_store *s, uint32_t uid);
+void mbox_store_remove(struct mbox_store *s, uint32_t uid);
+void mbox_store_clear(struct mbox_store *s);
+int mbox_store_kw_intern(struct mbox_store *s, const char *name, size_t len);
+
+/* mbox_util.c */
+/* Case-insensitive: are the n octets at s exactly word? */
+bool mbox_word_eq(const char *s, size_t n, const char *word);
+/* "\Seen" -> MBOX_F_SEEN; 0 when not a system flag. */
+unsigned mbox_sys_flag(const char *name, size_t len);
+/* "\Seen $Label1" into buf (always NUL-terminated). */
+void mbox_flags_fmt(const struct mbox_store *s, unsigned sys, uint64_t kw,
+		    char *buf, size_t size);
+/* Hash of a token subtree, case-folded, strings quoted or literal alike;
+ * 0 when it holds a skipped literal. */
+uint64_t mbox_hash_arg(const struct imap_arg *a);
+bool mbox_parse_idate(const char *s, size_t n, int64_t *utc, int16_t *tz);
+void mbox_fmt_idate(int64_t utc, int16_t tz, char *buf, size_t size);
+/* The "<...>" part of a Message-ID value, else the value trimmed. */
+void mbox_msgid_norm(const char *s, size_t n, const char **out,
+		     size_t *out_len);
+/* Parse a sequence/UID set; '*' means star.  Ranges go to s->ranges,
+ * normalised lo <= hi.  -1 on a malformed set. */
+int mbox_parse_set(struct mbox_store *s, const char *set, size_t len,
+		   uint32_t star);
+bool mbox_ranges_has(const struct mbox_store *s, uint32_t v);
+
+/* mbox_view.c */
+void mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq);
+/* Is the flag baseline of m trustworthy for the ownership checks? */
+bool mbox_msg_baseline(const struct mbox_view *v, const struct mbox_msg *m);
+
+#endif

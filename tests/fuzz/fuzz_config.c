@@ -1,0 +1,409 @@
+/* fuzz_config.c: libFuzzer harness for argv -> struct config.
+ *
+ *   make -f tests/fuzz/Makefile build-fuzz/fuzz_config
+ *   build-fuzz/fuzz_config tests/fuzz/seeds-config
+ *
+ * The input is a command line: words separated by NUL bytes (at most 64,
+ * argv[0] = "imapstress").  Each input runs config_defaults, config_parse,
+ * config_validate, config_port and config_free, and aborts on a broken
+ * invariant: the return code, the shape of the error message (non-empty,
+ * one line, NUL-terminated, and the same message cut short when the buffer
+ * is small), and on success a config the rest of the program can trust
+ * without checking again.  Leaks are LeakSanitizer's job.
+ *
+ * Only --password-file touches the file system (a read).  So that no input
+ * can read a FIFO, a tty or /dev/zero, or depend on the files in the
+ * working directory, the harness swaps its value for one of a few fixed
+ * fixtures (memfds, "/" and a missing path) chosen by the value's first
+ * byte.  --json, --csv, output=, --rawlog-dir, mbox= and userfile= are only
+ * stored here; report.c and main.c open them later, outside this harness. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "config_int.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define FZ_MAX_WORDS 64
+#define FZ_ERRLEN 256
+#define FZ_GIB (1ULL << 30)
+
+/* What --password-file may open: every outcome h_password_file has. */
+enum { FZ_N_PWFILES = 6 };
+static char fz_pwfile[FZ_N_PWFILES][48];
+
+static void
+fz_require(bool ok, const char *what, const char *detail)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_config: invariant failed: %s%s%s\n", what,
+			detail ? ": " : "", detail ? detail : "");
+		abort();
+	}
+}
+
+static void
+fz_memfd(char *path, size_t n, const char *content)
+{
+	int fd = memfd_create("fuzz_config_pw", 0);
+	size_t len = strlen(content);
+
+	if (fd < 0 || write(fd, content, len) != (ssize_t)len) {
+		perror("fuzz_config: memfd");
+		abort();
+	}
+	/* The fd stays open for the whole run: the path is its name. */
+	snprintf(path, n, "/proc/self/fd/%d", fd);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	/* config_defaults reads these; a fuzzer's result must not depend on
+	 * who runs it. */
+	unsetenv("USER");
+	unsetenv("IMAPSTRESS_PASSWORD");
+	/* --help and --version print to stdout: thousands of usage texts
+	 * would only slow the run and bury libFuzzer's own lines. */
+	if (freopen("/dev/null", "w", stdout) == NULL) {
+		perror("fuzz_config: /dev/null");
+		abort();
+	}
+	fz_memfd(fz_pwfile[0], sizeof(fz_pwfile[0]), "s3cret pass\r\n");
+	fz_memfd(fz_pwfile[1], sizeof(fz_pwfile[1]), "");
+	fz_memfd(fz_pwfile[2], sizeof(fz_pwfile[2]), "\nsecond line\n");
+	fz_memfd(fz_pwfile[3], sizeof(fz_pwfile[3]), "no newline at the end");
+	snprintf(fz_pwfile[4], sizeof(fz_pwfile[4]), "/");	/* EISDIR */
+	snprintf(fz_pwfile[5], sizeof(fz_pwfile[5]),
+		 "/nonexistent/imapstress-fuzz");		/* ENOENT */
+	config_free(NULL);
+	return 0;
+}
+
+static const char *
+fz_pwfile_for(const char *val)
+{
+	return fz_pwfile[(unsigned char)val[0] % FZ_N_PWFILES];
+}
+
+/* The spellings that reach the --password-file row, from the table so that
+ * a new alias or imaptest word for it cannot slip past. */
+struct fz_pwopt {
+	const char *names[8];	/* "--password-file", "--alias", "word" */
+	unsigned n;
+	char shrt;
+};
+
+static void
+fz_pwopt_init(struct fz_pwopt *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < config_n_opts; i++) {
+		const struct opt *o = &config_opts[i];
+		if (o->lng == NULL || strcmp(o->lng, "password-file") != 0)
+			continue;
+		p->names[p->n++] = "--password-file";
+		if (o->word != NULL)
+			p->names[p->n++] = o->word;
+		p->shrt = o->shrt;
+	}
+	fz_require(p->n > 0, "the option table has --password-file", NULL);
+}
+
+/* Swap every --password-file value in argv for a fixture.  Over-eager on
+ * purpose: a word is rewritten even when an earlier option will swallow
+ * it as its own value, which only changes a value nobody reads. */
+static void
+fz_tame_pwfile(int argc, char **argv, char **owned)
+{
+	static const char long_prefix[] = "--";
+	struct fz_pwopt p;
+	char buf[80];
+
+	fz_pwopt_init(&p);
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i], *val = NULL, *name = NULL;
+		size_t nlen = 0;
+		bool sep = false;
+
+		for (unsigned k = 0; k < p.n && name == NULL; k++) {
+			nlen = strlen(p.names[k]);
+			if (strncmp(w, p.names[k], nlen) != 0)
+				continue;
+			if (w[nlen] == '=') {
+				name = p.names[k];
+				val = w + nlen + 1;
+			} else if (w[nlen] == '\0' &&
+				   strncmp(w, long_prefix, 2) == 0) {
+				name = p.names[k];
+				sep = true;
+			}
+		}
+		for (size_t k = 0; name == NULL && k < config_n_opt_aliases;
+		     k++) {
+			const struct opt_alias *a = &config_opt_aliases[k];
+			if (strcmp(a->lng, "password-file") != 0 ||
+			    strncmp(w, "--", 2) != 0)
+				continue;
+			nlen = strlen(a->alias);
+			if (strncmp(w + 2, a->alias, nlen) != 0)
+				continue;
+			nlen += 2;
+			if (w[nlen] == '=') {
+				name = w;
+				val = w + nlen + 1;
+			} else if (w[nlen] == '\0') {
+				name = w;
+				sep = true;
+			}
+		}
+		if (name == NULL && p.shrt != 0 && w[0] == '-' &&
+		    w[1] == p.shrt) {
+			name = w;
+			nlen = 2;
+			if (w[2] != '\0')
+				val = w + 2;
+			else
+				sep = true;
+		}
+		if (name == NULL)
+			continue;
+		if (sep) {
+			if (i + 1 < argc && argv[i + 1][0] != '\0')
+				argv[i + 1] = (char *)fz_pwfile_for(argv[i + 1]);
+			continue;
+		}
+		if (val[0] == '\0')
+			continue;	/* rejected before the handler runs */
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)nlen, w,
+			 w[nlen] == '=' ? "=" : "", fz_pwfile_for(val));
+		owned[i] = strdup(buf);
+		fz_require(owned[i] != NULL, "strdup", NULL);
+		argv[i] = owned[i];
+	}
+}
+
+static bool
+fz_is_pwfile(const char *path)
+{
+	for (int i = 0; i < FZ_N_PWFILES; i++)
+		if (strcmp(path, fz_pwfile[i]) == 0)
+			return true;
+	return false;
+}
+
+/* rc -1: a message a person can read on one line. */
+static void
+fz_check_err(int rc, const char *err, size_t errlen)
+{
+	fz_require(rc == -1 || rc == 0 || rc == 1, "return code in {-1,0,1}",
+		   NULL);
+	fz_require(errlen == 0 || memchr(err, '\0', errlen) != NULL,
+		   "error message NUL-terminated", NULL);
+	if (errlen == 0)
+		return;
+	if (rc == -1) {
+		fz_require(errlen < 2 || err[0] != '\0', "error message not empty",
+			   NULL);
+		fz_require(strpbrk(err, "\r\n") == NULL,
+			   "error message on one line", err);
+	} else {
+		fz_require(err[0] == '\0', "no error message on success", err);
+	}
+}
+
+static bool
+fz_dur_ok(double v)
+{
+	return isfinite(v) && v >= 0 && v <= 1e9;
+}
+
+/* At most two %d/%i and no other conversion: the template reaches
+ * snprintf-like code at run time. */
+static bool
+fz_template_ok(const char *t)
+{
+	int n = 0;
+
+	for (const char *p = t; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		if ((*p != 'd' && *p != 'i') || ++n > 2)
+			return false;
+	}
+	return true;
+}
+
+/* rc 0 after config_validate: what every later module takes for granted. */
+static void
+fz_check_config(const struct config *cfg)
+{
+	int port = config_port(cfg);
+
+	fz_require(cfg->host && cfg->user_template && cfg->pass && cfg->mech &&
+		   cfg->box && cfg->rawlog_dir, "defaulted strings non-NULL",
+		   NULL);
+	fz_require(fz_template_ok(cfg->user_template),
+		   "user template has only %d/%i/%%", cfg->user_template);
+	fz_require(cfg->password_file == NULL ||
+		   fz_is_pwfile(cfg->password_file),
+		   "--password-file reached only a fixture", cfg->password_file);
+	fz_require(cfg->clients >= 1 && cfg->clients <= 1000000,
+		   "clients in 1..1000000", NULL);
+	fz_require(cfg->workers <= 1024, "workers <= 1024", NULL);
+	fz_require(cfg->port >= 0 && cfg->port <= 65535, "port in 0..65535",
+		   NULL);
+	fz_require(port >= 1 && port <= 65535, "config_port in 1..65535",
+		   NULL);
+	fz_require(cfg->users_min <= cfg->users_max, "users_min <= users_max",
+		   NULL);
+	fz_require(cfg->domains_min <= cfg->domains_max,
+		   "domains_min <= domains_max", NULL);
+	for (int i = 0; i < OP_COUNT; i++)
+		fz_require(cfg->states[i].prob >= 0 &&
+			   cfg->states[i].prob <= 100 &&
+			   cfg->states[i].again >= 0 &&
+			   cfg->states[i].again <= 100,
+			   "state percentages in 0..100", op_table[i].name);
+	fz_require(cfg->copybox != NULL || (cfg->states[OP_COPY].prob == 0 &&
+					    cfg->states[OP_MOVE].prob == 0),
+		   "no COPY/MOVE without copybox", NULL);
+	fz_require(cfg->tls == TLS_NONE || cfg->tls == TLS_IMPLICIT ||
+		   cfg->tls == TLS_STARTTLS, "tls mode in range", NULL);
+	fz_require(cfg->tls != TLS_NONE ||
+		   (!cfg->tls_insecure && !cfg->ca_file && !cfg->tls_resume),
+		   "TLS options only with TLS", NULL);
+	fz_require(cfg->format == OUT_TEXT || cfg->format == OUT_QUIET,
+		   "format in range", NULL);
+	fz_require(!cfg->imap4rev2 || cfg->qresync, "imap4rev2 implies qresync",
+		   NULL);
+	fz_require(cfg->n_sources <= CONFIG_MAX_SOURCES, "n_sources bounded",
+		   NULL);
+	for (unsigned i = 0; i < cfg->n_sources; i++)
+		fz_require(cfg->sources[i] != NULL && cfg->sources[i][0] != '\0',
+			   "source address set", NULL);
+	fz_require(cfg->n_slas <= CONFIG_MAX_SLA, "n_slas bounded", NULL);
+	for (unsigned i = 0; i < cfg->n_slas; i++) {
+		const struct sla *s = &cfg->slas[i];
+		fz_require(s->op >= -1 && s->op < OP_COUNT, "sla op in range",
+			   NULL);
+		fz_require(s->percentile >= 0 && s->percentile <= 100,
+			   "sla percentile in 0..100", NULL);
+		fz_require(s->max_us > 0, "sla bound > 0", NULL);
+		fz_require(memchr(s->text, '\0', sizeof(s->text)) != NULL &&
+			   s->text[0] != '\0', "sla text NUL-terminated", NULL);
+	}
+	fz_require(cfg->pipeline_max >= 1 && cfg->pipeline_max <= 1000,
+		   "pipeline in 1..1000", NULL);
+	fz_require(fz_dur_ok(cfg->secs) && fz_dur_ok(cfg->grace_secs) &&
+		   fz_dur_ok(cfg->warmup_secs), "run durations finite", NULL);
+	fz_require(cfg->secs == 0 || cfg->warmup_secs < cfg->secs,
+		   "warmup shorter than the run", NULL);
+	fz_require(fz_dur_ok(cfg->connect_timeout) &&
+		   cfg->connect_timeout > 0 &&
+		   fz_dur_ok(cfg->greeting_timeout) &&
+		   cfg->greeting_timeout > 0 &&
+		   fz_dur_ok(cfg->cmd_timeout) && cfg->cmd_timeout > 0,
+		   "timeouts finite and positive", NULL);
+	fz_require(isfinite(cfg->connect_rate) && cfg->connect_rate >= 0 &&
+		   isfinite(cfg->rate) && cfg->rate >= 0,
+		   "rates finite and not negative", NULL);
+	fz_require(isfinite(cfg->tick_percentile) &&
+		   cfg->tick_percentile >= 0 && cfg->tick_percentile <= 100,
+		   "tick percentile in 0..100", NULL);
+	fz_require(cfg->max_line >= 128 && cfg->max_line <= FZ_GIB,
+		   "max_line in 128..1 GiB", NULL);
+	fz_require(cfg->max_literal >= 1 && cfg->max_literal <= INT64_MAX,
+		   "max_literal in 1..2^63-1", NULL);
+	fz_require(cfg->msg_size_mean >= 1 && cfg->msg_size_mean <= FZ_GIB &&
+		   cfg->random_msg_size <= FZ_GIB, "message sizes bounded",
+		   NULL);
+	fz_require(!(cfg->json_path && cfg->csv_path &&
+		     strcmp(cfg->json_path, "-") == 0 &&
+		     strcmp(cfg->csv_path, "-") == 0),
+		   "only one of --json/--csv on stdout", NULL);
+}
+
+/* One full pass with an error buffer of exactly errlen bytes (malloc'd,
+ * so AddressSanitizer sees any write past it).  Returns the code and
+ * leaves the message in msg. */
+static int
+fz_pass(int argc, char **argv, size_t errlen, char *msg, size_t msglen)
+{
+	struct config cfg;
+	char *err = malloc(errlen ? errlen : 1);
+	int rc;
+
+	fz_require(err != NULL, "malloc", NULL);
+	/* Not zeroed: a message that is not terminated must show. */
+	memset(err, 'X', errlen);
+	config_defaults(&cfg);
+	rc = config_parse(&cfg, argc, argv, err, errlen);
+	fz_check_err(rc, err, errlen);
+	if (rc == 0) {
+		rc = config_validate(&cfg, err, errlen);
+		fz_check_err(rc, err, errlen);
+		fz_require(rc != 1, "config_validate returns 0 or -1", NULL);
+		if (rc == 0)
+			fz_check_config(&cfg);
+	}
+	config_free(&cfg);
+	snprintf(msg, msglen, "%s", errlen ? err : "");
+	free(err);
+	return rc;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	char *argv[FZ_MAX_WORDS + 2];
+	char *owned[FZ_MAX_WORDS + 2] = { NULL };
+	char full[FZ_ERRLEN], cut[FZ_ERRLEN];
+	int argc = 1;
+
+	fz_require(buf != NULL, "malloc", NULL);
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	argv[0] = (char *)"imapstress";
+	/* A trailing NUL ends the last word rather than starting an empty
+	 * one, so seeds can be written with printf '%s\0'. */
+	for (size_t at = 0; at < size && argc <= FZ_MAX_WORDS;) {
+		argv[argc++] = buf + at;
+		at += strlen(buf + at) + 1;
+	}
+	argv[argc] = NULL;
+	fz_tame_pwfile(argc, argv, owned);
+
+	int rc = fz_pass(argc, argv, FZ_ERRLEN, full, sizeof(full));
+	if (rc == -1) {
+		/* The same failure into a small buffer: same code, and the
+		 * message is the full one cut short (both are scrubbed of
+		 * line breaks the same way). */
+		size_t small = 1 + size % 40;
+		int rc2 = fz_pass(argc, argv, small, cut, sizeof(cut));
+		fz_require(rc2 == -1, "same code with a small error buffer",
+			   NULL);
+		fz_require(strlen(cut) < small &&
+			   strncmp(full, cut, strlen(cut)) == 0 &&
+			   strlen(cut) == (strlen(full) < small - 1
+					   ? strlen(full) : small - 1),
+			   "small-buffer message is the full one truncated",
+			   cut);
+	}
+	for (int i = 0; i < argc; i++)
+		free(owned[i]);
+	free(buf);
+	return 0;
+}
