@@ -271,44 +271,51 @@ mbox_store_claim_msg(struct mbox_store *s, uint32_t uid, uint32_t conn_id)
 	return r->owner == conn_id;
 }
 
-/* The owner slot of a flag name; NULL for \Recent, unknown system flags
- * and keywords beyond the table. */
-static uint32_t *
-flag_owner_slot(struct mbox_store *s, const char *name, size_t len,
-		bool create)
+/* Which owner slot a flag name has: 0..MBOX_SYS_FLAGS-1 for system
+ * flags, MBOX_SYS_FLAGS + k for keyword k; -1 for \Recent, unknown
+ * system flags and keywords not (or, with create, no longer) in the
+ * table. */
+static int
+flag_slot(const struct mbox_store *s, const char *name, size_t len)
 {
 	if (len > 0 && name[0] == '\\') {
 		unsigned bit = mbox_sys_flag(name, len);
 		if (bit == 0 || bit == MBOX_F_RECENT)
-			return NULL;
-		unsigned i = 0;
+			return -1;
+		int i = 0;
 		while ((1u << i) != bit)
 			i++;
-		return &s->sys_owner[i];
+		return i;
 	}
-	int k = create ? mbox_store_kw_intern(s, name, len)
-		       : mbox_store_keyword_index(s, name, len);
-	return k < 0 ? NULL : &s->kw[k].owner;
+	int k = mbox_store_keyword_index(s, name, len);
+	return k < 0 ? -1 : MBOX_SYS_FLAGS + k;
 }
 
 uint32_t
 mbox_store_flag_owner(const struct mbox_store *s, const char *name,
 		      size_t len)
 {
-	/* create=false never modifies the store */
-	uint32_t *o = flag_owner_slot((struct mbox_store *)s, name, len,
-				      false);
-	return o ? *o : 0;
+	int i = flag_slot(s, name, len);
+
+	if (i < 0)
+		return 0;
+	return i < MBOX_SYS_FLAGS ? s->sys_owner[i]
+				  : s->kw[i - MBOX_SYS_FLAGS].owner;
 }
 
 bool
 mbox_store_claim_flag(struct mbox_store *s, const char *name, size_t len,
 		      uint32_t conn_id)
 {
-	uint32_t *o = flag_owner_slot(s, name, len, true);
-
-	if (o == NULL || conn_id == 0)
+	if (conn_id == 0)
 		return false;
+	if (len > 0 && name[0] != '\\')
+		(void)mbox_store_kw_intern(s, name, len);
+	int i = flag_slot(s, name, len);
+	if (i < 0)
+		return false;
+	uint32_t *o = i < MBOX_SYS_FLAGS ? &s->sys_owner[i]
+					 : &s->kw[i - MBOX_SYS_FLAGS].owner;
 	if (*o == 0)
 		*o = conn_id;
 	return *o == conn_id;

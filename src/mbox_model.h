@@ -55,7 +55,11 @@
  *  g) UIDVALIDITY "UIDVALIDITY changed: A -> B" (the store then forgets its
  *     messages and adopts the new value)
  *  h) OWN_MSG / OWN_FLAG: see "Ownership" below
- *  i) EXPUNGE: EXPUNGE of seq 0, VANISHED of a UID not in the view
+ *  i) EXPUNGE: EXPUNGE of seq 0; VANISHED naming a UID not in the view,
+ *     one expunged earlier included (RFC 7162: SHOULD NOT); VANISHED of
+ *     more UIDs than messages.  With some UIDs unknown, a vanished UID is
+ *     taken to be the unknown slot before the next known UID (imaptest's
+ *     rule; quadratic, fine for the mailbox sizes load tests use)
  *  RECENT: RECENT above EXISTS; checkpoint \Recent checks
  *  CHECKPOINT: views disagreeing at a checkpoint
  *  SYNTAX: unparsable data (FETCH not a list, bad flag, bad number, ...)
@@ -176,6 +180,8 @@ struct mbox_view_opts {
 
 struct mbox_view;
 
+/* conn_id: nonzero, the connection's stable id (owners are recorded by
+ * it, so a reconnect in the same slot keeps its messages and flags). */
 struct mbox_view *mbox_view_new(struct mbox_store *s, uint32_t conn_id,
 				const struct mbox_view_opts *opts);
 void mbox_view_free(struct mbox_view *v);	/* NULL is a no-op */

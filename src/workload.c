@@ -36,9 +36,15 @@ plan_msgs_threshold(const struct config *cfg)
 bool
 plan_has_work(const struct config *cfg)
 {
-	for (int i = OP_LOGIN + 1; i <= OP_LOGOUT; i++)
+	for (int i = OP_LOGIN + 1; i <= OP_LOGOUT; i++) {
+		/* A state that needs a selected mailbox can only run when
+		 * SELECT can. */
+		if (op_table[i].need == OP_NEED_SELECTED &&
+		    cfg->states[OP_SELECT].prob == 0)
+			continue;
 		if (cfg->states[i].prob > 0)
 			return true;
+	}
 	return false;
 }
 
@@ -109,6 +115,8 @@ plan_update(struct plan *p, const struct config *cfg, struct rng *r,
 enum op
 plan_take(struct plan *p)
 {
+	if (p->n == 0)
+		return p->last;		/* nothing planned: nothing taken */
 	enum op head = (enum op)p->q[0];
 	for (unsigned i = 1; i < p->n; i++)
 		p->q[i - 1] = p->q[i];

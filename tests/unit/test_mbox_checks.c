@@ -336,6 +336,20 @@ START_TEST(test_store_window_sets)
 }
 END_TEST
 
+START_TEST(test_err_names)
+{
+	for (int i = 0; i < MBOX_ERR_COUNT; i++) {
+		const char *n = mbox_err_name((enum mbox_err)i);
+		ck_assert_ptr_nonnull(n);
+		ck_assert_str_ne(n, "unknown");
+		for (int j = 0; j < i; j++)
+			ck_assert_str_ne(n, mbox_err_name((enum mbox_err)j));
+	}
+	ck_assert_str_eq(mbox_err_name(MBOX_ERR_SEQ_TOO_HIGH), "seq-too-high");
+	ck_assert_str_eq(mbox_err_name(MBOX_ERR_COUNT), "unknown");
+}
+END_TEST
+
 static Suite *
 mbox_checks_suite(void)
 {
@@ -347,6 +361,7 @@ mbox_checks_suite(void)
 	tcase_add_test(tc, test_own_msgs);
 	tcase_add_test(tc, test_own_flags);
 	tcase_add_test(tc, test_store_window_sets);
+	tcase_add_test(tc, test_err_names);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -184,11 +184,15 @@ START_TEST(test_vanished_renumbers)
 	/* EARLIER reports what is gone already: numbers stay */
 	ck_assert_uint_eq(feed(v, "* VANISHED (EARLIER) 1:6,9"), 0);
 	assert_uids(v, left, 3);
-	ck_assert_uint_eq(feed(v, "* VANISHED 3:7"), 0);
+	/* UIDs 4-6 went earlier: naming them again breaks RFC 7162's SHOULD,
+	 * reported, but the listed messages that exist still go */
+	ck_assert_uint_eq(feed(v, "* VANISHED 3:7"), 1);
+	ck_assert_str_eq(e.msg[0], "VANISHED UID 4 not in the mailbox view "
+			 "(3 of 5 UIDs unknown)");
 	static const uint32_t last[] = { 10 };
 	assert_uids(v, last, 1);
 	ck_assert_uint_eq(mbox_store_msg_count(s), 1);
-	ck_assert_uint_eq(e.n, 0);
+	ck_assert_uint_eq(e.n, 1);
 	mbox_view_free(v);
 	mbox_store_free(s);
 }
@@ -397,20 +401,6 @@ START_TEST(test_uidvalidity_resets_store)
 }
 END_TEST
 
-START_TEST(test_err_names)
-{
-	for (int i = 0; i < MBOX_ERR_COUNT; i++) {
-		const char *n = mbox_err_name((enum mbox_err)i);
-		ck_assert_ptr_nonnull(n);
-		ck_assert_str_ne(n, "unknown");
-		for (int j = 0; j < i; j++)
-			ck_assert_str_ne(n, mbox_err_name((enum mbox_err)j));
-	}
-	ck_assert_str_eq(mbox_err_name(MBOX_ERR_SEQ_TOO_HIGH), "seq-too-high");
-	ck_assert_str_eq(mbox_err_name(MBOX_ERR_COUNT), "unknown");
-}
-END_TEST
-
 /* ---- checkpoint ---- */
 
 enum { NV = 4 };
@@ -594,7 +584,6 @@ mbox_model_suite(void)
 	tcase_add_test(tc, test_keyword_limit);
 	tcase_add_test(tc, test_store_many_uids);
 	tcase_add_test(tc, test_uidvalidity_resets_store);
-	tcase_add_test(tc, test_err_names);
 	tcase_add_test(tc, test_checkpoint_agree);
 	tcase_add_test(tc, test_checkpoint_flags_differ);
 	tcase_add_test(tc, test_checkpoint_count_uid_keyword);

@@ -156,7 +156,7 @@ START_TEST(test_line_split_across_calls)
 }
 END_TEST
 
-/* BUG: a CR that ends one rawlog_data() call is written to the file when
+/* Regression (fixed): a CR that ends one rawlog_data() call is written to the file when
  * its LF comes in the next call, because the "drop the CR of CRLF" check
  * only looks inside one call.  Expected "S: * 1 EXISTS\n", actual
  * "S: * 1 EXISTS\r\n".  TCP splits replies anywhere, so this shows up in
@@ -174,7 +174,7 @@ START_TEST(test_crlf_split_between_calls)
 END_TEST
 
 /* Feeding one octet at a time must give the same file as feeding it all
- * at once.  BUG: fails for the same reason as the test above (every CR
+ * at once.  Regression (fixed): failed for the same reason as the test above (every CR
  * arrives alone). */
 START_TEST(test_byte_at_a_time)
 {
@@ -312,7 +312,7 @@ START_TEST(test_line_at_the_limit)
 }
 END_TEST
 
-/* BUG: the CR of a CRLF is counted as a cut octet once a line reaches
+/* Regression (fixed): the CR of a CRLF is counted as a cut octet once a line reaches
  * the limit: a line of exactly 2048 octets + CRLF, shown whole, gets
  * " <1 more octets>" (expected none), and 3000 octets + CRLF reports
  * 953 more octets where 952 were hidden (the line terminator is not

@@ -151,7 +151,8 @@ struct sim {
 };
 
 /* Take the head of the plan SIM_STEPS times, pretending each command
- * completed at once: nothing is ever pending. */
+ * completed at once: nothing is ever pending.  Plain checks in the loop:
+ * every ck_assert costs a message to the runner. */
 static void
 simulate(const struct config *cfg, uint64_t seed, struct sim *s)
 {
@@ -159,22 +160,29 @@ simulate(const struct config *cfg, uint64_t seed, struct sim *s)
 	struct rng r;
 	enum lstate cur = LSTATE_NONAUTH;
 	enum op prev = OP_COUNT;
+	const char *broken = NULL;
+	unsigned broken_step = 0;
 
 	memset(s, 0, sizeof(*s));
 	plan_init(&p);
 	rng_seed(&r, seed, 3);
-	for (unsigned step = 0; step < SIM_STEPS; step++) {
+	for (unsigned step = 0; step < SIM_STEPS && broken == NULL; step++) {
 		struct plan_pending none = pending_of(cur, NULL, 0);
 		enum op h = plan_update(&p, cfg, &r, cur, &none);
-		ck_assert_uint_ge(p.n, 1);
-		ck_assert_uint_le(p.n, PLAN_LEN);
-		ck_assert_int_eq(h, p.q[0]);
-		ck_assert_msg(plan_may_send(h, cur, &none),
-			      "step %u: %s not sendable with nothing pending",
-			      step, op_table[h].name);
-		enum op op = plan_take(&p);
-		ck_assert_int_eq(op, h);
+		if (p.n < 1 || p.n > PLAN_LEN)
+			broken = "plan length out of 1..PLAN_LEN";
+		else if (h != p.q[0])
+			broken = "plan_update did not return the head";
+		else if (!plan_may_send(h, cur, &none))
+			broken = "head not sendable with nothing pending";
+		else if (plan_take(&p) != h)
+			broken = "plan_take did not return the head";
+		if (broken != NULL) {
+			broken_step = step;
+			break;
+		}
 
+		enum op op = h;
 		s->count[op]++;
 		if (step < N(s->trace))
 			s->trace[step] = (uint8_t)op;
@@ -194,6 +202,7 @@ simulate(const struct config *cfg, uint64_t seed, struct sim *s)
 		if (op_table[op].flags & OPF_STATECHANGE)
 			cur = plan_target_lstate(op);
 	}
+	ck_assert_msg(broken == NULL, "step %u: %s", broken_step, broken);
 }
 
 static void
@@ -281,6 +290,24 @@ START_TEST(test_random_mix)
 }
 END_TEST
 
+/* A repeat % on LOGIN or AUTHENTICATE must not log in twice. */
+START_TEST(test_login_repeat_ignored)
+{
+	struct config cfg;
+	struct sim s;
+
+	config_defaults(&cfg);
+	cfg.states[OP_LOGIN].again = 50;
+	cfg.states[OP_AUTHENTICATE].prob = 50;
+	cfg.states[OP_AUTHENTICATE].again = 50;
+	simulate(&cfg, 11, &s);
+	check_invariants(&cfg, &s);
+	ck_assert_uint_gt(s.count[OP_AUTHENTICATE], 1000);
+	ck_assert_uint_gt(s.count[OP_LOGIN], 1000);
+	config_free(&cfg);
+}
+END_TEST
+
 START_TEST(test_deterministic)
 {
 	struct config cfg;
@@ -357,7 +384,7 @@ START_TEST(test_selected_only_no_spin)
 }
 END_TEST
 
-/* BUG: plan_has_work() answers "is there any state a logged-in session
+/* Regression (fixed): plan_has_work() answers "is there any state a logged-in session
  * could run?" by looking for any probability > 0 after LOGIN, so a mix
  * whose only states need SELECTED while SELECT is 0 counts as work.  No
  * session can ever run them: each logs in, falls back to LOGOUT (even
@@ -466,6 +493,11 @@ static const struct may_case may_cases[] = {
 	{ "FETCH+APPEND pending: LIST", LSTATE_SELECTED, { OP_FETCH, OP_APPEND }, 2,
 	  OP_LIST, true },
 
+	{ "FETCH pending: reSELECT", LSTATE_SELECTED, { OP_FETCH }, 1, OP_SELECT, false },
+	{ "EXPUNGE pending: reSELECT", LSTATE_SELECTED, { OP_EXPUNGE }, 1, OP_SELECT, false },
+	{ "LIST pending: SELECT", LSTATE_AUTH, { OP_LIST }, 1, OP_SELECT, true },
+	{ "APPEND pending: SELECT", LSTATE_AUTH, { OP_APPEND }, 1, OP_SELECT, true },
+
 	{ "FETCH pending: LOGOUT", LSTATE_SELECTED, { OP_FETCH }, 1, OP_LOGOUT, false },
 	{ "STORE pending: LOGOUT", LSTATE_SELECTED, { OP_STORE }, 1, OP_LOGOUT, false },
 	{ "EXPUNGE pending: LOGOUT", LSTATE_SELECTED, { OP_EXPUNGE }, 1, OP_LOGOUT, false },
@@ -539,6 +571,7 @@ workload_suite(void)
 	tcase_add_test(tc, test_take_in_order);
 	tcase_add_test(tc, test_default_mix);
 	tcase_add_test(tc, test_random_mix);
+	tcase_add_test(tc, test_login_repeat_ignored);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_nothing_after_login);
 	tcase_add_loop_test(tc, test_selected_only_no_spin, 0, 2);
