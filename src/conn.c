@@ -19,9 +19,11 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
 #include "tls.h"
+#include "store_map.h"
 #include "userfile.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -120,6 +122,7 @@ conn_free(struct conn *c)
 		event_free(c->timer);
 	evbuffer_free(c->stage);
 	evbuffer_free(c->cont);
+	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
 	free(c);
 }
@@ -140,6 +143,7 @@ conn_reset_session(struct conn *c)
 	c->capa_sent = false;
 	c->starttls_sent = c->upgrade = c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
+	c->view_active = false;
 	c->compress_on = c->compress_sent = c->compress_upgrade = false;
 	memset(&c->zc, 0, sizeof(c->zc));
 	c->id_sent = c->disconnect_pending = false;
@@ -148,6 +152,42 @@ conn_reset_session(struct conn *c)
 	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 	plan_init(&c->plan);
 	imap_parser_reset(c->parser);
+}
+
+void
+conn_view_err(void *arg, enum mbox_err kind, const char *msg)
+{
+	struct conn *c = arg;
+	stats_err(c->w->stats, ERR_MBOXSTATE);
+	conn_log_err(c, ERR_MBOXSTATE, "%s (%s): %.200s", msg, mbox_err_name(kind),
+		     c->cur_resp != NULL ? c->cur_resp->line : "");
+}
+
+/* A SELECT is about to go out: a fresh view on this user's mailbox. */
+void
+conn_view_select(struct conn *c)
+{
+	const struct config *cfg = c->w->cfg;
+	struct mbox_store *s;
+
+	if (c->w->stores == NULL)
+		return;
+	s = store_map_get(c->w->stores, c->user, cfg->box);
+	if (c->view != NULL && mbox_view_store(c->view) != s) {
+		mbox_view_free(c->view);
+		c->view = NULL;
+	}
+	if (c->view == NULL) {
+		struct mbox_view_opts o = {
+			.own_msgs = cfg->own_msgs,
+			.own_flags = cfg->own_flags,
+			.check_modseq = (c->caps & CAP_CONDSTORE) != 0,
+			.err_cb = conn_view_err,
+			.err_arg = c,
+		};
+		c->view = mbox_view_new(s, c->slot + 1, &o);
+	}
+	mbox_view_reset(c->view);
 }
 
 /* A socket of our own, so --source can bind it and TCP_NODELAY is set
@@ -374,6 +414,8 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 	conn_fail_inflight(c);
 	if (c->w->openloop != NULL)
 		openloop_conn_gone(c->w->openloop, c);
+	bool in_checkpoint = c->cp_waiting || c->cp_checked;
+	c->cp_waiting = c->cp_checked = false;
 	if (count_err)
 		stats_err(c->w->stats, why);
 	if (c->bev != NULL) {
@@ -383,6 +425,8 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 		c->bev = NULL;
 	}
 	c->closing = false;
+	if (in_checkpoint)
+		checkpoint_progress(c->w->cp);	/* with bev gone: no sends */
 	if (c->st == CONN_S_DONE)
 		return;
 	if (c->w->draining) {

@@ -13,6 +13,7 @@
 #include "compress.h"
 #include "imap.h"
 #include "imap_cmd.h"
+#include "mbox_model.h"
 #include "rng.h"
 #include "stats.h"
 #include "workload.h"
@@ -38,7 +39,8 @@ enum conn_internal {
 	CONN_I_ENABLE,
 	CONN_I_STARTTLS,
 	CONN_I_ID,
-	CONN_I_CREATE
+	CONN_I_CREATE,
+	CONN_I_CHECK		/* a checkpoint's CHECK */
 };
 
 #define CONN_MAX_INFLIGHT 64
@@ -112,6 +114,11 @@ struct conn {
 	bool cont_wait;
 
 	uint32_t exists;	/* messages in the selected mailbox */
+	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
+	bool view_active;	/* a SELECT was sent: feed the view */
+	bool cp_waiting;	/* checkpoint: our CHECK is unanswered */
+	bool cp_checked;	/* checkpoint: this view takes part */
+	const struct imap_resp *cur_resp;	/* for error lines */
 	char sep;		/* hierarchy separator, 0 until known */
 	unsigned user_no, domain_no;
 	char user[256];
@@ -150,6 +157,9 @@ struct conn {
 };
 
 struct conn *conn_new(struct worker *w, unsigned slot);
+/* The model: a SELECT is being sent (fresh view), and violations. */
+void conn_view_select(struct conn *c);
+void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
 void conn_free(struct conn *c);			/* NULL is a no-op */
 
 /* Start connecting now (st must be CONN_S_WAIT). */

@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
 #include "worker.h"
@@ -236,6 +237,8 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 
+	if (checkpoint_holding(c->w->cp) && c->lstate != LSTATE_NONAUTH)
+		return;		/* a checkpoint is draining */
 	if (c->w->openloop != NULL && c->lstate != LSTATE_NONAUTH) {
 		/* Open loop: commands go out when the schedule says. */
 		if (c->n_fl == 0)

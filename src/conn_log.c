@@ -12,6 +12,7 @@ static const char *const internal_name[] = {
 	[CONN_I_STARTTLS] = "STARTTLS",
 	[CONN_I_ID] = "ID",
 	[CONN_I_CREATE] = "CREATE",
+	[CONN_I_CHECK] = "CHECK",
 };
 
 const char *

@@ -248,6 +248,29 @@ op_fetch2(struct conn *c)
 	return true;
 }
 
+/* own_msgs / own_flags: keep only messages this connection owns (claiming
+ * unowned ones) and refuse a flag another connection owns. */
+static bool
+own_filter(struct conn *c, uint32_t *seqs, unsigned *n, const char *flag)
+{
+	const struct config *cfg = c->w->cfg;
+	struct mbox_store *s = mbox_view_store(c->view);
+	uint32_t me = mbox_view_conn_id(c->view);
+
+	if (cfg->own_flags && !mbox_store_claim_flag(s, flag, strlen(flag), me))
+		return false;
+	if (!cfg->own_msgs)
+		return true;
+	unsigned k = 0;
+	for (unsigned i = 0; i < *n; i++) {
+		uint32_t uid = mbox_view_uid(c->view, seqs[i]);
+		if (uid != 0 && mbox_store_claim_msg(s, uid, me))
+			seqs[k++] = seqs[i];
+	}
+	*n = k;
+	return true;
+}
+
 static bool
 op_store(struct conn *c, enum op op)
 {
@@ -267,21 +290,29 @@ op_store(struct conn *c, enum op op)
 	if (count > FETCH_MAX_SEQS)
 		count = FETCH_MAX_SEQS;
 	unsigned n = random_seqs(c, seqs, count);
+	const char *flag = op == OP_DELETE ? "\\Deleted" : PICK(c, store_flags);
+	if (c->view != NULL && !own_filter(c, seqs, &n, flag))
+		return false;
 	if (n == 0)
 		return false;
+	char set[1200];
+	size_t set_len = imap_seqset_str(set, sizeof(set), seqs, n);
 	cmd_begin(c, &cmd, &tag);
 	imap_cmd_adds(&cmd, "STORE ");
-	imap_cmd_seqset(&cmd, seqs, n);
+	imap_cmd_add(&cmd, set, set_len);
 	if (op == OP_DELETE) {
 		imap_cmd_adds(&cmd, silent ? " +FLAGS.SILENT \\Deleted" :
 			      " +FLAGS \\Deleted");
 	} else {
 		static const char *const how[] = { " +", " -", " " };
-		imap_cmd_adds(&cmd, PICK(c, how));
+		/* With own_flags nobody may reset flags it does not own. */
+		imap_cmd_adds(&cmd, cfg->own_flags ? " +" : PICK(c, how));
 		imap_cmd_adds(&cmd, silent ? "FLAGS.SILENT (" : "FLAGS (");
-		imap_cmd_adds(&cmd, PICK(c, store_flags));
+		imap_cmd_adds(&cmd, flag);
 		imap_cmd_adds(&cmd, ")");
 	}
+	if (c->view != NULL)
+		mbox_view_store_begin(c->view, set, set_len, false, silent);
 	cmd_end(c, &cmd, op, tag);
 	return true;
 }
@@ -407,6 +438,8 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 	case OP_SELECT:
 		if (c->lstate == LSTATE_SELECTED)
 			return false;
+		conn_view_select(c);
+		c->view_active = c->view != NULL;
 		return op_text(c, op, (c->caps & CAP_CONDSTORE) ?
 		    "SELECT \"%s\" (CONDSTORE)" : "SELECT \"%s\"", cfg->box);
 	case OP_STATUS:

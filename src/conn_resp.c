@@ -8,6 +8,7 @@
 
 #include <event2/event.h>
 
+#include "checkpoint.h"
 #include "clock.h"
 #include "conn.h"
 #include "conn_log.h"
@@ -96,6 +97,13 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 static void
 conn_untagged(struct conn *c, const struct imap_resp *r)
 {
+	if (c->view != NULL && c->view_active) {
+		if (c->n_fl > 0)
+			mbox_view_set_state(c->view, op_table[c->fl[0].op].name);
+		c->cur_resp = r;
+		mbox_view_untagged(c->view, r);
+		c->cur_resp = NULL;
+	}
 	if (r->has_num) {
 		if (imap_resp_is(r, "EXISTS"))
 			c->exists = r->num;
@@ -233,6 +241,10 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	struct inflight f = c->fl[i];
 	c->fl[i] = c->fl[--c->n_fl];
 
+	if (f.internal == CONN_I_CHECK)
+		c->cp_waiting = false;
+	if (checkpoint_holding(c->w->cp))
+		checkpoint_progress(c->w->cp);
 	if (f.internal != CONN_I_NONE) {
 		conn_internal_reply(c, &f, r);
 		return;
@@ -256,7 +268,10 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		conn_try_create(c, c->w->cfg->copybox);
 		return;
 	}
-	if (rep == STATS_NO)
+	/* A NO for messages another session just expunged is ordinary
+	 * under concurrency (imaptest ignores these too): counted, not
+	 * shown. */
+	if (rep == STATS_NO && !conn_has_code(r, "EXPUNGEISSUED"))
 		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
 			     r->line);
 	switch (op) {
@@ -269,10 +284,23 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		}
 		return;
 	case OP_SELECT:
-		if (rep == STATS_OK)
+		if (rep == STATS_OK) {
 			c->lstate = LSTATE_SELECTED;
-		else
+			if (c->view != NULL) {
+				c->cur_resp = r;
+				mbox_view_on_resp_text(c->view, r->text, r->text_len);
+				mbox_view_select_done(c->view);
+				c->cur_resp = NULL;
+			}
+		} else {
+			c->view_active = false;
 			conn_try_create(c, c->w->cfg->box);
+		}
+		return;
+	case OP_STORE:
+	case OP_DELETE:
+		if (c->view != NULL)
+			mbox_view_store_end(c->view);
 		return;
 	case OP_APPEND:
 		if (rep == STATS_OK) {

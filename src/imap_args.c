@@ -264,6 +264,7 @@ args_run(struct imap_args *a, const char *text, size_t len)
 {
 	size_t p = 0;
 	bool need_sep = false;
+	bool after_list = false;	/* the last token closed a list */
 
 	a->depth = 0;
 	a->open[0] = 0;
@@ -277,7 +278,7 @@ args_run(struct imap_args *a, const char *text, size_t len)
 
 		if (c == ' ') {
 			p++;
-			need_sep = false;
+			need_sep = after_list = false;
 			continue;
 		}
 		if (c == ')') {
@@ -288,13 +289,15 @@ args_run(struct imap_args *a, const char *text, size_t len)
 			l->len = (size_t)(text + p + 1 - l->str);
 			a->depth--;
 			p++;
-			need_sep = true;
+			need_sep = after_list = true;
 			continue;
 		}
 		if (is_ctl(c))
 			return args_fail(a, "unexpected control character "
 					 "0x%02x at offset %zu", c, p);
-		if (need_sep)
+		/* body-type-mpart is "1*body SP media-subtype": the bodies
+		 * of a multipart follow each other with no space. */
+		if (need_sep && !(c == '(' && after_list))
 			return args_fail(a, "missing space before '%c' at "
 					 "offset %zu", c, p);
 		if (c == '(') {
@@ -309,6 +312,7 @@ args_run(struct imap_args *a, const char *text, size_t len)
 			a->open[a->depth] = (uint32_t)i;
 			a->last[a->depth] = 0;
 			p++;
+			need_sep = after_list = false;
 			continue;
 		}
 		int r;
@@ -326,6 +330,7 @@ args_run(struct imap_args *a, const char *text, size_t len)
 		if (r < 0)
 			return -1;
 		need_sep = true;
+		after_list = false;
 	}
 	if (a->depth > 0)
 		return args_fail(a, "unterminated list opened at offset %zu",

@@ -7,6 +7,9 @@
 
 #include "imap_cmd.h"
 
+/* Room for the text of a set of up to 100 sequence numbers. */
+#define FETCH_SET_MAX_TEXT 1200
+
 void
 imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
 {
@@ -90,22 +93,35 @@ imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n)
 	return true;
 }
 
-void
-imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n)
+size_t
+imap_seqset_str(char *buf, size_t size, const uint32_t *seqs, unsigned n)
 {
+	size_t o = 0;
 	unsigned i = 0;
-	bool first = true;
-	while (i < n) {
+
+	if (size == 0)
+		return 0;
+	buf[0] = '\0';
+	while (i < n && o + 24 < size) {
 		unsigned j = i;
 		while (j + 1 < n && seqs[j + 1] <= seqs[j] + 1)
 			j++;
-		if (!first)
-			evbuffer_add(c->buf, ",", 1);
-		first = false;
 		if (seqs[j] != seqs[i])
-			evbuffer_add_printf(c->buf, "%u:%u", seqs[i], seqs[j]);
+			o += (size_t)snprintf(buf + o, size - o, "%s%u:%u",
+					      i ? "," : "", seqs[i], seqs[j]);
 		else
-			evbuffer_add_printf(c->buf, "%u", seqs[i]);
+			o += (size_t)snprintf(buf + o, size - o, "%s%u",
+					      i ? "," : "", seqs[i]);
 		i = j + 1;
 	}
+	return o;
+}
+
+void
+imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n)
+{
+	/* 100 numbers of at most 10 digits and a separator each. */
+	char buf[FETCH_SET_MAX_TEXT];
+	size_t len = imap_seqset_str(buf, sizeof(buf), seqs, n);
+	evbuffer_add(c->buf, buf, len);
 }

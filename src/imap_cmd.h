@@ -43,5 +43,9 @@ bool imap_cmd_quotable(const char *s, size_t n);
 
 /* "1,3:7,9" from a sorted array of sequence numbers (runs collapsed). */
 void imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n);
+/* The same set as text into buf (cut short if it does not fit); returns
+ * its length. */
+size_t imap_seqset_str(char *buf, size_t size, const uint32_t *seqs,
+		       unsigned n);
 
 #endif

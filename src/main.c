@@ -139,6 +139,10 @@ main(int argc, char **argv)
 	 * session compresses right after login. */
 	if (cfg.compress && cfg.states[OP_COMPRESS].prob == 0)
 		cfg.states[OP_COMPRESS].prob = 100;
+	/* Show the ChkP column when checkpoints run (the state comes after
+	 * LOGOUT, so the plan never walks it). */
+	if (cfg.checkpoint_secs > 0)
+		cfg.states[OP_CHECKPOINT].prob = 100;
 	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
 	if (strcasecmp(cfg.mech, "PLAIN") == 0)
 		cfg.states[OP_AUTHENTICATE].prob = 100;
@@ -152,6 +156,12 @@ main(int argc, char **argv)
 			fatal(2, "TLS: %s", err);
 	}
 	sh->n_workers = pick_workers(&cfg);
+	if (cfg.checkpoint_secs > 0 && sh->n_workers > 1 &&
+	    cfg.users_max - cfg.users_min + 1 < sh->n_workers) {
+		/* Fewer users than workers: a mailbox's sessions would be
+		 * spread over threads and could not be compared. */
+		sh->n_workers = 1;
+	}
 	cfg.color = isatty(STDOUT_FILENO);
 
 	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));

@@ -13,7 +13,9 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "log.h"
+#include "checkpoint.h"
 #include "openloop.h"
+#include "store_map.h"
 #include "worker.h"
 #include "xmalloc.h"
 
@@ -178,6 +180,10 @@ worker_new(unsigned id, const struct shared *sh)
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
+	if (!cfg->no_tracking)
+		w->stores = store_map_new();
+	if (cfg->checkpoint_secs > 0 && w->stores != NULL)
+		w->cp = checkpoint_new(w, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
 		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
 	if (cfg->connect_rate > 0) {
@@ -197,6 +203,8 @@ worker_free(struct worker *w)
 		conn_free(w->conns[i]);
 	free(w->conns);
 	openloop_free(w->openloop);
+	checkpoint_free(w->cp);
+	store_map_free(w->stores);	/* after the views (conn_free) */
 	if (w->wake_ev)
 		event_free(w->wake_ev);
 	if (w->tick_ev)

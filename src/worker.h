@@ -68,6 +68,8 @@ struct worker {
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
 	uint32_t msg_seq;	/* Message-ID counter */
 	struct openloop *openloop;	/* --rate, else NULL */
+	struct store_map *stores;	/* mailbox models; NULL with no_tracking */
+	struct checkpoint *cp;		/* checkpoint=, else NULL */
 };
 
 /* Build a worker owning global client slots {id, id+W, id+2W, ...}. */

@@ -42,7 +42,7 @@ FAULT_LINES_MAX=200
 # A sanitizer build keeps freed memory in quarantine (256 MB by default)
 # and adds shadow memory, so 64 MB only means something for a plain build;
 # under a sanitizer the bound still catches a runaway buffer.
-if grep -qa AddressSanitizer "$IMAPSTRESS"; then
+if grep -qa __asan_init "$IMAPSTRESS"; then
 	FAULT_RSS_MAX_KB=${FAULT_RSS_MAX_KB:-524288}
 else
 	FAULT_RSS_MAX_KB=${FAULT_RSS_MAX_KB:-65536}

@@ -12,6 +12,10 @@
 #                      EOF; the FETCH in flight counts as failed  -> disconnect
 #   reset              RST right after the LOGIN OK               -> disconnect
 #   bye-random         "* BYE" to 20% of commands                 -> bye
+#                      (with no_tracking: fakeimapd's STORE replies
+#                      carry keywords its FLAGS never announced, which
+#                      the mailbox-state check rightly counts as
+#                      "state"; that is the fake's IMAP, not the point)
 #   reply-no           tagged NO to every command after login     -> no (exit 0)
 #   reply-bad          tagged BAD, and imaptest drops the session -> bad
 #   stall              commands swallowed; --cmd-timeout 1s       -> timeout
@@ -31,7 +35,7 @@ fault_run close-mid-literal clients=10 "${common[@]}"
 fault_server reset --mode reset
 fault_run reset clients=5 "${common[@]}"
 fault_server bye --mode bye-random
-fault_run bye-random clients=10 "${common[@]}"
+fault_run bye-random clients=10 "${common[@]}" no_tracking
 fault_server no --mode reply-no
 fault_run reply-no clients=5 "${common[@]}"
 fault_server bad --mode reply-bad

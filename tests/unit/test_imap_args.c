@@ -90,6 +90,26 @@ START_TEST(test_quoted_escapes)
 }
 END_TEST
 
+/* A multipart BODYSTRUCTURE: body-type-mpart is "1*body SP
+ * media-subtype", so its part lists touch with no space (seen from
+ * Dovecot; once rejected here as "missing space"). */
+START_TEST(test_multipart_adjacent_lists)
+{
+	const char *text = "(BODYSTRUCTURE ((\"text\" \"plain\" NIL NIL NIL "
+	    "\"7bit\" 10 1)(\"text\" \"html\" NIL NIL NIL \"7bit\" 20 1) "
+	    "\"alternative\"))";
+	const struct imap_arg *root = parse_ok(text);
+	const struct imap_arg *l = imap_arg_child(root);
+	const struct imap_arg *bs = imap_arg_nth(l, 1);
+
+	ck_assert_int_eq(bs->type, IMAP_ARG_LIST);
+	ck_assert_uint_eq(bs->count, 3);
+	ck_assert_int_eq(imap_arg_nth(bs, 0)->type, IMAP_ARG_LIST);
+	ck_assert_int_eq(imap_arg_nth(bs, 1)->type, IMAP_ARG_LIST);
+	assert_text(imap_arg_nth(bs, 2), IMAP_ARG_QUOTED, "alternative");
+}
+END_TEST
+
 START_TEST(test_nested_lists)
 {
 	const char *text = "(A (B (C D)) () \"x\")";
@@ -236,7 +256,8 @@ static const struct {
 	{ "\"a\rb\"", "line break in quoted string at offset 2" },
 	{ "A)", "unexpected ')' at offset 1" },
 	{ "(A (B)", "unterminated list opened at offset 0" },
-	{ "(A)(B)", "missing space before '(' at offset 3" },
+	{ "(A)B", "missing space before 'B' at offset 3" },
+	{ "(A)\"b\"", "missing space before '\"' at offset 3" },
 	{ "A\"b\" C", "" },	/* a quote inside an atom is an atom char */
 	{ "\"a\"b", "missing space before 'b' at offset 3" },
 	{ "A\tB", "unexpected control character 0x09 at offset 1" },
@@ -357,6 +378,7 @@ imap_args_suite(void)
 	tcase_add_test(tc, test_atoms_numbers_nil);
 	tcase_add_test(tc, test_quoted_escapes);
 	tcase_add_test(tc, test_nested_lists);
+	tcase_add_test(tc, test_multipart_adjacent_lists);
 	tcase_add_test(tc, test_section_atoms);
 	tcase_add_test(tc, test_literals_inline);
 	tcase_add_test(tc, test_literals_skipped);

@@ -1,0 +1,83 @@
+/* store_map.c: see store_map.h.  A chained hash on the name "user\tbox". */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mbox_model.h"
+#include "store_map.h"
+#include "xmalloc.h"
+
+#define STORE_MAP_BUCKETS 4096
+
+struct store_entry {
+	struct store_entry *next;
+	struct mbox_store *store;
+	char name[];
+};
+
+struct store_map {
+	struct store_entry *bucket[STORE_MAP_BUCKETS];
+};
+
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+struct store_map *
+store_map_new(void)
+{
+	return xcalloc(1, sizeof(struct store_map));
+}
+
+void
+store_map_free(struct store_map *m)
+{
+	if (m == NULL)
+		return;
+	for (unsigned i = 0; i < STORE_MAP_BUCKETS; i++) {
+		struct store_entry *e = m->bucket[i], *next;
+		for (; e != NULL; e = next) {
+			next = e->next;
+			mbox_store_free(e->store);
+			free(e);
+		}
+	}
+	free(m);
+}
+
+struct mbox_store *
+store_map_get(struct store_map *m, const char *user, const char *box)
+{
+	size_t len = strlen(user) + strlen(box) + 2;
+	char *name = xmalloc(len);
+	snprintf(name, len, "%s\t%s", user, box);
+	uint32_t b = name_hash(name) % STORE_MAP_BUCKETS;
+	for (struct store_entry *e = m->bucket[b]; e != NULL; e = e->next) {
+		if (strcmp(e->name, name) == 0) {
+			free(name);
+			return e->store;
+		}
+	}
+	struct store_entry *e = xmalloc(sizeof(*e) + len);
+	memcpy(e->name, name, len);
+	e->store = mbox_store_new(name, MBOX_DEFAULT_MAX_MSGS);
+	e->next = m->bucket[b];
+	m->bucket[b] = e;
+	free(name);
+	return e->store;
+}
+
+void
+store_map_each(struct store_map *m, void (*fn)(struct mbox_store *s, void *arg),
+	       void *arg)
+{
+	for (unsigned i = 0; i < STORE_MAP_BUCKETS; i++)
+		for (struct store_entry *e = m->bucket[i]; e != NULL; e = e->next)
+			fn(e->store, arg);
+}

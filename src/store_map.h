@@ -1,0 +1,24 @@
+/* store_map.h: a worker's mailbox models, one struct mbox_store per
+ * (user, mailbox), found by name.  Owned by one worker thread: users are
+ * partitioned across workers, so a mailbox's sessions share one store and
+ * nobody needs a lock. */
+#ifndef IMAPSTRESS_STORE_MAP_H
+#define IMAPSTRESS_STORE_MAP_H
+
+#include <stdbool.h>
+
+struct mbox_store;
+struct store_map;
+
+struct store_map *store_map_new(void);
+void store_map_free(struct store_map *m);	/* frees the stores; NULL ok */
+
+/* The store for user's mailbox box, created on first use. */
+struct mbox_store *store_map_get(struct store_map *m, const char *user,
+				 const char *box);
+
+/* Call fn for every store. */
+void store_map_each(struct store_map *m,
+		    void (*fn)(struct mbox_store *s, void *arg), void *arg);
+
+#endif
