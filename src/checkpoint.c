@@ -63,8 +63,17 @@ checkpoint_finish(struct checkpoint *cp)
 	checkpoint_compare(cp);
 	stats_cmd(w->stats, OP_CHECKPOINT, STATS_OK, clock_us() - cp->t_start);
 	cp->phase = CP_NONE;
-	for (unsigned i = 0; i < w->n_conns; i++)
-		conn_send_more(w->conns[i]);
+	/* Resume from the loop, not from inside whichever connection's
+	 * callback finished the checkpoint. */
+	event_active(cp->resume_ev, EV_TIMEOUT, 0);
+}
+
+static void
+checkpoint_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct checkpoint *cp = arg;
+	for (unsigned i = 0; i < cp->w->n_conns; i++)
+		conn_send_more(cp->w->conns[i]);
 }
 
 void
@@ -122,6 +131,7 @@ checkpoint_new(struct worker *w, unsigned secs)
 	struct timeval tv = { (time_t)secs, 0 };
 	cp->w = w;
 	cp->ev = event_new(w->base, -1, EV_PERSIST, checkpoint_timer_cb, cp);
+	cp->resume_ev = event_new(w->base, -1, 0, checkpoint_resume_cb, cp);
 	event_add(cp->ev, &tv);
 	return cp;
 }
@@ -132,6 +142,7 @@ checkpoint_free(struct checkpoint *cp)
 	if (cp == NULL)
 		return;
 	event_free(cp->ev);
+	event_free(cp->resume_ev);
 	free(cp);
 }
 

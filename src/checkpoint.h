@@ -22,6 +22,7 @@ enum cp_phase {
 struct checkpoint {
 	struct worker *w;
 	struct event *ev;
+	struct event *resume_ev;	/* sends again once a checkpoint is over */
 	enum cp_phase phase;
 	uint64_t t_start;
 };

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "config_int.h"
 #include "units.h"
@@ -329,6 +331,15 @@ config_defaults(struct config *cfg)
 int
 config_validate(struct config *cfg, char *err, size_t errlen)
 {
+	if (cfg->rawlog) {
+		struct stat st;
+		if (stat(cfg->rawlog_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    access(cfg->rawlog_dir, W_OK) != 0) {
+			snprintf(err, errlen, "--rawlog-dir %s: not a writable "
+				 "directory", cfg->rawlog_dir);
+			return -1;
+		}
+	}
 	/* imaptest silently disables COPY when there is nowhere to copy to;
 	 * pasted command lines rely on that. */
 	if (cfg->copybox == NULL) {

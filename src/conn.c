@@ -530,7 +530,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			return;
 		}
 		c->st = CONN_S_GREETING;
-		c->t_last_io = now;
+		c->t_last_io = c->t_connected = now;
 		if (c->w->cfg->tls == TLS_IMPLICIT) {
 			hist_record(c->w->stats->tls_lat, now - c->t_connect);
 			ctr_add(&c->w->stats->tls_handshakes, 1);
@@ -603,7 +603,9 @@ conn_tick(struct conn *c, uint64_t now)
 		}
 		return;
 	case CONN_S_GREETING:
-		if (now - c->t_last_io > (uint64_t)(cfg->greeting_timeout * 1e6)) {
+		/* From when TCP (and implicit TLS) completed, not from the last
+		 * byte: a server dripping its greeting must not hold us. */
+		if (now - c->t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
 			conn_log_err(c, ERR_TIMEOUT, "no greeting after %.0f s",
 				     cfg->greeting_timeout);
 			conn_close(c, ERR_TIMEOUT, true);

@@ -127,6 +127,7 @@ struct conn {
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
 	uint64_t t_connect;	/* when connect() started */
 	uint64_t t_tls_start;	/* when the STARTTLS handshake started */
+	uint64_t t_connected;	/* when the connection was established */
 	uint64_t t_last_io;
 	unsigned fail_streak;
 	bool logout_sent, bye_seen;

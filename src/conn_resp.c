@@ -225,6 +225,9 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	worker_conn_logged_in(c->w);
 }
 
+static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
+				const struct imap_resp *r, uint64_t now);
+
 static void
 conn_tagged(struct conn *c, const struct imap_resp *r)
 {
@@ -243,8 +246,18 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 
 	if (f.internal == CONN_I_CHECK)
 		c->cp_waiting = false;
+	conn_tagged_effects(c, &f, r, now);
+	/* Only now, with the reply's effects (login state, ...) applied. */
 	if (checkpoint_holding(c->w->cp))
 		checkpoint_progress(c->w->cp);
+}
+
+static void
+conn_tagged_effects(struct conn *c, const struct inflight *fp,
+		    const struct imap_resp *r, uint64_t now)
+{
+	struct inflight f = *fp;
+
 	if (f.internal != CONN_I_NONE) {
 		conn_internal_reply(c, &f, r);
 		return;
@@ -280,7 +293,9 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		if (rep == STATS_OK) {
 			conn_logged_in(c, r);
 		} else {
-			conn_close_later(c, ERR_LOGIN, false);
+			/* Counted as "login" (and as NO above); the totals of
+			 * errors leave "login" out, so nothing counts twice. */
+			conn_close_later(c, ERR_LOGIN, true);
 		}
 		return;
 	case OP_SELECT:

@@ -107,10 +107,13 @@ main(int argc, char **argv)
 
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
-	if (r == 1)
+	if (r == 1) {
+		config_free(&cfg);
 		return 0;
+	}
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "imapstress: %s\n", err);
+		config_free(&cfg);
 		return 2;
 	}
 	if (!plan_has_work(&cfg))
@@ -153,7 +156,7 @@ main(int argc, char **argv)
 	if (cfg.tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
 		if (sh->tls == NULL)
-			fatal(2, "TLS: %s", err);
+			fatal(2, "%s", err);
 	}
 	sh->n_workers = pick_workers(&cfg);
 	if (cfg.checkpoint_secs > 0 && sh->n_workers > 1 &&

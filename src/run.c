@@ -304,15 +304,20 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.sla_ok = sla_ok;
 	rr.sla_actual_us = sla_actual;
 
+	/* A run too short for the 5 s rule in which nobody ever got in
+	 * is just as unusable. */
+	if (!unusable && status == 0 && tot.logins == 0 &&
+	    stats_snap_total_ok(&tot) == 0 && tot.connects > 0)
+		unusable = true;
 	if (unusable && atomic_load((_Atomic bool *)&sh->tls_verify_failed)) {
 		log_error("server unusable: its TLS certificate was refused; give "
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
 		status = 3;
 	} else if (unusable) {
-		log_error("server unusable: no connection got in within %d s "
+		log_error("server unusable: no session got in after %.1f s "
 			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
-			  UNUSABLE_AFTER_US / 1000000,
+			  rr.elapsed_s,
 			  (unsigned long long)tot.errors[ERR_CONNECT],
 			  (unsigned long long)(tot.no[OP_LOGIN] + tot.no[OP_AUTHENTICATE]),
 			  (unsigned long long)tot.errors[ERR_TIMEOUT]);

@@ -52,8 +52,12 @@ tls_ctx_new(const struct config *cfg, char *err, size_t errlen)
 		if (ok != 1) {
 			char why[256];
 			tls_err_string(why, sizeof(why));
-			snprintf(err, errlen, "%s: cannot load CA certificates: %s",
-				 cfg->ca_file ? cfg->ca_file : "system store", why);
+			if (cfg->ca_file != NULL)
+				snprintf(err, errlen, "--ca-file/ssl_ca_file=%s: cannot "
+					 "load CA certificates: %s", cfg->ca_file, why);
+			else
+				snprintf(err, errlen, "cannot load the system's CA "
+					 "certificates: %s", why);
 			SSL_CTX_free(ctx);
 			return NULL;
 		}

@@ -159,6 +159,9 @@ worker_new(unsigned id, const struct shared *sh)
 	w->cfg = cfg;
 	/* One thread per base: no locking inside libevent. */
 	event_config_set_flag(ec, EVENT_BASE_FLAG_NOLOCK);
+	/* libevent's default coarse clock makes timers fire 1-4 ms late,
+	 * which would shift --rate sends and IDLE/DELAY lengths. */
+	event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
 	w->base = event_base_new_with_config(ec);
 	event_config_free(ec);
 	if (w->base == NULL)

@@ -297,7 +297,10 @@ fake_h_select(struct fake_conn *c, const struct fake_cmd *cmd)
 	}
 	bool ro = fake_eq(cmd->name, "EXAMINE");
 	c->selected = true;
-	fake_outf(c, "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)\r\n"
+	/* Clients may STORE keywords ($Label1 ...); a real server announces
+	 * keywords in FLAGS before using them in FETCH FLAGS. */
+	fake_outf(c, "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft "
+		  "$Label1 $Label2)\r\n"
 		  "* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen "
 		  "\\Draft \\*)] Flags permitted.\r\n"
 		  "* %llu EXISTS\r\n* 0 RECENT\r\n"

@@ -432,7 +432,12 @@ main(int argc, char **argv)
 		srv.loops[i].sh = &srv.sh;
 		srv.loops[i].seed = fake_seed(((uint64_t)getpid() << 16) ^ i ^
 					      srv.sh.start_us);
-		srv.loops[i].base = event_base_new();
+		/* Precise timers: --delay-ms must mean what it says (the
+		 * coarse default clock adds 1-4 ms). */
+		struct event_config *ec = event_config_new();
+		event_config_set_flag(ec, EVENT_BASE_FLAG_PRECISE_TIMER);
+		srv.loops[i].base = event_base_new_with_config(ec);
+		event_config_free(ec);
 		if (srv.loops[i].base == NULL)
 			fake_die("cannot create an event loop");
 		srv.loops[i].stop = event_new(srv.loops[i].base, -1, 0,

@@ -26,6 +26,7 @@
 #                               duration_s, peak_rss_kb, logins, connects,
 #                               unfinished, stop_reason, err.KIND,
 #                               cmd.NAME.ok/no/bad/failed, ok_total
+#   fault_note NAME             one progress line: status, time, errors
 #   fault_finish                exit 1 if any check failed, else 0
 # Files of one scenario are $TEST_TMP/NAME.{out,err,json,rc,ms}.
 # shellcheck shell=bash disable=SC1091
@@ -156,7 +157,15 @@ fault_cmp() {
 		_fault_bad "$name: $key is '$v', not a count"
 		return 0
 	fi
-	[ "$v" "$op" "$want" ] || _fault_bad "$name: expected $key $op $want, got $v"
+	case $op in
+	-eq) ((v == want)) ;;
+	-ne) ((v != want)) ;;
+	-gt) ((v > want)) ;;
+	-ge) ((v >= want)) ;;
+	-lt) ((v < want)) ;;
+	-le) ((v <= want)) ;;
+	*) fail "fault_cmp: unknown operator '$op'" ;;
+	esac || _fault_bad "$name: expected $key $op $want, got $v"
 }
 
 fault_stderr() {

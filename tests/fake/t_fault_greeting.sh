@@ -22,7 +22,7 @@
 . "$(dirname "$0")/fault_lib.sh"
 
 SECS=3 GRACE=2
-common=(secs=$SECS --grace $GRACE)
+common=("secs=$SECS" --grace "$GRACE")
 
 fault_server nogreet --mode no-greeting
 fault_run no-greeting clients=10 "${common[@]}" --greeting-timeout 1s

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/fault_lib.sh"
 
 SECS=3 GRACE=2
-common=(secs=$SECS --grace $GRACE)
+common=("secs=$SECS" --grace "$GRACE")
 
 fault_server tag --mode unknown-tag
 fault_run unknown-tag clients=10 "${common[@]}"

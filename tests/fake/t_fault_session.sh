@@ -26,7 +26,7 @@
 . "$(dirname "$0")/fault_lib.sh"
 
 SECS=3 GRACE=2
-common=(secs=$SECS --grace $GRACE)
+common=("secs=$SECS" --grace "$GRACE")
 
 fault_server cmd --mode close-mid-command
 fault_run close-mid-command clients=10 "${common[@]}"

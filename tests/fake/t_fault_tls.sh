@@ -18,7 +18,7 @@
 . "$(dirname "$0")/fault_lib.sh"
 
 SECS=3 GRACE=2
-common=(secs=$SECS --grace $GRACE)
+common=("secs=$SECS" --grace "$GRACE")
 
 fault_server tlsfail --mode tls-fail
 fault_run tls-fail-ssl clients=10 "${common[@]}" ssl

@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "config_int.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -94,100 +93,34 @@ fz_pwfile_for(const char *val)
 	return fz_pwfile[(unsigned char)val[0] % FZ_N_PWFILES];
 }
 
-/* The spellings that reach the --password-file row, from the table so that
- * a new alias or imaptest word for it cannot slip past. */
-struct fz_pwopt {
-	const char *names[8];	/* "--password-file", "--alias", "word" */
-	unsigned n;
-	char shrt;
-};
-
-static void
-fz_pwopt_init(struct fz_pwopt *p)
-{
-	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < config_n_opts; i++) {
-		const struct opt *o = &config_opts[i];
-		if (o->lng == NULL || strcmp(o->lng, "password-file") != 0)
-			continue;
-		p->names[p->n++] = "--password-file";
-		if (o->word != NULL)
-			p->names[p->n++] = o->word;
-		p->shrt = o->shrt;
-	}
-	fz_require(p->n > 0, "the option table has --password-file", NULL);
-}
-
 /* Swap every --password-file value in argv for a fixture.  Over-eager on
  * purpose: a word is rewritten even when an earlier option will swallow
- * it as its own value, which only changes a value nobody reads. */
+ * it as its own value, which only changes a value nobody reads.  Should
+ * the option gain another spelling, fz_pass's check that password_file is
+ * a fixture says so. */
 static void
 fz_tame_pwfile(int argc, char **argv, char **owned)
 {
-	static const char long_prefix[] = "--";
-	struct fz_pwopt p;
+	static const char opt[] = "--password-file";
+	const size_t olen = sizeof(opt) - 1;
 	char buf[80];
 
-	fz_pwopt_init(&p);
 	for (int i = 1; i < argc; i++) {
-		const char *w = argv[i], *val = NULL, *name = NULL;
-		size_t nlen = 0;
-		bool sep = false;
+		const char *w = argv[i];
 
-		for (unsigned k = 0; k < p.n && name == NULL; k++) {
-			nlen = strlen(p.names[k]);
-			if (strncmp(w, p.names[k], nlen) != 0)
-				continue;
-			if (w[nlen] == '=') {
-				name = p.names[k];
-				val = w + nlen + 1;
-			} else if (w[nlen] == '\0' &&
-				   strncmp(w, long_prefix, 2) == 0) {
-				name = p.names[k];
-				sep = true;
-			}
-		}
-		for (size_t k = 0; name == NULL && k < config_n_opt_aliases;
-		     k++) {
-			const struct opt_alias *a = &config_opt_aliases[k];
-			if (strcmp(a->lng, "password-file") != 0 ||
-			    strncmp(w, "--", 2) != 0)
-				continue;
-			nlen = strlen(a->alias);
-			if (strncmp(w + 2, a->alias, nlen) != 0)
-				continue;
-			nlen += 2;
-			if (w[nlen] == '=') {
-				name = w;
-				val = w + nlen + 1;
-			} else if (w[nlen] == '\0') {
-				name = w;
-				sep = true;
-			}
-		}
-		if (name == NULL && p.shrt != 0 && w[0] == '-' &&
-		    w[1] == p.shrt) {
-			name = w;
-			nlen = 2;
-			if (w[2] != '\0')
-				val = w + 2;
-			else
-				sep = true;
-		}
-		if (name == NULL)
+		if (strncmp(w, opt, olen) != 0)
 			continue;
-		if (sep) {
+		if (w[olen] == '\0') {
 			if (i + 1 < argc && argv[i + 1][0] != '\0')
 				argv[i + 1] = (char *)fz_pwfile_for(argv[i + 1]);
-			continue;
+		} else if (w[olen] == '=' && w[olen + 1] != '\0') {
+			snprintf(buf, sizeof(buf), "%s=%s", opt,
+				 fz_pwfile_for(w + olen + 1));
+			owned[i] = strdup(buf);
+			fz_require(owned[i] != NULL, "strdup", NULL);
+			argv[i] = owned[i];
 		}
-		if (val[0] == '\0')
-			continue;	/* rejected before the handler runs */
-		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)nlen, w,
-			 w[nlen] == '=' ? "=" : "", fz_pwfile_for(val));
-		owned[i] = strdup(buf);
-		fz_require(owned[i] != NULL, "strdup", NULL);
-		argv[i] = owned[i];
+		/* An empty value is refused before the handler runs. */
 	}
 }
 
@@ -256,9 +189,6 @@ fz_check_config(const struct config *cfg)
 		   NULL);
 	fz_require(fz_template_ok(cfg->user_template),
 		   "user template has only %d/%i/%%", cfg->user_template);
-	fz_require(cfg->password_file == NULL ||
-		   fz_is_pwfile(cfg->password_file),
-		   "--password-file reached only a fixture", cfg->password_file);
 	fz_require(cfg->clients >= 1 && cfg->clients <= 1000000,
 		   "clients in 1..1000000", NULL);
 	fz_require(cfg->workers <= 1024, "workers <= 1024", NULL);
@@ -351,6 +281,8 @@ fz_pass(int argc, char **argv, size_t errlen, char *msg, size_t msglen)
 	config_defaults(&cfg);
 	rc = config_parse(&cfg, argc, argv, err, errlen);
 	fz_check_err(rc, err, errlen);
+	fz_require(cfg.password_file == NULL || fz_is_pwfile(cfg.password_file),
+		   "--password-file read only a fixture", cfg.password_file);
 	if (rc == 0) {
 		rc = config_validate(&cfg, err, errlen);
 		fz_check_err(rc, err, errlen);

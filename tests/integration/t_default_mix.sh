@@ -1,0 +1,125 @@
+#!/bin/bash
+# imaptest's default mix against a real Dovecot finds no mailbox-state
+# errors (issue 3, "must show" 1): no state words, COPY on, 50 clients over
+# 20 users, so sessions of one user race each other's EXPUNGEs, STOREs and
+# APPENDs -- and a correct server must still never trip a check of
+# src/mbox_model.h.
+#   run 1: copybox=Copies clients=50 users=1-20 user=mix%d secs=MIX_SECS
+#          exit 0, errors.state 0, every default state (LOGIN LIST STATUS
+#          SELECT FETCH FETCH2 COPY STORE DELETE EXPUNGE APPEND LOGOUT)
+#          answered OK at least once
+#   run 2: the same plus checkpoint=5 for MIX_SECS+2 s: exit 0, errors.state
+#          0, and commands["CHECKPOINT!"].ok >= 2 (views compared at least
+#          twice)
+# MIX_SECS defaults to 10 to keep CI short; the issue asks for 30
+# (MIX_SECS=30 tests/run-all default_mix).
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}" "${DOVECOT:-/usr/sbin/dovecot}"
+[ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
+
+MIX_SECS=${MIX_SECS:-10}
+case $MIX_SECS in
+'' | *[!0-9]* | 0) fail "MIX_SECS '$MIX_SECS' is not a positive number of seconds" ;;
+esac
+CP_SECS=$((MIX_SECS + 2))
+USERS=20
+MIX=(copybox=Copies clients=50 "users=1-$USERS" user=mix%d)
+DEFAULT_STATES="LOGIN LIST STATUS SELECT FETCH FETCH2 COPY STORE DELETE EXPUNGE APPEND LOGOUT"
+
+dovecot_start --fsync no
+note "Dovecot on port $DOVECOT_PORT, dir $DOVECOT_DIR"
+
+# Dovecot 2.3 panics when two sessions of one user create that user's mail
+# storage at the same moment (see t_append_counts.sh): create every user's
+# INBOX first, one session per user at a time, so the runs see only
+# ordinary concurrency.  Copies is left to imapstress (COPY's TRYCREATE).
+cat >"$TEST_TMP/precreate.py" <<'EOF'
+import socket, sys
+
+port, password, users = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+for user in users:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    rfile = sock.makefile("rb")
+    if not rfile.readline().startswith(b"* OK"):
+        sys.exit("%s: bad greeting" % user)
+    sock.sendall(b"a LOGIN %s %s\r\nb SELECT INBOX\r\nc LOGOUT\r\n"
+                 % (user.encode(), password.encode()))
+    for tag in (b"a", b"b", b"c"):
+        while True:
+            line = rfile.readline()
+            if not line:
+                sys.exit("%s: connection closed before %s's reply" % (user, tag.decode()))
+            if line.startswith(tag + b" "):
+                if not line.startswith(tag + b" OK"):
+                    sys.exit("%s: %s" % (user, line.decode("utf-8", "replace").strip()))
+                break
+    sock.close()
+EOF
+# shellcheck disable=SC2046
+run_with_timeout 60 "$PYTHON" "$TEST_TMP/precreate.py" "$DOVECOT_PORT" \
+	"${DOVECOT_PASS:-pass}" $(seq -f 'mix%.0f' 1 "$USERS") ||
+	fail "could not create the users' mailboxes beforehand"
+
+# summary FILE: "exit_status state_errors" then "NAME ok" per command.
+summary() {
+	"$PYTHON" - "$1" <<'EOF'
+import json, sys
+lines = [l for l in open(sys.argv[1]).read().splitlines() if l.strip()]
+if not lines:
+    sys.exit("%s is empty" % sys.argv[1])
+s = json.loads(lines[-1])
+if s.get("type") != "summary":
+    sys.exit("last line of %s is not the summary: %s" % (sys.argv[1], lines[-1][:200]))
+print(s["exit_status"], s["errors"]["state"])
+for name, c in s["commands"].items():
+    print(name, c["ok"])
+EOF
+}
+
+# run NAME SECS ARGS...: one imapstress run, files $TEST_TMP/NAME.*
+run() {
+	local name=$1 secs=$2 rc=0
+	shift 2
+	run_with_timeout $((secs + 30)) "$IMAPSTRESS" port="$DOVECOT_PORT" \
+		"${MIX[@]}" "secs=$secs" "$@" --json "$TEST_TMP/$name.json" \
+		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || rc=$?
+	echo "$rc" >"$TEST_TMP/$name.rc"
+	# The Totals count row, for the log (and for whoever runs MIX_SECS=30).
+	note "$name ($secs s) totals: $(awk '/^Totals:/ { t = NR }
+		t && (NR == t + 1 || NR == t + 4) { printf "%s | ", $0 }' "$TEST_TMP/$name.out")"
+}
+
+# check NAME: exit 0, no state error, a summary; leaves NAME.sum.
+check() {
+	local name=$1 rc status state
+	rc=$(cat "$TEST_TMP/$name.rc")
+	summary "$TEST_TMP/$name.json" >"$TEST_TMP/$name.sum" ||
+		fail "$name: no JSON summary; stderr: $(head -n 10 "$TEST_TMP/$name.err")"
+	read -r status state <"$TEST_TMP/$name.sum"
+	assert_eq 0 "$state" "$name: errors.state (stderr: $(grep -m 10 '^Error' "$TEST_TMP/$name.err"))"
+	assert_eq 0 "$rc" "$name: exit status (stderr: $(grep -m 10 -E '^(Error|Warning)' "$TEST_TMP/$name.err"))"
+	assert_eq 0 "$status" "$name: exit_status in the JSON summary"
+}
+
+ok_of() {
+	awk -v k="$2" 'NR > 1 && $1 == k { print $2; f = 1 } END { if (!f) print 0 }' \
+		"$TEST_TMP/$1.sum"
+}
+
+run mix "$MIX_SECS"
+check mix
+for st in $DEFAULT_STATES; do
+	assert_ge "$(ok_of mix "$st")" 1 "mix: $st ok count"
+done
+
+run checkpoint "$CP_SECS" checkpoint=5
+check checkpoint
+assert_ge "$(ok_of checkpoint 'CHECKPOINT!')" 2 "checkpoint: CHECKPOINT! ok count"
+for st in $DEFAULT_STATES; do
+	assert_ge "$(ok_of checkpoint "$st")" 1 "checkpoint: $st ok count"
+done
+
+note "ok"
