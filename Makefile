@@ -41,7 +41,7 @@ BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
 
-.PHONY: all deps check check-asan unit demo fuzz valgrind clean bench
+.PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench
 all: imapstress
 
 imapstress: $(BIN)
@@ -80,8 +80,13 @@ demo: deps
 	$(MAKE) all
 	scripts/demo
 
+# Each harness for FUZZ_SECONDS (default 600); `make fuzz-smoke` is the
+# short run CI does.
 fuzz:
-	$(MAKE) -f tests/fuzz/Makefile
+	$(MAKE) -f tests/fuzz/Makefile run-imap run-config
+
+fuzz-smoke:
+	scripts/fuzz-smoke
 
 valgrind: deps
 	$(MAKE) $(UNIT_BIN)

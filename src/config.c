@@ -35,10 +35,20 @@ config_fail(struct pctx *c, const char *fmt, ...)
 		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
-	for (char *p = c->err; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = '?';
+	config_clean_err(c->err, c->errlen);
 	return -1;
+}
+
+/* One printable line whatever the user typed: control octets become '?'
+ * so a value cannot break the line or send escapes to the terminal. */
+void
+config_clean_err(char *err, size_t errlen)
+{
+	if (err == NULL || errlen == 0)
+		return;
+	for (char *p = err; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 void
@@ -328,8 +338,19 @@ config_defaults(struct config *cfg)
 	cfg->format = OUT_TEXT;
 }
 
+static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
+
 int
 config_validate(struct config *cfg, char *err, size_t errlen)
+{
+	int r = config_validate_inner(cfg, err, errlen);
+	if (r < 0)
+		config_clean_err(err, errlen);
+	return r;
+}
+
+static int
+config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
 	if (cfg->rawlog) {
 		struct stat st;

@@ -53,6 +53,7 @@ extern const size_t config_n_opt_aliases;
 
 /* config.c: every failure goes through config_fail so that each message
  * reads "<word as typed>: <problem>" on one line; it returns -1. */
+void config_clean_err(char *err, size_t errlen);
 int config_fail(struct pctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void config_set_str(char **dst, const char *val);

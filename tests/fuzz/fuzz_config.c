@@ -15,8 +15,10 @@
  * can read a FIFO, a tty or /dev/zero, or depend on the files in the
  * working directory, the harness swaps its value for one of a few fixed
  * fixtures (memfds, "/" and a missing path) chosen by the value's first
- * byte.  --json, --csv, output=, --rawlog-dir, mbox= and userfile= are only
- * stored here; report.c and main.c open them later, outside this harness. */
+ * byte.  config_validate may stat() the --rawlog-dir, which writes nothing.
+ * --json, --csv, output=, --rawlog-dir, mbox= and userfile= are only stored
+ * here; report.c, rawlog.c and main.c open them later, outside this
+ * harness. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -870,6 +870,28 @@ START_TEST(test_port)
 }
 END_TEST
 
+/* Found by fuzzing: a zero-length (NULL) error buffer must not be
+ * touched. */
+START_TEST(test_zero_err_buffer)
+{
+	char *av[] = { (char *)"imapstress", (char *)"clients=abc" };
+	ck_assert_int_eq(config_parse(&cfg, 2, av, NULL, 0), -1);
+}
+END_TEST
+
+/* Found by fuzzing: a value with control octets still gives one line. */
+START_TEST(test_validate_err_one_line)
+{
+	char *av[] = { (char *)"imapstress", (char *)"rawlog",
+		       (char *)"--rawlog-dir", (char *)"no\nsuch\033dir" };
+	ck_assert_int_eq(config_parse(&cfg, 4, av, err, sizeof(err)), 0);
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_ptr_null(strchr(err, '\n'));
+	ck_assert_ptr_null(strchr(err, '\033'));
+	ck_assert_msg(strstr(err, "--rawlog-dir no?such?dir") != NULL, "%s", err);
+}
+END_TEST
+
 START_TEST(test_small_err_buffer)
 {
 	char small[12];
@@ -930,6 +952,8 @@ config_suite(void)
 	tcase_add_loop_test(tc, test_validate_bad, 0, N(vbads));
 	tcase_add_test(tc, test_validate_good);
 	tcase_add_test(tc, test_port);
+	tcase_add_test(tc, test_zero_err_buffer);
+	tcase_add_test(tc, test_validate_err_one_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
