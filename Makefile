@@ -64,13 +64,13 @@ deps:
 	@scripts/deps
 
 unit: $(UNIT_BIN)
-	CK_FORK=yes $(UNIT_BIN)
+	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 
 # Every test: unit suites, then the fault-injection and Dovecot tests, which
 # find the binaries through IMAPSTRESS / FAKEIMAPD.
 check: deps
 	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
-	CK_FORK=yes $(UNIT_BIN)
+	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
 check-asan: deps

@@ -533,7 +533,9 @@ const struct opt config_opts[] = {
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },
-	{ NULL, "pipeline", 0, ARG_REQ, h_uint, OFF(pipeline_max), 1, 1000 },
+	/* A connection keeps at most 64 commands in flight (two are kept
+	 * for its own CAPABILITY/CREATE). */
+	{ NULL, "pipeline", 0, ARG_REQ, h_uint, OFF(pipeline_max), 1, 62 },
 	{ "no_tracking", "no-tracking", 0, ARG_NONE, h_flag, OFF(no_tracking),
 	  0, 0 },
 	{ "disconnect_quit", "disconnect-quit", 0, ARG_NONE, h_flag,

@@ -124,6 +124,7 @@ conn_free(struct conn *c)
 	evbuffer_free(c->cont);
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
+	tls_session_free(c->tls_sess);
 	free(c);
 }
 
@@ -144,6 +145,7 @@ conn_reset_session(struct conn *c)
 	c->starttls_sent = c->upgrade = c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
 	c->view_active = false;
+	c->sep_pending = false;
 	c->compress_on = c->compress_sent = c->compress_upgrade = false;
 	memset(&c->zc, 0, sizeof(c->zc));
 	c->id_sent = c->disconnect_pending = false;
@@ -238,7 +240,7 @@ conn_start(struct conn *c)
 	}
 	c->tls_layer = c->w->cfg->tls == TLS_IMPLICIT;
 	c->wire_in = c->wire_out = 0;
-	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->tls_layer);
+	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->tls_layer, c->tls_sess);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
 		conn_log_err(c, ERR_TLS, "cannot set up TLS");
@@ -321,7 +323,7 @@ conn_starttls_upgrade(struct conn *c)
 	c->upgrade = false;
 	conn_sync_wire(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
-	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev);
+	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev, c->tls_sess);
 	if (tls == NULL) {
 		conn_log_err(c, ERR_TLS, "STARTTLS: cannot set up TLS");
 		conn_close(c, ERR_TLS, true);
@@ -412,6 +414,15 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
+	if (c->w->cfg->tls_resume && c->tls_done && c->bev != NULL) {
+		/* Offer this session again when the slot reconnects. */
+		struct ssl_session_st *s = tls_bev_session(c->compress_on ?
+		    bufferevent_get_underlying(c->bev) : c->bev);
+		if (s != NULL) {
+			tls_session_free(c->tls_sess);
+			c->tls_sess = s;
+		}
+	}
 	if (c->w->openloop != NULL)
 		openloop_conn_gone(c->w->openloop, c);
 	bool in_checkpoint = c->cp_waiting || c->cp_checked;
@@ -524,6 +535,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			/* The STARTTLS handshake finished. */
 			hist_record(c->w->stats->tls_lat, now - c->t_tls_start);
 			ctr_add(&c->w->stats->tls_handshakes, 1);
+			if (tls_bev_resumed(bev))
+				ctr_add(&c->w->stats->tls_resumed, 1);
 			c->tls_done = true;
 			rawlog_note(c->rawlog, "TLS established");
 			conn_send_more(c);
@@ -534,6 +547,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->w->cfg->tls == TLS_IMPLICIT) {
 			hist_record(c->w->stats->tls_lat, now - c->t_connect);
 			ctr_add(&c->w->stats->tls_handshakes, 1);
+			if (tls_bev_resumed(bev))
+				ctr_add(&c->w->stats->tls_resumed, 1);
 			c->tls_done = true;
 			rawlog_note(c->rawlog, "TLS established");
 		}

@@ -40,7 +40,8 @@ enum conn_internal {
 	CONN_I_STARTTLS,
 	CONN_I_ID,
 	CONN_I_CREATE,
-	CONN_I_CHECK		/* a checkpoint's CHECK */
+	CONN_I_CHECK,		/* a checkpoint's CHECK */
+	CONN_I_LIST		/* LIST "" "": the hierarchy separator */
 };
 
 #define CONN_MAX_INFLIGHT 64
@@ -120,11 +121,13 @@ struct conn {
 	bool cp_checked;	/* checkpoint: this view takes part */
 	const struct imap_resp *cur_resp;	/* for error lines */
 	char sep;		/* hierarchy separator, 0 until known */
+	bool sep_pending;	/* LIST "" "" sent, reply not yet in */
 	unsigned user_no, domain_no;
 	char user[256];
 	const char *pass;	/* this user's password */
 
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
+	struct ssl_session_st *tls_sess;	/* --tls-resume: last session */
 	uint64_t t_connect;	/* when connect() started */
 	uint64_t t_tls_start;	/* when the STARTTLS handshake started */
 	uint64_t t_connected;	/* when the connection was established */
@@ -201,6 +204,11 @@ void conn_send_internal(struct conn *c, enum conn_internal internal,
 /* Build and send the command for state op; false when it was skipped
  * (nothing to do in this state, e.g. FETCH in an empty mailbox). */
 bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
+/* imaptest's DELAY (pause a random time up to 1 s) and DISCONNECT (drop
+ * the connection) are chances taken after sending and after a reply, not
+ * states of the walk (they come after LOGOUT, where the walk wraps). */
+bool conn_delay_start(struct conn *c);
+void conn_disconnect_soon(struct conn *c);
 void conn_flush_cont(struct conn *c);
 /* Ask for the connection to be closed once the parser callback returns. */
 void conn_close_later(struct conn *c, enum err_kind why, bool count_err);

@@ -265,8 +265,10 @@ conn_send_plan(struct conn *c, unsigned max)
 		if (!plan_may_send(head, c->lstate, &pend))
 			break;
 		enum op op = plan_take(&c->plan);
-		if ((op == OP_IDLE || op == OP_DISCONNECT || op == OP_COMPRESS) &&
-		    c->n_fl > 0) {
+		bool names = op == OP_MCREATE || op == OP_MDELETE ||
+		    op == OP_MRENAME || op == OP_MSUBS;
+		if (((op == OP_IDLE || op == OP_DISCONNECT || op == OP_COMPRESS) &&
+		     c->n_fl > 0) || (names && c->sep_pending)) {
 			/* These need the connection to themselves. */
 			memmove(c->plan.q + 1, c->plan.q, c->plan.n);
 			c->plan.q[0] = (uint8_t)op;
@@ -295,6 +297,9 @@ conn_send_plan(struct conn *c, unsigned max)
 			break;
 		}
 	}
+	if (sent > 0 && !c->delayed && c->lstate != LSTATE_NONAUTH &&
+	    rng_pct(&c->rng, cfg->states[OP_DELAY].prob))
+		(void)conn_delay_start(c);
 	return sent;
 }
 

@@ -13,6 +13,7 @@ static const char *const internal_name[] = {
 	[CONN_I_ID] = "ID",
 	[CONN_I_CREATE] = "CREATE",
 	[CONN_I_CHECK] = "CHECK",
+	[CONN_I_LIST] = "LIST",
 };
 
 const char *

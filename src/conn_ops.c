@@ -328,6 +328,22 @@ op_text(struct conn *c, enum op op, const char *fmt, const char *arg)
 	return true;
 }
 
+/* "<verb> <box><tail>" with box= quoted (or a literal) as it needs. */
+static bool
+op_box(struct conn *c, enum op op, const char *verb, const char *tail)
+{
+	const char *box = c->w->cfg->box;
+	struct imap_cmd cmd;
+	uint32_t tag;
+
+	cmd_begin(c, &cmd, &tag);
+	imap_cmd_adds(&cmd, verb);
+	imap_cmd_astring(&cmd, box, strlen(box));
+	imap_cmd_adds(&cmd, tail);
+	cmd_end(c, &cmd, op, tag);
+	return true;
+}
+
 static bool
 op_mailbox(struct conn *c, enum op op)
 {
@@ -409,8 +425,8 @@ op_sort(struct conn *c)
 	return true;
 }
 
-static bool
-op_delay(struct conn *c)
+bool
+conn_delay_start(struct conn *c)
 {
 	struct timeval tv;
 	uint32_t ms = rng_below(&c->rng, DELAY_MAX_MS);
@@ -423,11 +439,20 @@ op_delay(struct conn *c)
 	return true;
 }
 
+/* imaptest's DISCONNECT: drop the connection without LOGOUT; the timer
+ * closes it outside any callback, and the slot logs in again. */
+void
+conn_disconnect_soon(struct conn *c)
+{
+	struct timeval now0 = { 0, 0 };
+	stats_cmd(c->w->stats, OP_DISCONNECT, STATS_OK, 0);
+	c->disconnect_pending = true;
+	evtimer_add(c->timer, &now0);
+}
+
 bool
 conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 {
-	const struct config *cfg = c->w->cfg;
-
 	if (op_table[op].need == OP_NEED_SELECTED &&
 	    (c->lstate != LSTATE_SELECTED || c->exists == 0))
 		return false;	/* nothing to work on */
@@ -440,11 +465,10 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 			return false;
 		conn_view_select(c);
 		c->view_active = c->view != NULL;
-		return op_text(c, op, (c->caps & CAP_CONDSTORE) ?
-		    "SELECT \"%s\" (CONDSTORE)" : "SELECT \"%s\"", cfg->box);
+		return op_box(c, op, "SELECT ", (c->caps & CAP_CONDSTORE) ?
+			      " (CONDSTORE)" : "");
 	case OP_STATUS:
-		return op_text(c, op, "STATUS \"%s\" (MESSAGES UNSEEN RECENT)",
-			       cfg->box);
+		return op_box(c, op, "STATUS ", " (MESSAGES UNSEEN RECENT)");
 	case OP_LIST:
 		return op_text(c, op, "LIST \"\" %s", "*");
 	case OP_LISTROOT:
@@ -485,7 +509,7 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 	case OP_CHECK:
 		return op_text(c, op, "%s", "CHECK");
 	case OP_DELAY:
-		return op_delay(c);
+		return conn_delay_start(c);
 	case OP_COMPRESS:
 		if (c->compress_on)
 			return false;
@@ -503,15 +527,9 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		}
 		c->idle = CONN_IDLE_STARTING;
 		return op_text(c, op, "%s", "IDLE");
-	case OP_DISCONNECT: {
-		/* imaptest's DISCONNECT: drop the connection without LOGOUT;
-		 * the timer closes it outside any callback. */
-		struct timeval now0 = { 0, 0 };
-		stats_cmd(c->w->stats, OP_DISCONNECT, STATS_OK, 0);
-		c->disconnect_pending = true;
-		evtimer_add(c->timer, &now0);
+	case OP_DISCONNECT:
+		conn_disconnect_soon(c);
 		return true;
-	}
 	default:
 		/* IDLE, COMPRESS, DISCONNECT, CHECKPOINT, LMTP: not in the
 		 * plan loop (see conn_session.c) or not supported. */

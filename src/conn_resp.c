@@ -130,10 +130,12 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	if (imap_resp_is(r, "CAPABILITY"))
 		conn_parse_caps(c, r->text, r->text_len);
 	else if (imap_resp_is(r, "LIST") && c->sep == 0) {
-		/* (flags) "sep" name: learn the hierarchy separator. */
-		const char *q = memchr(r->text, '"', r->text_len);
-		if (q != NULL && (size_t)(q - r->text) + 2 < r->text_len)
-			c->sep = q[1] == '\\' ? q[2] : q[1];
+		/* "(flags) "sep" name": the separator is the quoted char
+		 * right after the flags (NIL means a flat namespace). */
+		const char *end = r->text + r->text_len;
+		const char *q = memchr(r->text, ')', r->text_len);
+		if (q != NULL && end - q >= 4 && q[1] == ' ' && q[2] == '"')
+			c->sep = q[3] == '\\' && end - q >= 5 ? q[4] : q[3];
 	}
 }
 
@@ -188,9 +190,13 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 static void
 conn_try_create(struct conn *c, const char *box)
 {
-	char cmd[600];
-	snprintf(cmd, sizeof(cmd), "CREATE \"%.500s\"", box);
-	conn_send_internal(c, CONN_I_CREATE, cmd);
+	struct imap_cmd cmd;
+	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	uint32_t tag = conn_tag_begin(c, &cmd);
+	imap_cmd_adds(&cmd, "CREATE ");
+	imap_cmd_astring(&cmd, box, strlen(box));
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, OP_NOOP, CONN_I_CREATE, tag, 0, 0);
 }
 
 static bool
@@ -217,6 +223,14 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		 * only then); keep the old ones until the new list comes. */
 		c->caps = before;
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
+	}
+	const struct config *cfg = c->w->cfg;
+	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
+	    cfg->states[OP_MRENAME].prob || cfg->states[OP_MSUBS].prob))
+		/* Mailbox names use the server's hierarchy separator. */
+	{
+		c->sep_pending = true;
+		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
 	if (c->w->cfg->qresync && (c->caps & CAP_ENABLE))
 		conn_send_internal(c, CONN_I_ENABLE,
@@ -246,6 +260,8 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 
 	if (f.internal == CONN_I_CHECK)
 		c->cp_waiting = false;
+	if (f.internal == CONN_I_LIST)
+		c->sep_pending = false;
 	conn_tagged_effects(c, &f, r, now);
 	/* Only now, with the reply's effects (login state, ...) applied. */
 	if (checkpoint_holding(c->w->cp))
@@ -266,6 +282,10 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	enum stats_reply rep = r->cond == IMAP_COND_OK ? STATS_OK :
 	    r->cond == IMAP_COND_NO ? STATS_NO : STATS_BAD;
 	stats_cmd(c->w->stats, op, rep, now - f.t_sent);
+	if (rep == STATS_OK && op != OP_LOGOUT && !c->logout_sent && c->n_fl == 0 &&
+	    !c->disconnect_pending && c->w->cfg->states[OP_DISCONNECT].prob > 0 &&
+	    rng_pct(&c->rng, c->w->cfg->states[OP_DISCONNECT].prob))
+		conn_disconnect_soon(c);
 
 	if (rep == STATS_BAD) {
 		/* imaptest gives up on a session after BAD. */
@@ -284,7 +304,11 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	/* A NO for messages another session just expunged is ordinary
 	 * under concurrency (imaptest ignores these too): counted, not
 	 * shown. */
-	if (rep == STATS_NO && !conn_has_code(r, "EXPUNGEISSUED"))
+	/* Random mailbox names often do not exist, or do already: like
+	 * imaptest, those NOs are counted, not shown. */
+	bool names = op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
+	    op == OP_MSUBS || op == OP_COPY || op == OP_MOVE;
+	if (rep == STATS_NO && !names && !conn_has_code(r, "EXPUNGEISSUED"))
 		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
 			     r->line);
 	switch (op) {

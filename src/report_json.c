@@ -275,6 +275,8 @@ json_summary_tls(FILE *f, const struct stats_snap *tot)
 	fputs(",\"tls\":{", f);
 	json_u64(f, "handshakes", tot->tls_handshakes);
 	fputc(',', f);
+	json_u64(f, "resumed", tot->tls_resumed);
+	fputc(',', f);
 	json_latency(f, "latency_us", tot->tls_lat);
 	fputc('}', f);
 }

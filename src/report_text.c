@@ -196,6 +196,10 @@ print_table(const struct report_run *run, const struct stats_snap *tot,
 					 run->measured_s),
 			      tot->tls_lat);
 		fputc('\n', o);
+		if (tot->tls_resumed > 0)
+			fprintf(o, "TLS sessions resumed: %" PRIu64 " of %" PRIu64
+				" handshakes\n", tot->tls_resumed,
+				tot->tls_handshakes);
 	}
 }
 

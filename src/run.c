@@ -30,6 +30,7 @@ struct run_state {
 	uint64_t t0;
 	uint64_t cpu_prev_us, t_cpu_prev;
 	bool warm_taken;
+	bool stopping;		/* drain or halt has begun */
 	unsigned ticks, self_limited_ticks;
 	uint64_t lag_max_ever;
 	double cpu_max;
@@ -66,7 +67,8 @@ run_fill(struct run_state *rs, struct report_run *rr, uint64_t now)
 	rr->workers = rs->n;
 	rr->ramp_pct = rs->cfg->clients ?
 	    (unsigned)(rs->cum.conns_total * 100 / rs->cfg->clients) : 100;
-	rr->ramping = rs->cum.conns_total < rs->cfg->clients;
+	/* Ramp-up only: while stopping, connections leave on purpose. */
+	rr->ramping = rs->cum.conns_total < rs->cfg->clients && !rs->stopping;
 	rr->warmup = rs->cfg->warmup_secs > 0 &&
 	    rr->elapsed_s <= rs->cfg->warmup_secs;
 }
@@ -202,6 +204,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 					phase = PHASE_DRAIN;
 					drain_deadline = clock_us() +
 					    (uint64_t)(cfg->grace_secs * 1e6);
+					rs.stopping = true;
 					run_stop_all(&rs, WORKER_DRAIN);
 				} else if (phase == PHASE_DRAIN) {
 					log_info("Received a second signal - stopping now");
@@ -239,9 +242,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 				status = 1;
 				stop = true;
 			}
+			/* Nobody got in: after 5 s with no connection up, or
+			 * with every login refused, or on a refused cert. */
+			uint64_t refused = rs.cum.no[OP_LOGIN] +
+			    rs.cum.no[OP_AUTHENTICATE];
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
 			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
-			      rs.cum.conns_open == 0) || atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
+			      (rs.cum.conns_open == 0 || refused > 0)) ||
+			     atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -251,7 +259,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 				drain_deadline = now + (uint64_t)(cfg->grace_secs * 1e6);
 				if (unusable || stop_reason[0] == 'e')
 					drain_deadline = now;
-				run_stop_all(&rs, WORKER_DRAIN);
+				rs.stopping = true;
+					run_stop_all(&rs, WORKER_DRAIN);
 			}
 		}
 		if (phase == PHASE_DRAIN && now >= drain_deadline) {

@@ -25,7 +25,7 @@ const char *const err_kind_name[ERR_COUNT] = {
 #define STATS_COUNTERS(X)						\
 	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
 	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
-	X(tls_handshakes) X(rate_missed)
+	X(tls_handshakes) X(tls_resumed) X(rate_missed)
 
 /* Gauges that add up across shards (loop_lag_max_us is a max instead). */
 #define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)

@@ -63,7 +63,7 @@ struct stats {
 	ctr_t bytes_sent, bytes_received;	/* on the wire */
 	ctr_t imap_sent, imap_received;		/* IMAP octets (pre-compress) */
 	ctr_t append_msgs, append_bytes;	/* messages in OK'd APPENDs */
-	ctr_t connects, logins, tls_handshakes;
+	ctr_t connects, logins, tls_handshakes, tls_resumed;
 	ctr_t rate_missed;	/* open loop: sends later than scheduled */
 	ctr_t loop_lag_max_us;	/* gauge: worst event-loop lag this second */
 	ctr_t conns_open;	/* gauge: connections past the greeting */
@@ -80,7 +80,7 @@ struct stats_snap {
 	uint64_t errors[ERR_COUNT];
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
-	uint64_t connects, logins, tls_handshakes, rate_missed;
+	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];

@@ -108,24 +108,28 @@ tls_ssl_new(struct tls_ctx *t)
 
 struct bufferevent *
 tls_bev_new(struct tls_ctx *t, struct event_base *base, evutil_socket_t fd,
-	    bool implicit)
+	    bool implicit, SSL_SESSION *resume)
 {
 	if (t == NULL || !implicit)
 		return bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	SSL *ssl = tls_ssl_new(t);
 	if (ssl == NULL)
 		return NULL;
+	if (resume != NULL)
+		SSL_set_session(ssl, resume);
 	return bufferevent_openssl_socket_new(base, fd, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 }
 
 struct bufferevent *
 tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
-		struct bufferevent *plain)
+		struct bufferevent *plain, SSL_SESSION *resume)
 {
 	SSL *ssl = tls_ssl_new(t);
 	if (ssl == NULL)
 		return NULL;
+	if (resume != NULL)
+		SSL_set_session(ssl, resume);
 	return bufferevent_openssl_filter_new(base, plain, ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 }
@@ -152,6 +156,35 @@ tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify)
 	}
 	ERR_error_string_n(first, buf, n);
 	return true;
+}
+
+SSL_SESSION *
+tls_bev_session(struct bufferevent *bev)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	if (ssl == NULL)
+		return NULL;
+	SSL_SESSION *s = SSL_get1_session(ssl);
+	/* A TLS 1.3 session is only worth keeping once a ticket came. */
+	if (s != NULL && !SSL_SESSION_is_resumable(s)) {
+		SSL_SESSION_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+tls_session_free(SSL_SESSION *sess)
+{
+	if (sess != NULL)
+		SSL_SESSION_free(sess);
+}
+
+bool
+tls_bev_resumed(struct bufferevent *bev)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(bev);
+	return ssl != NULL && SSL_session_reused(ssl);
 }
 
 bool

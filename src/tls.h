@@ -16,6 +16,7 @@
 struct event_base;
 struct bufferevent;
 struct tls_ctx;
+struct ssl_session_st;
 
 /* NULL with a message in err when the CA file cannot be loaded etc. */
 struct tls_ctx *tls_ctx_new(const struct config *cfg, char *err, size_t errlen);
@@ -24,12 +25,21 @@ void tls_ctx_free(struct tls_ctx *t);	/* NULL is a no-op */
 /* A bufferevent over fd: TLS from the first byte when tls != NULL and
  * implicit, plain otherwise.  NULL on failure. */
 struct bufferevent *tls_bev_new(struct tls_ctx *t, struct event_base *base,
-				evutil_socket_t fd, bool implicit);
+				evutil_socket_t fd, bool implicit,
+				struct ssl_session_st *resume);
 
 /* STARTTLS: a TLS filter over an established plain bufferevent.  The
  * underlying one is freed with the filter. */
 struct bufferevent *tls_bev_upgrade(struct tls_ctx *t, struct event_base *base,
-				    struct bufferevent *plain);
+				    struct bufferevent *plain,
+				    struct ssl_session_st *resume);
+
+/* --tls-resume: the session of an established TLS bufferevent (a new
+ * reference, or NULL), to be offered again on the next connection with
+ * tls_bev_new(..., sess).  Was the handshake of bev a resumption? */
+struct ssl_session_st *tls_bev_session(struct bufferevent *bev);
+void tls_session_free(struct ssl_session_st *sess);	/* NULL ok */
+bool tls_bev_resumed(struct bufferevent *bev);
 
 /* Octets read and written on the socket under a TLS bufferevent, so far.
  * False for a plain bufferevent. */

@@ -94,7 +94,7 @@ random --random                 | random=1
 random --random                 | --random=1
 no_pipelining --no-pipelining   | no_pipelining=1
 no_pipelining --no-pipelining   | --no-pipelining=1
---pipeline                      : -1 0 1001 abc 1.5 @empty @none
+--pipeline                      : -1 0 63 abc 1.5 @empty @none
 no_tracking --no-tracking       | no_tracking=1
 no_tracking --no-tracking       | --no-tracking=1
 disconnect_quit --disconnect-quit | disconnect_quit=yes

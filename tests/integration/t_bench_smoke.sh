@@ -35,16 +35,16 @@ assert_match '^Client CPU per command vs fakeimapd' "$table" "table title"
 assert_match '^workload +inflight +cmds/s med +us/cmd best' "$table" "table header"
 
 # Every expected row: name, in-flight depth, then cmds/s, us/cmd best and
-# median, whole-run us/cmd, floor best and median, ratio, RSS: all numbers;
-# and no errors in the last column.
+# median, whole-run and user us/cmd, floor best, median and user, ratio,
+# RSS: all numbers; and no errors in the last column.
 num='[0-9]+(\.[0-9]+)?'
 for row in "NOOP +10" "NOOP +1" "APPEND 4KB +10" "APPEND 4KB +1"; do
-	assert_match "^$row( +$num){8} +0\$" "$table" "table row '$row'"
+	assert_match "^$row( +$num){10} +0\$" "$table" "table row '$row'"
 done
 
 csv=$out/cpu.csv
 [ -s "$csv" ] || fail "no $csv"
-rows=$(tail -n +2 "$csv" | grep -Ec "^(NOOP|APPEND 4KB),(10|1),$num(,$num){7},0\$" || true)
+rows=$(tail -n +2 "$csv" | grep -Ec "^(NOOP|APPEND 4KB),(10|1),$num(,$num){9},0\$" || true)
 assert_eq 4 "$rows" "numeric rows in cpu.csv"
 
 # The runs really happened: each JSON summary counted commands.

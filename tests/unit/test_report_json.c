@@ -593,7 +593,7 @@ START_TEST(test_json_stdout_open_loop_tls)
 		"\"connect_latency_us\":{\"mean\":1184,\"p50\":800,"
 		"\"p90\":800,\"p95\":800,\"p99\":20000,\"p999\":20000,"
 		"\"max\":20000},"
-		"\"tls\":{\"handshakes\":100,\"latency_us\":{\"mean\":3000,"
+		"\"tls\":{\"handshakes\":100,\"resumed\":0,\"latency_us\":{\"mean\":3000,"
 		"\"p50\":2000,\"p90\":4000,\"p95\":4000,\"p99\":4000,"
 		"\"p999\":4000,\"max\":4000}},"
 		"\"open_loop\":{\"target_rate\":500,\"achieved_rate\":497.167,"
