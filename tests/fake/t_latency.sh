@@ -8,13 +8,8 @@
 #   2. --delay-ms 5 --slow-pct 10 --slow-ms 200: p50 in [4, 7] ms and p95
 #      (and p99) in the slow tenth, i.e. about 200 ms.  See the comment there.
 # Nothing here asserts throughput: the machine is shared and noisy.
-# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
-. "$(dirname "$0")/../lib.sh"
-
-PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
-need_cmd "${PYTHON:-python3}"
-[ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
-[ -x "$FAKEIMAPD" ] || fail "no fakeimapd binary at $FAKEIMAPD (run make build/fakeimapd)"
+# shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
+. "$(dirname "$0")/latency_lib.sh"
 
 # The question is what imapstress reports, not how busy the machine is: on a
 # shared 2-core box a timer wakeup can come milliseconds late, which would
@@ -22,79 +17,12 @@ need_cmd "${PYTHON:-python3}"
 # we may (root, or CAP_SYS_NICE), both processes run SCHED_FIFO; they sleep
 # on epoll almost all the time and the kernel's RT throttling still leaves
 # the rest of the machine 5% of every second.  Elsewhere they run as usual.
-RT=()
+# (latency_lib.sh puts RT in front of both command lines.)
 if chrt -f 10 true 2>/dev/null; then
 	RT=(chrt -f 10)
 else
 	note "no realtime scheduling here; latencies include scheduler noise"
 fi
-
-FAKE_PID=''
-FAKE_PORT=''
-
-fake_stop() {
-	[ -n "$FAKE_PID" ] || return 0
-	kill "$FAKE_PID" 2>/dev/null || true
-	wait "$FAKE_PID" 2>/dev/null || true
-	FAKE_PID=''
-}
-on_exit fake_stop
-
-# libevent's default clock is CLOCK_MONOTONIC_COARSE where that ticks at
-# 1 ms or finer: a timer then fires when the coarse clock has passed its
-# deadline, which on this kernel makes a 5 ms --delay-ms come out at 7-8 ms.
-# EVENT_PRECISE_TIMER=1 (read by event_base_new) makes the fake server's
-# delays what they claim to be; imapstress itself is left as it is, since
-# its latencies come from clock_gettime(CLOCK_MONOTONIC), not from libevent.
-fake_start() {
-	local pf=$TEST_TMP/fake.port deadline=$((SECONDS + 10))
-	rm -f "$pf"
-	EVENT_PRECISE_TIMER=1 "${RT[@]}" "$FAKEIMAPD" --port-file "$pf" "$@" \
-		>"$TEST_TMP/fake.out" 2>&1 &
-	FAKE_PID=$!
-	while [ ! -s "$pf" ]; do
-		kill -0 "$FAKE_PID" 2>/dev/null ||
-			fail "fakeimapd $* died: $(cat "$TEST_TMP/fake.out")"
-		[ "$SECONDS" -lt "$deadline" ] || fail "fakeimapd $* wrote no port file in 10 s"
-		sleep 0.05
-	done
-	FAKE_PORT=$(cat "$pf")
-}
-
-# Prints the named fields of the JSON summary (the last line), space
-# separated; a dotted path walks into objects.
-summary_get() {
-	"$PYTHON" - "$@" <<'EOF'
-import json, sys
-path = sys.argv[1]
-lines = open(path).read().splitlines()
-if not lines:
-    sys.exit("%s is empty" % path)
-s = json.loads(lines[-1])
-if s.get("type") != "summary":
-    sys.exit("last line of %s is not the summary" % path)
-out = []
-for field in sys.argv[2:]:
-    v = s
-    for k in field.split("."):
-        if not isinstance(v, dict) or k not in v:
-            sys.exit("%s: the summary has no %s" % (path, field))
-        v = v[k]
-    out.append(str(v))
-print(" ".join(out))
-EOF
-}
-
-# run_noop NAME ARGS...: a NOOP-only run against the fake server; the JSON
-# summary lands in $TEST_TMP/NAME.json.
-run_noop() {
-	local name=$1 rc=0
-	shift
-	run_with_timeout 30 "${RT[@]}" "$IMAPSTRESS" port="$FAKE_PORT" \
-		- noop=100 select=0 logout=0 --no-pipelining "$@" \
-		--json "$TEST_TMP/$name.json" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || rc=$?
-	[ "$rc" = 0 ] || fail "$name: imapstress exited $rc: $(head -n 5 "$TEST_TMP/$name.err")"
-}
 
 # assert_between ACTUAL LO HI MSG: integers, LO <= ACTUAL <= HI.
 assert_between() {
@@ -113,8 +41,9 @@ assert_between() {
 # server's timer, then the client's read), so the p99 bound is widened by
 # twice the probe's p99: enough to absorb the machine, far too little to
 # hide a client that adds milliseconds of its own (libevent's coarse clock
-# did exactly that to fakeimapd, see fake_start).  The lower bounds are
-# never widened: nothing may be reported as faster than the server was.
+# did exactly that to fakeimapd, see fake_start in latency_lib.sh).  The
+# lower bounds are never widened: nothing may be reported as faster than
+# the server was.
 cat >"$TEST_TMP/probe.py" <<'EOF'
 import sys, time
 secs, d = float(sys.argv[1]), float(sys.argv[2]) / 1000.0
@@ -136,7 +65,7 @@ for d in 5 50; do
 	fake_start --delay-ms "$d"
 	"${RT[@]}" "$PYTHON" "$TEST_TMP/probe.py" 3 "$d" >"$TEST_TMP/probe$d" &
 	probe_pid=$!
-	run_noop "delay$d" clients=4 secs=3 --workers 1
+	noop_run "delay$d" --no-pipelining clients=4 secs=3 --workers 1
 	wait "$probe_pid" || fail "delay $d: the timer probe failed"
 	fake_stop
 	read -r probe50 probe99 <"$TEST_TMP/probe$d" || fail "delay $d: the timer probe printed nothing"
@@ -171,7 +100,7 @@ done
 # replies cannot arrive before 200 ms, so 200 ms is a hard lower bound; the
 # upper one allows the same 10% as part 1.
 fake_start --delay-ms 5 --slow-pct 10 --slow-ms 200
-run_noop slow clients=8 secs=3
+noop_run slow --no-pipelining clients=8 secs=3
 fake_stop
 vals=$(summary_get "$TEST_TMP/slow.json" commands.NOOP.ok \
 	commands.NOOP.latency_us.p50 commands.NOOP.latency_us.p95 \

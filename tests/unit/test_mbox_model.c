@@ -479,36 +479,40 @@ START_TEST(test_checkpoint_flags_differ)
 }
 END_TEST
 
+/* Client 4 alone differs from the other three; the checkpoint says how. */
 START_TEST(test_checkpoint_count_uid_keyword)
 {
+	static const struct {
+		bool reselect;	/* client 4 first selects again: UIDs unknown */
+		const char *lines[3];
+		const char *msg;
+	} cases[] = {
+		{ false, { "* 5 EXPUNGE" },
+		  "Checkpoint: client 4: Mailbox has only 4 of 5 messages" },
+		{ true, { "* 1 FETCH (UID 3 FLAGS ())",
+			  "* 3 FETCH (UID 8 FLAGS ())" },
+		  "Checkpoint: client 4: Message seq=3 UID 8 != 7" },
+		{ false, { "* FLAGS (\\Seen $Label1 $New)" },
+		  "Checkpoint: client 1: Missing keyword $New" },
+	};
 	struct cp c;
 
-	cp_setup(&c);
-	feed(c.v[3], "* 5 EXPUNGE");
-	ck_assert_uint_eq(cp_run(&c, NV, false), 1);
-	ck_assert_str_eq(c.out.msg[0], "Checkpoint: client 4: Mailbox has only "
-			 "4 of 5 messages");
-	cp_free(&c);
-
-	cp_setup(&c);
-	mbox_view_reset(c.v[3]);
-	feed_all(c.v[3], select_lines);
-	feed(c.v[3], "* 1 FETCH (UID 3 FLAGS ())");
-	feed(c.v[3], "* 3 FETCH (UID 8 FLAGS ())");
-	ck_assert_uint_eq(cp_run(&c, NV, false), 1);
-	ck_assert_str_eq(c.out.msg[0], "Checkpoint: client 4: Message seq=3 "
-			 "UID 8 != 7");
-	cp_free(&c);
-
-	cp_setup(&c);
-	feed(c.v[3], "* FLAGS (\\Seen $Label1 $New)");
-	ck_assert_uint_eq(cp_run(&c, NV, false), 1);
-	ck_assert_str_eq(c.out.msg[0], "Checkpoint: client 1: Missing keyword "
-			 "$New");
-	cp_free(&c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cp_setup(&c);
+		if (cases[i].reselect) {
+			mbox_view_reset(c.v[3]);
+			feed_all(c.v[3], select_lines);
+		}
+		feed_all(c.v[3], cases[i].lines);
+		ck_assert_uint_eq(cp_run(&c, NV, false), 1);
+		ck_assert_str_eq(c.out.msg[0], cases[i].msg);
+		cp_free(&c);
+	}
 }
 END_TEST
 
+/* Two sessions of a mailbox that was empty and then got two messages,
+ * \Recent in the first session only. */
 START_TEST(test_checkpoint_recent)
 {
 	static const char *const empty[] = {
@@ -523,47 +527,40 @@ START_TEST(test_checkpoint_recent)
 		"* 2 EXISTS", "* 0 RECENT", "* 1 FETCH (UID 1 FLAGS ())",
 		"* 2 FETCH (UID 2 FLAGS ())", NULL
 	};
-	struct errs ea = { 0 }, eb = { 0 }, out = { 0 };
-	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
-	struct mbox_view *v[2] = { mkview(s, 1, 0, &ea), mkview(s, 2, 0, &eb) };
+	struct cp c;
 
-	feed_all(v[0], empty);
-	feed_all(v[1], empty);
-	feed_all(v[0], a_new);
-	feed_all(v[1], b_new);
-	ck_assert_uint_eq(mbox_view_checkpoint_compare(v, 2, true, errs_cb,
-						       &out), 0);
+	memset(&c, 0, sizeof(c));
+	c.s = mbox_store_new("u\tINBOX", 0);
+	for (int i = 0; i < 2; i++)
+		c.v[i] = mkview(c.s, (uint32_t)i + 1, 0, &c.e[i]);
+	feed_all(c.v[0], empty);
+	feed_all(c.v[1], empty);
+	feed_all(c.v[0], a_new);
+	feed_all(c.v[1], b_new);
+	ck_assert_uint_eq(cp_run(&c, 2, true), 0);
 
-	feed(v[1], "* 1 FETCH (FLAGS (\\Recent))");
-	ck_assert_uint_eq(mbox_view_checkpoint_compare(v, 2, true, errs_cb,
-						       &out), 1);
-	ck_assert_int_eq(out.kind[0], MBOX_ERR_RECENT);
-	ck_assert_str_eq(out.msg[0], "Checkpoint: Message seq=1 UID=1 has "
+	feed(c.v[1], "* 1 FETCH (FLAGS (\\Recent))");
+	ck_assert_uint_eq(cp_run(&c, 2, true), 1);
+	ck_assert_int_eq(c.out.kind[0], MBOX_ERR_RECENT);
+	ck_assert_str_eq(c.out.msg[0], "Checkpoint: Message seq=1 UID=1 has "
 			 "\\Recent flag in multiple sessions: clients 1 and 2");
 
-	feed(v[1], "* 1 FETCH (FLAGS ())");
-	feed(v[0], "* 1 RECENT");
-	feed(v[0], "* 2 FETCH (FLAGS ())");
-	memset(&out, 0, sizeof(out));
-	ck_assert_uint_eq(mbox_view_checkpoint_compare(v, 2, true, errs_cb,
-						       &out), 2);
-	ck_assert_str_eq(out.msg[0], "Checkpoint: Total RECENT count 1 != 2");
-	ck_assert_str_eq(out.msg[1], "Checkpoint: Message seq=2 UID=2 isn't "
+	feed(c.v[1], "* 1 FETCH (FLAGS ())");
+	feed(c.v[0], "* 1 RECENT");
+	feed(c.v[0], "* 2 FETCH (FLAGS ())");
+	ck_assert_uint_eq(cp_run(&c, 2, true), 2);
+	ck_assert_str_eq(c.out.msg[0], "Checkpoint: Total RECENT count 1 != 2");
+	ck_assert_str_eq(c.out.msg[1], "Checkpoint: Message seq=2 UID=2 isn't "
 			 "\\Recent anywhere");
 	/* a session ended (or lives elsewhere): no RECENT arithmetic */
-	ck_assert_uint_eq(mbox_view_checkpoint_compare(v, 2, false, errs_cb,
-						       &out), 0);
+	ck_assert_uint_eq(cp_run(&c, 2, false), 0);
 
-	feed(v[1], "* 2 RECENT");
-	memset(&out, 0, sizeof(out));
-	ck_assert_uint_eq(mbox_view_checkpoint_compare(v, 2, true, errs_cb,
-						       &out), 2);
-	ck_assert_str_eq(out.msg[0], "Checkpoint: Total RECENT count 3 larger "
+	feed(c.v[1], "* 2 RECENT");
+	ck_assert_uint_eq(cp_run(&c, 2, true), 2);
+	ck_assert_str_eq(c.out.msg[0], "Checkpoint: Total RECENT count 3 larger "
 			 "than current message count 2");
-	ck_assert_uint_eq(ea.n + eb.n, 0);
-	mbox_view_free(v[0]);
-	mbox_view_free(v[1]);
-	mbox_store_free(s);
+	ck_assert_uint_eq(c.e[0].n + c.e[1].n, 0);
+	cp_free(&c);
 }
 END_TEST
 

@@ -74,8 +74,9 @@ visible(const char *s, size_t len, size_t off, char *out)
 	return out;
 }
 
+/* what names the case in the failure message. */
 static void
-expect_file(const char *want)
+expect_file(const char *what, const char *want)
 {
 	size_t len, wlen = strlen(want), at = 0;
 	char *got = slurp(&len);
@@ -84,9 +85,9 @@ expect_file(const char *want)
 	while (at < len && at < wlen && got[at] == want[at])
 		at++;
 	ck_assert_msg(at == len && at == wlen,
-		      "rawlog differs at octet %zu of %zu (want %zu): got \"%s\", "
-		      "want \"%s\"", at, len, wlen, visible(got, len, at, g),
-		      visible(want, wlen, at, w));
+		      "%s: rawlog differs at octet %zu of %zu (want %zu): got "
+		      "\"%s\", want \"%s\"", what, at, len, wlen,
+		      visible(got, len, at, g), visible(want, wlen, at, w));
 	free(got);
 }
 
@@ -104,29 +105,75 @@ feed(struct rawlog *r, char who, const char *s)
 	rawlog_data(r, who, s, strlen(s));
 }
 
-/* --- whole lines -------------------------------------------------------- */
+/* --- transcripts: calls in, the exact file out -------------------------- */
 
-START_TEST(test_whole_lines)
-{
-	struct rawlog *r = open_log();
-	feed(r, 'S', "* OK [CAPABILITY IMAP4rev1] ready\r\n");
-	feed(r, 'C', "7.1 SELECT INBOX\r\n");
-	feed(r, 'S', "* 3 EXISTS\r\n* 0 RECENT\r\n7.1 OK [READ-WRITE] done\r\n");
-	rawlog_close(r);
-	expect_file("S: * OK [CAPABILITY IMAP4rev1] ready\n"
-		    "C: 7.1 SELECT INBOX\n"
-		    "S: * 3 EXISTS\n"
-		    "S: * 0 RECENT\n"
-		    "S: 7.1 OK [READ-WRITE] done\n");
-}
-END_TEST
+/* One rawlog_data() call: who ('C' or 'S') sent data; who 0 ends a list. */
+struct call {
+	char who;
+	const char *data;
+};
 
-START_TEST(test_lf_only_and_empty_lines)
+static const struct transcript {
+	const char *name;
+	struct call calls[8];
+	const char *want;
+} transcripts[] = {
+	/* whole lines, in whole calls */
+	{ "whole lines",
+	  { { 'S', "* OK [CAPABILITY IMAP4rev1] ready\r\n" },
+	    { 'C', "7.1 SELECT INBOX\r\n" },
+	    { 'S', "* 3 EXISTS\r\n* 0 RECENT\r\n7.1 OK [READ-WRITE] done\r\n" } },
+	  "S: * OK [CAPABILITY IMAP4rev1] ready\n"
+	  "C: 7.1 SELECT INBOX\n"
+	  "S: * 3 EXISTS\n"
+	  "S: * 0 RECENT\n"
+	  "S: 7.1 OK [READ-WRITE] done\n" },
+	{ "LF only and empty lines", { { 'S', "a\n\r\n\nb\r\n" } },
+	  "S: a\nS: \nS: \nS: b\n" },
+	/* odd splits */
+	{ "line split across calls",
+	  { { 'C', "7.3 FE" }, { 'C', "TCH 1:3 " }, { 'C', "(FLAGS)\r\n7.4 NO" },
+	    { 'C', "OP\r\n" } },
+	  "C: 7.3 FETCH 1:3 (FLAGS)\nC: 7.4 NOOP\n" },
+	/* Regression (fixed): a CR that ends one rawlog_data() call is
+	 * written to the file when its LF comes in the next call, because the
+	 * "drop the CR of CRLF" check only looks inside one call.  Expected
+	 * "S: * 1 EXISTS\n", actual "S: * 1 EXISTS\r\n".  TCP splits replies
+	 * anywhere, so this shows up in real logs.  Fix: keep a "CR held
+	 * back" flag in struct rawlog; at the end of a call hold a trailing CR
+	 * instead of writing it, and at the start of the next call drop it if
+	 * the data begins with LF, else write it. */
+	{ "CRLF split between calls",
+	  { { 'S', "* 1 EXISTS\r" }, { 'S', "\n* 2 EXISTS\r\n" } },
+	  "S: * 1 EXISTS\nS: * 2 EXISTS\n" },
+	/* A direction change ends the other side's partial line; what is
+	 * left of it continues on a new line with its own prefix. */
+	{ "directions interleaved",
+	  { { 'C', "7.5 SEL" }, { 'S', "* 4 EXI" }, { 'C', "ECT INBOX\r\n" },
+	    { 'S', "STS\r\n" }, { 'C', "7.6 NOOP\r\n" },
+	    { 'S', "7.5 OK\r\n7.6 OK\r\n" } },
+	  "C: 7.5 SEL\n"
+	  "S: * 4 EXI\n"
+	  "C: ECT INBOX\n"
+	  "S: STS\n"
+	  "C: 7.6 NOOP\n"
+	  "S: 7.5 OK\n"
+	  "S: 7.6 OK\n" },
+	{ "empty call changes nothing",
+	  { { 'C', "7.7 NO" }, { 'C', "" }, { 'C', "OP\r\n" } },
+	  "C: 7.7 NOOP\n" },
+	{ "close ends a partial line", { { 'S', "* BYE going awa" } },
+	  "S: * BYE going awa\n" },
+};
+
+START_TEST(test_transcript)
 {
+	const struct transcript *t = &transcripts[_i];
 	struct rawlog *r = open_log();
-	feed(r, 'S', "a\n\r\n\nb\r\n");
+	for (const struct call *c = t->calls; c->who != 0; c++)
+		feed(r, c->who, c->data);
 	rawlog_close(r);
-	expect_file("S: a\nS: \nS: \nS: b\n");
+	expect_file(t->name, t->want);
 }
 END_TEST
 
@@ -135,47 +182,16 @@ START_TEST(test_flushed_as_it_goes)
 {
 	struct rawlog *r = open_log();
 	feed(r, 'C', "7.2 NOOP\r\n");
-	expect_file("C: 7.2 NOOP\n");
+	expect_file("after the command", "C: 7.2 NOOP\n");
 	rawlog_note(r, "mark");
-	expect_file("C: 7.2 NOOP\n# mark\n");
+	expect_file("after the note", "C: 7.2 NOOP\n# mark\n");
 	rawlog_close(r);
-}
-END_TEST
-
-/* --- odd splits --------------------------------------------------------- */
-
-START_TEST(test_line_split_across_calls)
-{
-	struct rawlog *r = open_log();
-	feed(r, 'C', "7.3 FE");
-	feed(r, 'C', "TCH 1:3 ");
-	feed(r, 'C', "(FLAGS)\r\n7.4 NO");
-	feed(r, 'C', "OP\r\n");
-	rawlog_close(r);
-	expect_file("C: 7.3 FETCH 1:3 (FLAGS)\nC: 7.4 NOOP\n");
-}
-END_TEST
-
-/* Regression (fixed): a CR that ends one rawlog_data() call is written to the file when
- * its LF comes in the next call, because the "drop the CR of CRLF" check
- * only looks inside one call.  Expected "S: * 1 EXISTS\n", actual
- * "S: * 1 EXISTS\r\n".  TCP splits replies anywhere, so this shows up in
- * real logs.  Fix: keep a "CR held back" flag in struct rawlog; at the
- * end of a call hold a trailing CR instead of writing it, and at the start
- * of the next call drop it if the data begins with LF, else write it. */
-START_TEST(test_crlf_split_between_calls)
-{
-	struct rawlog *r = open_log();
-	feed(r, 'S', "* 1 EXISTS\r");
-	feed(r, 'S', "\n* 2 EXISTS\r\n");
-	rawlog_close(r);
-	expect_file("S: * 1 EXISTS\nS: * 2 EXISTS\n");
 }
 END_TEST
 
 /* Feeding one octet at a time must give the same file as feeding it all
- * at once.  Regression (fixed): failed for the same reason as the test above (every CR
- * arrives alone). */
+ * at once.  Regression (fixed): failed for the same reason as "CRLF split
+ * between calls" (every CR arrives alone). */
 START_TEST(test_byte_at_a_time)
 {
 	const char *data = "* CAPABILITY IMAP4rev1 LITERAL+\r\n"
@@ -184,43 +200,10 @@ START_TEST(test_byte_at_a_time)
 	for (const char *p = data; *p != '\0'; p++)
 		rawlog_data(r, 'S', p, 1);
 	rawlog_close(r);
-	expect_file("S: * CAPABILITY IMAP4rev1 LITERAL+\n"
+	expect_file("one octet a call", "S: * CAPABILITY IMAP4rev1 LITERAL+\n"
 		    "S: * OK ready\n"
 		    "S: \n"
 		    "S: last\n");
-}
-END_TEST
-
-START_TEST(test_directions_interleaved)
-{
-	struct rawlog *r = open_log();
-	/* A direction change ends the other side's partial line; what is
-	 * left of it continues on a new line with its own prefix. */
-	feed(r, 'C', "7.5 SEL");
-	feed(r, 'S', "* 4 EXI");
-	feed(r, 'C', "ECT INBOX\r\n");
-	feed(r, 'S', "STS\r\n");
-	feed(r, 'C', "7.6 NOOP\r\n");
-	feed(r, 'S', "7.5 OK\r\n7.6 OK\r\n");
-	rawlog_close(r);
-	expect_file("C: 7.5 SEL\n"
-		    "S: * 4 EXI\n"
-		    "C: ECT INBOX\n"
-		    "S: STS\n"
-		    "C: 7.6 NOOP\n"
-		    "S: 7.5 OK\n"
-		    "S: 7.6 OK\n");
-}
-END_TEST
-
-START_TEST(test_empty_call_changes_nothing)
-{
-	struct rawlog *r = open_log();
-	feed(r, 'C', "7.7 NO");
-	rawlog_data(r, 'C', "", 0);
-	feed(r, 'C', "OP\r\n");
-	rawlog_close(r);
-	expect_file("C: 7.7 NOOP\n");
 }
 END_TEST
 
@@ -247,32 +230,34 @@ shown_then(const char *tail)
 	return s;
 }
 
-START_TEST(test_long_line_cut)
+/* C sends a line of pieces x piece_len octets, then end: the file shows
+ * the first LINE_MAX_SHOWN octets of it and then tail. */
+static void
+expect_long_line(size_t piece_len, int pieces, const char *end,
+		 const char *tail)
 {
-	char *a = repeat('A', 3000);
+	char *a = repeat('A', piece_len);
 	struct rawlog *r = open_log();
-	feed(r, 'C', a);
-	feed(r, 'C', "\n7.8 NOOP\r\n");
+	for (int i = 0; i < pieces; i++)
+		feed(r, 'C', a);
+	feed(r, 'C', end);
 	rawlog_close(r);
-	char *want = shown_then(" <952 more octets>\nC: 7.8 NOOP\n");
-	expect_file(want);
+	char *want = shown_then(tail);
+	expect_file("long line", want);
 	free(want);
 	free(a);
+}
+
+START_TEST(test_long_line_cut)
+{
+	expect_long_line(3000, 1, "\n7.8 NOOP\r\n",
+			 " <952 more octets>\nC: 7.8 NOOP\n");
 }
 END_TEST
 
 START_TEST(test_long_line_cut_in_pieces)
 {
-	char *a = repeat('A', 1000);
-	struct rawlog *r = open_log();
-	for (int i = 0; i < 5; i++)
-		feed(r, 'C', a);
-	feed(r, 'C', "\n");
-	rawlog_close(r);
-	char *want = shown_then(" <2952 more octets>\n");
-	expect_file(want);
-	free(want);
-	free(a);
+	expect_long_line(1000, 5, "\n", " <2952 more octets>\n");
 }
 END_TEST
 
@@ -291,7 +276,7 @@ START_TEST(test_long_line_ended_by_other_side)
 	char *want = malloc(2 * n + 16);
 	ck_assert_ptr_nonnull(want);
 	sprintf(want, "%sS: + OK\n%s", one, one);
-	expect_file(want);
+	expect_file("cut lines around S", want);
 	free(want);
 	free(one);
 	free(a);
@@ -300,15 +285,7 @@ END_TEST
 
 START_TEST(test_line_at_the_limit)
 {
-	char *a = repeat('A', LINE_MAX_SHOWN);
-	struct rawlog *r = open_log();
-	feed(r, 'C', a);
-	feed(r, 'C', "\n");
-	rawlog_close(r);
-	char *want = shown_then("\n");
-	expect_file(want);
-	free(want);
-	free(a);
+	expect_long_line(LINE_MAX_SHOWN, 1, "\n", "\n");
 }
 END_TEST
 
@@ -334,7 +311,7 @@ START_TEST(test_long_line_crlf_not_counted)
 	char *want = malloc(strlen(line1) + strlen(line2) + 1);
 	ck_assert_ptr_nonnull(want);
 	sprintf(want, "%s%s", line1, line2);
-	expect_file(want);
+	expect_file("CRLF after cut lines", want);
 	free(want);
 	free(line2);
 	free(line1);
@@ -357,22 +334,13 @@ START_TEST(test_notes)
 	feed(r, 'C', "8.1 CAPA");
 	rawlog_note(r, "%s", "mid");
 	rawlog_close(r);
-	expect_file("# connection 3: connecting as user1\n"
+	expect_file("notes", "# connection 3: connecting as user1\n"
 		    "S: * OK hi\n"
 		    "C: 7.9 STARTTLS\n"
 		    "S: 7.9 OK\n"
 		    "# TLS established\n"
 		    "C: 8.1 CAPA\n"
 		    "# mid\n");
-}
-END_TEST
-
-START_TEST(test_close_ends_partial_line)
-{
-	struct rawlog *r = open_log();
-	feed(r, 'S', "* BYE going awa");
-	rawlog_close(r);
-	expect_file("S: * BYE going awa\n");
 }
 END_TEST
 
@@ -413,21 +381,16 @@ rawlog_suite(void)
 
 	tcase_add_unchecked_fixture(tc, make_dir, remove_dir);
 	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, test_whole_lines);
-	tcase_add_test(tc, test_lf_only_and_empty_lines);
+	tcase_add_loop_test(tc, test_transcript, 0,
+			    (int)(sizeof(transcripts) / sizeof(transcripts[0])));
 	tcase_add_test(tc, test_flushed_as_it_goes);
-	tcase_add_test(tc, test_line_split_across_calls);
-	tcase_add_test(tc, test_crlf_split_between_calls);
 	tcase_add_test(tc, test_byte_at_a_time);
-	tcase_add_test(tc, test_directions_interleaved);
-	tcase_add_test(tc, test_empty_call_changes_nothing);
 	tcase_add_test(tc, test_long_line_cut);
 	tcase_add_test(tc, test_long_line_cut_in_pieces);
 	tcase_add_test(tc, test_long_line_ended_by_other_side);
 	tcase_add_test(tc, test_line_at_the_limit);
 	tcase_add_test(tc, test_long_line_crlf_not_counted);
 	tcase_add_test(tc, test_notes);
-	tcase_add_test(tc, test_close_ends_partial_line);
 	tcase_add_test(tc, test_binary_passes);
 	tcase_add_test(tc, test_null_and_bad_dir);
 	suite_add_tcase(s, tc);
