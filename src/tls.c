@@ -164,6 +164,10 @@ tls_bev_session(struct bufferevent *bev)
 	SSL *ssl = bufferevent_openssl_get_ssl(bev);
 	if (ssl == NULL)
 		return NULL;
+	/* Freeing an SSL that never shut down marks its session as not
+	 * resumable; we are closing on purpose, so say the shutdown was
+	 * sent and the session stays good for the next connection. */
+	SSL_set_shutdown(ssl, SSL_get_shutdown(ssl) | SSL_SENT_SHUTDOWN);
 	SSL_SESSION *s = SSL_get1_session(ssl);
 	/* A TLS 1.3 session is only worth keeping once a ticket came. */
 	if (s != NULL && !SSL_SESSION_is_resumable(s)) {
