@@ -185,6 +185,10 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 
 /* Inside conn_*.c only. */
 void conn_starttls_upgrade(struct conn *c);
+/* The bufferevent callbacks (conn_io.c). */
+void conn_read_cb(struct bufferevent *bev, void *arg);
+void conn_event_cb(struct bufferevent *bev, short what, void *arg);
+void conn_count_received(struct conn *c, uint64_t n);
 void conn_compress_upgrade(struct conn *c);
 void conn_idle_done(struct conn *c);
 /* Bring the wire byte counters up to date (TLS counts its own). */

@@ -1,0 +1,233 @@
+/* conn_io.c: the bytes of a connection: the read and event callbacks
+ * (parsing, EOF, errors), the layers that can be put over the socket
+ * mid-session (STARTTLS, COMPRESS=DEFLATE), and counting octets on the
+ * wire and at the IMAP level.  The life of a connection (connect, close,
+ * reconnect, timeouts) is in conn.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+
+#include "clock.h"
+#include "compress.h"
+#include "conn.h"
+#include "conn_log.h"
+#include "rawlog.h"
+#include "tls.h"
+#include "worker.h"
+
+void
+conn_sync_wire(struct conn *c)
+{
+	uint64_t in, out;
+
+	if (c->bev == NULL)
+		return;
+	if (c->compress_on && !c->tls_layer) {
+		in = c->zc.wire_in;
+		out = c->zc.wire_out;
+	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->compress_on ?
+			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
+		return;
+	}
+	ctr_add(&c->w->stats->bytes_received, in - c->wire_in);
+	ctr_add(&c->w->stats->bytes_sent, out - c->wire_out);
+	c->wire_in = in;
+	c->wire_out = out;
+}
+
+void
+conn_count_received(struct conn *c, uint64_t n)
+{
+	ctr_add(&c->w->stats->imap_received, n);
+	if (!c->tls_layer && !c->compress_on)
+		ctr_add(&c->w->stats->bytes_received, n);
+}
+
+void
+conn_count_sent(struct conn *c, uint64_t n)
+{
+	ctr_add(&c->w->stats->imap_sent, n);
+	if (!c->tls_layer && !c->compress_on)
+		ctr_add(&c->w->stats->bytes_sent, n);
+}
+
+/* STARTTLS said OK: put a TLS filter over the plain bufferevent.  Called
+ * after the parser returned, never from inside a parser callback. */
+void
+conn_starttls_upgrade(struct conn *c)
+{
+	struct bufferevent *tls;
+
+	c->upgrade = false;
+	conn_sync_wire(c);
+	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev, c->tls_sess);
+	if (tls == NULL) {
+		conn_log_err(c, ERR_TLS, "STARTTLS: cannot set up TLS");
+		conn_close(c, ERR_TLS, true);
+		return;
+	}
+	c->bev = tls;
+	c->tls_layer = true;
+	c->wire_in = c->wire_out = 0;
+	c->t_tls_start = clock_us();
+	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
+	c->caps = 0;
+	c->capa_sent = false;
+	bufferevent_setcb(tls, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
+/* COMPRESS DEFLATE said OK: a zlib filter goes over whatever carries the
+ * connection (socket or TLS).  Called after the parser returned. */
+void
+conn_compress_upgrade(struct conn *c)
+{
+	char err[160];
+	struct bufferevent *z;
+
+	c->compress_upgrade = false;
+	conn_sync_wire(c);
+	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+	if (!c->tls_layer) {
+		/* From here the filter counts the wire octets. */
+		c->wire_in = c->wire_out = 0;
+	}
+	z = compress_bev_new(c->bev, -1, &c->zc, err, sizeof(err));
+	if (z == NULL) {
+		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", err);
+		conn_close(c, ERR_PROTOCOL, true);
+		return;
+	}
+	c->bev = z;
+	c->compress_on = true;
+	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
+	bufferevent_setcb(z, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_enable(z, EV_READ | EV_WRITE);
+	conn_send_more(c);
+}
+
+void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	c->t_last_io = clock_us();
+	while (evbuffer_get_length(in) > 0) {
+		struct evbuffer_iovec v;
+		if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
+			break;
+		rawlog_data(c->rawlog, 'S', v.iov_base, v.iov_len);
+		long n = imap_parser_feed(c->parser, v.iov_base, v.iov_len);
+		/* Counted as consumed, so nothing left in the buffer is
+		 * counted twice. */
+		if (n > 0)
+			conn_count_received(c, (uint64_t)n);
+		if (n < 0) {
+			conn_log_err(c, ERR_PROTOCOL, "%s",
+				     imap_parser_error(c->parser));
+			conn_close(c, ERR_PROTOCOL, true);
+			return;
+		}
+		if (c->closing) {
+			conn_close(c, c->close_err, c->close_count);
+			return;
+		}
+		evbuffer_drain(in, (size_t)n);
+		if (c->upgrade) {
+			conn_starttls_upgrade(c);
+			return;
+		}
+		if (c->compress_upgrade) {
+			conn_compress_upgrade(c);
+			return;
+		}
+	}
+	conn_send_more(c);
+}
+
+void
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+	char why[256];
+
+	if (what & BEV_EVENT_CONNECTED) {
+		uint64_t now = clock_us();
+		if (c->st == CONN_S_SESSION) {
+			/* The STARTTLS handshake finished. */
+			hist_record(c->w->stats->tls_lat, now - c->t_tls_start);
+			ctr_add(&c->w->stats->tls_handshakes, 1);
+			if (tls_bev_resumed(bev))
+				ctr_add(&c->w->stats->tls_resumed, 1);
+			c->tls_done = true;
+			rawlog_note(c->rawlog, "TLS established");
+			conn_send_more(c);
+			return;
+		}
+		c->st = CONN_S_GREETING;
+		c->t_last_io = c->t_connected = now;
+		if (c->w->cfg->tls == TLS_IMPLICIT) {
+			hist_record(c->w->stats->tls_lat, now - c->t_connect);
+			ctr_add(&c->w->stats->tls_handshakes, 1);
+			if (tls_bev_resumed(bev))
+				ctr_add(&c->w->stats->tls_resumed, 1);
+			c->tls_done = true;
+			rawlog_note(c->rawlog, "TLS established");
+		}
+		return;
+	}
+	bool verify;
+	if (c->compress_on && compress_error(&c->zc) != NULL) {
+		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
+		conn_close(c, ERR_PROTOCOL, true);
+		return;
+	}
+	if (tls_bev_error(c->compress_on ? bufferevent_get_underlying(bev) : bev,
+			  why, sizeof(why), &verify)) {
+		if (verify) {
+			/* Not transient: main stops the run if nobody ever
+			 * got in, instead of retrying for ever. */
+			atomic_store(&((struct shared *)c->w->sh)->tls_verify_failed, true);
+		}
+		conn_log_err(c, ERR_TLS, "TLS: %s", why);
+		conn_close(c, ERR_TLS, true);
+		return;
+	}
+	if (c->st == CONN_S_CONNECTING) {
+		conn_log_err(c, ERR_CONNECT, "connect(%s) failed: %s",
+			     c->w->cfg->host,
+			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+		conn_close(c, ERR_CONNECT, true);
+		return;
+	}
+	if (c->compress_on) {
+		/* Same for the compress filter: inflate what the layer
+		 * below already holds before taking its EOF. */
+		bufferevent_flush(bev, EV_READ, BEV_FLUSH);
+	}
+	if (evbuffer_get_length(bufferevent_get_input(bev)) > 0) {
+		/* A TLS filter can report EOF before it has handed us the
+		 * last records it decrypted (the BYE and OK of a LOGOUT):
+		 * parse what is there before judging how the session ended. */
+		conn_read_cb(bev, c);
+		if (c->bev != bev)
+			return;
+	}
+	if (c->logout_sent && c->bye_seen) {
+		conn_close(c, ERR_DISCONNECT, false);
+		return;
+	}
+	if (what & BEV_EVENT_EOF)
+		conn_log_err(c, ERR_DISCONNECT, "server closed the connection%s",
+			     c->n_fl > 0 ? " with commands in flight" : "");
+	else
+		conn_log_err(c, ERR_DISCONNECT, "connection error: %s",
+			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+	conn_close(c, ERR_DISCONNECT, true);
+}
