@@ -100,6 +100,7 @@ conn_new(struct worker *w, unsigned slot)
 	c->timer = evtimer_new(w->base, conn_timer_cb, c);
 	c->idle_slot = -1;
 	c->stage = evbuffer_new();
+	c->scratch = evbuffer_new();
 	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
 	if (cfg->rawlog)
@@ -119,6 +120,7 @@ conn_free(struct conn *c)
 	if (c->timer != NULL)
 		event_free(c->timer);
 	evbuffer_free(c->stage);
+	evbuffer_free(c->scratch);
 	evbuffer_free(c->cont);
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
@@ -149,6 +151,7 @@ conn_reset_session(struct conn *c)
 	c->id_sent = c->disconnect_pending = false;
 	c->stall_said = 0;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));
 	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 	plan_init(&c->plan);
 	imap_parser_reset(c->parser);
@@ -245,7 +248,11 @@ conn_start(struct conn *c)
 		conn_close(c, ERR_TLS, true);
 		return;
 	}
-	bufferevent_setcb(c->bev, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
+	/* libevent reads 4 KiB at a time by default: a FETCH of a 75 KB body
+	 * would cost ~20 reads (and as many FIONREAD ioctls). */
+	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
 		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));

@@ -45,6 +45,14 @@ enum conn_internal {
 };
 
 #define CONN_MAX_INFLIGHT 64
+#define CONN_MAX_READ (128 * 1024)	/* one read() at most */
+/* Output backpressure: no new command is queued while more than HIGH
+ * octets wait to be written; the write callback resumes at LOW.  Keeps
+ * memory per connection bounded (every evbuffer chain, even one that
+ * only references a pooled message, costs 1 KiB) and starts latency
+ * clocks near the wire rather than deep in our own queue. */
+#define CONN_OUT_HIGH (256 * 1024)
+#define CONN_OUT_LOW (64 * 1024)
 
 /* IDLE (RFC 2177): sent, then "+" (idling until the timer sends DONE),
  * then the tagged OK. */
@@ -99,6 +107,7 @@ struct conn {
 	struct imap_parser *parser;
 	struct event *timer;	/* reconnect backoff, DELAY */
 	struct evbuffer *stage;	/* command under construction */
+	struct evbuffer *scratch;	/* its text after a referenced body */
 	struct rng rng;
 	struct plan plan;
 	unsigned caps;
@@ -187,6 +196,7 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 void conn_starttls_upgrade(struct conn *c);
 /* The bufferevent callbacks (conn_io.c). */
 void conn_read_cb(struct bufferevent *bev, void *arg);
+void conn_write_cb(struct bufferevent *bev, void *arg);
 void conn_event_cb(struct bufferevent *bev, short what, void *arg);
 void conn_count_received(struct conn *c, uint64_t n);
 void conn_compress_upgrade(struct conn *c);

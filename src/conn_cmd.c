@@ -27,8 +27,20 @@ uint32_t
 conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
 {
 	uint32_t tag = c->tag_next++;
-	/* imaptest's tags: "<client>.<n>". */
-	imap_cmd_printf(cmd, "%u.%u ", c->slot, tag);
+	/* imaptest's tags: "<client>.<n>".  Formatted by hand: this runs
+	 * for every command and printf was most of its cost. */
+	char buf[24], *p = buf + sizeof(buf);
+	*--p = ' ';
+	uint32_t v = tag;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	*--p = '.';
+	v = c->slot;
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	imap_cmd_add(cmd, p, (size_t)(buf + sizeof(buf) - p));
 	return tag;
 }
 
@@ -67,6 +79,8 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 {
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	struct inflight *f = &c->fl[c->n_fl++];
+
+	imap_cmd_flush(cmd);
 	size_t len = evbuffer_get_length(c->stage);
 
 	f->tag = tag;
@@ -258,7 +272,8 @@ conn_send_plan(struct conn *c, unsigned max)
 	struct plan_pending pend;
 	unsigned skips = 0, sent = 0;
 
-	while (c->n_fl < max && !c->cont_wait && !c->closing && !c->delayed) {
+	while (c->n_fl < max && !c->cont_wait && !c->closing && !c->delayed &&
+	       evbuffer_get_length(bufferevent_get_output(c->bev)) < CONN_OUT_HIGH) {
 		conn_pending(c, &pend, ops);
 		enum op head = plan_update(&c->plan, cfg, &c->rng, c->lstate,
 					   &pend);

@@ -78,7 +78,8 @@ conn_starttls_upgrade(struct conn *c)
 	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
 	c->caps = 0;
 	c->capa_sent = false;
-	bufferevent_setcb(tls, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(tls, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
@@ -106,9 +107,19 @@ conn_compress_upgrade(struct conn *c)
 	c->bev = z;
 	c->compress_on = true;
 	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
-	bufferevent_setcb(z, conn_read_cb, NULL, conn_event_cb, c);
+	bufferevent_setcb(z, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(z, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_enable(z, EV_READ | EV_WRITE);
 	conn_send_more(c);
+}
+
+/* The output drained below CONN_OUT_LOW: room for more commands. */
+void
+conn_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+	if (c->bev == bev)
+		conn_send_more(c);
 }
 
 void

@@ -47,6 +47,7 @@ static void
 cmd_begin(struct conn *c, struct imap_cmd *cmd, uint32_t *tag)
 {
 	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_set_side(cmd, c->scratch);
 	*tag = conn_tag_begin(c, cmd);
 }
 
@@ -126,7 +127,7 @@ append_one(struct conn *c, struct imap_cmd *cmd)
 		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
 	}
 	/* The pool outlives every connection: no copy, no cleanup. */
-	evbuffer_add_reference(cmd->buf, m->data, m->len, NULL, NULL);
+	imap_cmd_add_ref(cmd, m->data, m->len);
 	return len;
 }
 
@@ -323,7 +324,10 @@ op_text(struct conn *c, enum op op, const char *fmt, const char *arg)
 	struct imap_cmd cmd;
 	uint32_t tag;
 	cmd_begin(c, &cmd, &tag);
-	imap_cmd_printf(&cmd, fmt, arg);
+	if (fmt[0] == '%' && fmt[1] == 's' && fmt[2] == '\0')
+		imap_cmd_adds(&cmd, arg);	/* fixed text: no printf */
+	else
+		imap_cmd_printf(&cmd, fmt, arg);
 	cmd_end(c, &cmd, op, tag);
 	return true;
 }

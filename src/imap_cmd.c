@@ -14,20 +14,59 @@ void
 imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
 {
 	c->buf = buf;
+	c->side = NULL;
+	c->after_ref = false;
 	c->n_splits = 0;
 	c->literal_plus = literal_plus;
 }
 
 void
+imap_cmd_set_side(struct imap_cmd *c, struct evbuffer *side)
+{
+	c->side = side;
+}
+
+/* Where text goes now. */
+static struct evbuffer *
+cmd_out(struct imap_cmd *c)
+{
+	return c->after_ref ? c->side : c->buf;
+}
+
+/* The command's length so far, text still in side included. */
+static size_t
+cmd_len(const struct imap_cmd *c)
+{
+	return evbuffer_get_length(c->buf) +
+	    (c->after_ref ? evbuffer_get_length(c->side) : 0);
+}
+
+void
+imap_cmd_flush(struct imap_cmd *c)
+{
+	if (c->after_ref && evbuffer_get_length(c->side) > 0)
+		evbuffer_add_buffer(c->buf, c->side);
+}
+
+void
+imap_cmd_add_ref(struct imap_cmd *c, const void *data, size_t n)
+{
+	imap_cmd_flush(c);
+	evbuffer_add_reference(c->buf, data, n, NULL, NULL);
+	if (c->side != NULL)
+		c->after_ref = true;
+}
+
+void
 imap_cmd_add(struct imap_cmd *c, const char *s, size_t n)
 {
-	evbuffer_add(c->buf, s, n);
+	evbuffer_add(cmd_out(c), s, n);
 }
 
 void
 imap_cmd_adds(struct imap_cmd *c, const char *s)
 {
-	evbuffer_add(c->buf, s, strlen(s));
+	evbuffer_add(cmd_out(c), s, strlen(s));
 }
 
 void
@@ -35,7 +74,7 @@ imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	evbuffer_add_vprintf(c->buf, fmt, ap);
+	evbuffer_add_vprintf(cmd_out(c), fmt, ap);
 	va_end(ap);
 }
 
@@ -48,14 +87,14 @@ imap_cmd_literal(struct imap_cmd *c, uint64_t n)
 	if (c->literal_plus) {
 		len = snprintf(hdr, sizeof(hdr), "{%llu+}\r\n",
 			       (unsigned long long)n);
-		evbuffer_add(c->buf, hdr, (size_t)len);
+		evbuffer_add(cmd_out(c), hdr, (size_t)len);
 		return true;
 	}
 	if (c->n_splits == IMAP_CMD_MAX_SPLITS)
 		return false;
 	len = snprintf(hdr, sizeof(hdr), "{%llu}\r\n", (unsigned long long)n);
-	evbuffer_add(c->buf, hdr, (size_t)len);
-	c->splits[c->n_splits++] = evbuffer_get_length(c->buf);
+	evbuffer_add(cmd_out(c), hdr, (size_t)len);
+	c->splits[c->n_splits++] = cmd_len(c);
 	return true;
 }
 
@@ -73,23 +112,24 @@ imap_cmd_quotable(const char *s, size_t n)
 bool
 imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n)
 {
+	struct evbuffer *o = cmd_out(c);
 	if (!imap_cmd_quotable(s, n)) {
 		if (!imap_cmd_literal(c, n))
 			return false;
-		evbuffer_add(c->buf, s, n);
+		evbuffer_add(o, s, n);
 		return true;
 	}
-	evbuffer_add(c->buf, "\"", 1);
+	evbuffer_add(o, "\"", 1);
 	size_t start = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\') {
-			evbuffer_add(c->buf, s + start, i - start);
-			evbuffer_add(c->buf, "\\", 1);
+			evbuffer_add(o, s + start, i - start);
+			evbuffer_add(o, "\\", 1);
 			start = i;
 		}
 	}
-	evbuffer_add(c->buf, s + start, n - start);
-	evbuffer_add(c->buf, "\"", 1);
+	evbuffer_add(o, s + start, n - start);
+	evbuffer_add(o, "\"", 1);
 	return true;
 }
 
@@ -123,5 +163,5 @@ imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n)
 	/* 100 numbers of at most 10 digits and a separator each. */
 	char buf[FETCH_SET_MAX_TEXT];
 	size_t len = imap_seqset_str(buf, sizeof(buf), seqs, n);
-	evbuffer_add(c->buf, buf, len);
+	evbuffer_add(cmd_out(c), buf, len);
 }

@@ -15,6 +15,12 @@ struct evbuffer;
 
 struct imap_cmd {
 	struct evbuffer *buf;
+	/* Where text goes once a referenced body has been added: libevent
+	 * would give text added after a reference chain a fresh chain as
+	 * big as that body (a 75 KB allocation for " {4096+}\r\n"), so it
+	 * is built here and moved over whole.  NULL: write to buf. */
+	struct evbuffer *side;
+	bool after_ref;
 	/* Byte offsets in buf after which a "+" must be awaited. */
 	size_t splits[IMAP_CMD_MAX_SPLITS];
 	unsigned n_splits;
@@ -22,6 +28,12 @@ struct imap_cmd {
 };
 
 void imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus);
+/* Use side (an empty evbuffer the caller keeps) for text after references. */
+void imap_cmd_set_side(struct imap_cmd *c, struct evbuffer *side);
+/* Append n octets by reference (they must outlive the send). */
+void imap_cmd_add_ref(struct imap_cmd *c, const void *data, size_t n);
+/* Move text waiting in side into buf; call before sending buf. */
+void imap_cmd_flush(struct imap_cmd *c);
 
 /* Append raw text. */
 void imap_cmd_add(struct imap_cmd *c, const char *s, size_t n);

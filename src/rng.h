@@ -31,6 +31,11 @@ rng_below(struct rng *r, uint32_t n)
 static inline int
 rng_pct(struct rng *r, int pct)
 {
+	/* 0 and 100 need no draw (the plan walk asks for every state). */
+	if (pct <= 0)
+		return 0;
+	if (pct >= 100)
+		return 1;
 	return (int)rng_below(r, 100) < pct;
 }
 

@@ -30,6 +30,7 @@ struct run_state {
 	uint64_t t0;
 	uint64_t cpu_prev_us, t_cpu_prev;
 	bool warm_taken;
+	uint64_t warm_user_us, warm_sys_us;	/* CPU at the end of warm-up */
 	bool stopping;		/* drain or halt has begun */
 	unsigned ticks, self_limited_ticks;
 	uint64_t lag_max_ever;
@@ -108,6 +109,8 @@ run_tick(struct run_state *rs, uint64_t now)
 	    rr.elapsed_s >= rs->cfg->warmup_secs) {
 		stats_snap_copy(&rs->warm, &rs->cum);
 		rs->warm_taken = true;
+		/* CPU per command must leave the warm-up out on both sides. */
+		cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
 	}
 }
 
@@ -294,6 +297,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.measured_from_s = rs.warm_taken ? cfg->warmup_secs : 0;
 	rr.measured_s = rr.elapsed_s - rr.measured_from_s;
 	cpu_us(&rr.cpu_user_us, &rr.cpu_sys_us);
+	rr.cpu_user_us -= rs.warm_user_us;
+	rr.cpu_sys_us -= rs.warm_sys_us;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	rr.peak_rss_kb = (uint64_t)ru.ru_maxrss;

@@ -136,8 +136,15 @@ worker_ramp_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker *w = arg;
 	double per_worker = w->cfg->connect_rate / w->sh->n_workers;
+	uint64_t now = clock_us();
 
-	w->ramp_tokens += per_worker * RAMP_US / 1e6;
+	/* By elapsed time, not per tick: a late timer must not slow the
+	 * ramp (but a long stall does not release a burst either). */
+	uint64_t dt = w->t_last_ramp ? now - w->t_last_ramp : RAMP_US;
+	if (dt > 1000000)
+		dt = 1000000;
+	w->t_last_ramp = now;
+	w->ramp_tokens += per_worker * (double)dt / 1e6;
 	if (w->ramp_tokens >= 1) {
 		unsigned n = (unsigned)w->ramp_tokens;
 		w->ramp_tokens -= n;

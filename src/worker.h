@@ -65,6 +65,7 @@ struct worker {
 
 	uint64_t t_last_tick;
 	double ramp_tokens;	/* --connect-rate token bucket */
+	uint64_t t_last_ramp;
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
 	uint32_t msg_seq;	/* Message-ID counter */
 	struct openloop *openloop;	/* --rate, else NULL */
