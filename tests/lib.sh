@@ -153,3 +153,31 @@ dovecot_stop() {
 		unset DOVECOT_DIR DOVECOT_PORT DOVECOT_TLS_PORT DOVECOT_CA DOVECOT_FORMAT
 	fi
 }
+
+# summary FILE PATH...: reads the summary object (the last line of a --json
+# file; fails otherwise) and sets the array S to the values at the dotted
+# PATHs, one each: "-" for a missing path, 0 for a command that never ran
+# ("commands.X..."), the sum of the counts for an object such as "errors".
+summary() {
+	local out
+	out=$("${PYTHON:-python3}" - "$@" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+if not lines:
+    sys.exit("%s is empty" % sys.argv[1])
+s = json.loads(lines[-1])
+if s.get("type") != "summary":
+    sys.exit("last line of %s is not the summary: %s" % (sys.argv[1], lines[-1][:200]))
+for path in sys.argv[2:]:
+    v = s
+    for k in path.split("."):
+        v = v.get(k) if isinstance(v, dict) else None
+    if v is None and path.startswith("commands."):
+        v = 0
+    if isinstance(v, dict):
+        v = sum(v.values())
+    print("-" if v is None else v)
+PYEOF
+) || fail "no JSON summary in $1"
+	mapfile -t S <<<"$out"
+}

@@ -16,32 +16,7 @@ PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
 need_cmd "${PYTHON:-python3}" openssl "${DOVECOT:-/usr/sbin/dovecot}"
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
-# Prints the summary's values at the given dotted paths, one per line
-# ("-" for a path that is missing; the sum of the counts for an object such
-# as "errors"); fails unless the last line of the --json file is the
-# summary.
-cat >"$TEST_TMP/summary.py" <<'EOF'
-import json, sys
-lines = open(sys.argv[1]).read().splitlines()
-if not lines:
-    sys.exit("%s is empty" % sys.argv[1])
-s = json.loads(lines[-1])
-if s.get("type") != "summary":
-    sys.exit("last line of %s is not the summary: %s" % (sys.argv[1], lines[-1][:200]))
-for path in sys.argv[2:]:
-    v = s
-    for k in path.split("."):
-        v = v.get(k) if isinstance(v, dict) else None
-    if isinstance(v, dict):
-        v = sum(v.values())
-    print("-" if v is None else v)
-EOF
-# summary FILE PATH...: sets the array S to the values.
-summary() {
-	local out
-	out=$("$PYTHON" "$TEST_TMP/summary.py" "$@") || fail "no JSON summary in $1"
-	mapfile -t S <<<"$out"
-}
+# summary FILE PATH... comes from tests/lib.sh.
 
 # stress NAME ARGS...: runs imapstress with --json $TEST_TMP/NAME.json,
 # stdout/stderr in NAME.out/NAME.err; sets RC and WALL (seconds, 1 decimal).
