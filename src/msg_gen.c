@@ -1,7 +1,6 @@
-/* msg_gen.c: the generated pools: imaptest's random_msg_size and a seeded
- * generator of real-looking mail.  Both use our own PRNG and only IEEE
- * + - * / arithmetic (no libm, no rand()), so a seed gives the same bytes
- * on every platform. */
+/* msg_gen.c: the seeded generator of real-looking mail.  It uses our own
+ * PRNG (rng.h) and only IEEE + - * / arithmetic (no libm, no rand()), so a
+ * seed gives the same bytes on every platform. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,173 +10,6 @@
 #include "msg.h"
 #include "msg_private.h"
 #include "xmalloc.h"
-
-/* splitmix64: tiny, fast, and good enough for test data; one stream per
- * pool, so results do not depend on what else the process does. */
-struct rng {
-	uint64_t s;
-};
-
-static uint64_t
-rng_next(struct rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static struct rng
-rng_new(uint32_t seed, uint64_t domain)
-{
-	struct rng r = { ((uint64_t)seed << 32) ^ domain };
-	rng_next(&r);
-	return r;
-}
-
-/* Modulo bias is n / 2^64: nothing for the n we use. */
-static uint64_t
-rng_below(struct rng *r, uint64_t n)
-{
-	return n == 0 ? 0 : rng_next(r) % n;
-}
-
-static bool
-rng_chance(struct rng *r, unsigned percent)
-{
-	return rng_below(r, 100) < percent;
-}
-
-static double
-rng_unit(struct rng *r)
-{
-	return (double)(rng_next(r) >> 11) * 0x1p-53;
-}
-
-/* A growable arena; messages are recorded as offsets because it moves. */
-struct gbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-gbuf_reserve(struct gbuf *b, size_t more)
-{
-	if (b->cap - b->len >= more)
-		return;
-	size_t cap = b->cap != 0 ? b->cap : 4096;
-	while (cap - b->len < more)
-		cap *= 2;
-	b->p = xrealloc(b->p, cap);
-	b->cap = cap;
-}
-
-static void
-gbuf_add(struct gbuf *b, const char *s, size_t n)
-{
-	gbuf_reserve(b, n);
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void gbuf_printf(struct gbuf *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-gbuf_printf(struct gbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	gbuf_reserve(b, (size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-/* Writes one line's content at p and returns its length: exactly width
- * when exact, else at most width (text stops at a word boundary). */
-typedef size_t line_fn(char *p, size_t width, bool exact, struct rng *r);
-
-/* Exactly n bytes of CRLF-terminated lines of at most 76 characters
- * (n != 1: one byte cannot end in CRLF).  A line that would leave exactly
- * 1 byte is made one longer (or shorter), and a line shorter than asked
- * leaves more, so the rest is 0 or >= 2 and the last line, written
- * exactly, always fits. */
-static void
-gen_lines(struct gbuf *b, struct rng *r, size_t n, size_t min_w,
-    size_t max_w, unsigned blank_pct, line_fn *line)
-{
-	gbuf_reserve(b, n);
-	char *p = b->p + b->len;
-	size_t left = n, w;
-	bool prev_blank = true;
-
-	while (left >= 2) {
-		if (left <= 78) {
-			w = line(p, left - 2, true, r);
-		} else if (!prev_blank && rng_chance(r, blank_pct)) {
-			w = 0;
-		} else {
-			w = min_w + rng_below(r, max_w - min_w + 1);
-			if (left - w - 2 == 1)
-				w = w < 76 ? w + 1 : w - 1;
-			w = line(p, w, false, r);
-		}
-		prev_blank = w == 0;
-		memcpy(p + w, "\r\n", 2);
-		p += w + 2;
-		left -= w + 2;
-	}
-	b->len += n - left;
-}
-
-/* ------------------------------------------------------------------ */
-/* random_msg_size                                                     */
-
-static size_t
-random_line(char *p, size_t width, bool exact, struct rng *r)
-{
-	for (size_t i = 0; i < width; i++)
-		p[i] = (char)(0x20 + rng_below(r, 0x7f - 0x20));
-	return width;
-}
-
-/* Sizes are drawn uniformly from 1..S like imaptest's, but a message must
- * end in CRLF, so a draw of 1 becomes the 2-byte "\r\n" (an empty
- * message); with S < 2 every message is that. */
-struct msg_pool *
-msg_pool_random(uint32_t seed, uint64_t max_size, uint64_t max_total)
-{
-	struct rng r = rng_new(seed, 0x72616e646f6dULL);
-	struct gbuf b = { 0 };
-	size_t *off = xmalloc(MSG_POOL_MAX_COUNT * sizeof(*off));
-	struct msg_pool *pool = xcalloc(1, sizeof(*pool));
-
-	pool->msgs = xcalloc(MSG_POOL_MAX_COUNT, sizeof(*pool->msgs));
-	while (pool->count < MSG_POOL_MAX_COUNT) {
-		size_t size = 1 + rng_below(&r, max_size != 0 ? max_size : 1);
-		if (size < 2)
-			size = 2;
-		if (pool->count >= MSG_POOL_MIN_COUNT &&
-		    pool->bytes + size > max_total)
-			break;
-		off[pool->count] = b.len;
-		gen_lines(&b, &r, size, 0, 76, 0, random_line);
-		pool->msgs[pool->count++].len = size;
-		pool->bytes += size;
-	}
-	pool->arena = b.p;
-	for (unsigned i = 0; i < pool->count; i++)
-		pool->msgs[i].data = b.p + off[i];
-	free(off);
-	return pool;
-}
-
-/* ------------------------------------------------------------------ */
-/* The realistic generator                                             */
 
 #define GEN_MIN_MEAN	512
 #define GEN_MIN_SIZE	400	/* the no-Received header fits in ~320 */
@@ -339,9 +171,9 @@ text_line(char *p, size_t width, bool exact, struct rng *r)
 	size_t n = 0;
 
 	while (n < width) {
-		bool stop = n > 0 && rng_chance(r, 8);
+		bool stop = n > 0 && msg_chance(r, 8);
 		const char *sep = n == 0 ? "" : stop ? ". " : " ";
-		const char *w = rng_chance(r, 3) ? GEN_PICK(r, gen_utf8_words) :
+		const char *w = msg_chance(r, 3) ? GEN_PICK(r, gen_utf8_words) :
 		    GEN_PICK(r, gen_words);
 		size_t sl = strlen(sep), wl = strlen(w), room = width - n;
 
@@ -480,9 +312,9 @@ gen_message(struct gbuf *b, struct rng *r, size_t target, int64_t t)
 	char date[48], bnd[40];
 	int tz = zones[rng_below(r, NELEM(zones))];
 
-	if (target >= 20000 && rng_chance(r, 40))
+	if (target >= 20000 && msg_chance(r, 40))
 		kind = GEN_K_ATTACHMENT;
-	else if (target >= 6000 && rng_chance(r, 15))
+	else if (target >= 6000 && msg_chance(r, 15))
 		kind = GEN_K_ALTERNATIVE;
 	snprintf(bnd, sizeof(bnd), "=_is_%016llx",
 	    (unsigned long long)rng_next(r));
@@ -574,7 +406,7 @@ gen_message(struct gbuf *b, struct rng *r, size_t target, int64_t t)
 struct msg_pool *
 msg_pool_generate(uint32_t seed, uint64_t mean_size, uint64_t max_total)
 {
-	struct rng r = rng_new(seed, 0x67656e6572617465ULL);
+	struct rng r = msg_rng_new(seed, 0x67656e6572617465ULL);
 	uint64_t mean = mean_size < GEN_MIN_MEAN ? GEN_MIN_MEAN : mean_size;
 	uint64_t fit = max_total / mean;
 	unsigned n = fit < MSG_POOL_MIN_COUNT ? MSG_POOL_MIN_COUNT :

@@ -39,6 +39,13 @@ rng_pct(struct rng *r, int pct)
 	return (int)rng_below(r, 100) < pct;
 }
 
+/* Uniform in [0, 1), 53 random bits. */
+static inline double
+rng_unit(struct rng *r)
+{
+	return (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
 static inline void
 rng_seed(struct rng *r, uint64_t seed, uint64_t stream)
 {
