@@ -98,6 +98,8 @@ conn_new(struct worker *w, unsigned slot)
 	c->st = CONN_S_WAIT;
 	c->parser = imap_parser_new(&lim, conn_on_resp, c);
 	c->timer = evtimer_new(w->base, conn_timer_cb, c);
+	/* assigned to each connection's socket in conn_start */
+	c->rd_ev = event_new(w->base, -1, 0, conn_sock_read_cb, c);
 	c->idle_slot = -1;
 	c->stage = evbuffer_new();
 	c->scratch = evbuffer_new();
@@ -119,6 +121,8 @@ conn_free(struct conn *c)
 	imap_parser_free(c->parser);
 	if (c->timer != NULL)
 		event_free(c->timer);
+	if (c->rd_ev != NULL)
+		event_free(c->rd_ev);
 	evbuffer_free(c->stage);
 	evbuffer_free(c->scratch);
 	evbuffer_free(c->cont);
@@ -250,10 +254,13 @@ conn_start(struct conn *c)
 	}
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
-	/* libevent reads 4 KiB at a time by default: a FETCH of a 75 KB body
-	 * would cost ~20 reads (and as many FIONREAD ioctls). */
-	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
-	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
+	/* A plain socket is read by rd_ev from BEV_EVENT_CONNECTED on; TLS
+	 * reads whole records through OpenSSL. */
+	c->own_reads = !c->tls_layer &&
+	    event_assign(c->rd_ev, c->w->base, fd, EV_READ | EV_PERSIST,
+			 conn_sock_read_cb, c) == 0;
+	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
 		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
@@ -342,6 +349,10 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 	c->cp_waiting = c->cp_checked = false;
 	if (count_err)
 		stats_err(c->w->stats, why);
+	if (c->own_reads) {
+		event_del(c->rd_ev);	/* safe inside its own callback */
+		c->own_reads = false;
+	}
 	if (c->bev != NULL) {
 		/* Safe inside the bufferevent's own callback: libevent holds
 		 * a reference until the callback returns. */

@@ -45,7 +45,14 @@ enum conn_internal {
 };
 
 #define CONN_MAX_INFLIGHT 64
-#define CONN_MAX_READ (128 * 1024)	/* one read() at most */
+/* Plain sockets are read by the connection itself (conn_sock_read_cb),
+ * up to this much per read(): libevent 2.1's bufferevent reads 4 KiB at a
+ * time whatever bufferevent_set_max_single_read() says, each read after a
+ * FIONREAD ioctl, so a 40 KB FETCH answer cost 20 system calls. */
+#define CONN_MAX_READ (128 * 1024)
+/* One writev() may carry this much (libevent's default is 16 KiB, five
+ * rounds through the event loop for a 75 KB APPEND). */
+#define CONN_MAX_WRITE CONN_OUT_HIGH
 /* Output backpressure: no new command is queued while more than HIGH
  * octets wait to be written; the write callback resumes at LOW.  Keeps
  * memory per connection bounded (every evbuffer chain, even one that
@@ -106,6 +113,8 @@ struct conn {
 	struct bufferevent *bev;
 	struct imap_parser *parser;
 	struct event *timer;	/* reconnect backoff, DELAY */
+	struct event *rd_ev;	/* plain socket: our own reads (CONN_MAX_READ) */
+	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
 	struct evbuffer *stage;	/* command under construction */
 	struct evbuffer *scratch;	/* its text after a referenced body */
 	struct rng rng;
@@ -196,6 +205,8 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 void conn_starttls_upgrade(struct conn *c);
 /* The bufferevent callbacks (conn_io.c). */
 void conn_read_cb(struct bufferevent *bev, void *arg);
+void conn_sock_read_cb(int fd, short what, void *arg);
+void conn_write_now(struct conn *c);
 void conn_write_cb(struct bufferevent *bev, void *arg);
 void conn_event_cb(struct bufferevent *bev, short what, void *arg);
 void conn_count_received(struct conn *c, uint64_t n);

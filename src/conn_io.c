@@ -3,11 +3,15 @@
  * mid-session (STARTTLS, COMPRESS=DEFLATE), and counting octets on the
  * wire and at the IMAP level.  The life of a connection (connect, close,
  * reconnect, timeouts) is in conn.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+/* ev_write, to disarm it after writing ourselves (conn_write_now) */
+#include <event2/bufferevent_struct.h>
 #include <event2/event.h>
 #include <event2/util.h>
 
@@ -55,6 +59,18 @@ conn_count_sent(struct conn *c, uint64_t n)
 		ctr_add(&c->w->stats->bytes_sent, n);
 }
 
+/* Hand the socket's reading back to the bufferevent, for a layer (TLS,
+ * COMPRESS) that filters it. */
+static void
+conn_sock_reads_off(struct conn *c)
+{
+	if (!c->own_reads)
+		return;
+	event_del(c->rd_ev);
+	c->own_reads = false;
+	bufferevent_enable(c->bev, EV_READ);
+}
+
 /* STARTTLS said OK: put a TLS filter over the plain bufferevent.  Called
  * after the parser returned, never from inside a parser callback. */
 void
@@ -64,6 +80,7 @@ conn_starttls_upgrade(struct conn *c)
 
 	c->upgrade = false;
 	conn_sync_wire(c);
+	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
 	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev, c->tls_sess);
 	if (tls == NULL) {
@@ -93,6 +110,7 @@ conn_compress_upgrade(struct conn *c)
 
 	c->compress_upgrade = false;
 	conn_sync_wire(c);
+	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
 	if (!c->tls_layer) {
 		/* From here the filter counts the wire octets. */
@@ -122,6 +140,45 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		conn_send_more(c);
 }
 
+/* Parse len received octets.  Returns how many the parser took (less than
+ * len only when a response asked it to stop: an upgrade is due), or -1
+ * when the connection was closed. */
+static long
+conn_feed(struct conn *c, const char *data, size_t len)
+{
+	rawlog_data(c->rawlog, 'S', data, len);
+	long n = imap_parser_feed(c->parser, data, len);
+	/* Counted as consumed, so nothing kept for later is counted twice. */
+	if (n > 0)
+		conn_count_received(c, (uint64_t)n);
+	if (n < 0) {
+		conn_log_err(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
+		conn_close(c, ERR_PROTOCOL, true);
+		return -1;
+	}
+	if (c->closing) {
+		conn_close(c, c->close_err, c->close_count);
+		return -1;
+	}
+	return n;
+}
+
+/* After parsing: put a layer over the socket if a response asked for one.
+ * True when it did (the caller stops: the new bufferevent reads next). */
+static bool
+conn_upgrade_due(struct conn *c)
+{
+	if (c->upgrade) {
+		conn_starttls_upgrade(c);
+		return true;
+	}
+	if (c->compress_upgrade) {
+		conn_compress_upgrade(c);
+		return true;
+	}
+	return false;
+}
+
 void
 conn_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -133,33 +190,77 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		struct evbuffer_iovec v;
 		if (evbuffer_peek(in, -1, NULL, &v, 1) < 1)
 			break;
-		rawlog_data(c->rawlog, 'S', v.iov_base, v.iov_len);
-		long n = imap_parser_feed(c->parser, v.iov_base, v.iov_len);
-		/* Counted as consumed, so nothing left in the buffer is
-		 * counted twice. */
-		if (n > 0)
-			conn_count_received(c, (uint64_t)n);
-		if (n < 0) {
-			conn_log_err(c, ERR_PROTOCOL, "%s",
-				     imap_parser_error(c->parser));
-			conn_close(c, ERR_PROTOCOL, true);
+		long n = conn_feed(c, v.iov_base, v.iov_len);
+		if (n < 0)
 			return;
-		}
-		if (c->closing) {
-			conn_close(c, c->close_err, c->close_count);
-			return;
-		}
 		evbuffer_drain(in, (size_t)n);
-		if (c->upgrade) {
-			conn_starttls_upgrade(c);
+		if (conn_upgrade_due(c))
 			return;
-		}
-		if (c->compress_upgrade) {
-			conn_compress_upgrade(c);
-			return;
-		}
 	}
 	conn_send_more(c);
+}
+
+/* Our own reads of a plain socket (see CONN_MAX_READ): one recv() into the
+ * worker's buffer, parsed in place; only what the parser could not take
+ * (an upgrade stopped it) is copied into the bufferevent's input, where
+ * the new layer finds it. */
+void
+conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+	struct evbuffer *in = bufferevent_get_input(c->bev);
+	ssize_t got = recv(fd, c->w->rbuf, CONN_MAX_READ, 0);
+
+	if (got < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
+		return;
+	}
+	if (got == 0) {
+		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_EOF, c);
+		return;
+	}
+	if (evbuffer_get_length(in) > 0) {
+		/* never the case today (we only leave bytes behind for an
+		 * upgrade, which turns our reads off); keep the order anyway */
+		evbuffer_add(in, c->w->rbuf, (size_t)got);
+		conn_read_cb(c->bev, c);
+		return;
+	}
+	c->t_last_io = clock_us();
+	long n = conn_feed(c, c->w->rbuf, (size_t)got);
+	if (n < 0)
+		return;
+	if (n < got)
+		evbuffer_add(in, c->w->rbuf + n, (size_t)(got - n));
+	if (conn_upgrade_due(c))
+		return;
+	conn_send_more(c);
+	conn_write_now(c);
+}
+
+/* Write what the commands just queued right here, instead of through the
+ * bufferevent's write event: that event costs an epoll_ctl() to arm, a
+ * loop turn to fire and another epoll_ctl() to disarm, per batch.  Only
+ * plain sockets (own_reads) after connect; whatever the kernel does not
+ * take is left to the bufferevent as before. */
+void
+conn_write_now(struct conn *c)
+{
+	if (!c->own_reads || c->bev == NULL || c->st == CONN_S_CONNECTING)
+		return;
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	if (evbuffer_get_length(out) == 0)
+		return;
+	if (evbuffer_write_atmost(out, bufferevent_getfd(c->bev),
+				  CONN_MAX_WRITE) < 0)
+		return;	/* EAGAIN or an error: the write event handles it */
+	if (evbuffer_get_length(out) == 0) {
+		/* armed by the bufferevent when we queued; in the same loop
+		 * turn, so libevent's changelist cancels it without a call */
+		event_del(&c->bev->ev_write);
+	}
 }
 
 void
@@ -183,6 +284,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		}
 		c->st = CONN_S_GREETING;
 		c->t_last_io = c->t_connected = now;
+		if (c->own_reads)
+			event_add(c->rd_ev, NULL);
 		if (c->w->cfg->tls == TLS_IMPLICIT) {
 			hist_record(c->w->stats->tls_lat, now - c->t_connect);
 			ctr_add(&c->w->stats->tls_handshakes, 1);

@@ -133,6 +133,23 @@ imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n)
 	return true;
 }
 
+/* Decimal digits of v at buf (room for 10), returns how many.  By hand:
+ * a FETCH set is up to 100 numbers and snprintf was 3% of a FETCH run. */
+static size_t
+put_u32(char *buf, uint32_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
 size_t
 imap_seqset_str(char *buf, size_t size, const uint32_t *seqs, unsigned n)
 {
@@ -141,19 +158,21 @@ imap_seqset_str(char *buf, size_t size, const uint32_t *seqs, unsigned n)
 
 	if (size == 0)
 		return 0;
-	buf[0] = '\0';
+	/* a range takes at most 22 octets and the NUL one more */
 	while (i < n && o + 24 < size) {
 		unsigned j = i;
 		while (j + 1 < n && seqs[j + 1] <= seqs[j] + 1)
 			j++;
-		if (seqs[j] != seqs[i])
-			o += (size_t)snprintf(buf + o, size - o, "%s%u:%u",
-					      i ? "," : "", seqs[i], seqs[j]);
-		else
-			o += (size_t)snprintf(buf + o, size - o, "%s%u",
-					      i ? "," : "", seqs[i]);
+		if (i != 0)
+			buf[o++] = ',';
+		o += put_u32(buf + o, seqs[i]);
+		if (seqs[j] != seqs[i]) {
+			buf[o++] = ':';
+			o += put_u32(buf + o, seqs[j]);
+		}
 		i = j + 1;
 	}
+	buf[o] = '\0';
 	return o;
 }
 

@@ -71,6 +71,7 @@ struct worker {
 	struct openloop *openloop;	/* --rate, else NULL */
 	struct store_map *stores;	/* mailbox models; NULL with no_tracking */
 	struct checkpoint *cp;		/* checkpoint=, else NULL */
+	char *rbuf;		/* CONN_MAX_READ octets: plain sockets read here */
 };
 
 /* Build a worker owning global client slots {id, id+W, id+2W, ...}. */
