@@ -322,6 +322,7 @@ conn_idle_done(struct conn *c)
 	conn_count_sent(c, 6);
 	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
 	bufferevent_write(c->bev, "DONE\r\n", 6);
+	conn_write_now(c);
 }
 
 void

@@ -327,5 +327,6 @@ conn_send_scheduled(struct conn *c, uint64_t due)
 	c->t_due = due;
 	unsigned n = conn_send_plan(c, c->n_fl + 1);
 	c->t_due = 0;
+	conn_write_now(c);	/* on the wire now, not a loop turn later */
 	return n > 0;
 }
