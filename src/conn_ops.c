@@ -12,6 +12,7 @@
 #include "conn.h"
 #include "log.h"
 #include "msg.h"
+#include "seqpick.h"
 #include "worker.h"
 
 #define FETCH_MAX_SEQS 100
@@ -58,25 +59,11 @@ cmd_end(struct conn *c, struct imap_cmd *cmd, enum op op, uint32_t tag)
 	conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, 0, 0);
 }
 
-/* A sorted set of `count` distinct random sequence numbers. */
+/* A sorted set of min(count, exists) distinct random sequence numbers. */
 static unsigned
 random_seqs(struct conn *c, uint32_t *seqs, unsigned count)
 {
-	unsigned n = 0;
-	if (count > c->exists)
-		count = c->exists;
-	for (unsigned tries = 0; n < count && tries < count * 3; tries++) {
-		uint32_t s = 1 + rng_below(&c->rng, c->exists);
-		unsigned i = n;
-		while (i > 0 && seqs[i - 1] > s)
-			i--;
-		if (i > 0 && seqs[i - 1] == s)
-			continue;
-		memmove(seqs + i + 1, seqs + i, (n - i) * sizeof(*seqs));
-		seqs[i] = s;
-		n++;
-	}
-	return n;
+	return seqpick_draw(&c->rng, c->exists, count, seqs);
 }
 
 static void

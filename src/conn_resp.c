@@ -104,10 +104,11 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 		mbox_view_untagged(c->view, r);
 		c->cur_resp = NULL;
 	}
+	enum imap_kw kw = imap_resp_kw(r);
 	if (r->has_num) {
-		if (imap_resp_is(r, "EXISTS"))
+		if (kw == IMAP_KW_EXISTS)
 			c->exists = r->num;
-		else if (imap_resp_is(r, "EXPUNGE") && c->exists > 0)
+		else if (kw == IMAP_KW_EXPUNGE && c->exists > 0)
 			c->exists--;
 		return;
 	}
@@ -127,9 +128,9 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	default:
 		break;
 	}
-	if (imap_resp_is(r, "CAPABILITY"))
+	if (kw == IMAP_KW_CAPABILITY)
 		conn_parse_caps(c, r->text, r->text_len);
-	else if (imap_resp_is(r, "LIST") && c->sep == 0) {
+	else if (kw == IMAP_KW_LIST && c->sep == 0) {
 		/* "(flags) "sep" name": the separator is the quoted char
 		 * right after the flags (NIL means a flat namespace). */
 		const char *end = r->text + r->text_len;

@@ -1,4 +1,7 @@
-/* imap.c: incremental IMAP response parser (see imap.h).
+/* imap.c: incremental IMAP response parser (see imap.h): the framing.
+ * Each complete response goes to imap_resp.c, which decodes its head and
+ * holds the helpers over a delivered response; this file only turns bytes
+ * in any split into whole responses, within bounded memory.
  *
  * The server stream is a sequence of text segments, each ended by LF (a CR
  * before it is dropped), and literals.  A segment ending in "{N}", "{N+}" or
@@ -25,9 +28,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "imap.h"
+#include "imap_resp.h"
 #include "xmalloc.h"
 
 #define IMAP_DEF_MAX_LINE	(64 * 1024)
@@ -83,22 +90,6 @@ imap_fail(struct imap_parser *p, const char *fmt, ...)
 	vsnprintf(p->err, sizeof(p->err), fmt, ap);
 	va_end(ap);
 	p->failed = true;
-}
-
-/* A printable excerpt of server bytes for error messages: control and
- * non-ASCII octets become '?' and long input is cut with "...". */
-static const char *
-imap_excerpt(char *out, size_t outsz, const char *s, size_t n)
-{
-	size_t max = outsz - 4, o = 0;
-	for (size_t i = 0; i < n && o < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	if (n > max)
-		memcpy(out + o, "...", 3), o += 3;
-	out[o] = '\0';
-	return out;
 }
 
 static void
@@ -188,160 +179,6 @@ imap_parser_bufcap(const struct imap_parser *p)
 	return p->cap;
 }
 
-static bool
-imap_is_tag_char(unsigned char c)
-{
-	/* ASTRING-CHAR minus '+': printable ASCII except atom-specials
-	 * (but ']' is allowed), and '+' which marks a continuation. */
-	if (c <= 0x20 || c >= 0x7f)
-		return false;
-	return strchr("(){%*\"\\+", c) == NULL;
-}
-
-static bool
-imap_atom_eq(const char *s, size_t n, const char *word)
-{
-	return strlen(word) == n && strncasecmp(s, word, n) == 0;
-}
-
-/* Split the completed response in buf into r.  Only the head is examined,
- * so literal data later in the line is never misread. */
-static int
-imap_parse_head(struct imap_parser *p, struct imap_resp *r)
-{
-	const char *s = p->buf, *end = p->buf + p->len, *q;
-	char ex[48];
-
-	memset(r, 0, sizeof(*r));
-	r->line = s;
-	r->line_len = p->len;
-	r->literal_bytes = p->lit_bytes;
-	r->literals = p->lits;
-	r->tag = r->keyword = r->text = s;
-
-	if (p->len == 0) {
-		imap_fail(p, "empty response line");
-		return -1;
-	}
-	if (s[0] == '+') {
-		r->kind = IMAP_CONTINUATION;
-		q = s + 1;
-		if (q < end && *q == ' ')
-			q++;
-		r->keyword = q;
-		r->text = q;
-		r->text_len = (size_t)(end - q);
-		return 0;
-	}
-	if (s[0] == '*') {
-		r->kind = IMAP_UNTAGGED;
-		if (p->len > 1 && s[1] != ' ') {
-			imap_fail(p, "untagged response without a space after "
-				  "\"*\": \"%s\"", imap_excerpt(ex, sizeof(ex),
-								s, p->len));
-			return -1;
-		}
-		q = s + 2;
-		if (q < end && *q >= '0' && *q <= '9') {
-			uint64_t v = 0;
-			while (q < end && *q >= '0' && *q <= '9' &&
-			       v <= UINT32_MAX)
-				v = v * 10 + (uint64_t)(*q++ - '0');
-			if (v > UINT32_MAX) {
-				imap_fail(p, "number in untagged response out "
-					  "of range (max 4294967295): \"%s\"",
-					  imap_excerpt(ex, sizeof(ex), s,
-						       p->len));
-				return -1;
-			}
-			if (q < end && *q != ' ') {
-				imap_fail(p, "malformed number in untagged "
-					  "response: \"%s\"",
-					  imap_excerpt(ex, sizeof(ex), s,
-						       p->len));
-				return -1;
-			}
-			r->has_num = true;
-			r->num = (uint32_t)v;
-			q++;
-		}
-	} else {
-		r->kind = IMAP_TAGGED;
-		q = s;
-		while (q < end && *q != ' ') {
-			if (!imap_is_tag_char((unsigned char)*q)) {
-				if (q == s)
-					imap_fail(p, "response does not start "
-						  "with a tag, \"*\" or \"+\": "
-						  "\"%s\"", imap_excerpt(ex,
-						  sizeof(ex), s, p->len));
-				else
-					imap_fail(p, "invalid character 0x%02x "
-						  "in tag: \"%s\"",
-						  (unsigned char)*q,
-						  imap_excerpt(ex, sizeof(ex),
-							       s, p->len));
-				return -1;
-			}
-			q++;
-		}
-		if (q == s) {
-			imap_fail(p, "response does not start with a tag, "
-				  "\"*\" or \"+\": \"%s\"",
-				  imap_excerpt(ex, sizeof(ex), s, p->len));
-			return -1;
-		}
-		r->tag_len = (size_t)(q - s);
-		q++;
-	}
-
-	/* The keyword: the next atom, up to a space or the end. */
-	if (q > end)
-		q = end;
-	const char *kw = q;
-	const char *sp = memchr(kw, ' ', (size_t)(end - kw));
-	const char *kwend = sp ? sp : end;
-	r->keyword = kw;
-	r->keyword_len = (size_t)(kwend - kw);
-	r->text = sp ? sp + 1 : end;
-	r->text_len = (size_t)(end - r->text);
-
-	if (r->kind == IMAP_TAGGED) {
-		if (imap_atom_eq(kw, r->keyword_len, "OK"))
-			r->cond = IMAP_COND_OK;
-		else if (imap_atom_eq(kw, r->keyword_len, "NO"))
-			r->cond = IMAP_COND_NO;
-		else if (imap_atom_eq(kw, r->keyword_len, "BAD"))
-			r->cond = IMAP_COND_BAD;
-		else {
-			imap_fail(p, "tagged response without OK/NO/BAD: "
-				  "\"%s\"", imap_excerpt(ex, sizeof(ex), s,
-							 p->len));
-			return -1;
-		}
-		return 0;
-	}
-	if (r->keyword_len == 0) {
-		imap_fail(p, "untagged response without a keyword: \"%s\"",
-			  imap_excerpt(ex, sizeof(ex), s, p->len));
-		return -1;
-	}
-	/* Status conditions only in "* OK ..." form; "* 3 OK" is data. */
-	if (!r->has_num) {
-		if (imap_atom_eq(kw, r->keyword_len, "OK"))
-			r->cond = IMAP_COND_OK;
-		else if (imap_atom_eq(kw, r->keyword_len, "NO"))
-			r->cond = IMAP_COND_NO;
-		else if (imap_atom_eq(kw, r->keyword_len, "BAD"))
-			r->cond = IMAP_COND_BAD;
-		else if (imap_atom_eq(kw, r->keyword_len, "BYE"))
-			r->cond = IMAP_COND_BYE;
-		else if (imap_atom_eq(kw, r->keyword_len, "PREAUTH"))
-			r->cond = IMAP_COND_PREAUTH;
-	}
-	return 0;
-}
-
 /* Does the segment s[0..n) end with a literal announcement?  Returns 1 and
  * sets *size, *plus (the "+}" form) when it does, 0 when it is plain text,
  * -1 (error set) when it looks like one but is malformed.  Only a brace
@@ -377,12 +214,12 @@ imap_literal_spec(struct imap_parser *p, const char *s, size_t n,
 	}
 	if (bad) {
 		imap_fail(p, "malformed literal \"{%s}\"",
-			  imap_excerpt(ex, sizeof(ex), s + b, n - 1 - b));
+			  imap_resp_excerpt(ex, sizeof(ex), s + b, n - 1 - b));
 		return -1;
 	}
 	if (overflow || v > p->max_literal) {
 		imap_fail(p, "literal of %s bytes exceeds max-literal %llu",
-			  imap_excerpt(ex, sizeof(ex), d, dl),
+			  imap_resp_excerpt(ex, sizeof(ex), d, dl),
 			  (unsigned long long)p->max_literal);
 		return -1;
 	}
@@ -432,11 +269,41 @@ imap_segment_done(struct imap_parser *p)
 
 	struct imap_resp r;
 	p->buf[p->len] = '\0';
-	if (imap_parse_head(p, &r) < 0)
+	if (imap_resp_decode(&r, p->buf, p->len, p->err,
+			     sizeof(p->err)) < 0) {
+		p->failed = true;
 		return -1;
+	}
+	r.literal_bytes = p->lit_bytes;
+	r.literals = p->lits;
 	int stop = p->cb ? p->cb(p->cb_arg, &r) : 0;
 	imap_clear_response(p);
 	return stop != 0;
+}
+
+/* memchr(s, '\n', n), inline: responses are short, and the call costs
+ * as much as the search. */
+static inline const char *
+imap_find_lf(const char *s, size_t n)
+{
+#ifdef __SSE2__
+	const __m128i lf = _mm_set1_epi8('\n');
+	size_t i = 0;
+
+	for (; n - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
+					    (s + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
+		if (m != 0)
+			return s + i + (unsigned)__builtin_ctz(m);
+	}
+	for (; i < n; i++)
+		if (s[i] == '\n')
+			return s + i;
+	return NULL;
+#else
+	return memchr(s, '\n', n);
+#endif
 }
 
 long
@@ -466,7 +333,7 @@ imap_parser_feed(struct imap_parser *p, const char *data, size_t len)
 			continue;
 		}
 
-		const char *lf = memchr(s, '\n', n);
+		const char *lf = imap_find_lf(s, n);
 		size_t seg = lf ? (size_t)(lf - s) : n;
 		size_t cur = p->len - p->seg_start + seg;
 		bool cr = seg ? s[seg - 1] == '\r'
@@ -494,53 +361,4 @@ imap_parser_feed(struct imap_parser *p, const char *data, size_t len)
 			return (long)off;
 	}
 	return (long)off;
-}
-
-bool
-imap_resp_code(const struct imap_resp *r, const char **code,
-	       size_t *code_len, const char **arg, size_t *arg_len)
-{
-	const char *t = r->text;
-	size_t n = r->text_len;
-	if (n < 2 || t[0] != '[')
-		return false;
-	const char *close = memchr(t, ']', n);
-	if (close == NULL)
-		return false;
-	const char *c = t + 1;
-	const char *sp = memchr(c, ' ', (size_t)(close - c));
-	const char *cend = sp ? sp : close;
-	if (cend == c)
-		return false;
-	*code = c;
-	*code_len = (size_t)(cend - c);
-	*arg = sp ? sp + 1 : close;
-	*arg_len = (size_t)(close - *arg);
-	return true;
-}
-
-bool
-imap_resp_is(const struct imap_resp *r, const char *kw)
-{
-	return r->keyword != NULL && imap_atom_eq(r->keyword, r->keyword_len,
-						  kw);
-}
-
-bool
-imap_caps_has(const char *s, size_t n, const char *cap)
-{
-	size_t cl = strlen(cap);
-	size_t i = 0;
-	if (cl == 0)
-		return false;
-	while (i < n) {
-		while (i < n && s[i] == ' ')
-			i++;
-		size_t st = i;
-		while (i < n && s[i] != ' ')
-			i++;
-		if (i - st == cl && strncasecmp(s + st, cap, cl) == 0)
-			return true;
-	}
-	return false;
 }

@@ -27,6 +27,34 @@ enum imap_cond {
 	IMAP_COND_PREAUTH	/* untagged only (greeting) */
 };
 
+/* The keyword of a response, classified once by the parser so that its
+ * consumers compare numbers, not strings. */
+enum imap_kw {
+	IMAP_KW_UNSET = 0,	/* not classified: a struct imap_resp made by
+				 * hand; imap_resp_kw() classifies it then */
+	IMAP_KW_OTHER,		/* none of the below */
+	IMAP_KW_OK,
+	IMAP_KW_NO,
+	IMAP_KW_BAD,
+	IMAP_KW_BYE,
+	IMAP_KW_PREAUTH,
+	IMAP_KW_CAPABILITY,
+	IMAP_KW_ENABLED,
+	IMAP_KW_ID,
+	IMAP_KW_NAMESPACE,
+	IMAP_KW_LIST,
+	IMAP_KW_LSUB,
+	IMAP_KW_STATUS,
+	IMAP_KW_SEARCH,
+	IMAP_KW_ESEARCH,
+	IMAP_KW_FLAGS,
+	IMAP_KW_EXISTS,
+	IMAP_KW_RECENT,
+	IMAP_KW_EXPUNGE,
+	IMAP_KW_FETCH,
+	IMAP_KW_VANISHED
+};
+
 struct imap_resp {
 	enum imap_kind kind;
 	enum imap_cond cond;
@@ -44,6 +72,9 @@ struct imap_resp {
 	 * kept).  Tagged: the condition atom ("OK"/"NO"/"BAD"). */
 	const char *keyword;
 	size_t keyword_len;
+	/* The keyword classified (case-insensitive), for every kind of
+	 * response; set by the parser. */
+	enum imap_kw kw_id;
 
 	/* Everything after the keyword and one space: for status responses
 	 * the resp-text including any "[CODE ...]"; for data the arguments;
@@ -105,6 +136,22 @@ bool imap_resp_code(const struct imap_resp *r, const char **code,
 
 /* Case-insensitive: does the keyword equal kw? */
 bool imap_resp_is(const struct imap_resp *r, const char *kw);
+
+/* The IMAP_KW_* of the n octets at s (case-insensitive): IMAP_KW_OTHER
+ * when none matches. */
+enum imap_kw imap_kw_classify(const char *s, size_t n);
+
+/* r->kw_id, or for a hand-made response (kw_id IMAP_KW_UNSET) the
+ * classification of its keyword. */
+static inline enum imap_kw
+imap_resp_kw(const struct imap_resp *r)
+{
+	if (r->kw_id != IMAP_KW_UNSET)
+		return r->kw_id;
+	return r->keyword != NULL ? imap_kw_classify(r->keyword,
+						     r->keyword_len)
+				  : IMAP_KW_OTHER;
+}
 
 /* Does the space-separated capability list s (len n) contain cap
  * (case-insensitive, whole word)? */

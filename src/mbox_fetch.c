@@ -4,22 +4,66 @@
  * mbox_model.h). */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mbox_private.h"
 #include "xmalloc.h"
 
 #define EXCERPT(n) ((int)((n) > 120 ? 120 : (n)))
 
+/* The msg-att names the model looks at. */
+enum fetch_item {
+	FI_OTHER,
+	FI_UID,
+	FI_FLAGS,
+	FI_MODSEQ,
+	FI_ENVELOPE,
+	FI_SIZE,
+	FI_IDATE,
+	FI_BODYSTRUCTURE
+};
+
+/* Which item an ATOM names (case-insensitive); FI_OTHER for the rest and
+ * for any other token.  The lengths all differ, so the length picks the
+ * one candidate, and a constant length lets the compare unroll. */
+static inline enum fetch_item
+fetch_item(const struct imap_arg *name)
+{
+	const char *s = name->str;
+
+	if (name->type != IMAP_ARG_ATOM)
+		return FI_OTHER;
+	switch (name->len) {
+	case 3:
+		return imap_ci_eq(s, "UID", 3) ? FI_UID : FI_OTHER;
+	case 5:
+		return imap_ci_eq_lit(s, "FLAGS", 5) ? FI_FLAGS : FI_OTHER;
+	case 6:
+		return imap_ci_eq_lit(s, "MODSEQ", 6) ? FI_MODSEQ : FI_OTHER;
+	case 8:
+		return imap_ci_eq_lit(s, "ENVELOPE", 8) ? FI_ENVELOPE : FI_OTHER;
+	case 11:
+		return imap_ci_eq_lit(s, "RFC822.SIZE", 11) ? FI_SIZE : FI_OTHER;
+	case 12:
+		return imap_ci_eq_lit(s, "INTERNALDATE", 12) ? FI_IDATE : FI_OTHER;
+	case 13:
+		return imap_ci_eq_lit(s, "BODYSTRUCTURE", 13) ? FI_BODYSTRUCTURE
+							  : FI_OTHER;
+	default:
+		return FI_OTHER;
+	}
+}
+
+/* The value of the first UID item, walking name/value pairs up to the
+ * first name without a value. */
 static const struct imap_arg *
-fetch_get(const struct imap_arg *list, const char *name)
+fetch_get_uid(const struct imap_arg *list)
 {
 	for (const struct imap_arg *a = imap_arg_child(list); a != NULL;
 	     a = imap_arg_next(a)) {
 		const struct imap_arg *val = imap_arg_next(a);
 		if (val == NULL)
 			return NULL;
-		if (imap_arg_atom_eq(a, name))
+		if (a->len == 3 && fetch_item(a) == FI_UID)
 			return val;
 		a = val;
 	}
@@ -220,23 +264,31 @@ fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 	m->modseq = n;
 }
 
-static void
+/* Compared by hash: the text lives off the record's cache line and is
+ * only read for a report (a change the 64-bit hash misses is 2^-64). */
+static bool
 check_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s, size_t n)
 {
+	struct mbox_store *st = v->store;
 	const char *id;
 	size_t len;
 
 	mbox_msgid_norm(s, n, &id, &len);
 	if (len == 0)
-		return;
-	if (r->msgid == NULL) {
-		r->msgid = xstrndup(id, len);
-		return;
+		return true;
+	len = strnlen(id, len);	/* text up to a NUL, as it is kept */
+	uint64_t h = mbox_hash_raw(id, len) | 1;
+	if (r->msgid_hash == 0) {
+		r->msgid_hash = h;
+		st->msgids[r - st->recs] = xstrndup(id, len);
+		return true;
 	}
-	if (strlen(r->msgid) != len || memcmp(r->msgid, id, len) != 0)
-		mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "Message-ID "
-			    "changed for UID %u: %s -> %.*s", r->uid, r->msgid,
-			    (int)len, id);
+	if (r->msgid_hash == h)
+		return true;
+	mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "Message-ID changed for "
+		    "UID %u: %s -> %.*s", r->uid, st->msgids[r - st->recs],
+		    (int)len, id);
+	return false;
 }
 
 /* Dovecot answers ENVELOPE/BODYSTRUCTURE of an expunged message with
@@ -254,13 +306,17 @@ envelope_is_nil(const struct imap_arg *env)
 static bool
 bodystructure_is_nil(const struct imap_arg *bs)
 {
-	static const char *const nil[] = {
-		"text", "plain", "NIL", "NIL", "NIL", "7bit", "0", "0"
+	static const struct {
+		const char *s;
+		size_t n;
+	} nil[] = {
+		{ "text", 4 }, { "plain", 5 }, { "NIL", 3 }, { "NIL", 3 },
+		{ "NIL", 3 }, { "7bit", 4 }, { "0", 1 }, { "0", 1 }
 	};
 	const struct imap_arg *a = imap_arg_child(bs);
 
 	for (unsigned i = 0; i < 8; i++, a = imap_arg_next(a))
-		if (a == NULL || !imap_arg_text_eq(a, nil[i], strlen(nil[i])))
+		if (a == NULL || !imap_arg_text_eq(a, nil[i].s, nil[i].n))
 			return false;
 	return true;
 }
@@ -279,10 +335,47 @@ check_hash(struct mbox_view *v, uint32_t uid, const char *what,
 			    (unsigned long long)*have, (unsigned long long)h);
 }
 
+/* The value of an ENVELOPE or BODYSTRUCTURE as tokens: a LIST_RAW one
+ * (imap_args_parse_fetch) is parsed on its own, in the store's second
+ * workspace.  NULL, reported, when that fails. */
+static const struct imap_arg *
+struct_tokens(struct mbox_view *v, const struct imap_arg *val)
+{
+	if (val->type != IMAP_ARG_LIST_RAW)
+		return val;
+	const struct imap_arg *root = imap_args_parse(v->store->sub_args,
+						      val->str, val->len);
+	if (root == NULL) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
+			    imap_args_error(v->store->sub_args));
+		return NULL;
+	}
+	return imap_arg_child(root);
+}
+
+/* mbox_hash_raw of a list value's octets, or 0 for any other token. */
+static uint64_t
+struct_raw(const struct imap_arg *val)
+{
+	if (val->type != IMAP_ARG_LIST && val->type != IMAP_ARG_LIST_RAW)
+		return 0;
+	return mbox_hash_raw(val->str, val->len) | 1;
+}
+
+/* ENVELOPE and BODYSTRUCTURE: octets identical to those that last passed
+ * every check (env_raw, bs_raw) would give the same tokens, hash and
+ * Message-ID, so they are neither tokenized nor walked again; anything
+ * else takes the whole way.  A skipped literal never passes (hash 0). */
 static void
 fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
 	       const struct imap_arg *val)
 {
+	uint64_t raw = struct_raw(val);
+
+	if (raw != 0 && r->env_hash != 0 && raw == r->env_raw)
+		return;
+	if ((val = struct_tokens(v, val)) == NULL)
+		return;
 	if (val->type != IMAP_ARG_LIST || val->count < 10) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken ENVELOPE: %.*s",
 			    EXCERPT(val->len), val->str);
@@ -290,10 +383,35 @@ fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
 	}
 	if (envelope_is_nil(val))
 		return;
-	check_hash(v, r->uid, "ENVELOPE", &r->env_hash, mbox_hash_arg(val));
+	uint64_t h = mbox_hash_arg(val);
+	check_hash(v, r->uid, "ENVELOPE", &r->env_hash, h);
+	bool ok = h != 0 && r->env_hash == h;
 	const struct imap_arg *id = imap_arg_nth(val, 9);
-	if (imap_arg_is_string(id))
-		check_msgid(v, r, id->str, id->len);
+	if (imap_arg_is_string(id) && !check_msgid(v, r, id->str, id->len))
+		ok = false;
+	r->env_raw = ok ? raw : 0;
+}
+
+static void
+fetch_bodystructure(struct mbox_view *v, struct mbox_rec *r,
+		    const struct imap_arg *val)
+{
+	uint64_t raw = struct_raw(val);
+
+	if (raw != 0 && r->bs_hash != 0 && raw == r->bs_raw)
+		return;
+	if ((val = struct_tokens(v, val)) == NULL)
+		return;
+	if (val->type != IMAP_ARG_LIST) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken BODYSTRUCTURE: "
+			    "%.*s", EXCERPT(val->len), val->str);
+		return;
+	}
+	if (bodystructure_is_nil(val))
+		return;
+	uint64_t h = mbox_hash_arg(val);
+	check_hash(v, r->uid, "BODYSTRUCTURE", &r->bs_hash, h);
+	r->bs_raw = h != 0 && r->bs_hash == h ? raw : 0;
 }
 
 /* The Message-ID header out of a BODY[HEADER.FIELDS (MESSAGE-ID)]
@@ -322,7 +440,7 @@ header_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s,
 		} else if (in) {
 			break;
 		} else if (len > sizeof(name) - 1 &&
-			   strncasecmp(line, name, sizeof(name) - 1) == 0) {
+			   imap_ci_eq_lit(line, name, sizeof(name) - 1)) {
 			size_t q = sizeof(name) - 1;
 			while (q < len && (line[q] == ' ' || line[q] == '\t'))
 				q++;
@@ -337,7 +455,7 @@ header_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s,
 		p = end + 1;
 	}
 	if (in)
-		check_msgid(v, r, buf, used);
+		(void)check_msgid(v, r, buf, used);
 }
 
 static bool
@@ -346,16 +464,18 @@ is_msgid_section(const struct imap_arg *name)
 	static const char pfx[] = "BODY[HEADER.FIELDS (";
 
 	if (name->len < sizeof(pfx) ||
-	    strncasecmp(name->str, pfx, sizeof(pfx) - 1) != 0)
+	    !imap_ci_eq_lit(name->str, pfx, 16) ||
+	    !imap_ci_eq_lit(name->str + 16, pfx + 16, sizeof(pfx) - 1 - 16))
 		return false;
 	for (size_t i = sizeof(pfx) - 1; i + 10 <= name->len; i++)
-		if (strncasecmp(name->str + i, "MESSAGE-ID", 10) == 0)
+		if ((name->str[i] | 0x20) == 'm' &&
+		    imap_ci_eq_lit(name->str + i, "MESSAGE-ID", 10))
 			return true;
 	return false;
 }
 
 static void
-fetch_static(struct mbox_view *v, struct mbox_rec *r,
+fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 	     const struct imap_arg *name, const struct imap_arg *val)
 {
 	uint64_t n;
@@ -363,7 +483,8 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r,
 	int16_t tz;
 	char a[40], b[40];
 
-	if (imap_arg_atom_eq(name, "RFC822.SIZE")) {
+	switch (item) {
+	case FI_SIZE:
 		if (imap_arg_u64(val, &n) != 0) {
 			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid "
 				    "RFC822.SIZE: %.*s", EXCERPT(val->len),
@@ -378,7 +499,8 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r,
 				    "%llu", r->uid, (unsigned long long)r->size,
 				    (unsigned long long)n);
 		}
-	} else if (imap_arg_atom_eq(name, "INTERNALDATE")) {
+		break;
+	case FI_IDATE:
 		if (!imap_arg_is_string(val) ||
 		    !mbox_parse_idate(val->str, val->len, &utc, &tz)) {
 			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken "
@@ -386,29 +508,29 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r,
 				    val->str);
 		} else if (utc == 0) {
 			/* expunged placeholder */
-		} else if (!r->have_idate) {
-			r->idate = utc;
-			r->idate_tz = tz;
-			r->have_idate = true;
-		} else if (r->idate != utc || r->idate_tz != tz) {
-			mbox_fmt_idate(r->idate, r->idate_tz, a, sizeof(a));
+		} else if (r->idate == 0) {
+			r->idate = mbox_rec_idate_pack(utc, tz);
+		} else if (r->idate != mbox_rec_idate_pack(utc, tz)) {
+			mbox_fmt_idate(mbox_rec_idate(r), mbox_rec_idate_tz(r),
+				       a, sizeof(a));
 			mbox_fmt_idate(utc, tz, b, sizeof(b));
 			mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED,
 				    "INTERNALDATE changed for UID %u: %s -> %s",
 				    r->uid, a, b);
 		}
-	} else if (imap_arg_atom_eq(name, "ENVELOPE")) {
+		break;
+	case FI_ENVELOPE:
 		fetch_envelope(v, r, val);
-	} else if (imap_arg_atom_eq(name, "BODYSTRUCTURE")) {
-		if (val->type != IMAP_ARG_LIST)
-			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken "
-				    "BODYSTRUCTURE: %.*s", EXCERPT(val->len),
-				    val->str);
-		else if (!bodystructure_is_nil(val))
-			check_hash(v, r->uid, "BODYSTRUCTURE", &r->bs_hash,
-				   mbox_hash_arg(val));
-	} else if (is_msgid_section(name) && imap_arg_is_string(val)) {
-		header_msgid(v, r, val->str, val->len);
+		break;
+	case FI_BODYSTRUCTURE:
+		fetch_bodystructure(v, r, val);
+		break;
+	case FI_OTHER:
+		if (is_msgid_section(name) && imap_arg_is_string(val))
+			header_msgid(v, r, val->str, val->len);
+		break;
+	default:
+		break;	/* UID: done first */
 	}
 }
 
@@ -418,18 +540,18 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 {
 	unsigned start = v->rep.n;
 	struct mbox_store *s = v->store;
-	char sfx[64] = "";
 
 	if (v->disabled)
 		return 0;
 	if (seq == 0 || seq > v->count) {
+		char sfx[64] = "";
 		if (v->state != NULL)
 			snprintf(sfx, sizeof(sfx), ", state=%s", v->state);
 		mbox_report(&v->rep, MBOX_ERR_SEQ_TOO_HIGH,
 			    "seq too high (%u > %u%s)", seq, v->count, sfx);
 		return v->rep.n - start;
 	}
-	const struct imap_arg *root = imap_args_parse(s->args, text, len);
+	const struct imap_arg *root = imap_args_parse_fetch(s->args, text, len);
 	if (root == NULL) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
 			    imap_args_error(s->args));
@@ -443,7 +565,7 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		return v->rep.n - start;
 	}
 
-	const struct imap_arg *val = fetch_get(list, "UID");
+	const struct imap_arg *val = fetch_get_uid(list);
 	if (val != NULL)
 		fetch_uid(v, seq, val);
 
@@ -451,7 +573,7 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 	struct mbox_rec *r = NULL;
 	if (uid != 0 && (v->uidvalidity == 0 ||
 			 v->uidvalidity == s->uidvalidity)) {
-		r = mbox_store_add(s, uid);
+		r = mbox_store_hinted(s, uid, &v->msgs[seq - 1].rec);
 		if (r == NULL && !s->msgs_limit_told) {
 			mbox_report(&v->rep, MBOX_ERR_LIMIT, "Message limit "
 				    "%u reached: metadata of UID %u and later "
@@ -469,12 +591,13 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 				    name->str);
 			break;
 		}
-		if (imap_arg_atom_eq(name, "FLAGS"))
+		enum fetch_item item = fetch_item(name);
+		if (item == FI_FLAGS)
 			fetch_flags(v, seq, val);
-		else if (imap_arg_atom_eq(name, "MODSEQ"))
+		else if (item == FI_MODSEQ)
 			fetch_modseq(v, seq, val);
 		else if (r != NULL)
-			fetch_static(v, r, name, val);
+			fetch_static(v, r, item, name, val);
 	}
 	return v->rep.n - start;
 }

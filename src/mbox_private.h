@@ -8,20 +8,53 @@
 #include "imap_args.h"
 #include "mbox_model.h"
 
-/* Static metadata of one UID.  uid 0 marks a free hash slot. */
+/* Static metadata of one UID: exactly one 64-octet cache line (see
+ * mbox_store.c).  Zero means "not known yet" for every field. */
 struct mbox_rec {
 	uint32_t uid;
 	uint32_t owner;
 	uint64_t size;
+	/* INTERNALDATE: UTC seconds << 16 | the zone (int16 minutes east);
+	 * 0 = not known (a date at the epoch is Dovecot's placeholder for
+	 * an expunged message and never stored).  mbox_rec_idate*(). */
 	int64_t idate;
-	int16_t idate_tz;
-	bool have_idate;
 	uint64_t env_hash, bs_hash;
-	char *msgid;
+	/* mbox_hash_raw of the octets that last gave env_hash/bs_hash */
+	uint64_t env_raw, bs_raw;
+	/* mbox_hash_raw of the Message-ID (0 = not known); its text, for
+	 * reports only, is msgids[] at the same position (off the line). */
+	uint64_t msgid_hash;
+};
+
+/* idate = utc * 65536 + tz: the low 16 bits are the zone's, and the
+ * division is exact once the zone is taken off. */
+static inline int16_t
+mbox_rec_idate_tz(const struct mbox_rec *r)
+{
+	return (int16_t)(uint16_t)((uint64_t)r->idate & 0xffffu);
+}
+
+static inline int64_t
+mbox_rec_idate(const struct mbox_rec *r)
+{
+	return (r->idate - mbox_rec_idate_tz(r)) / 65536;
+}
+
+static inline int64_t
+mbox_rec_idate_pack(int64_t utc, int16_t tz)
+{
+	return (int64_t)((uint64_t)utc * 65536u + (uint64_t)(int64_t)tz);
+}
+
+/* The store's UID index: where a UID's record sits in recs[]. */
+struct mbox_slot {
+	uint32_t uid;	/* 0 = empty */
+	uint32_t pos;
 };
 
 struct mbox_kw {
 	char *name;
+	uint32_t len;		/* strlen(name) */
 	uint32_t owner;
 };
 
@@ -33,8 +66,11 @@ struct mbox_store {
 	char *name;
 	uint32_t max_msgs;
 	uint32_t uidvalidity;
-	struct mbox_rec *recs;	/* open addressing, linear probing */
-	uint32_t cap, count;	/* cap is a power of two */
+	struct mbox_rec *recs;	/* dense, 64-octet aligned: count in use */
+	char **msgids;		/* parallel to recs: Message-ID text or NULL */
+	uint32_t recs_cap, count;
+	struct mbox_slot *slots;	/* open addressing, linear probing */
+	uint32_t cap;		/* slots; a power of two */
 	struct mbox_kw kw[MBOX_MAX_KEYWORDS];
 	unsigned n_kw;
 	uint32_t sys_owner[MBOX_SYS_FLAGS];
@@ -43,6 +79,7 @@ struct mbox_store {
 	/* Parse workspace shared by the views: they all run in one thread
 	 * and never hold tokens across calls. */
 	struct imap_args *args;
+	struct imap_args *sub_args;	/* a LIST_RAW value inside args' */
 	struct mbox_range *ranges;
 	size_t n_ranges, ranges_cap;
 };
@@ -61,6 +98,7 @@ struct mbox_msg {
 	uint64_t modseq;
 	uint8_t sys;
 	uint8_t st;
+	uint32_t rec;		/* hint: its store record's position + 1 */
 };
 
 struct mbox_reporter {
@@ -100,12 +138,15 @@ struct mbox_view {
 	uint32_t store_gen, idle_gen, inflight;
 };
 
-/* mbox_model.c */
+/* mbox_store.c (records) and mbox_model.c */
 void mbox_report(struct mbox_reporter *r, enum mbox_err kind,
 		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 struct mbox_rec *mbox_store_get(const struct mbox_store *s, uint32_t uid);
 /* Lookup or insert; NULL when max_msgs UIDs are held already. */
 struct mbox_rec *mbox_store_add(struct mbox_store *s, uint32_t uid);
+/* mbox_store_add through a position remembered in *hint (updated). */
+struct mbox_rec *mbox_store_hinted(struct mbox_store *s, uint32_t uid,
+				   uint32_t *hint);
 void mbox_store_remove(struct mbox_store *s, uint32_t uid);
 void mbox_store_clear(struct mbox_store *s);
 int mbox_store_kw_intern(struct mbox_store *s, const char *name, size_t len);
@@ -121,9 +162,13 @@ void mbox_flags_fmt(const struct mbox_store *s, unsigned sys, uint64_t kw,
 /* Hash of a token subtree, case-folded, strings quoted or literal alike;
  * 0 when it holds a skipped literal. */
 uint64_t mbox_hash_arg(const struct imap_arg *a);
+/* Hash of n octets as they are: equal octets give equal hashes. */
+uint64_t mbox_hash_raw(const char *s, size_t n);
 bool mbox_parse_idate(const char *s, size_t n, int64_t *utc, int16_t *tz);
 void mbox_fmt_idate(int64_t utc, int16_t tz, char *buf, size_t size);
-/* The "<...>" part of a Message-ID value, else the value trimmed. */
+/* The "<...>" part of a Message-ID value, else the value trimmed; at
+ * most MBOX_MSGID_MAX octets. */
+#define MBOX_MSGID_MAX	255u
 void mbox_msgid_norm(const char *s, size_t n, const char **out,
 		     size_t *out_len);
 /* Parse a sequence/UID set; '*' means star.  Ranges go to s->ranges,

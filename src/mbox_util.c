@@ -3,30 +3,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mbox_private.h"
 #include "xmalloc.h"
-
-#define MSGID_MAX		255u
 
 static const char *const sys_names[MBOX_SYS_FLAGS] = {
 	"\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft",
 	"\\Recent"
 };
 
+/* strlen of each of sys_names */
+static const unsigned char sys_lens[MBOX_SYS_FLAGS] = { 9, 8, 8, 5, 6, 7 };
+
 bool
 mbox_word_eq(const char *s, size_t n, const char *word)
 {
-	return strlen(word) == n && strncasecmp(s, word, n) == 0;
+	return strlen(word) == n && imap_ci_eq(s, word, n);
 }
 
 unsigned
 mbox_sys_flag(const char *name, size_t len)
 {
 	for (unsigned i = 0; i < MBOX_SYS_FLAGS; i++)
-		if (strlen(sys_names[i]) == len &&
-		    strncasecmp(sys_names[i], name, len) == 0)
+		if (sys_lens[i] == len && imap_ci_eq(sys_names[i], name, len))
 			return 1u << i;
 	return 0;
 }
@@ -58,53 +57,190 @@ mbox_flags_fmt(const struct mbox_store *s, unsigned sys, uint64_t kw,
 	}
 }
 
-static void
-fnv(uint64_t *h, unsigned char c)
+/* ---- structure hash ----
+ *
+ * A subtree is hashed as its tokens in pre-order, each as (kind, length
+ * or child count, content): 'L' with the child count for a list, 'A' and
+ * the case-folded octets for an atom, 'S' for a quoted or literal string.
+ * Pre-order with child counts spells a tree unambiguously, so "(a b)",
+ * "(ab)" and "((a) b)" differ.  The hashes are only compared with each
+ * other within one run (nothing writes them out), so the function may
+ * change.  Eight octets at a time: ASCII letters are folded in a word,
+ * and words are mixed in pairs with one 64x64->128 multiply. */
+
+#define HASH_SEED	0x243f6a8885a308d3ull
+#define HASH_K0		0x13198a2e03707344ull
+#define HASH_K2		0xa4093822299f31d0ull
+/* Every octet is an upper-case ASCII letter, which a folded word never
+ * holds: a content operand XORed with these is never 0, so it can never
+ * wipe out what was mixed before. */
+#define HASH_K1		0x514e4f53415a4b47ull	/* "GKZASONQ" */
+#define HASH_K3		0x4a5649584c45544dull	/* "MTELXIVJ" */
+#define ONES		0x0101010101010101ull
+
+static inline uint64_t
+hash_mum(uint64_t a, uint64_t b)
 {
-	*h ^= c;
-	*h *= 1099511628211ull;
+	unsigned __int128 r = (unsigned __int128)a * b;
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-static bool
-hash_walk(const struct imap_arg *a, uint64_t *h)
+static inline uint64_t
+hash_le64(const unsigned char *p)
 {
-	unsigned char tag;
+	uint64_t v;
 
-	switch (a->type) {
-	case IMAP_ARG_LITERAL_SKIPPED:
-		return false;
-	case IMAP_ARG_LIST:
-		fnv(h, '(');
-		for (const struct imap_arg *c = imap_arg_child(a); c != NULL;
-		     c = imap_arg_next(c))
-			if (!hash_walk(c, h))
-				return false;
-		fnv(h, ')');
-		return true;
-	case IMAP_ARG_ATOM:
-		tag = 'A';
-		break;
-	default:
-		tag = 'S';
-		break;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+static inline uint64_t
+hash_le32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap32(v);
+#endif
+	return v;
+}
+
+/* The n <= 8 octets at p, octet i in bits 8i..8i+7, the rest zero.  Two
+ * overlapping loads put the same octets at the same places. */
+static inline uint64_t
+hash_load(const unsigned char *p, size_t n)
+{
+	if (n >= 8)
+		return hash_le64(p);
+	if (n >= 4)
+		return hash_le32(p) | hash_le32(p + n - 4) << (8 * (n - 4));
+	if (n == 0)
+		return 0;
+	return (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) |
+	       (uint64_t)p[n - 1] << (8 * (n - 1));
+}
+
+/* 'A'..'Z' -> 'a'..'z' in every octet; other octets, non-ASCII ones
+ * included, stay. */
+static inline uint64_t
+hash_fold(uint64_t w)
+{
+	uint64_t low7 = w & (0x7f * ONES);
+	uint64_t ge_a = low7 + (0x80 - 'A') * ONES;
+	uint64_t gt_z = low7 + (0x7f - 'Z') * ONES;
+	uint64_t upper = ge_a & ~gt_z & ~w & (0x80 * ONES);
+
+	return w | upper >> 2;
+}
+
+/* A token of more than 16 octets: out of line, the short ones are the
+ * common case. */
+static __attribute__((noinline)) uint64_t
+hash_long(uint64_t h, uint64_t head, const unsigned char *p, size_t n)
+{
+	uint64_t a, b;
+
+	h = hash_mum(h ^ head ^ HASH_K0, hash_fold(hash_le64(p)) ^ HASH_K1);
+	p += 8;
+	n -= 8;
+	for (; n > 16; p += 16, n -= 16)
+		h = hash_mum(h ^ hash_fold(hash_le64(p)) ^ HASH_K2,
+			     hash_fold(hash_le64(p + 8)) ^ HASH_K3);
+	/* 1..16 octets left; the length in head tells the overlap */
+	if (n > 8) {
+		a = hash_le64(p);
+		b = hash_le64(p + n - 8);
+	} else {
+		a = hash_load(p, n);
+		b = 0;
 	}
-	fnv(h, tag);
-	for (size_t i = 0; i < a->len; i++) {
-		unsigned char c = (unsigned char)a->str[i];
-		fnv(h, c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c);
-	}
-	fnv(h, 0);
-	return true;
+	return hash_mum(h ^ hash_fold(a) ^ HASH_K2, hash_fold(b) ^ HASH_K3);
+}
+
+static inline __attribute__((always_inline)) uint64_t
+hash_text(uint64_t h, uint64_t kind, const char *str, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	uint64_t head = kind | (uint64_t)n << 8;
+
+	if (n <= 8)
+		return hash_mum(h ^ head ^ HASH_K0,
+				hash_fold(hash_load(p, n)) ^ HASH_K1);
+	if (n > 16)
+		return hash_long(h, head, p, n);
+	/* 9..16: the first and the last 8, overlapping */
+	h = hash_mum(h ^ head ^ HASH_K0, hash_fold(hash_le64(p)) ^ HASH_K1);
+	return hash_mum(h ^ HASH_K2, hash_fold(hash_le64(p + n - 8)) ^ HASH_K3);
 }
 
 uint64_t
 mbox_hash_arg(const struct imap_arg *a)
 {
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = HASH_SEED;
 
-	if (!hash_walk(a, &h))
-		return 0;
+	/* The subtree is the tokens from a on, in pre-order: one token plus
+	 * the children of every list among them. */
+	for (uint64_t left = 1; left > 0; a++, left--) {
+		switch (a->type) {
+		case IMAP_ARG_LITERAL_SKIPPED:
+			return 0;
+		case IMAP_ARG_LIST:
+			left += a->count;
+			h = hash_mum(h ^ ('L' | (uint64_t)a->count << 8) ^
+				     HASH_K0, HASH_K1);
+			break;
+		case IMAP_ARG_ATOM:
+			h = hash_text(h, 'A', a->str, a->len);
+			break;
+		default:
+			h = hash_text(h, 'S', a->str, a->len);
+			break;
+		}
+	}
 	return h ? h : 1;
+}
+
+/* One step of a lane of mbox_hash_raw: each part is a bijection of h
+ * (xor, odd multiply, xorshift), so no input can wipe what came before. */
+static inline uint64_t
+hash_raw_step(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+	return h ^ h >> 32;
+}
+
+uint64_t
+mbox_hash_raw(const char *str, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	/* four lanes, so that the multiplies overlap */
+	uint64_t a = HASH_SEED ^ n, b = HASH_K0, c = HASH_K1, d = HASH_K2;
+
+	for (; n >= 32; p += 32, n -= 32) {
+		a = hash_raw_step(a, hash_le64(p));
+		b = hash_raw_step(b, hash_le64(p + 8));
+		c = hash_raw_step(c, hash_le64(p + 16));
+		d = hash_raw_step(d, hash_le64(p + 24));
+	}
+	if (n >= 16) {
+		a = hash_raw_step(a, hash_le64(p));
+		b = hash_raw_step(b, hash_le64(p + 8));
+		p += 16;
+		n -= 16;
+	}
+	if (n >= 8) {
+		c = hash_raw_step(c, hash_le64(p));
+		p += 8;
+		n -= 8;
+	}
+	d = hash_raw_step(d, hash_load(p, n));	/* the length was in a */
+	a = hash_raw_step(a, b);
+	a = hash_raw_step(a, c);
+	return hash_raw_step(a, d);
 }
 
 static const char months[12][4] = {
@@ -139,7 +275,7 @@ civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-static bool
+static inline bool
 digits(const char *s, size_t n, unsigned *out)
 {
 	unsigned v = 0;
@@ -178,8 +314,13 @@ mbox_parse_idate(const char *s, size_t n, int64_t *utc, int16_t *tz)
 	if (n != 23 || s[3] != '-' || s[8] != ' ' || s[11] != ':' ||
 	    s[14] != ':' || s[17] != ' ' || (s[18] != '+' && s[18] != '-'))
 		return false;
+	/* | 0x20 folds exactly here: only 'X' and 'x' give 'x' */
+	uint32_t key = (uint32_t)(s[0] | 0x20) << 16 |
+		       (uint32_t)(s[1] | 0x20) << 8 | (uint32_t)(s[2] | 0x20);
 	for (mon = 0; mon < 12; mon++)
-		if (strncasecmp(s, months[mon], 3) == 0)
+		if (key == ((uint32_t)(months[mon][0] | 0x20) << 16 |
+			    (uint32_t)months[mon][1] << 8 |
+			    (uint32_t)months[mon][2]))
 			break;
 	if (mon == 12 || !digits(s + 4, 4, &year) || !digits(s + 9, 2, &hh) ||
 	    !digits(s + 12, 2, &mm) || !digits(s + 15, 2, &ss) ||
@@ -235,8 +376,8 @@ mbox_msgid_norm(const char *s, size_t n, const char **out, size_t *out_len)
 	*out = s;
 	*out_len = n;
 cap:
-	if (*out_len > MSGID_MAX)
-		*out_len = MSGID_MAX;
+	if (*out_len > MBOX_MSGID_MAX)
+		*out_len = MBOX_MSGID_MAX;
 }
 
 static bool

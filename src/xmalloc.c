@@ -52,3 +52,13 @@ xstrndup(const char *s, size_t n)
 	p[n] = '\0';
 	return p;
 }
+
+void *
+xaligned_alloc(size_t align, size_t n)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, align, n ? n : 1) != 0)
+		oom(n);
+	return p;
+}

@@ -10,5 +10,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* n octets aligned to align (a power of two, a multiple of sizeof(void *));
+ * release with free(). */
+void *xaligned_alloc(size_t align, size_t n);
 
 #endif

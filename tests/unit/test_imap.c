@@ -755,6 +755,97 @@ START_TEST(test_helpers)
 }
 END_TEST
 
+static int
+kw_cb(void *arg, const struct imap_resp *x)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 512 - strlen(out), "%d,", (int)x->kw_id);
+	return 0;
+}
+
+/* The parser classifies every keyword once, case-insensitively, and
+ * imap_resp_kw() classifies a hand-made response the same way. */
+START_TEST(test_keyword_ids)
+{
+	static const struct {
+		const char *name;
+		enum imap_kw kw;
+	} names[] = {
+		{ "OK", IMAP_KW_OK }, { "NO", IMAP_KW_NO },
+		{ "BAD", IMAP_KW_BAD }, { "BYE", IMAP_KW_BYE },
+		{ "PREAUTH", IMAP_KW_PREAUTH },
+		{ "CAPABILITY", IMAP_KW_CAPABILITY },
+		{ "ENABLED", IMAP_KW_ENABLED }, { "ID", IMAP_KW_ID },
+		{ "NAMESPACE", IMAP_KW_NAMESPACE }, { "LIST", IMAP_KW_LIST },
+		{ "LSUB", IMAP_KW_LSUB }, { "STATUS", IMAP_KW_STATUS },
+		{ "SEARCH", IMAP_KW_SEARCH }, { "ESEARCH", IMAP_KW_ESEARCH },
+		{ "FLAGS", IMAP_KW_FLAGS }, { "EXISTS", IMAP_KW_EXISTS },
+		{ "RECENT", IMAP_KW_RECENT }, { "EXPUNGE", IMAP_KW_EXPUNGE },
+		{ "FETCH", IMAP_KW_FETCH }, { "VANISHED", IMAP_KW_VANISHED },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *n = names[i].name;
+		size_t len = strlen(n);
+		char lower[16], mixed[16], off[16] = "";
+		for (size_t k = 0; k <= len; k++) {
+			lower[k] = (char)(n[k] | (n[k] ? 0x20 : 0));
+			mixed[k] = k % 2 ? lower[k] : n[k];
+			off[k] = n[k];
+		}
+		ck_assert_int_eq(imap_kw_classify(n, len), names[i].kw);
+		ck_assert_int_eq(imap_kw_classify(lower, len), names[i].kw);
+		ck_assert_int_eq(imap_kw_classify(mixed, len), names[i].kw);
+		/* one octet off, in every place; a prefix; one more octet */
+		for (size_t k = 0; k < len; k++) {
+			off[k] = (char)(n[k] ^ 0x01);
+			ck_assert_msg(imap_kw_classify(off, len) == IMAP_KW_OTHER,
+				      "%s: %s", n, off);
+			off[k] = n[k];
+		}
+		ck_assert(imap_kw_classify(n, len - 1) != names[i].kw);
+		off[len] = 'S';
+		ck_assert(imap_kw_classify(off, len + 1) != names[i].kw);
+	}
+	ck_assert_int_eq(imap_kw_classify("O\xcb", 2), IMAP_KW_OTHER);
+	ck_assert_int_eq(imap_kw_classify("", 0), IMAP_KW_OTHER);
+	ck_assert_int_eq(imap_kw_classify("CAPABILITYX", 11), IMAP_KW_OTHER);
+
+	char out[512] = "";
+	struct imap_parser *p = imap_parser_new(NULL, kw_cb, out);
+	const char *in =
+		"* 3 fetch (UID 1)\r\n"
+		"* 4 EXISTS\r\n"
+		"* 2 Expunge\r\n"
+		"* ok [UIDNEXT 5] x\r\n"
+		"* CAPABILITY IMAP4rev1\r\n"
+		"* 3 FOO\r\n"
+		"* XFETCH (a)\r\n"
+		"a1 ok done\r\n"
+		"a2 BAD no\r\n"
+		"+ OK go on\r\n"	/* a continuation's keyword is empty */
+		"+ \r\n"
+		"* VANISHED 1:3\r\n";
+	ck_assert_int_eq(imap_parser_feed(p, in, strlen(in)), (long)strlen(in));
+	char want[512];
+	snprintf(want, sizeof(want), "%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,",
+		 IMAP_KW_FETCH, IMAP_KW_EXISTS, IMAP_KW_EXPUNGE, IMAP_KW_OK,
+		 IMAP_KW_CAPABILITY, IMAP_KW_OTHER, IMAP_KW_OTHER, IMAP_KW_OK,
+		 IMAP_KW_BAD, IMAP_KW_OTHER, IMAP_KW_OTHER, IMAP_KW_VANISHED);
+	ck_assert_str_eq(out, want);
+	imap_parser_free(p);
+
+	/* made by hand: kw_id IMAP_KW_UNSET */
+	struct imap_resp x = { .keyword = "Exists", .keyword_len = 6 };
+	ck_assert_int_eq(x.kw_id, IMAP_KW_UNSET);
+	ck_assert_int_eq(imap_resp_kw(&x), IMAP_KW_EXISTS);
+	x.kw_id = IMAP_KW_FETCH;	/* set: taken as it is */
+	ck_assert_int_eq(imap_resp_kw(&x), IMAP_KW_FETCH);
+	struct imap_resp none = { .keyword = NULL };
+	ck_assert_int_eq(imap_resp_kw(&none), IMAP_KW_OTHER);
+}
+END_TEST
+
 static Suite *
 imap_suite(void)
 {
@@ -780,6 +871,7 @@ imap_suite(void)
 	tcase_add_test(tc, test_big_skipped_literal);
 	tcase_add_test(tc, test_no_growth_after_warmup);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_keyword_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -236,6 +236,77 @@ START_TEST(test_fetch_msg_att)
 }
 END_TEST
 
+/* imap_args_parse_fetch: ENVELOPE, BODYSTRUCTURE and BODY values of the
+ * FETCH list stay whole (LIST_RAW, exact octets); everything else, and a
+ * value the list skipper will not vouch for, is tokenized as usual. */
+START_TEST(test_parse_fetch_raw)
+{
+	static const char env[] = "(\"d\" {2}\r\nHi ((\"T\" NIL \"g\" "
+		"\"x.org\")) NIL NIL NIL NIL NIL NIL \"<a\\\"b>\")";
+	static const char bs[] = "((\"text\" \"plain\" NIL NIL NIL \"7bit\" 3 1)"
+		"(\"text\" \"html\" NIL NIL NIL \"7bit\" 4 1) \"alternative\")";
+	char text[512];
+	snprintf(text, sizeof(text), "(UID 5 ENVELOPE %s FLAGS (\\Seen) "
+		 "bodystructure %s BODY (\"text\" \"plain\" NIL NIL NIL "
+		 "\"7bit\" 3 1) X (a (b)))", env, bs);
+	const struct imap_arg *root = imap_args_parse_fetch(args, text,
+							    strlen(text));
+	ck_assert_msg(root != NULL, "%s", imap_args_error(args));
+	const struct imap_arg *l = imap_arg_child(root);
+	ck_assert_uint_eq(l->count, 12);
+	const struct imap_arg *e = imap_arg_nth(l, 3);
+	ck_assert_int_eq(e->type, IMAP_ARG_LIST_RAW);
+	ck_assert_uint_eq(e->len, strlen(env));
+	ck_assert(memcmp(e->str, env, e->len) == 0);
+	ck_assert_ptr_null(imap_arg_child(e));
+	ck_assert_int_eq(imap_arg_nth(l, 5)->type, IMAP_ARG_LIST);
+	ck_assert_uint_eq(imap_arg_nth(l, 5)->count, 1);
+	const struct imap_arg *b = imap_arg_nth(l, 7);
+	ck_assert_int_eq(b->type, IMAP_ARG_LIST_RAW);
+	ck_assert_uint_eq(b->len, strlen(bs));
+	ck_assert_int_eq(imap_arg_nth(l, 9)->type, IMAP_ARG_LIST_RAW);
+	/* not one of the three: tokenized, nested list too */
+	const struct imap_arg *x = imap_arg_nth(l, 11);
+	ck_assert_int_eq(x->type, IMAP_ARG_LIST);
+	ck_assert_int_eq(imap_arg_nth(x, 1)->type, IMAP_ARG_LIST);
+
+	/* the raw octets parse on their own to what the plain parse gives */
+	const struct imap_arg *sub = imap_arg_child(parse_ok(env));
+	ck_assert_uint_eq(sub->count, 10);
+	assert_text(imap_arg_nth(sub, 1), IMAP_ARG_LITERAL, "Hi");
+	assert_text(imap_arg_nth(sub, 9), IMAP_ARG_QUOTED, "<a\"b>");
+}
+END_TEST
+
+/* What the skipper will not take is tokenized, and a broken value fails
+ * with imap_args_parse's own message. */
+START_TEST(test_parse_fetch_fallback)
+{
+	static const char *const texts[] = {
+		"(ENVELOPE (a[b] c))",		/* '[' in an atom */
+		"(ENVELOPE (\"a\\q\"))",	/* bad escape */
+		"(ENVELOPE (a (b)",		/* unterminated */
+		"(ENVELOPE (a {5}\r\nab))",	/* truncated literal */
+		"(ENVELOPE (a\x01))",		/* control character */
+	};
+	const struct imap_arg *root = imap_args_parse_fetch(args, texts[0],
+							    strlen(texts[0]));
+	ck_assert_ptr_nonnull(root);
+	const struct imap_arg *v = imap_arg_nth(imap_arg_child(root), 1);
+	ck_assert_int_eq(v->type, IMAP_ARG_LIST);
+	ck_assert_uint_eq(v->count, 2);
+	for (size_t i = 1; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char plain[160];
+		ck_assert_ptr_null(imap_args_parse(args, texts[i],
+						   strlen(texts[i])));
+		snprintf(plain, sizeof(plain), "%s", imap_args_error(args));
+		ck_assert_ptr_null(imap_args_parse_fetch(args, texts[i],
+							 strlen(texts[i])));
+		ck_assert_str_eq(imap_args_error(args), plain);
+	}
+}
+END_TEST
+
 START_TEST(test_empty_and_spaces)
 {
 	const struct imap_arg *root = parse_ok("");
@@ -368,6 +439,137 @@ START_TEST(test_numbers)
 }
 END_TEST
 
+/* Token ends are found 16 or 8 octets at a time: every length, at every
+ * offset from the start of the text, must end exactly where it ends, and
+ * the first stray octet must be the one reported. */
+START_TEST(test_scan_boundaries)
+{
+	char text[192];
+
+	for (size_t pad = 0; pad < 17; pad++) {
+		for (size_t n = 1; n < 40; n++) {
+			/* pad spaces, an atom of n octets (some of them
+			 * non-ASCII), a quoted string of n, a section */
+			size_t k = 0;
+			for (size_t i = 0; i < pad; i++)
+				text[k++] = ' ';
+			for (size_t i = 0; i < n; i++)
+				text[k++] = i % 5 == 4 ? (char)0xe9 : 'a';
+			text[k++] = ' ';
+			text[k++] = '"';
+			for (size_t i = 0; i < n; i++)
+				text[k++] = i % 3 == 2 ? ' ' : (char)0xc3;
+			text[k++] = '"';
+			memcpy(text + k, " B[", 3);
+			k += 3;
+			for (size_t i = 0; i < n; i++)
+				text[k++] = i % 4 == 3 ? ' ' : 'x';
+			memcpy(text + k, "]<0>)", 5);
+			k += 4;	/* without the ')' */
+			const struct imap_arg *root =
+				imap_args_parse(args, text, k);
+			ck_assert_msg(root != NULL, "pad %zu n %zu: %s", pad,
+				      n, imap_args_error(args));
+			ck_assert_uint_eq(root->count, 3);
+			const struct imap_arg *a = imap_arg_child(root);
+			ck_assert_int_eq(a->type, IMAP_ARG_ATOM);
+			ck_assert_uint_eq(a->len, n);
+			ck_assert_ptr_eq(a->str, text + pad);
+			a = imap_arg_next(a);
+			ck_assert_int_eq(a->type, IMAP_ARG_QUOTED);
+			ck_assert_uint_eq(a->len, n);
+			ck_assert_ptr_eq(a->str, text + pad + n + 2);
+			a = imap_arg_next(a);
+			ck_assert_int_eq(a->type, IMAP_ARG_ATOM);
+			ck_assert_uint_eq(a->len, n + 6);
+			/* ')' right after: unexpected */
+			ck_assert_ptr_null(imap_args_parse(args, text, k + 1));
+
+			/* a CR inside the string, a TAB inside the atom */
+			char want[96];
+			text[pad + n + 2 + n / 2] = '\r';
+			ck_assert_ptr_null(imap_args_parse(args, text, k));
+			snprintf(want, sizeof(want), "line break in quoted "
+				 "string at offset %zu", pad + n + 2 + n / 2);
+			ck_assert_str_eq(imap_args_error(args), want);
+			text[pad + n / 2] = '\t';
+			ck_assert_ptr_null(imap_args_parse(args, text, k));
+			snprintf(want, sizeof(want), "unexpected control "
+				 "character 0x09 at offset %zu", pad + n / 2);
+			ck_assert_str_eq(imap_args_error(args), want);
+		}
+	}
+}
+END_TEST
+
+/* Quoted strings that end at, or just past, every boundary: closed,
+ * escaped, unterminated. */
+START_TEST(test_quoted_boundaries)
+{
+	char text[64], want[96];
+
+	for (size_t n = 0; n < 40; n++) {
+		text[0] = '"';
+		memset(text + 1, 'q', n);
+		text[n + 1] = '"';
+		const struct imap_arg *root = imap_args_parse(args, text, n + 2);
+		ck_assert_ptr_nonnull(root);
+		ck_assert_uint_eq(imap_arg_child(root)->len, n);
+		ck_assert_ptr_null(imap_args_parse(args, text, n + 1));
+		ck_assert_str_eq(imap_args_error(args),
+				 "unterminated quoted string at offset 0");
+		if (n < 2)
+			continue;
+		text[n - 1] = '\\';	/* an escaped backslash at the end */
+		text[n] = '\\';
+		root = imap_args_parse(args, text, n + 2);
+		ck_assert_ptr_nonnull(root);
+		ck_assert_uint_eq(imap_arg_child(root)->len, n - 1);
+		text[n] = 'x';		/* a bad escape */
+		ck_assert_ptr_null(imap_args_parse(args, text, n + 2));
+		snprintf(want, sizeof(want), "bad escape '\\x' in quoted "
+			 "string at offset %zu", n - 1);
+		ck_assert_str_eq(imap_args_error(args), want);
+	}
+}
+END_TEST
+
+START_TEST(test_ci_eq)
+{
+	ck_assert(imap_ci_eq("FLAGS", "flags", 5));
+	ck_assert(imap_ci_eq("a\0b", "A\0B", 3));	/* NUL is an octet */
+	ck_assert(!imap_ci_eq("a\0b", "A\0C", 3));
+	ck_assert(imap_ci_eq("", "x", 0));
+	/* only letters fold: these pairs differ by the case bit too */
+	ck_assert(!imap_ci_eq("[", "{", 1));
+	ck_assert(!imap_ci_eq("@", "`", 1));
+	ck_assert(!imap_ci_eq("^", "~", 1));
+	ck_assert(!imap_ci_eq("\xc1", "\xe1", 1));
+
+	ck_assert(imap_ci_eq_lit("rfc822.size", "RFC822.SIZE", 11));
+	ck_assert(imap_ci_eq_lit("Message-Id", "MESSAGE-ID", 10));
+	ck_assert(imap_ci_eq_lit("bodY", "BODY", 4));
+	ck_assert(imap_ci_eq_lit("BODY[HEADER.FIEL", "body[header.fiel", 16));
+	ck_assert(!imap_ci_eq_lit("RFC822.SIZf", "RFC822.SIZE", 11));
+	ck_assert(!imap_ci_eq_lit("RFC822\x0eSIZE", "RFC822.SIZE", 11));
+	ck_assert(!imap_ci_eq_lit("MESSAGE\rID", "MESSAGE-ID", 10));
+	ck_assert(!imap_ci_eq_lit("BODY{HEADER.FIEL", "BODY[HEADER.FIEL", 16));
+	ck_assert(!imap_ci_eq_lit("FLAGZ", "FLAGS", 5));
+	ck_assert(!imap_ci_eq_lit("\xc6LAGS", "FLAGS", 5));
+	/* every position of the two overlapping words */
+	char buf[16];
+	for (size_t n = 4; n <= 16; n++) {
+		for (size_t i = 0; i < n; i++) {
+			memcpy(buf, "ABCDEFGHIJKLMNOP", n);
+			buf[i] ^= 0x20;
+			ck_assert(imap_ci_eq_lit(buf, "ABCDEFGHIJKLMNOP", n));
+			buf[i] ^= 0x01;
+			ck_assert(!imap_ci_eq_lit(buf, "ABCDEFGHIJKLMNOP", n));
+		}
+	}
+}
+END_TEST
+
 static Suite *
 imap_args_suite(void)
 {
@@ -390,6 +592,11 @@ imap_args_suite(void)
 	tcase_add_test(tc, test_depth_limit);
 	tcase_add_test(tc, test_growth_and_reuse);
 	tcase_add_test(tc, test_numbers);
+	tcase_add_test(tc, test_scan_boundaries);
+	tcase_add_test(tc, test_quoted_boundaries);
+	tcase_add_test(tc, test_ci_eq);
+	tcase_add_test(tc, test_parse_fetch_raw);
+	tcase_add_test(tc, test_parse_fetch_fallback);
 	suite_add_tcase(s, tc);
 	return s;
 }

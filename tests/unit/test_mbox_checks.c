@@ -114,6 +114,105 @@ static const struct check_case {
 	    "* 1 FETCH (UID 3 BODY[HEADER.FIELDS (MESSAGE-ID)] {23}\r\n"
 	    "Message-Id:\r\n <a@x>\r\n\r\n)" },
 	  CLEAN, 0, NULL },
+	{ "envelope changed after repeats", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<b@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 2, "ENVELOPE changed for UID 3: hash " },
+	{ "envelope change reported every time", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Ho\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Ho\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"hi\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 2, "ENVELOPE changed for UID 3: hash " },
+	{ "message-id mismatch in a repeated envelope reported every time", 0,
+	  { "* 1 FETCH (UID 3 BODY[HEADER.FIELDS (MESSAGE-ID)] {19}\r\n"
+	    "Message-ID: <b@x>\r\n)",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 2, "Message-ID changed for UID 3: <b@x> -> "
+	  "<a@x>" },
+	{ "envelope variants and back", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"D\" \"hI\" nil NIL NIL NIL NIL NIL NIL "
+	    "\"<A@X>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE ({1}\r\nd \"Hi\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 1, "Message-ID changed for UID 3: <a@x> -> "
+	  "<A@X>" },
+	{ "envelope strings split", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" ((\"a\" \"b\")) NIL NIL "
+	    "NIL NIL NIL NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" ((\"ab\")) NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" (\"a\" \"b\") NIL NIL NIL NIL "
+	    "NIL NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Hi\" ((a \"b\")) NIL NIL NIL NIL "
+	    "NIL NIL \"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 3, "ENVELOPE changed for UID 3: hash " },
+	{ "envelope only letters fold", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"a[b@c^\" NIL NIL NIL NIL NIL "
+	    "NIL NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"A{b@c^\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"A[B`c^\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"A[B@C~\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"D\" \"A[B@C^\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 3, "ENVELOPE changed for UID 3: hash " },
+	{ "bodystructure skipped literal, then changed", 0,
+	  { "* 1 FETCH (UID 3 BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" "
+	    "\"us-ascii\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))",
+	    "* 1 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" "
+	    "{9000!}) NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))",
+	    "* 1 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" "
+	    "{9000!}) NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))",
+	    "* 1 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" "
+	    "\"us-ascii\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))",
+	    "* 1 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" "
+	    "\"utf-8\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))" },
+	  MBOX_ERR_STATIC_CHANGED, 1, "BODYSTRUCTURE changed for UID 3: hash" },
+	{ "item names in any case", 0,
+	  { "* 1 FETCH (uid 3 rfc822.size 1234 internaldate "
+	    "\"17-jul-1996 02:44:25 -0700\")",
+	    "* 1 FETCH (Rfc822.Size 1234 InternalDate "
+	    "\"17-JUL-1996 02:44:25 -0700\" Uid 3 fLaGs (\\seen))",
+	    "* 1 FETCH (RFC822.SIZE 1235)" },
+	  MBOX_ERR_STATIC_CHANGED, 1,
+	  "RFC822.SIZE changed for UID 3: 1234 -> 1235" },
+	{ "message-id section in any case", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (body[header.fields (subject message-id)] {19}\r\n"
+	    "message-ID: <a@x>\r\n)",
+	    "* 1 FETCH (Body[Header.Fields (Message-Id)] {19}\r\n"
+	    "MESSAGE-ID: <b@x>\r\n)" },
+	  MBOX_ERR_STATIC_CHANGED, 1,
+	  "Message-ID changed for UID 3: <a@x> -> <b@x>" },
+	{ "names that only look alike", 0,
+	  { "* 1 FETCH (UID 3 RFC822.SIZE 1234)",
+	    "* 1 FETCH (RFC822.SIZf 1235 RFC822-SIZE 1235 RFC822.SIZES 1 "
+	    "BODY[HEADER.FIELDS (MESSAGEXID)] {19}\r\nMessage-ID: <b@x>\r\n "
+	    "UIDS 4 FLAG (\\Bogus))" },
+	  CLEAN, 0, NULL },
 	/* e) keywords */
 	{ "keyword not in FLAGS", 0, { "* 1 FETCH (FLAGS ($Junk))",
 				       "* 2 FETCH (FLAGS ($Junk))" },
@@ -213,6 +312,41 @@ START_TEST(test_check)
 	}
 	mbox_view_free(v);
 	mbox_store_free(s);
+}
+END_TEST
+
+/* Structure hashes go eight octets at a time: a change of any one octet
+ * of a long string is seen, a change of case is not. */
+START_TEST(test_hash_every_octet)
+{
+	static const char subj[] = "Re: Quarterly budget REVIEW, final "
+				   "numbers attached (v2) - please check";
+	char line[256], mod[sizeof(subj)];
+
+	for (size_t i = 0; i < sizeof(subj) - 1; i++) {
+		struct errs e = { 0 };
+		struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+		struct mbox_view *v = mkview(s, 1, 0, &e);
+		int up = (unsigned)((subj[i] | 0x20) - 'a') < 26;
+
+		select_box(v, 0, &e);
+		snprintf(line, sizeof(line), "* 1 FETCH (UID 3 ENVELOPE (\"d\" "
+			 "\"%s\" NIL NIL NIL NIL NIL NIL NIL NIL))", subj);
+		ck_assert_uint_eq(feed(v, line), 0);
+		memcpy(mod, subj, sizeof(subj));
+		mod[i] = up ? (char)(subj[i] ^ 0x20) : subj[i];
+		snprintf(line, sizeof(line), "* 1 FETCH (ENVELOPE (\"d\" "
+			 "\"%s\" NIL NIL NIL NIL NIL NIL NIL NIL))", mod);
+		ck_assert_msg(feed(v, line) == 0, "case at %zu: %s", i,
+			      e.msg[0]);
+		mod[i] = (char)(subj[i] ^ 0x01);
+		snprintf(line, sizeof(line), "* 1 FETCH (ENVELOPE (\"d\" "
+			 "\"%s\" NIL NIL NIL NIL NIL NIL NIL NIL))", mod);
+		ck_assert_msg(feed(v, line) == 1, "octet %zu not seen", i);
+		ck_assert_int_eq(e.kind[0], MBOX_ERR_STATIC_CHANGED);
+		mbox_view_free(v);
+		mbox_store_free(s);
+	}
 }
 END_TEST
 
@@ -358,6 +492,7 @@ mbox_checks_suite(void)
 
 	tcase_add_loop_test(tc, test_check, 0,
 			    (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, test_hash_every_octet);
 	tcase_add_test(tc, test_own_msgs);
 	tcase_add_test(tc, test_own_flags);
 	tcase_add_test(tc, test_store_window_sets);
