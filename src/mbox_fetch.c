@@ -551,6 +551,10 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 			    "seq too high (%u > %u%s)", seq, v->count, sfx);
 		return v->rep.n - start;
 	}
+	/* The message's state is a random line of a large array, likely
+	 * evicted by the server since we last ran: start loading it now,
+	 * while the response is tokenized. */
+	__builtin_prefetch(&v->msgs[seq - 1], 1);
 	const struct imap_arg *root = imap_args_parse_fetch(s->args, text, len);
 	if (root == NULL) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
@@ -565,6 +569,9 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		return v->rep.n - start;
 	}
 
+	uint32_t hint = v->msgs[seq - 1].rec;
+	if (hint != 0 && hint <= s->count)
+		__builtin_prefetch(&s->recs[hint - 1], 1);
 	const struct imap_arg *val = fetch_get_uid(list);
 	if (val != NULL)
 		fetch_uid(v, seq, val);
