@@ -255,6 +255,9 @@ conn_start(struct conn *c)
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
+	/* How much a TLS bufferevent decrypts per callback (libevent's
+	 * default is 16 KiB); a plain socket's reads are ours. */
+	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
 	/* A plain socket is read by rd_ev from BEV_EVENT_CONNECTED on; TLS
 	 * reads whole records through OpenSSL. */
 	c->own_reads = !c->tls_layer &&
