@@ -44,11 +44,15 @@ refuse "--json.*writes the JSON" --json x.json
 dovecot_start
 
 # --- sweep -----------------------------------------------------------------
+# msgs=1000000: with imaptest's default of 30 messages a mailbox stops taking
+# APPENDs, and users are drawn at random, so the clients=5 step could land
+# only on the two mailboxes the clients=2 step filled and append nothing.
 out=$TEST_TMP/sweep
 rc=0
 run_with_timeout 60 "$SWEEP" --clients "2 5" --secs 2 --out "$out" -- \
 	host=127.0.0.1 port="$DOVECOT_PORT" user='sweep%d' users=1-5 \
-	pass="$DOVECOT_PASS" - append=100,0 fetch=50 logout=0 >"$TEST_TMP/sweep.out" 2>"$TEST_TMP/sweep.err" || rc=$?
+	pass="$DOVECOT_PASS" msgs=1000000 - append=100,0 fetch=50 logout=0 \
+	>"$TEST_TMP/sweep.out" 2>"$TEST_TMP/sweep.err" || rc=$?
 [ "$rc" = 0 ] || fail "sweep exited $rc: $(tail -n 10 "$TEST_TMP/sweep.err")"
 [ -f "$out/sweep.csv" ] || fail "sweep wrote no $out/sweep.csv"
 
