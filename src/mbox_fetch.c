@@ -1,14 +1,11 @@
 /* mbox_fetch.c: an untagged FETCH against the view and the store: UID
  * learning and ordering, flags with the keyword and ownership checks,
- * MODSEQ, and the static metadata that must never change for a UID (see
- * mbox_model.h). */
+ * MODSEQ, RFC822.SIZE and INTERNALDATE; ENVELOPE, BODYSTRUCTURE and the
+ * Message-ID are in mbox_struct.c (see mbox_model.h). */
 #include <stdio.h>
 #include <string.h>
 
 #include "mbox_private.h"
-#include "xmalloc.h"
-
-#define EXCERPT(n) ((int)((n) > 120 ? 120 : (n)))
 
 /* The msg-att names the model looks at. */
 enum fetch_item {
@@ -103,7 +100,7 @@ fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 
 	if (imap_arg_u64(val, &n) != 0 || n == 0 || n > UINT32_MAX) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid UID in FETCH: "
-			    "%.*s", EXCERPT(val->len), val->str);
+			    "%.*s", MBOX_EXCERPT(val->len), val->str);
 		return;
 	}
 	uint32_t uid = (uint32_t)n;
@@ -202,7 +199,7 @@ fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 			if (bit == 0)
 				mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid "
 					    "system flag: %.*s",
-					    EXCERPT(a->len), a->str);
+					    MBOX_EXCERPT(a->len), a->str);
 			sys |= bit;
 			continue;
 		}
@@ -213,7 +210,7 @@ fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 					    "than %u keywords: %.*s and later "
 					    "ones not tracked",
 					    MBOX_MAX_KEYWORDS,
-					    EXCERPT(a->len), a->str);
+					    MBOX_EXCERPT(a->len), a->str);
 			s->kw_limit_told = true;
 			continue;
 		}
@@ -246,7 +243,7 @@ fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 	if (val->type != IMAP_ARG_LIST || val->count != 1 ||
 	    imap_arg_u64(imap_arg_child(val), &n) != 0) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid MODSEQ: %.*s",
-			    EXCERPT(val->len), val->str);
+			    MBOX_EXCERPT(val->len), val->str);
 		return;
 	}
 	if (v->opts.check_modseq && n < m->modseq) {
@@ -264,216 +261,6 @@ fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 	m->modseq = n;
 }
 
-/* Compared by hash: the text lives off the record's cache line and is
- * only read for a report (a change the 64-bit hash misses is 2^-64). */
-static bool
-check_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s, size_t n)
-{
-	struct mbox_store *st = v->store;
-	const char *id;
-	size_t len;
-
-	mbox_msgid_norm(s, n, &id, &len);
-	if (len == 0)
-		return true;
-	len = strnlen(id, len);	/* text up to a NUL, as it is kept */
-	uint64_t h = mbox_hash_raw(id, len) | 1;
-	if (r->msgid_hash == 0) {
-		r->msgid_hash = h;
-		st->msgids[r - st->recs] = xstrndup(id, len);
-		return true;
-	}
-	if (r->msgid_hash == h)
-		return true;
-	mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "Message-ID changed for "
-		    "UID %u: %s -> %.*s", r->uid, st->msgids[r - st->recs],
-		    (int)len, id);
-	return false;
-}
-
-/* Dovecot answers ENVELOPE/BODYSTRUCTURE of an expunged message with
- * placeholders; imaptest ignores them and so do we. */
-static bool
-envelope_is_nil(const struct imap_arg *env)
-{
-	for (const struct imap_arg *a = imap_arg_child(env); a != NULL;
-	     a = imap_arg_next(a))
-		if (!imap_arg_is_nil(a))
-			return false;
-	return true;
-}
-
-static bool
-bodystructure_is_nil(const struct imap_arg *bs)
-{
-	static const struct {
-		const char *s;
-		size_t n;
-	} nil[] = {
-		{ "text", 4 }, { "plain", 5 }, { "NIL", 3 }, { "NIL", 3 },
-		{ "NIL", 3 }, { "7bit", 4 }, { "0", 1 }, { "0", 1 }
-	};
-	const struct imap_arg *a = imap_arg_child(bs);
-
-	for (unsigned i = 0; i < 8; i++, a = imap_arg_next(a))
-		if (a == NULL || !imap_arg_text_eq(a, nil[i].s, nil[i].n))
-			return false;
-	return true;
-}
-
-static void
-check_hash(struct mbox_view *v, uint32_t uid, const char *what,
-	   uint64_t *have, uint64_t h)
-{
-	if (h == 0)
-		return;	/* held a skipped literal: not comparable */
-	if (*have == 0)
-		*have = h;
-	else if (*have != h)
-		mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "%s changed for "
-			    "UID %u: hash %016llx -> %016llx", what, uid,
-			    (unsigned long long)*have, (unsigned long long)h);
-}
-
-/* The value of an ENVELOPE or BODYSTRUCTURE as tokens: a LIST_RAW one
- * (imap_args_parse_fetch) is parsed on its own, in the store's second
- * workspace.  NULL, reported, when that fails. */
-static const struct imap_arg *
-struct_tokens(struct mbox_view *v, const struct imap_arg *val)
-{
-	if (val->type != IMAP_ARG_LIST_RAW)
-		return val;
-	const struct imap_arg *root = imap_args_parse(v->store->sub_args,
-						      val->str, val->len);
-	if (root == NULL) {
-		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
-			    imap_args_error(v->store->sub_args));
-		return NULL;
-	}
-	return imap_arg_child(root);
-}
-
-/* mbox_hash_raw of a list value's octets, or 0 for any other token. */
-static uint64_t
-struct_raw(const struct imap_arg *val)
-{
-	if (val->type != IMAP_ARG_LIST && val->type != IMAP_ARG_LIST_RAW)
-		return 0;
-	return mbox_hash_raw(val->str, val->len) | 1;
-}
-
-/* ENVELOPE and BODYSTRUCTURE: octets identical to those that last passed
- * every check (env_raw, bs_raw) would give the same tokens, hash and
- * Message-ID, so they are neither tokenized nor walked again; anything
- * else takes the whole way.  A skipped literal never passes (hash 0). */
-static void
-fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
-	       const struct imap_arg *val)
-{
-	uint64_t raw = struct_raw(val);
-
-	if (raw != 0 && r->env_hash != 0 && raw == r->env_raw)
-		return;
-	if ((val = struct_tokens(v, val)) == NULL)
-		return;
-	if (val->type != IMAP_ARG_LIST || val->count < 10) {
-		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken ENVELOPE: %.*s",
-			    EXCERPT(val->len), val->str);
-		return;
-	}
-	if (envelope_is_nil(val))
-		return;
-	uint64_t h = mbox_hash_arg(val);
-	check_hash(v, r->uid, "ENVELOPE", &r->env_hash, h);
-	bool ok = h != 0 && r->env_hash == h;
-	const struct imap_arg *id = imap_arg_nth(val, 9);
-	if (imap_arg_is_string(id) && !check_msgid(v, r, id->str, id->len))
-		ok = false;
-	r->env_raw = ok ? raw : 0;
-}
-
-static void
-fetch_bodystructure(struct mbox_view *v, struct mbox_rec *r,
-		    const struct imap_arg *val)
-{
-	uint64_t raw = struct_raw(val);
-
-	if (raw != 0 && r->bs_hash != 0 && raw == r->bs_raw)
-		return;
-	if ((val = struct_tokens(v, val)) == NULL)
-		return;
-	if (val->type != IMAP_ARG_LIST) {
-		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken BODYSTRUCTURE: "
-			    "%.*s", EXCERPT(val->len), val->str);
-		return;
-	}
-	if (bodystructure_is_nil(val))
-		return;
-	uint64_t h = mbox_hash_arg(val);
-	check_hash(v, r->uid, "BODYSTRUCTURE", &r->bs_hash, h);
-	r->bs_raw = h != 0 && r->bs_hash == h ? raw : 0;
-}
-
-/* The Message-ID header out of a BODY[HEADER.FIELDS (MESSAGE-ID)]
- * literal, folded lines joined. */
-static void
-header_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s,
-	     size_t n)
-{
-	static const char name[] = "Message-ID";
-	char buf[512];
-	size_t used = 0, p = 0;
-	bool in = false;
-
-	while (p < n) {
-		const char *nl = memchr(s + p, '\n', n - p);
-		size_t end = nl ? (size_t)(nl - s) : n;
-		size_t e = end > p && s[end - 1] == '\r' ? end - 1 : end;
-		const char *line = s + p;
-		size_t len = e - p;
-
-		if (in && len > 0 && (line[0] == ' ' || line[0] == '\t')) {
-			size_t k = len < sizeof(buf) - used ? len
-							    : sizeof(buf) - used;
-			memcpy(buf + used, line, k);
-			used += k;
-		} else if (in) {
-			break;
-		} else if (len > sizeof(name) - 1 &&
-			   imap_ci_eq_lit(line, name, sizeof(name) - 1)) {
-			size_t q = sizeof(name) - 1;
-			while (q < len && (line[q] == ' ' || line[q] == '\t'))
-				q++;
-			if (q < len && line[q] == ':') {
-				q++;
-				used = len - q < sizeof(buf) ? len - q
-							     : sizeof(buf);
-				memcpy(buf, line + q, used);
-				in = true;
-			}
-		}
-		p = end + 1;
-	}
-	if (in)
-		(void)check_msgid(v, r, buf, used);
-}
-
-static bool
-is_msgid_section(const struct imap_arg *name)
-{
-	static const char pfx[] = "BODY[HEADER.FIELDS (";
-
-	if (name->len < sizeof(pfx) ||
-	    !imap_ci_eq_lit(name->str, pfx, 16) ||
-	    !imap_ci_eq_lit(name->str + 16, pfx + 16, sizeof(pfx) - 1 - 16))
-		return false;
-	for (size_t i = sizeof(pfx) - 1; i + 10 <= name->len; i++)
-		if ((name->str[i] | 0x20) == 'm' &&
-		    imap_ci_eq_lit(name->str + i, "MESSAGE-ID", 10))
-			return true;
-	return false;
-}
-
 static void
 fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 	     const struct imap_arg *name, const struct imap_arg *val)
@@ -487,7 +274,7 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 	case FI_SIZE:
 		if (imap_arg_u64(val, &n) != 0) {
 			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid "
-				    "RFC822.SIZE: %.*s", EXCERPT(val->len),
+				    "RFC822.SIZE: %.*s", MBOX_EXCERPT(val->len),
 				    val->str);
 		} else if (n == 0) {
 			/* expunged placeholder */
@@ -504,7 +291,7 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 		if (!imap_arg_is_string(val) ||
 		    !mbox_parse_idate(val->str, val->len, &utc, &tz)) {
 			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken "
-				    "INTERNALDATE: %.*s", EXCERPT(val->len),
+				    "INTERNALDATE: %.*s", MBOX_EXCERPT(val->len),
 				    val->str);
 		} else if (utc == 0) {
 			/* expunged placeholder */
@@ -520,14 +307,14 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 		}
 		break;
 	case FI_ENVELOPE:
-		fetch_envelope(v, r, val);
+		mbox_fetch_envelope(v, r, val);
 		break;
 	case FI_BODYSTRUCTURE:
-		fetch_bodystructure(v, r, val);
+		mbox_fetch_bodystructure(v, r, val);
 		break;
 	case FI_OTHER:
-		if (is_msgid_section(name) && imap_arg_is_string(val))
-			header_msgid(v, r, val->str, val->len);
+		if (mbox_is_msgid_section(name) && imap_arg_is_string(val))
+			mbox_header_msgid(v, r, val->str, val->len);
 		break;
 	default:
 		break;	/* UID: done first */
@@ -594,7 +381,7 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		val = imap_arg_next(name);
 		if (name->type != IMAP_ARG_ATOM || val == NULL) {
 			mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH "
-				    "item: %.*s", EXCERPT(name->len),
+				    "item: %.*s", MBOX_EXCERPT(name->len),
 				    name->str);
 			break;
 		}

@@ -151,6 +151,21 @@ void mbox_store_remove(struct mbox_store *s, uint32_t uid);
 void mbox_store_clear(struct mbox_store *s);
 int mbox_store_kw_intern(struct mbox_store *s, const char *name, size_t len);
 
+/* At most this much of a server's text goes into a report: printf's
+ * precision for "%.*s". */
+#define MBOX_EXCERPT(n) ((int)((n) > 120 ? 120 : (n)))
+
+/* mbox_struct.c: the checks of these FETCH items against record r */
+void mbox_fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
+			 const struct imap_arg *val);
+void mbox_fetch_bodystructure(struct mbox_view *v, struct mbox_rec *r,
+			      const struct imap_arg *val);
+/* The Message-ID header in a BODY[HEADER.FIELDS (...)] literal. */
+void mbox_header_msgid(struct mbox_view *v, struct mbox_rec *r,
+		       const char *s, size_t n);
+/* Is this item name a BODY[HEADER.FIELDS (...)] naming MESSAGE-ID? */
+bool mbox_is_msgid_section(const struct imap_arg *name);
+
 /* mbox_util.c */
 /* Case-insensitive: are the n octets at s exactly word? */
 bool mbox_word_eq(const char *s, size_t n, const char *word);
