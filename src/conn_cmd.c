@@ -27,20 +27,13 @@ uint32_t
 conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
 {
 	uint32_t tag = c->tag_next++;
-	/* imaptest's tags: "<client>.<n>".  Formatted by hand: this runs
-	 * for every command and printf was most of its cost. */
-	char buf[24], *p = buf + sizeof(buf);
-	*--p = ' ';
-	uint32_t v = tag;
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	*--p = '.';
-	v = c->slot;
-	do
-		*--p = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	imap_cmd_add(cmd, p, (size_t)(buf + sizeof(buf) - p));
+	/* imaptest's tags: "<client>.<n>" (not printf: every command) */
+	char buf[48];
+	size_t n = imap_fmt_u64(buf, c->slot);
+	buf[n++] = '.';
+	n += imap_fmt_u64(buf + n, tag);
+	buf[n++] = ' ';
+	imap_cmd_add(cmd, buf, n);
 	return tag;
 }
 

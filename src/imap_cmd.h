@@ -55,6 +55,10 @@ bool imap_cmd_quotable(const char *s, size_t n);
 
 /* "1,3:7,9" from a sorted array of sequence numbers (runs collapsed). */
 void imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n);
+/* The decimal digits of v at buf (room for 20; no NUL); returns how many.
+ * By hand: tags, sequence sets and the fake server's replies are on every
+ * command's path, and snprintf cost more than the rest of building them. */
+size_t imap_fmt_u64(char *buf, uint64_t v);
 /* The same set as text into buf (cut short if it does not fit); returns
  * its length. */
 size_t imap_seqset_str(char *buf, size_t size, const uint32_t *seqs,

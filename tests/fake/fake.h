@@ -196,7 +196,6 @@ uint64_t fake_seed(uint64_t x);
 bool fake_eq(const char *a, const char *b);
 const char *fake_mode_name(enum fake_mode m);
 bool fake_mode_parse(const char *s, enum fake_mode *out);
-size_t fake_fmt_u64(char *buf, uint64_t v);
 
 /* fake_conn.c */
 void fake_conn_accept(struct fake_loop *loop, int fd);

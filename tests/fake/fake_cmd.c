@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "fake.h"
+#include "imap_cmd.h"
 
 typedef unsigned (*fake_handler_fn)(struct fake_conn *c,
 				    const struct fake_cmd *cmd);
@@ -369,10 +370,10 @@ fake_h_fetch(struct fake_conn *c, const struct fake_cmd *cmd)
 		for (uint64_t s = lo; s <= hi && s != 0; s++) {
 			size_t n = 0;
 			memcpy(line, "* ", 2);
-			n = 2 + fake_fmt_u64(line + 2, s);
+			n = 2 + imap_fmt_u64(line + 2, s);
 			memcpy(line + n, " FETCH (UID ", 12);
 			n += 12;
-			n += fake_fmt_u64(line + n, s);
+			n += imap_fmt_u64(line + n, s);
 			if (!body) {
 				memcpy(line + n, " FLAGS (\\Seen))\r\n", 17);
 				fake_out(c, line, n + 17);

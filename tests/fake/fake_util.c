@@ -87,18 +87,3 @@ fake_mode_parse(const char *s, enum fake_mode *out)
 	}
 	return false;
 }
-
-/* snprintf costs more than the rest of a FLAGS reply; this does not. */
-size_t
-fake_fmt_u64(char *buf, uint64_t v)
-{
-	char tmp[20];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}

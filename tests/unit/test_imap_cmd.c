@@ -213,6 +213,26 @@ static const struct seq_case seq_cases[] = {
 	{ { 4294967294u, 4294967295u }, 2, "4294967294:4294967295" },
 };
 
+START_TEST(test_fmt_u64)
+{
+	static const struct {
+		uint64_t v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" }, { 9, "9" }, { 10, "10" }, { 4294967295u, "4294967295" },
+		{ UINT64_MAX, "18446744073709551615" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[24];
+		memset(out, 'x', sizeof(out));
+		size_t n = imap_fmt_u64(out, cases[i].v);
+		ck_assert_uint_eq(n, strlen(cases[i].want));
+		ck_assert(memcmp(out, cases[i].want, n) == 0);
+		ck_assert_int_eq(out[n], 'x');	/* nothing past the digits */
+	}
+}
+END_TEST
+
 START_TEST(test_seqset)
 {
 	const struct seq_case *c = &seq_cases[_i];
@@ -272,6 +292,7 @@ imap_cmd_suite(void)
 	tcase_add_test(tc, test_literal_big_size);
 	tcase_add_test(tc, test_too_many_sync_literals);
 	tcase_add_test(tc, test_literal_plus_no_limit);
+	tcase_add_test(tc, test_fmt_u64);
 	tcase_add_loop_test(tc, test_seqset, 0, (int)N(seq_cases));
 	tcase_add_test(tc, test_seqset_appends);
 	tcase_add_test(tc, test_printf_and_add);
