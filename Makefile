@@ -37,6 +37,9 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
 
+# Shell tests run this many at a time (each waits mostly on its run's secs=).
+RUN_ALL_JOBS ?= 3
+
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
@@ -71,7 +74,7 @@ unit: $(UNIT_BIN)
 check: deps
 	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
-	IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
+	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
 check-asan: deps
 	$(MAKE) SAN=1 check
