@@ -115,6 +115,9 @@ struct config {
 	struct sla slas[CONFIG_MAX_SLA];
 	unsigned n_slas;
 	bool color;		/* bold latency line when stdout is a tty */
+	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
+	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
+	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
 };
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */

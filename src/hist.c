@@ -43,6 +43,7 @@ struct hist {
 };
 
 _Static_assert(sizeof(struct hist) < 200 * 1024, "hist must stay < 200 KB");
+_Static_assert(HIST_N_BUCKETS == HIST_TOP_INDEX + 1, "hist.h exports the bucket count");
 
 static inline uint64_t
 get(const hist_ctr *c)
@@ -361,4 +362,47 @@ hist_percentile(const struct hist *h, double p)
 	/* Only reachable on a live histogram whose count ran ahead of the
 	 * buckets this reader saw. */
 	return mx;
+}
+
+/* The bucket layout above is HdrHistogram's for lowest value 1 and three
+ * significant digits (2048 unit-wide buckets, then 1024 per octave), so a
+ * bucket index here is the index into HdrHistogram's counts array and the
+ * interval log (hdrlog.c) can copy counts across without re-binning. */
+unsigned
+hist_export(const struct hist *h, uint64_t *counts, unsigned n)
+{
+	unsigned len = 0;
+	memset(counts, 0, (size_t)n * sizeof(*counts));
+	for (unsigned w = 0; w < HIST_WORDS; w++) {
+		uint64_t bits = get(&h->used[w]);
+		while (bits) {
+			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			unsigned base = block * HIST_BLOCK;
+			for (unsigned j = base; j < base + HIST_BLOCK && j < n; j++) {
+				counts[j] = get(&h->buckets[j]);
+				if (counts[j] != 0)
+					len = j + 1;
+			}
+		}
+	}
+	return len;
+}
+
+uint64_t
+hist_count_le(const struct hist *h, uint64_t v)
+{
+	uint64_t n = 0;
+	for (unsigned w = 0; w < HIST_WORDS; w++) {
+		uint64_t bits = get(&h->used[w]);
+		while (bits) {
+			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+			unsigned base = block * HIST_BLOCK;
+			for (unsigned j = base; j < base + HIST_BLOCK; j++)
+				if (hist_high(j) <= v)
+					n += get(&h->buckets[j]);
+		}
+	}
+	return n;
 }
