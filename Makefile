@@ -40,9 +40,11 @@ FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
+GEN_COMP  := $(BUILD)/gen-completion
+COMPLETION := $(BUILD)/imapstress.bash
 
 .PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench
-all: imapstress
+all: imapstress $(COMPLETION)
 
 imapstress: $(BIN)
 	@if [ "$(BUILD)" = build ]; then cp $(BIN) $@; fi
@@ -55,6 +57,14 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIB_OBJ)
 
 $(FAKE_BIN): $(FAKE_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The bash completion's option, word and state lists come from the
+# program's own tables, so they cannot drift from what it parses.
+$(GEN_COMP): $(BUILD)/tools/gen_completion.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(COMPLETION): $(GEN_COMP) completion/imapstress.bash.in
+	$(GEN_COMP) completion/imapstress.bash.in > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -140,4 +140,12 @@ void config_free(struct config *cfg);
 /* The effective port (port= or the TLS-mode default). */
 int config_port(const struct config *cfg);
 
+/* Every long option (without "--") and imaptest word, with whether it
+ * takes a value, for tools that list them (the bash completion). */
+enum config_name_kind { CONFIG_NAME_LONG, CONFIG_NAME_WORD };
+enum config_val { CONFIG_VAL_NONE, CONFIG_VAL_REQ, CONFIG_VAL_OPT };
+typedef void (*config_name_fn)(enum config_name_kind kind, const char *name,
+			       int val, void *arg);
+void config_each_name(config_name_fn fn, void *arg);
+
 #endif
