@@ -132,6 +132,9 @@ install: $(BIN) $(COMPLETION)
 		$(INSTALL) -m 755 scripts/$$s $(DESTDIR)$(BINDIR)/imapstress-$$s || exit 1; \
 	done
 	$(INSTALL) -m 644 man/imapstress.1 $(DESTDIR)$(MANDIR)/man1/imapstress.1
+	for s in $(SCRIPTS); do \
+		ln -sf imapstress.1 $(DESTDIR)$(MANDIR)/man1/imapstress-$$s.1 || exit 1; \
+	done
 	$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(COMPDIR)/imapstress
 	$(if $(PROFILES),$(INSTALL) -d $(DESTDIR)$(DATADIR)/profiles)
 	$(if $(PROFILES),$(INSTALL) -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/)
@@ -139,7 +142,9 @@ install: $(BIN) $(COMPLETION)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/imapstress $(DESTDIR)$(MANDIR)/man1/imapstress.1 \
 		$(DESTDIR)$(COMPDIR)/imapstress
-	for s in $(SCRIPTS); do rm -f $(DESTDIR)$(BINDIR)/imapstress-$$s; done
+	for s in $(SCRIPTS); do \
+		rm -f $(DESTDIR)$(BINDIR)/imapstress-$$s $(DESTDIR)$(MANDIR)/man1/imapstress-$$s.1; \
+	done
 	rm -rf $(DESTDIR)$(DATADIR)
 
 # From a copy under build/deb (dpkg-buildpackage writes to the parent
