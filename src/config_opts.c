@@ -465,6 +465,7 @@ static const char usage[] =
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
+"      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
 "Timeouts, limits, TLS, rawlog and every imaptest word: man imapstress\n";
