@@ -8,7 +8,10 @@
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
+# Next to the binary under test (make builds it into every build dir), or
+# the plain build's when only the binaries were made (make SAN=1 TARGETS).
 COMP=${IMAPSTRESS_COMPLETION:-$(dirname "$IMAPSTRESS")/imapstress.bash}
+[ -f "$COMP" ] || [ -n "${IMAPSTRESS_COMPLETION:-}" ] || COMP=$ROOT/build/imapstress.bash
 [ -f "$COMP" ] || fail "no completion file at $COMP (make builds it)"
 
 got=$(bash --norc --noprofile -c '. "$1" && complete -p imapstress' _ "$COMP")
