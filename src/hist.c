@@ -389,20 +389,34 @@ hist_export(const struct hist *h, uint64_t *counts, unsigned n)
 	return len;
 }
 
-uint64_t
-hist_count_le(const struct hist *h, uint64_t v)
+void
+hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
+		   uint64_t *out)
 {
-	uint64_t n = 0;
+	memset(out, 0, (size_t)n * sizeof(*out));
 	for (unsigned w = 0; w < HIST_WORDS; w++) {
 		uint64_t bits = get(&h->used[w]);
 		while (bits) {
 			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
 			unsigned base = block * HIST_BLOCK;
-			for (unsigned j = base; j < base + HIST_BLOCK; j++)
-				if (hist_high(j) <= v)
-					n += get(&h->buckets[j]);
+			for (unsigned j = base; j < base + HIST_BLOCK; j++) {
+				uint64_t c = get(&h->buckets[j]);
+				if (c == 0)
+					continue;
+				uint64_t hi = hist_high(j);
+				for (unsigned k = 0; k < n; k++)
+					if (hi <= le[k])
+						out[k] += c;
+			}
 		}
 	}
+}
+
+uint64_t
+hist_count_le(const struct hist *h, uint64_t v)
+{
+	uint64_t n;
+	hist_count_le_each(h, &v, 1, &n);
 	return n;
 }

@@ -49,5 +49,8 @@ unsigned hist_export(const struct hist *h, uint64_t *counts, unsigned n);
 /* Samples whose whole bucket lies at or below v (a Prometheus `le`
  * bucket; exact when v + 1 starts a bucket, as every value < 2048 does). */
 uint64_t hist_count_le(const struct hist *h, uint64_t v);
+/* The same for n boundaries in one pass over the buckets: out[k] for le[k]. */
+void hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
+			uint64_t *out);
 
 #endif

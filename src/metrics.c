@@ -239,11 +239,12 @@ render_commands(struct evbuffer *b, const struct stats_snap *s)
 			continue;
 		const struct hist *h = s->lat[op];
 		const char *name = op_table[op].name;
+		uint64_t le_n[N_LE];
+		hist_count_le_each(h, le_us, N_LE, le_n);
 		for (size_t i = 0; i < N_LE; i++)
 			evbuffer_add_printf(b, "imapstress_command_duration_seconds_bucket"
 					    "{command=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-					    name, (double)le_us[i] / 1e6,
-					    hist_count_le(h, le_us[i]));
+					    name, (double)le_us[i] / 1e6, le_n[i]);
 		evbuffer_add_printf(b, "imapstress_command_duration_seconds_bucket"
 				    "{command=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
 				    "imapstress_command_duration_seconds_sum"

@@ -208,6 +208,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rs.t_cpu_prev = rs.t0;
 	rs.cpu_prev_us = cpu_us(NULL, NULL);
 	next_tick = rs.t0 + 1000000;
+	/* A scrape before the first tick gets zeros, not an empty page. */
+	struct metrics_run mr0 = { 0, cfg->clients, false };
+	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
 	for (;;) {
 		uint64_t now = clock_us();

@@ -5,7 +5,8 @@
 # --metrics-linger keeps the endpoint up after the run until Prometheus has
 # fetched the final page.  Then the test asks Prometheus's HTTP API: the last
 # APPEND ok counter and the APPEND histogram count equal the run's JSON
-# summary, and the counter was sampled many times during the run.
+# summary, and the counter was sampled many times during the run.  The page
+# also passes `promtool check metrics`.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -30,6 +31,20 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$mport" ] || fail "imapstress did not say where its metrics are: $(cat "$out.txt")"
+
+# The page as Prometheus's own linter sees it (names, types, histograms).
+if command -v promtool >/dev/null 2>&1; then
+	# After the first tick the page has the commands (bounded wait).
+	for _ in $(seq 100); do
+		curl -sf --max-time 5 "http://127.0.0.1:$mport/metrics" >"$TEST_TMP/page" ||
+			fail "GET /metrics failed"
+		grep -q 'command="LOGIN"' "$TEST_TMP/page" && break
+		sleep 0.1
+	done
+	lint=$(promtool check metrics <"$TEST_TMP/page" 2>&1) || fail "promtool check metrics: $lint"
+	assert_match '^imapstress_command_duration_seconds_bucket\{command="LOGIN",le="0\.001"\} [0-9]+$' \
+		"$(cat "$TEST_TMP/page")" "a histogram bucket on the page"
+fi
 
 pport=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 pdir=$(make_tmpdir)
