@@ -364,6 +364,21 @@ hist_percentile(const struct hist *h, double p)
 	return mx;
 }
 
+/* The blocks with data, in order: the walk both exports below need. */
+static unsigned
+used_blocks(const struct hist *h, unsigned out[HIST_BLOCKS])
+{
+	unsigned n = 0;
+	for (unsigned w = 0; w < HIST_WORDS; w++) {
+		uint64_t bits = get(&h->used[w]);
+		while (bits) {
+			out[n++] = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+		}
+	}
+	return n;
+}
+
 /* The bucket layout above is HdrHistogram's for lowest value 1 and three
  * significant digits (2048 unit-wide buckets, then 1024 per octave), so a
  * bucket index here is the index into HdrHistogram's counts array and the
@@ -371,19 +386,16 @@ hist_percentile(const struct hist *h, double p)
 unsigned
 hist_export(const struct hist *h, uint64_t *counts, unsigned n)
 {
-	unsigned len = 0;
+	unsigned blocks[HIST_BLOCKS], len = 0;
+	unsigned nb = used_blocks(h, blocks);
+
 	memset(counts, 0, (size_t)n * sizeof(*counts));
-	for (unsigned w = 0; w < HIST_WORDS; w++) {
-		uint64_t bits = get(&h->used[w]);
-		while (bits) {
-			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			unsigned base = block * HIST_BLOCK;
-			for (unsigned j = base; j < base + HIST_BLOCK && j < n; j++) {
-				counts[j] = get(&h->buckets[j]);
-				if (counts[j] != 0)
-					len = j + 1;
-			}
+	for (unsigned b = 0; b < nb; b++) {
+		unsigned base = blocks[b] * HIST_BLOCK;
+		for (unsigned j = base; j < base + HIST_BLOCK && j < n; j++) {
+			counts[j] = get(&h->buckets[j]);
+			if (counts[j] != 0)
+				len = j + 1;
 		}
 	}
 	return len;
@@ -393,22 +405,20 @@ void
 hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
 		   uint64_t *out)
 {
+	unsigned blocks[HIST_BLOCKS];
+	unsigned nb = used_blocks(h, blocks);
+
 	memset(out, 0, (size_t)n * sizeof(*out));
-	for (unsigned w = 0; w < HIST_WORDS; w++) {
-		uint64_t bits = get(&h->used[w]);
-		while (bits) {
-			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			unsigned base = block * HIST_BLOCK;
-			for (unsigned j = base; j < base + HIST_BLOCK; j++) {
-				uint64_t c = get(&h->buckets[j]);
-				if (c == 0)
-					continue;
-				uint64_t hi = hist_high(j);
-				for (unsigned k = 0; k < n; k++)
-					if (hi <= le[k])
-						out[k] += c;
-			}
+	for (unsigned b = 0; b < nb; b++) {
+		unsigned base = blocks[b] * HIST_BLOCK;
+		for (unsigned j = base; j < base + HIST_BLOCK; j++) {
+			uint64_t c = get(&h->buckets[j]);
+			if (c == 0)
+				continue;
+			uint64_t hi = hist_high(j);
+			for (unsigned k = 0; k < n; k++)
+				if (hi <= le[k])
+					out[k] += c;
 		}
 	}
 }
