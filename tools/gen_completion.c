@@ -27,7 +27,11 @@ static void
 add(char *dst, size_t cap, const char *a, const char *b)
 {
 	size_t n = strlen(dst);
-	snprintf(dst + n, cap - n, "%s%s%s", n ? " " : "", a, b);
+	int w = snprintf(dst + n, cap - n, "%s%s%s", n ? " " : "", a, b);
+	if (w < 0 || (size_t)w >= cap - n) {
+		fprintf(stderr, "gen_completion: list too long at %s%s\n", a, b);
+		exit(1);
+	}
 }
 
 static void

@@ -20,7 +20,8 @@ command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1 ||
 	skip "needs npm and node to install and run hdr-histogram-js"
 
 # A cache outside TEST_TMP, so only the first run downloads.
-NPM_DIR=${IMAPSTRESS_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/imapstress-tests/npm}
+NPM_DIR=${IMAPSTRESS_NPM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/imapstress-tests/npm}
+mkdir -p "$NPM_DIR" 2>/dev/null || NPM_DIR=$TEST_TMP/npm
 if [ ! -f "$NPM_DIR/node_modules/hdr-histogram-js/package.json" ]; then
 	note "installing hdr-histogram-js into $NPM_DIR"
 	mkdir -p "$NPM_DIR"

@@ -64,6 +64,7 @@ on_exit "kill $prom_pid 2>/dev/null; wait $prom_pid 2>/dev/null"
 
 rc=0
 wait "$run_pid" || rc=$?
+kill -0 "$prom_pid" 2>/dev/null || fail "Prometheus exited: $(tail -n 5 "$pdir/log")"
 [ "$rc" -eq 0 ] || fail "imapstress exit $rc: $(tail -n 5 "$out.txt")"
 if grep -q 'nobody scraped' "$out.txt"; then
 	fail "Prometheus never scraped the final values: $(tail -n 5 "$pdir/log")"
