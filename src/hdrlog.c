@@ -141,6 +141,13 @@ hdrlog_check(struct hdrlog *h, int rc)
 struct hdrlog *
 hdrlog_open(const char *path, uint64_t t0_us, char *err, size_t errlen)
 {
+	/* Standard output carries the report; a log mixed into it would be
+	 * unreadable by either reader. */
+	if (strcmp(path, "-") == 0) {
+		snprintf(err, errlen, "--hdr-log -: standard output is not "
+			 "supported, name a file");
+		return NULL;
+	}
 	FILE *f = fopen(path, "w");
 	if (f == NULL) {
 		snprintf(err, errlen, "--hdr-log %s: %s", path, strerror(errno));
