@@ -140,6 +140,13 @@ void config_free(struct config *cfg);
 /* The effective port (port= or the TLS-mode default). */
 int config_port(const struct config *cfg);
 
+/* --metrics-listen: "PORT", "HOST:PORT" or "[V6]:PORT"; HOST defaults to
+ * 127.0.0.1.  Fills host (numeric, without brackets) and port, and
+ * *loopback when the address is in 127.0.0.0/8 or ::1; -1 with the problem
+ * in err (without the option's name) otherwise. */
+int config_parse_listen(const char *s, char *host, size_t hostlen,
+			unsigned *port, bool *loopback, char *err, size_t errlen);
+
 /* Every long option (without "--") and imaptest word, with whether it
  * takes a value, for tools that list them (the bash completion). */
 enum config_name_kind { CONFIG_NAME_LONG, CONFIG_NAME_WORD };

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "config_int.h"
-#include "metrics.h"
 #include "units.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -470,20 +469,18 @@ static const char usage[] =
 "\n"
 "Timeouts, limits, TLS, rawlog and every imaptest word: man imapstress\n";
 
-/* Checked here so that a bad address is a usage error like any other;
- * metrics_new() binds it later. */
+/* Checked here so that a bad address is a usage error like any other. */
 static int
 h_metrics_listen(struct pctx *c, const struct opt *o)
 {
 	char host[64], err[200];
 	unsigned port;
-	bool loopback;
+	bool lb;
 
-	if (metrics_parse_listen(c->val, host, sizeof(host), &port, &loopback,
-				 err, sizeof(err)) != 0)
+	if (config_parse_listen(c->val, host, sizeof(host), &port, &lb, err,
+				sizeof(err)) != 0)
 		return config_fail(c, "%s", err);
-	config_set_str(&c->cfg->metrics_listen, c->val);
-	return 0;
+	return h_str(c, o);
 }
 
 static int
@@ -587,7 +584,8 @@ const struct opt config_opts[] = {
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
 	{ NULL, "hdr-log", 0, ARG_REQ, h_str, OFF(hdr_log_path), 0, 0 },
-	{ NULL, "metrics-listen", 0, ARG_REQ, h_metrics_listen, 0, 0, 0 },
+	{ NULL, "metrics-listen", 0, ARG_REQ, h_metrics_listen,
+	  OFF(metrics_listen), 0, 0 },
 	{ NULL, "metrics-linger", 0, ARG_REQ, h_dur, OFF(metrics_linger_s), 0, 0 },
 	{ NULL, "help", 'h', ARG_NONE, h_help, 0, 0, 0 },
 	{ NULL, "version", 'V', ARG_NONE, h_version, 0, 0, 0 },

@@ -18,14 +18,8 @@
 
 struct metrics;
 
-/* "PORT", "HOST:PORT" or "[V6]:PORT"; HOST defaults to 127.0.0.1.  Fills
- * host (numeric, without brackets) and port; -1 with the problem in err
- * (without the option's name) otherwise.
- * *loopback tells whether the address is 127.0.0.0/8 or ::1. */
-int metrics_parse_listen(const char *s, char *host, size_t hostlen,
-			 unsigned *port, bool *loopback, char *err, size_t errlen);
-
-/* Binds cfg->metrics_listen.  NULL with a message on error. */
+/* Binds cfg->metrics_listen (see config_parse_listen).  NULL with a
+ * message on error. */
 struct metrics *metrics_new(const struct config *cfg, char *err, size_t errlen);
 void metrics_free(struct metrics *m);		/* NULL is a no-op */
 

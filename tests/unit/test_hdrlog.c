@@ -14,7 +14,7 @@
 #include "check_main.h"
 #include "hdrlog.h"
 #include "hist.h"
-#include "metrics.h"
+#include "config.h"
 
 /* HdrHistogram's countsArrayIndex for subBucketHalfCountMagnitude 10,
  * unitMagnitude 0, written out from its definition. */
@@ -159,8 +159,8 @@ START_TEST(test_parse_listen)
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		err[0] = '\0';
-		ck_assert_msg(metrics_parse_listen(good[i].in, host, sizeof(host), &port,
-						   &lb, err, sizeof(err)) == 0,
+		ck_assert_msg(config_parse_listen(good[i].in, host, sizeof(host), &port,
+						  &lb, err, sizeof(err)) == 0,
 			      "%s: %s", good[i].in, err);
 		ck_assert_str_eq(host, good[i].host);
 		ck_assert_uint_eq(port, good[i].port);
@@ -168,8 +168,8 @@ START_TEST(test_parse_listen)
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
-		ck_assert_msg(metrics_parse_listen(bad[i], host, sizeof(host), &port,
-						   &lb, err, sizeof(err)) == -1,
+		ck_assert_msg(config_parse_listen(bad[i], host, sizeof(host), &port,
+						  &lb, err, sizeof(err)) == -1,
 			      "'%s' accepted", bad[i]);
 		ck_assert_msg(err[0] != '\0', "'%s': no message", bad[i]);
 	}
