@@ -5,6 +5,8 @@
  * handlers share, the state words, and config_defaults, config_validate,
  * config_free and config_port.  The option table, its handlers and the
  * --help text are in config_opts.c. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +414,63 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --metrics-listen's [HOST:]PORT (metrics.c binds it).  Here, not there,
+ * so that parsing argv needs no libevent (the config fuzzer links only the
+ * config files). */
+int
+config_parse_listen(const char *s, char *host, size_t hostlen,
+		    unsigned *port, bool *loopback, char *err, size_t errlen)
+{
+	const char *ps = s, *colon = strrchr(s, ':');
+	size_t hl = 0;
+	const char *h = "127.0.0.1";
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (close == NULL || close[1] != ':') {
+			snprintf(err, errlen, "expected [ADDRESS]:PORT");
+			return -1;
+		}
+		h = s + 1;
+		hl = (size_t)(close - h);
+		ps = close + 2;
+	} else if (colon != NULL) {
+		h = s;
+		hl = (size_t)(colon - s);
+		ps = colon + 1;
+	} else {
+		hl = strlen(h);
+	}
+	if (hl == 0 || hl >= hostlen) {
+		snprintf(err, errlen, "expected [HOST:]PORT");
+		return -1;
+	}
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+
+	char *end;
+	errno = 0;
+	unsigned long p = strtoul(ps, &end, 10);
+	if (ps[0] < '0' || ps[0] > '9' || *end != '\0' || errno != 0 || p > 65535) {
+		snprintf(err, errlen, "port must be a number 0-65535");
+		return -1;
+	}
+	*port = (unsigned)p;
+
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		*loopback = (ntohl(a4.s_addr) >> 24) == 127;
+	} else if (inet_pton(AF_INET6, host, &a6) == 1) {
+		*loopback = IN6_IS_ADDR_LOOPBACK(&a6);
+	} else {
+		snprintf(err, errlen, "'%s' is not a numeric IPv4 or IPv6 "
+			 "address", host);
+		return -1;
+	}
+	return 0;
+}
+
 void
 config_free(struct config *cfg)
 {
@@ -422,7 +481,8 @@ config_free(struct config *cfg)
 		&cfg->userfile, &cfg->pass, &cfg->password_file, &cfg->master,
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
-		&cfg->json_path, &cfg->csv_path,
+		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
+		&cfg->metrics_listen,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

@@ -16,9 +16,9 @@
 
 #include "config_int.h"
 #include "units.h"
+#include "version.h"
 #include "xmalloc.h"
 
-#define IMAPSTRESS_VERSION "0.1.0"
 #define GIB (1ULL << 30)
 
 #define FIELD(c, o, type) ((type *)(void *)((char *)(c)->cfg + (o)->off))
@@ -464,9 +464,24 @@ static const char usage[] =
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
+"      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
 "Timeouts, limits, TLS, rawlog and every imaptest word: man imapstress\n";
+
+/* Checked here so that a bad address is a usage error like any other. */
+static int
+h_metrics_listen(struct pctx *c, const struct opt *o)
+{
+	char host[64], err[200];
+	unsigned port;
+	bool lb;
+
+	if (config_parse_listen(c->val, host, sizeof(host), &port, &lb, err,
+				sizeof(err)) != 0)
+		return config_fail(c, "%s", err);
+	return h_str(c, o);
+}
 
 static int
 h_help(struct pctx *c, const struct opt *o)
@@ -568,6 +583,10 @@ const struct opt config_opts[] = {
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
+	{ NULL, "hdr-log", 0, ARG_REQ, h_str, OFF(hdr_log_path), 0, 0 },
+	{ NULL, "metrics-listen", 0, ARG_REQ, h_metrics_listen,
+	  OFF(metrics_listen), 0, 0 },
+	{ NULL, "metrics-linger", 0, ARG_REQ, h_dur, OFF(metrics_linger_s), 0, 0 },
 	{ NULL, "help", 'h', ARG_NONE, h_help, 0, 0, 0 },
 	{ NULL, "version", 'V', ARG_NONE, h_version, 0, 0, 0 },
 };

@@ -16,6 +16,7 @@
 #include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
+#include "version.h"
 #include "worker.h"
 
 /* A plan that keeps choosing commands that cannot run (say, FETCH in an
@@ -238,7 +239,7 @@ conn_send_more(struct conn *c)
 		char id[200];
 		c->id_sent = true;
 		snprintf(id, sizeof(id), "ID (\"name\" \"imapstress\" \"version\" "
-			 "\"0.1.0\" \"x-session-id\" \"%016llx-%u-%llu\")",
+			 "\"" IMAPSTRESS_VERSION "\" \"x-session-id\" \"%016llx-%u-%llu\")",
 			 (unsigned long long)c->w->sh->run_id, c->slot,
 			 (unsigned long long)c->serial);
 		conn_send_internal(c, CONN_I_ID, id);

@@ -13,6 +13,7 @@
 
 #include <openssl/rand.h>
 
+#include "clock.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"
@@ -176,6 +177,17 @@ main(int argc, char **argv)
 	if (rep == NULL)
 		fatal(2, "%s", err);
 
+	/* Bound and created before any worker starts, so a bad address or
+	 * file is a usage error with nothing to stop. */
+	struct run_sinks sinks = { NULL, NULL };
+	if (cfg.metrics_listen != NULL &&
+	    (sinks.metrics = metrics_new(&cfg, err, sizeof(err))) == NULL)
+		fatal(2, "%s", err);
+	if (cfg.hdr_log_path != NULL &&
+	    (sinks.hdr = hdrlog_open(cfg.hdr_log_path, clock_us(), err,
+				     sizeof(err))) == NULL)
+		fatal(2, "%s", err);
+
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		w[i] = worker_new(i, sh);
@@ -183,7 +195,10 @@ main(int argc, char **argv)
 		if (worker_start(w[i]) != 0)
 			fatal(1, "cannot start worker thread %u", i);
 
-	int status = run_loop(w, sh->n_workers, &cfg, rep);
+	int status = run_loop(w, sh->n_workers, &cfg, rep, &sinks);
+	if (hdrlog_close(sinks.hdr) != 0 && status == 0)
+		status = 1;
+	metrics_free(sinks.metrics);
 
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
