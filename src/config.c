@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
@@ -39,16 +40,14 @@ config_fail(struct pctx *c, const char *fmt, ...)
 	return -1;
 }
 
-/* One printable line whatever the user typed: control octets become '?'
- * so a value cannot break the line or send escapes to the terminal. */
+/* One printable line whatever the user typed: the value goes through
+ * escape.c like every other byte bound for the terminal, so it cannot
+ * break the line or send escapes to it (the buffer may also be read by
+ * callers that do not print through log.c). */
 void
 config_clean_err(char *err, size_t errlen)
 {
-	if (err == NULL || errlen == 0)
-		return;
-	for (char *p = err; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	escape_in_place(err, errlen);
 }
 
 void

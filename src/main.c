@@ -117,9 +117,8 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "imapstress: %s\n", err);
 		config_free(&cfg);
-		return 2;
+		fatal(2, "%s", err);
 	}
 	if (!plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");

@@ -94,7 +94,7 @@ expect_file(const char *what, const char *want)
 static struct rawlog *
 open_log(void)
 {
-	struct rawlog *r = rawlog_open(dir, SLOT);
+	struct rawlog *r = rawlog_open(dir, SLOT, NULL);
 	ck_assert_ptr_nonnull(r);
 	return r;
 }
@@ -368,7 +368,7 @@ START_TEST(test_null_and_bad_dir)
 
 	char missing[128];
 	snprintf(missing, sizeof(missing), "%s/no/such/dir", dir);
-	ck_assert_ptr_null(rawlog_open(missing, SLOT));
+	ck_assert_ptr_null(rawlog_open(missing, SLOT, NULL));
 	ck_assert_int_ne(access(path, F_OK), 0);
 }
 END_TEST

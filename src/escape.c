@@ -1,0 +1,56 @@
+/* escape.c: see escape.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "xmalloc.h"
+
+static int
+escape_plain(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e;
+}
+
+size_t
+escape_text(char *dst, size_t size, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (size == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (escape_plain(c)) {
+			if (o + 1 >= size)
+				break;
+			dst[o++] = (char)c;
+		} else {
+			if (o + 4 >= size)
+				break;
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 0xf];
+		}
+	}
+	dst[o] = '\0';
+	return o;
+}
+
+void
+escape_in_place(char *buf, size_t size)
+{
+	if (buf == NULL || size == 0)
+		return;
+	size_t len = strnlen(buf, size - 1);
+	size_t i = 0;
+	while (i < len && escape_plain((unsigned char)buf[i]))
+		i++;
+	if (i == len)
+		return;		/* the usual case: nothing to do */
+	char *copy = xmalloc(len - i);
+	memcpy(copy, buf + i, len - i);
+	escape_text(buf + i, size - i, copy, len - i);
+	free(copy);
+}
