@@ -252,7 +252,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
 			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
 			      (rs.cum.conns_open == 0 || refused > 0)) ||
-			     atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
+			     atomic_load((_Atomic bool *)&sh->tls_verify_failed) ||
+			     atomic_load((_Atomic bool *)&sh->login_disabled))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -327,6 +328,11 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		log_error("server unusable: its TLS certificate was refused; give "
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
+		status = 3;
+	} else if (unusable && atomic_load((_Atomic bool *)&sh->login_disabled)) {
+		log_error("server unusable: it says LOGINDISABLED, and LOGIN or "
+			  "AUTHENTICATE PLAIN in clear would give away the "
+			  "password; use --starttls (or --tls on a TLS port)");
 		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
