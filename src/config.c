@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "memlimit.h"
+#include "msg.h"
 #include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
@@ -320,6 +322,7 @@ config_defaults(struct config *cfg)
 	cfg->mech = xstrdup("LOGIN");
 	cfg->box = xstrdup("INBOX");
 	cfg->msg_size_mean = 4096;
+	cfg->mem_budget = memlimit_budget();
 	cfg->msgs = 30;
 	cfg->grace_secs = 30;
 	for (int i = 0; i < OP_COUNT; i++) {
@@ -348,9 +351,36 @@ config_validate(struct config *cfg, char *err, size_t errlen)
 	return r;
 }
 
+/* A size the message pool must hold, against what this machine can
+ * spare (memlimit.h): a usage error naming the option, not an abort in
+ * xmalloc after minutes of swapping. */
+static int
+config_check_pool_size(const struct config *cfg, const char *opt,
+		       uint64_t size, char *err, size_t errlen)
+{
+	uint64_t need = msg_pool_peak(size);
+	if (size == 0 || need <= cfg->mem_budget)
+		return 0;
+	char sz[32], nd[32], bud[32], most[32];
+	units_fmt_size(sz, sizeof(sz), size);
+	units_fmt_size(nd, sizeof(nd), need);
+	units_fmt_size(bud, sizeof(bud), cfg->mem_budget);
+	units_fmt_size(most, sizeof(most), cfg->mem_budget / msg_pool_peak(1));
+	snprintf(err, errlen, "%s%s: the message pool would need up to %s, more "
+		 "than this machine can spare (%s: a quarter of its memory, or "
+		 "half the ulimit -v/-d); at most %s here", opt, sz, nd, bud,
+		 most);
+	return -1;
+}
+
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
+	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
+				   err, errlen) < 0 ||
+	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,
+				   err, errlen) < 0)
+		return -1;
 	if (cfg->rawlog) {
 		struct stat st;
 		if (stat(cfg->rawlog_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
