@@ -187,6 +187,10 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
 	free(w);
+	/* Closing the rawlogs is their last write: a failure there counts
+	 * like any other lost output. */
+	if (status == 0 && atomic_load(&sh->rawlog_failures) > 0)
+		status = 1;
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);

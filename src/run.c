@@ -346,8 +346,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		   rr.unfinished > 0)) {
 		status = 1;
 	}
+	/* Output that could not be written (a full disk under --json or
+	 * the rawlog) is an error too: what was measured is not all there. */
+	if (status == 0 && (report_failed(rep) ||
+	    atomic_load((_Atomic unsigned *)&sh->rawlog_failures) > 0))
+		status = 1;
 	rr.exit_status = status;
-	report_final(rep, &rr, &tot);
+	if (report_final(rep, &rr, &tot) < 0 && status == 0)
+		status = 1;
 
 	stats_snap_free(&tot);
 	stats_snap_free(&rs.cum);
