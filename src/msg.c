@@ -45,13 +45,6 @@ msg_pool_bytes(const struct msg_pool *p)
 	return p->bytes;
 }
 
-uint64_t
-msg_pool_peak(uint64_t size)
-{
-	uint64_t per = 2 * MSG_POOL_MIN_COUNT;
-	return size > UINT64_MAX / per ? UINT64_MAX : size * per;
-}
-
 void
 msg_id_line(char *out, uint64_t run_id, uint32_t seq)
 {

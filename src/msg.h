@@ -30,10 +30,19 @@ struct msg_pool;
  * to twice the file for bare-LF input. */
 #define MSG_MBOX_MAX ((size_t)1 << 30)
 
+/* A generated pool holds at least this many messages, however large. */
+#define MSG_POOL_MIN_COUNT	8
+
 /* The most memory a generated pool of messages of up to `size` octets
  * (--msg-size's mean, random_msg_size=) can take while it is built: at
- * least 8 messages, in an arena that doubles as it grows. */
-uint64_t msg_pool_peak(uint64_t size);
+ * least MSG_POOL_MIN_COUNT messages, in an arena that doubles as it
+ * grows.  Inline, so config.c can check sizes without linking msg.c. */
+static inline uint64_t
+msg_pool_peak(uint64_t size)
+{
+	const uint64_t per = 2 * MSG_POOL_MIN_COUNT;
+	return size > UINT64_MAX / per ? UINT64_MAX : size * per;
+}
 
 /* Read an mbox: a regular file of at most MSG_MBOX_MAX octets.  NULL with
  * a message in err (naming the file and line) when it cannot be read, is
