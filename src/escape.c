@@ -38,6 +38,15 @@ escape_text(char *dst, size_t size, const char *src, size_t len)
 	return o;
 }
 
+size_t
+escape_len(const char *src, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += escape_plain((unsigned char)src[i]) ? 1 : 4;
+	return n;
+}
+
 void
 escape_in_place(char *buf, size_t size)
 {

@@ -23,6 +23,9 @@
  * the length written.  size 0 writes nothing. */
 size_t escape_text(char *dst, size_t size, const char *src, size_t len);
 
+/* How long escape_text's result is with room enough. */
+size_t escape_len(const char *src, size_t len);
+
 /* The same, in place, for a NUL-terminated string in a buffer of size
  * octets (the config error buffer, for instance). */
 void escape_in_place(char *buf, size_t size);

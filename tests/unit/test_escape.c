@@ -42,6 +42,7 @@ START_TEST(test_hostile_text)
 	size_t n = escape_text(out, sizeof(out), hostile, sizeof(hostile) - 1);
 	ck_assert_str_eq(out, HOSTILE_ESCAPED);
 	ck_assert_uint_eq(n, strlen(HOSTILE_ESCAPED));
+	ck_assert_uint_eq(escape_len(hostile, sizeof(hostile) - 1), n);
 	/* Printable ASCII only, so a second pass changes nothing. */
 	char again[256];
 	escape_text(again, sizeof(again), out, n);
