@@ -58,8 +58,14 @@ escape_in_place(char *buf, size_t size)
 		i++;
 	if (i == len)
 		return;		/* the usual case: nothing to do */
-	char *copy = xmalloc(len - i);
-	memcpy(copy, buf + i, len - i);
-	escape_text(buf + i, size - i, copy, len - i);
-	free(copy);
+	/* Escaped whole, then cut at the buffer's end like the message
+	 * itself was (an escape may be cut there too): a short buffer
+	 * holds exactly the start of what a long one would. */
+	size_t need = escape_len(buf + i, len - i) + 1;
+	char *esc = xmalloc(need);
+	escape_text(esc, need, buf + i, len - i);
+	size_t n = need - 1 < size - 1 - i ? need - 1 : size - 1 - i;
+	memcpy(buf + i, esc, n);
+	buf[i + n] = '\0';
+	free(esc);
 }

@@ -27,7 +27,9 @@ size_t escape_text(char *dst, size_t size, const char *src, size_t len);
 size_t escape_len(const char *src, size_t len);
 
 /* The same, in place, for a NUL-terminated string in a buffer of size
- * octets (the config error buffer, for instance). */
+ * octets (the config error buffer): the result is cut at size - 1 even
+ * inside an escape, so a message formatted into a short buffer is exactly
+ * the start of the same message in a long one. */
 void escape_in_place(char *buf, size_t size);
 
 #endif

@@ -84,6 +84,10 @@ START_TEST(test_in_place)
 	char small[10] = "ab\033cdefg";
 	escape_in_place(small, sizeof(small));
 	ck_assert_str_eq(small, "ab\\x1bcde");
+	/* Cut inside an escape: still the start of the long result. */
+	char tiny[4] = "\033ab";
+	escape_in_place(tiny, sizeof(tiny));
+	ck_assert_str_eq(tiny, "\\x1");
 	char plain[16] = "nothing";
 	escape_in_place(plain, sizeof(plain));
 	ck_assert_str_eq(plain, "nothing");
