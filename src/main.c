@@ -1,5 +1,6 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,7 +114,12 @@ main(int argc, char **argv)
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
 	if (r == 1) {
+		/* --help, --version: output that cannot be written is an
+		 * error here too. */
 		config_free(&cfg);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			fatal(1, "standard output: cannot write: %s",
+			      strerror(errno != 0 ? errno : EIO));
 		return 0;
 	}
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {

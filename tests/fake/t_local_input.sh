@@ -15,7 +15,8 @@
 #                    the free slot's rawlog is written (mode 0600).
 #   full-*           --json, --csv, output= and stdout on /dev/full: the
 #                    file and ENOSPC named once, exit 1, the summary still
-#                    printed (on stderr when stdout is the full one).
+#                    printed (on stderr when stdout is the full one); and
+#                    --help on a full stdout exits 1, not 0.
 #   tmpfs-full       --json and the rawlogs on a 16 KiB tmpfs that fills
 #                    during the run (a private mount namespace; skipped
 #                    where unshare -rm is not allowed).
@@ -150,21 +151,24 @@ grep -q '"type":"summary".*"exit_status":1' "$TEST_TMP/$s.json" ||
 	_fault_bad "$s: the JSON summary does not say exit_status 1"
 note "$s: exit $(rc_of $s), $(grep -c rawlog "$TEST_TMP/$s.err") rawlog lines"
 
-for f in json:--json csv:--csv tsv:output=; do
-	s=full-${f%%:*} opt=${f#*:}
+# NAME|the stream as named|where the summary must be (out or err)
+for c in 'full-json|--json /dev/full|out' 'full-csv|--csv /dev/full|out' \
+	'full-tsv|output=/dev/full|out' 'full-stdout|standard output|err' \
+	'full-stdout-json|standard output|err'; do
+	IFS='|' read -r s what where <<<"$c"
 	expect_rc "$s" 1
-	expect_count "$s" "^Error: ${opt}[ ]?/dev/full: cannot write: No space left on device" 1
-	grep -q '^Totals:' "$TEST_TMP/$s.out" || _fault_bad "$s: no Totals on the terminal"
-	grep -q '^errors: ' "$TEST_TMP/$s.out" || _fault_bad "$s: no error summary on the terminal"
-	note "$s: exit $(rc_of "$s"): $(grep -m1 '/dev/full' "$TEST_TMP/$s.err")"
+	expect_count "$s" "^Error: $what: cannot write: No space left on device" 1
+	grep -q '^Totals:' "$TEST_TMP/$s.$where" || _fault_bad "$s: no Totals in $s.$where"
+	grep -q '^measured: ' "$TEST_TMP/$s.$where" || _fault_bad "$s: no measured line in $s.$where"
+	note "$s: exit $(rc_of "$s"): $(grep -m1 'cannot write' "$TEST_TMP/$s.err")"
 done
-for s in full-stdout full-stdout-json; do
-	expect_rc "$s" 1
-	expect_count "$s" '^Error: standard output: cannot write: No space left on device' 1
-	grep -q '^Totals:' "$TEST_TMP/$s.err" || _fault_bad "$s: the summary did not reach stderr"
-	grep -q '^measured: ' "$TEST_TMP/$s.err" || _fault_bad "$s: no measured line on stderr"
-	note "$s: exit $(rc_of "$s"): $(head -n 1 "$TEST_TMP/$s.err")"
-done
+
+# --help on a full stdout: not a silent exit 0.
+rc=0
+"$IMAPSTRESS" --help >/dev/full 2>"$TEST_TMP/help.err" || rc=$?
+[ "$rc" = 1 ] || _fault_bad "help-full: exit $rc, expected 1"
+grep -q '^imapstress: standard output: cannot write: No space left on device$' \
+	"$TEST_TMP/help.err" || _fault_bad "help-full: stderr: $(head -c 200 "$TEST_TMP/help.err")"
 
 # --- a tmpfs that fills up during the run -------------------------------------
 if unshare -rm true 2>/dev/null; then

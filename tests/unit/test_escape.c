@@ -76,21 +76,25 @@ START_TEST(test_short_buffers)
 }
 END_TEST
 
+/* In place, cut at the buffer's end (even inside an escape). */
 START_TEST(test_in_place)
 {
-	char buf[64] = "user=a\033[2Jb";
-	escape_in_place(buf, sizeof(buf));
-	ck_assert_str_eq(buf, "user=a\\x1b[2Jb");
-	char small[10] = "ab\033cdefg";
-	escape_in_place(small, sizeof(small));
-	ck_assert_str_eq(small, "ab\\x1bcde");
-	/* Cut inside an escape: still the start of the long result. */
-	char tiny[4] = "\033ab";
-	escape_in_place(tiny, sizeof(tiny));
-	ck_assert_str_eq(tiny, "\\x1");
-	char plain[16] = "nothing";
-	escape_in_place(plain, sizeof(plain));
-	ck_assert_str_eq(plain, "nothing");
+	static const struct {
+		const char *in;
+		size_t size;
+		const char *want;
+	} cases[] = {
+		{ "user=a\033[2Jb", 64, "user=a\\x1b[2Jb" },
+		{ "ab\033cdefg", 10, "ab\\x1bcde" },
+		{ "\033ab", 4, "\\x1" },
+		{ "nothing", 16, "nothing" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64];
+		snprintf(buf, cases[i].size, "%s", cases[i].in);
+		escape_in_place(buf, cases[i].size);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
 	escape_in_place(NULL, 10);
 }
 END_TEST
