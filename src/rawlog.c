@@ -64,7 +64,9 @@ rawlog_open_fd(const char *path, const char **why)
 	fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
 		  O_CLOEXEC);
 	if (fd < 0) {
+		/* ENXIO: a FIFO nobody reads, opened without blocking. */
 		*why = errno == ELOOP ? "is a symbolic link; not followed" :
+		    errno == ENXIO ? "exists and is not a regular file" :
 		    strerror(errno);
 		return -1;
 	}
