@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "infile.h"
 #include "memlimit.h"
 #include "msg.h"
 #include "config_int.h"
@@ -409,6 +410,14 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 				 what);
 			return -1;
 		}
+	}
+	/* OpenSSL would read a FIFO or /dev/zero without end. */
+	char why[128];
+	if (cfg->ca_file != NULL &&
+	    infile_check_regular(cfg->ca_file, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--ca-file/ssl_ca_file=%s: %s", cfg->ca_file,
+			 why);
+		return -1;
 	}
 	if (cfg->secs > 0 && cfg->warmup_secs >= cfg->secs) {
 		snprintf(err, errlen, "--warmup %g: must be shorter than the "

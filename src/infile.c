@@ -57,6 +57,16 @@ infile_open(const char *path, size_t max, struct stat *st, char *why,
 	return -1;
 }
 
+int
+infile_check_regular(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return 0;
+	snprintf(why, whylen, "not a regular file (%s)", infile_kind(st.st_mode));
+	return -1;
+}
+
 char *
 infile_read_fd(int fd, size_t max, size_t *len, char *why, size_t whylen)
 {

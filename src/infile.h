@@ -15,6 +15,11 @@
 int infile_open(const char *path, size_t max, struct stat *st, char *why,
 		size_t whylen);
 
+/* For a file read by someone else (OpenSSL reads --ca-file): 0 when path
+ * is a regular file or does not exist (the reader then says so), else -1
+ * with the reason in why.  stat() only: nothing is opened. */
+int infile_check_regular(const char *path, char *why, size_t whylen);
+
 /* All of a file of at most max octets, NUL-terminated (*len without the
  * NUL), or NULL with the reason in why.  The caller frees it. */
 char *infile_read(const char *path, size_t max, size_t *len, char *why,

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 13's probes as a careless or hostile local user would make them,
 # each of which main at 1a4eff3 got wrong:
-#   fifo-*, zero-*   userfile=, --password-file and mbox= naming a FIFO
+#   fifo-*, zero-*   userfile=, --password-file, mbox= (and --ca-file,
+#                    which OpenSSL reads) naming a FIFO
 #                    (nobody writing) or /dev/zero: one line naming the
 #                    option and "not a regular file", exit 2, at once
 #                    (main hung until killed).
@@ -68,10 +69,12 @@ for src in fifo:"$fifo" zero:/dev/zero; do
 	run "$tag-userfile" "userfile=$f" secs=1
 	run "$tag-password" --password-file "$f" secs=1
 	run "$tag-mbox" "mbox=$f" secs=1
+	run "$tag-cafile" --tls --ca-file "$f" secs=1
 done
 wait_all
 for tag in fifo zero; do
-	for what in userfile:userfile= password:--password-file mbox:mbox=; do
+	for what in userfile:userfile= password:--password-file mbox:mbox= \
+		cafile:--ca-file/ssl_ca_file=; do
 		s=$tag-${what%%:*} opt=${what#*:}
 		expect_rc "$s" 2
 		expect_err "$s" "^imapstress: ${opt}[ ]?[^ ]+: not a regular file \\(a (FIFO|character device)\\)"

@@ -106,6 +106,18 @@ START_TEST(test_not_regular)
 }
 END_TEST
 
+START_TEST(test_check_regular)
+{
+	char why[128] = "";
+	put("x", 1);
+	ck_assert_int_eq(infile_check_regular(path, why, sizeof(why)), 0);
+	ck_assert_int_eq(infile_check_regular("/nonexistent/x", why,
+					      sizeof(why)), 0);
+	ck_assert_int_eq(infile_check_regular("/dev/zero", why, sizeof(why)), -1);
+	ck_assert_str_eq(why, "not a regular file (a character device)");
+}
+END_TEST
+
 static Suite *
 infile_suite(void)
 {
@@ -117,6 +129,7 @@ infile_suite(void)
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_bound_without_size);
 	tcase_add_test(tc, test_not_regular);
+	tcase_add_test(tc, test_check_regular);
 	suite_add_tcase(s, tc);
 	return s;
 }
