@@ -138,10 +138,9 @@ stream_name(const struct report *r, const FILE *fp, char *buf, size_t n)
 		snprintf(buf, n, "standard output");
 }
 
-/* After a batch of writes to fp (or its close, rc != 0): stdio keeps the
- * first error, and flushing again gives its errno (ENOSPC on a full
- * disk).  The first failure of a stream is named once; it then gets
- * nothing more, so a half-written file is not made worse. */
+/* The first failure of a stream (a write, flush or close) is named once
+ * with its errno; the stream then gets nothing more, so a half-written
+ * file is not made worse. */
 static void
 report_fail(struct report *r, FILE *fp, bool *failed, int e)
 {
@@ -154,12 +153,14 @@ report_fail(struct report *r, FILE *fp, bool *failed, int e)
 		  "the exit status will say so", name, strerror(e != 0 ? e : EIO));
 }
 
+/* After a batch of writes to fp: stdio keeps the first error in
+ * ferror(), and a flush writes what is left.  glibc drops the buffer of
+ * a failed write, so that flush may "succeed": the errno of the batch
+ * (callers zero it before) is the one to show then (ENOSPC on a full
+ * disk). */
 static bool
 report_check(struct report *r, FILE *fp, bool *failed)
 {
-	/* glibc drops the buffer of a failed write, so a second flush may
-	 * "succeed": the errno of the batch (callers zero it before) is
-	 * the one to show then. */
 	int batch = errno;
 	if (fp == NULL || *failed)
 		return !*failed;
