@@ -125,7 +125,8 @@ run rawlog-symlink port="$FAULT_PORT" clients=4 secs=2 rawlog --rawlog-dir "$rl"
 
 # --- outputs on /dev/full ---------------------------------------------------
 run full-json port="$FAULT_PORT" clients=2 secs=2 --json /dev/full
-run full-csv port="$FAULT_PORT" clients=2 secs=2 --csv /dev/full
+run full-csv port="$FAULT_PORT" clients=2 secs=2 --csv /dev/full \
+	--json "$TEST_TMP/full-csv.json"
 run full-tsv port="$FAULT_PORT" clients=2 secs=2 output=/dev/full
 (
 	rc=0
@@ -165,6 +166,10 @@ for c in 'full-json|--json /dev/full|out' 'full-csv|--csv /dev/full|out' \
 	grep -q '^measured: ' "$TEST_TMP/$s.$where" || _fault_bad "$s: no measured line in $s.$where"
 	note "$s: exit $(rc_of "$s"): $(grep -m1 'cannot write' "$TEST_TMP/$s.err")"
 done
+
+# The JSON file that could be written says what the exit status says.
+grep -q '"type":"summary".*"exit_status":1' "$TEST_TMP/full-csv.json" ||
+	_fault_bad "full-csv: the JSON summary does not say exit_status 1"
 
 # --help on a full stdout: not a silent exit 0.
 rc=0
