@@ -18,7 +18,11 @@ WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wno-unused-parameter -Werror
 SAN       ?=
 BUILD     ?= build
-CPPFLAGS  += -D_GNU_SOURCE -Isrc
+# Every folder under src/ is on the include path, so a header is named by
+# its file name alone ("conn.h") wherever it lives; a new folder needs no
+# edit here.
+SRC_DIRS  := src $(patsubst %/,%,$(wildcard src/*/))
+CPPFLAGS  += -D_GNU_SOURCE $(addprefix -I,$(SRC_DIRS))
 CFLAGS    += -std=c11 $(OPT) $(WARN) -MMD -MP
 ifeq ($(SAN),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -32,10 +36,11 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-SRC       := $(wildcard src/*.c)
+SRC       := $(wildcard src/*.c src/*/*.c)
 LIB_SRC   := $(filter-out src/main.c,$(SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
-UNIT_SRC  := $(wildcard tests/unit/*.c)
+# tests/unit mirrors src/: tests/unit/imap/test_imap.c tests src/imap/.
+UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
@@ -85,6 +90,9 @@ $(GEN_COMP): $(BUILD)/tools/gen_completion.o $(LIB_OBJ)
 
 $(COMPLETION): $(GEN_COMP) completion/imapstress.bash.in
 	$(GEN_COMP) completion/imapstress.bash.in > $@.tmp && mv $@.tmp $@
+
+# Unit tests include check_main.h from the top of tests/unit.
+$(UNIT_OBJ): CPPFLAGS += -Itests/unit
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
