@@ -141,6 +141,7 @@ main(int argc, char **argv)
 
 	struct shared *sh = xcalloc(1, sizeof(*sh));
 	sh->cfg = &cfg;
+	sh->live = xcalloc(1, sizeof(*sh->live));
 	if (RAND_bytes((unsigned char *)&sh->run_id, sizeof(sh->run_id)) != 1)
 		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	resolve(sh, &cfg);
@@ -210,12 +211,13 @@ main(int argc, char **argv)
 	free(w);
 	/* Closing the rawlogs is their last write: a failure there counts
 	 * like any other lost output. */
-	if (status == 0 && atomic_load(&sh->rawlog_failures) > 0)
+	if (status == 0 && atomic_load(&sh->live->rawlog_failures) > 0)
 		status = 1;
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);
 	msg_pool_free((struct msg_pool *)sh->pool);
+	free(sh->live);
 	free(sh);
 	config_free(&cfg);
 	return status;

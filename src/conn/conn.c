@@ -16,76 +16,23 @@
 #include <event2/util.h>
 
 #include "clock.h"
-#include "conn.h"
+#include "conn_int.h"
 #include "conn_log.h"
 #include "log.h"
-#include "checkpoint.h"
-#include "openloop.h"
 #include "rawlog.h"
 #include "tls.h"
 #include "store_map.h"
-#include "userfile.h"
-#include "worker.h"
+#include "shared.h"
 #include "xmalloc.h"
 
-/* Backoff after a failure: 20 ms doubling to 5 s, with jitter, so a dead
- * server is probed a few times a second, not hammered in a tight loop. */
-#define BACKOFF_MIN_US 20000u
-#define BACKOFF_MAX_US 5000000u
+#define STALL_SAY_US 15000000	/* stalls this long get their own line */
 
 static void conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 
-/* Fill `user` from the user= template: the first %d/%i is the user
- * number, the second the domain number. */
-static void
-conn_pick_user(struct conn *c)
-{
-	const struct config *cfg = c->w->cfg;
-	const char *t = cfg->user_template;
-	size_t o = 0;
-	int nth = 0;
-
-	const struct userfile *uf = c->w->sh->users;
-	c->pass = cfg->pass;
-	if (uf != NULL) {
-		const struct userfile_entry *e = &uf->e[rng_below(&c->rng, uf->n)];
-		snprintf(c->user, sizeof(c->user), "%s", e->user);
-		if (e->pass != NULL)
-			c->pass = e->pass;
-		return;
-	}
-	unsigned span = cfg->users_max - cfg->users_min + 1;
-	unsigned nw = c->w->sh->n_workers, id = c->w->id;
-	if (span >= nw && nw > 1) {
-		/* Users are partitioned: worker k takes users k, k+W, ...
-		 * so one mailbox's sessions all live in one worker and its
-		 * model needs no locks. */
-		unsigned mine = (span - id + nw - 1) / nw;
-		c->user_no = cfg->users_min + id + nw * rng_below(&c->rng, mine);
-	} else {
-		c->user_no = cfg->users_min + rng_below(&c->rng, span);
-	}
-	c->domain_no = cfg->domains_min +
-	    rng_below(&c->rng, cfg->domains_max - cfg->domains_min + 1);
-	for (; *t != '\0' && o + 12 < sizeof(c->user); t++) {
-		if (t[0] == '%' && (t[1] == 'd' || t[1] == 'i')) {
-			o += (size_t)snprintf(c->user + o, sizeof(c->user) - o,
-			    "%u", nth++ == 0 ? c->user_no : c->domain_no);
-			t++;
-		} else if (t[0] == '%' && t[1] == '%') {
-			c->user[o++] = '%';
-			t++;
-		} else {
-			c->user[o++] = *t;
-		}
-	}
-	c->user[o] = '\0';
-}
-
 struct conn *
-conn_new(struct worker *w, unsigned slot)
+conn_new(const struct conn_env *env, unsigned slot)
 {
-	const struct config *cfg = w->cfg;
+	const struct config *cfg = env->cfg;
 	struct conn *c = xcalloc(1, sizeof(*c));
 	struct imap_limits lim = {
 		.max_line = cfg->max_line,
@@ -93,23 +40,46 @@ conn_new(struct worker *w, unsigned slot)
 		.capture_literal = 4096,
 	};
 
-	c->w = w;
+	c->env = env;
 	c->slot = slot;
 	c->st = CONN_S_WAIT;
 	c->parser = imap_parser_new(&lim, conn_on_resp, c);
-	c->timer = evtimer_new(w->base, conn_timer_cb, c);
+	c->timer = evtimer_new(env->base, conn_timer_cb, c);
 	/* assigned to each connection's socket in conn_start */
-	c->rd_ev = event_new(w->base, -1, 0, conn_sock_read_cb, c);
-	c->idle_slot = -1;
+	c->rd_ev = event_new(env->base, -1, 0, conn_sock_read_cb, c);
 	c->stage = evbuffer_new();
 	c->scratch = evbuffer_new();
 	c->cont = evbuffer_new();
-	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
+	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : env->sh->run_id, slot);
 	if (cfg->rawlog)
 		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
-		    &((struct shared *)w->sh)->rawlog_failures);
-	conn_pick_user(c);
+		    &env->sh->live->rawlog_failures);
 	return c;
+}
+
+unsigned
+conn_slot(const struct conn *c)
+{
+	return c->slot;
+}
+
+struct rng *
+conn_rng(struct conn *c)
+{
+	return &c->rng;
+}
+
+void
+conn_set_user(struct conn *c, const char *user, const char *pass)
+{
+	snprintf(c->user, sizeof(c->user), "%s", user);
+	c->pass = pass;
+}
+
+unsigned
+conn_in_flight(const struct conn *c)
+{
+	return c->n_fl;
 }
 
 void
@@ -166,7 +136,7 @@ void
 conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 {
 	struct conn *c = arg;
-	stats_err(c->w->stats, ERR_MBOXSTATE);
+	stats_err(c->env->stats, ERR_MBOXSTATE);
 	conn_log_err(c, ERR_MBOXSTATE, "%s (%s): %.200s", msg, mbox_err_name(kind),
 		     c->cur_resp != NULL ? c->cur_resp->line : "");
 }
@@ -175,12 +145,12 @@ conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 void
 conn_view_select(struct conn *c)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	struct mbox_store *s;
 
-	if (c->w->stores == NULL)
+	if (c->env->stores == NULL)
 		return;
-	s = store_map_get(c->w->stores, c->user, cfg->box);
+	s = store_map_get(c->env->stores, c->user, cfg->box);
 	if (c->view != NULL && mbox_view_store(c->view) != s) {
 		mbox_view_free(c->view);
 		c->view = NULL;
@@ -203,7 +173,7 @@ conn_view_select(struct conn *c)
 static evutil_socket_t
 conn_socket(struct conn *c, const struct sockaddr *sa)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	int one = 1;
 	evutil_socket_t fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
 				    SOCK_CLOEXEC, 0);
@@ -212,9 +182,9 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (cfg->n_sources > 0) {
 		const struct sockaddr_storage *src =
-		    &c->w->sh->sources[c->slot % c->w->sh->n_sources];
+		    &c->env->sh->sources[c->slot % c->env->sh->n_sources];
 		if (bind(fd, (const struct sockaddr *)src,
-			 c->w->sh->source_lens[c->slot % c->w->sh->n_sources]) < 0) {
+			 c->env->sh->source_lens[c->slot % c->env->sh->n_sources]) < 0) {
 			evutil_closesocket(fd);
 			return -1;
 		}
@@ -225,7 +195,7 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 void
 conn_start(struct conn *c)
 {
-	const struct shared *sh = c->w->sh;
+	const struct shared *sh = c->env->sh;
 	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
 	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
 	evutil_socket_t fd;
@@ -234,7 +204,7 @@ conn_start(struct conn *c)
 	c->serial++;
 	c->st = CONN_S_CONNECTING;
 	c->t_connect = c->t_last_io = clock_us();
-	ctr_add(&c->w->stats->connects, 1);
+	ctr_add(&c->env->stats->connects, 1);
 	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
 		    (unsigned long long)c->serial, c->user);
 
@@ -244,9 +214,9 @@ conn_start(struct conn *c)
 		conn_close(c, ERR_CONNECT, true);
 		return;
 	}
-	c->tls_layer = c->w->cfg->tls == TLS_IMPLICIT;
+	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
 	c->wire_in = c->wire_out = 0;
-	c->bev = tls_bev_new(sh->tls, c->w->base, fd, c->tls_layer, c->tls_sess);
+	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
 		conn_log_err(c, ERR_TLS, "cannot set up TLS");
@@ -262,28 +232,13 @@ conn_start(struct conn *c)
 	/* A plain socket is read by rd_ev from BEV_EVENT_CONNECTED on; TLS
 	 * reads whole records through OpenSSL. */
 	c->own_reads = !c->tls_layer &&
-	    event_assign(c->rd_ev, c->w->base, fd, EV_READ | EV_PERSIST,
+	    event_assign(c->rd_ev, c->env->base, fd, EV_READ | EV_PERSIST,
 			 conn_sock_read_cb, c) == 0;
 	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
 		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
 	}
-}
-
-/* Time to wait before the next attempt after `streak` failures in a row. */
-static uint64_t
-conn_backoff_us(struct conn *c)
-{
-	uint64_t d;
-	unsigned s = c->fail_streak > 12 ? 12 : c->fail_streak;
-
-	if (s == 0)
-		return 0;
-	d = (uint64_t)BACKOFF_MIN_US << (s - 1);
-	if (d > BACKOFF_MAX_US)
-		d = BACKOFF_MAX_US;
-	return d / 2 + rng_below(&c->rng, (uint32_t)(d / 2 + 1));
 }
 
 static void
@@ -297,7 +252,7 @@ conn_schedule(struct conn *c, uint64_t us)
 static void
 conn_fail_inflight(struct conn *c)
 {
-	struct stats *s = c->w->stats;
+	struct stats *s = c->env->stats;
 	uint64_t now = clock_us();
 
 	for (unsigned i = 0; i < c->n_fl; i++) {
@@ -332,14 +287,14 @@ conn_idle_done(struct conn *c)
 void
 conn_close(struct conn *c, enum err_kind why, bool count_err)
 {
-	/* After LOGOUT, or imaptest's DISCONNECT state: a normal end. */
-	bool clean = (c->logout_sent && c->bye_seen) ||
-	    (!count_err && why == ERR_DISCONNECT && c->planned_close);
+	enum conn_end end = c->logout_sent && c->bye_seen ? CONN_END_LOGOUT :
+	    !count_err && why == ERR_DISCONNECT && c->planned_close ?
+	    CONN_END_PLANNED : c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
 	c->planned_close = false;
 
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
-	if (c->w->cfg->tls_resume && c->tls_done && c->bev != NULL) {
+	if (c->env->cfg->tls_resume && c->tls_done && c->bev != NULL) {
 		/* Offer this session again when the slot reconnects. */
 		struct ssl_session_st *s = tls_bev_session(c->compress_on ?
 		    bufferevent_get_underlying(c->bev) : c->bev);
@@ -348,12 +303,9 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 			c->tls_sess = s;
 		}
 	}
-	if (c->w->openloop != NULL)
-		openloop_conn_gone(c->w->openloop, c);
-	bool in_checkpoint = c->cp_waiting || c->cp_checked;
 	c->cp_waiting = c->cp_checked = false;
 	if (count_err)
-		stats_err(c->w->stats, why);
+		stats_err(c->env->stats, why);
 	if (c->own_reads) {
 		event_del(c->rd_ev);	/* safe inside its own callback */
 		c->own_reads = false;
@@ -365,27 +317,30 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 		c->bev = NULL;
 	}
 	c->closing = false;
-	if (in_checkpoint)
-		checkpoint_progress(c->w->cp);	/* with bev gone: no sends */
 	if (c->st == CONN_S_DONE)
 		return;
-	if (c->w->draining) {
-		c->st = CONN_S_DONE;
-		worker_conn_finished(c->w);
-		return;
-	}
 	c->st = CONN_S_WAIT;
-	if (clean) {
-		/* After a LOGOUT the slot logs in again as a new user. */
-		conn_pick_user(c);
-		c->fail_streak = 0;
-		conn_schedule(c, 0);
-		return;
-	}
-	/* The server dropped us: the same user reconnects, after a pause
-	 * that grows while failures repeat. */
-	c->fail_streak++;
-	conn_schedule(c, conn_backoff_us(c));
+	c->env->hooks->closed(c->env->hook_arg, c, end, why);
+}
+
+void
+conn_restart(struct conn *c, uint64_t us)
+{
+	if (c->st == CONN_S_WAIT)
+		conn_schedule(c, us);
+}
+
+void
+conn_finish(struct conn *c)
+{
+	evtimer_del(c->timer);
+	c->st = CONN_S_DONE;
+}
+
+bool
+conn_finished(const struct conn *c)
+{
+	return c->st == CONN_S_DONE;
 }
 
 static void
@@ -412,10 +367,35 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	conn_send_more(c);
 }
 
+static void conn_tick_timeouts(struct conn *c, uint64_t now);
+static bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
+
 void
-conn_tick(struct conn *c, uint64_t now)
+conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 {
-	const struct config *cfg = c->w->cfg;
+	conn_tick_timeouts(c, now);
+	if (c->bev != NULL)
+		g->open++;
+	if (c->st == CONN_S_SESSION)
+		g->session++;
+	if (conn_stalled(c, now, 3000000))
+		g->stalled3++;
+	if (conn_stalled(c, now, STALL_SAY_US) &&
+	    now - c->stall_said >= STALL_SAY_US) {
+		/* imaptest's " - <id> stalled for <s> secs in command:
+		 * <tag> <cmd>", once per 15 s per client. */
+		c->stall_said = now;
+		log_warn("%s[%u]: stalled for %llu secs in command: %u.%u %s",
+			 c->user, c->slot,
+			 (unsigned long long)((now - c->t_last_io) / 1000000),
+			 c->slot, c->fl[0].tag, conn_inflight_name(&c->fl[0]));
+	}
+}
+
+static void
+conn_tick_timeouts(struct conn *c, uint64_t now)
+{
+	const struct config *cfg = c->env->cfg;
 
 	switch (c->st) {
 	case CONN_S_CONNECTING:
@@ -460,7 +440,8 @@ conn_tick(struct conn *c, uint64_t now)
 	}
 }
 
-bool
+/* Has a command been waiting with no byte from the server for `us`? */
+static bool
 conn_stalled(const struct conn *c, uint64_t now, uint64_t us)
 {
 	return c->st == CONN_S_SESSION && c->n_fl > 0 &&
@@ -470,11 +451,11 @@ conn_stalled(const struct conn *c, uint64_t now, uint64_t us)
 void
 conn_drain(struct conn *c)
 {
+	c->stopping = true;
 	switch (c->st) {
 	case CONN_S_WAIT:
 		evtimer_del(c->timer);
-		c->st = CONN_S_DONE;
-		worker_conn_finished(c->w);
+		conn_close(c, ERR_DISCONNECT, false);	/* the hook finishes it */
 		return;
 	case CONN_S_SESSION:
 		if (c->idle == CONN_IDLE_ACTIVE) {
@@ -493,22 +474,56 @@ conn_drain(struct conn *c)
 	}
 }
 
-void
+unsigned
 conn_halt(struct conn *c)
 {
+	unsigned unanswered = 0;
+
 	if (c->st == CONN_S_DONE)
-		return;
-	/* Unanswered at a hard stop: reported as unfinished, not failed,
-	 * because the server may still complete them. */
+		return 0;
+	c->stopping = true;
 	for (unsigned i = 0; i < c->n_fl; i++)
 		if (c->fl[i].internal == CONN_I_NONE)
-			c->w->unfinished++;
+			unanswered++;
 	c->n_fl = 0;
-	if (c->bev != NULL || c->st == CONN_S_WAIT)
-		conn_close(c, ERR_DISCONNECT, false);
 	evtimer_del(c->timer);
-	if (c->st != CONN_S_DONE) {
-		c->st = CONN_S_DONE;
-		worker_conn_finished(c->w);
+	conn_close(c, ERR_DISCONNECT, false);	/* the hook finishes it */
+	return unanswered;
+}
+
+bool
+conn_quiesce(struct conn *c)
+{
+	if (c->st != CONN_S_SESSION)
+		return true;
+	if (c->idle == CONN_IDLE_ACTIVE) {
+		evtimer_del(c->timer);
+		conn_idle_done(c);
 	}
+	return c->n_fl == 0 && !c->cont_wait;
+}
+
+bool
+conn_send_check(struct conn *c)
+{
+	if (c->st != CONN_S_SESSION || c->bev == NULL ||
+	    c->lstate != LSTATE_SELECTED || c->view == NULL)
+		return false;
+	c->cp_waiting = c->cp_checked = true;
+	conn_send_internal(c, CONN_I_CHECK, "CHECK");
+	return true;
+}
+
+bool
+conn_check_pending(const struct conn *c)
+{
+	return c->cp_waiting;
+}
+
+struct mbox_view *
+conn_take_checked_view(struct conn *c)
+{
+	struct mbox_view *v = c->cp_checked ? c->view : NULL;
+	c->cp_checked = false;
+	return v;
 }

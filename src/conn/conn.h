@@ -1,241 +1,134 @@
-/* conn.h: one IMAP client connection over a bufferevent.  It walks
- * connect -> (TLS) -> greeting -> login -> plan commands -> logout, keeps
- * its commands in flight in a small table keyed by tag, and reports each
- * tagged reply to its worker's stats shard.  The object lives for the
- * whole run (one per client slot); only its bufferevent comes and goes, so
- * nothing is ever freed inside its own callback. */
+/* conn.h: one IMAP client connection over a bufferevent, the engine every
+ * driver (the stress mix today) runs its sessions on.  It walks connect ->
+ * (TLS) -> greeting -> login -> plan commands -> logout, keeps its
+ * commands in flight in a small table keyed by tag, and counts each
+ * tagged reply in the stats shard it was given.
+ *
+ * A connection knows only its `struct conn_env`: the config, the shared
+ * read-only pieces, its event base and stats shard, and the driver's
+ * hooks.  It never calls its worker, the checkpoint or the open loop; the
+ * driver learns what happened through the hooks and decides what comes
+ * next (conn_restart, conn_finish, conn_send_more).
+ *
+ * The object lives for the whole run (one per client slot); only its
+ * bufferevent comes and goes, so nothing is ever freed inside its own
+ * callback.  The struct is private (conn_int.h). */
 #ifndef IMAPSTRESS_CONN_H
 #define IMAPSTRESS_CONN_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compress.h"
-#include "imap.h"
-#include "imap_cmd.h"
-#include "mbox_model.h"
-#include "rng.h"
 #include "stats.h"
-#include "workload.h"
 
-struct worker;
-struct bufferevent;
-struct event;
-struct evbuffer;
+struct config;
+struct conn;
+struct event_base;
+struct mbox_view;
+struct rng;
+struct shared;
+struct store_map;
 
-enum conn_state {
-	CONN_S_WAIT,		/* not connected; a timer will start it */
-	CONN_S_CONNECTING,
-	CONN_S_GREETING,
-	CONN_S_SESSION,		/* greeting seen: login, plan, logout */
-	CONN_S_DONE		/* finished for good (run stopping) */
-};
-
-/* Commands of our own that are not imaptest states, never counted as
- * commands (their failures still count as errors). */
-enum conn_internal {
-	CONN_I_NONE,
-	CONN_I_CAPABILITY,
-	CONN_I_ENABLE,
-	CONN_I_STARTTLS,
-	CONN_I_ID,
-	CONN_I_CREATE,
-	CONN_I_CHECK,		/* a checkpoint's CHECK */
-	CONN_I_LIST		/* LIST "" "": the hierarchy separator */
-};
-
-#define CONN_MAX_INFLIGHT 64
 /* Plain sockets are read by the connection itself (conn_sock_read_cb),
  * up to this much per read(): libevent 2.1's bufferevent reads 4 KiB at a
  * time whatever bufferevent_set_max_single_read() says, each read after a
- * FIONREAD ioctl, so a 40 KB FETCH answer cost 20 system calls. */
+ * FIONREAD ioctl, so a 40 KB FETCH answer cost 20 system calls.  The
+ * buffer (conn_env.rbuf) is the thread's, shared by its connections. */
 #define CONN_MAX_READ (128 * 1024)
-/* One writev() may carry this much (libevent's default is 16 KiB, five
- * rounds through the event loop for a 75 KB APPEND). */
-#define CONN_MAX_WRITE CONN_OUT_HIGH
-/* Output backpressure: no new command is queued while more than HIGH
- * octets wait to be written; the write callback resumes at LOW.  Keeps
- * memory per connection bounded (every evbuffer chain, even one that
- * only references a pooled message, costs 1 KiB) and starts latency
- * clocks near the wire rather than deep in our own queue. */
-#define CONN_OUT_HIGH (256 * 1024)
-#define CONN_OUT_LOW (64 * 1024)
 
-/* IDLE (RFC 2177): sent, then "+" (idling until the timer sends DONE),
- * then the tagged OK. */
-enum conn_idle {
-	CONN_IDLE_NONE,
-	CONN_IDLE_STARTING,	/* IDLE sent, waiting for "+" */
-	CONN_IDLE_ACTIVE,	/* idling */
-	CONN_IDLE_DONE_SENT	/* DONE sent, waiting for the tagged OK */
+/* How a session ended, for the closed hook. */
+enum conn_end {
+	CONN_END_LOGOUT,	/* LOGOUT answered with BYE */
+	CONN_END_PLANNED,	/* imaptest's DISCONNECT state dropped it */
+	CONN_END_FAILED,	/* the server, the network or a check: see err */
+	CONN_END_STOPPED	/* conn_drain/conn_halt ended it */
 };
 
-/* How long an IDLE lasts before DONE: a random time up to this. */
-#define CONN_IDLE_MAX_MS 2000
-
-struct inflight {
-	uint32_t tag;
-	uint8_t op;		/* enum op */
-	uint8_t internal;	/* enum conn_internal */
-	uint32_t msgs;		/* APPEND: messages carried */
-	uint64_t bytes;		/* APPEND: message octets carried */
-	uint64_t t_sent;	/* us, monotonic */
+/* What the driver implements.  Hooks run inside the connection's own
+ * callbacks: they may act on this connection, and must defer (an
+ * event_active) anything that acts on other connections. */
+struct conn_hooks {
+	/* LOGIN or AUTHENTICATE succeeded. */
+	void (*logged_in)(void *arg, struct conn *c);
+	/* A tagged reply to one of our commands, its effects applied. */
+	void (*replied)(void *arg, struct conn *c);
+	/* Logged in and free to send: may the next plan commands go now?
+	 * False when the driver holds them back; it then calls
+	 * conn_send_more() or conn_send_scheduled() when they may. */
+	bool (*ready)(void *arg, struct conn *c);
+	/* The session is over (its socket, if any, is closed; `err` says
+	 * why when end is CONN_END_FAILED).  The driver answers with
+	 * conn_restart() or conn_finish(); after CONN_END_STOPPED it must
+	 * finish. */
+	void (*closed)(void *arg, struct conn *c, enum conn_end end,
+		       enum err_kind err);
 };
 
-/* Capabilities we act on. */
-enum conn_cap {
-	CAP_LITERALPLUS = 1 << 0,
-	CAP_LITERALMINUS = 1 << 1,
-	CAP_MULTIAPPEND = 1 << 2,
-	CAP_IDLE = 1 << 3,
-	CAP_UIDPLUS = 1 << 4,
-	CAP_CONDSTORE = 1 << 5,
-	CAP_QRESYNC = 1 << 6,
-	CAP_SORT = 1 << 7,
-	CAP_THREAD = 1 << 8,
-	CAP_MOVE = 1 << 9,
-	CAP_STARTTLS = 1 << 10,
-	CAP_SASL_IR = 1 << 11,
-	CAP_AUTH_PLAIN = 1 << 12,
-	CAP_ENABLE = 1 << 13,
-	CAP_ID = 1 << 14,
-	CAP_IMAP4REV2 = 1 << 15,
-	CAP_COMPRESS = 1 << 16,
-	CAP_LOGINDISABLED = 1 << 17,
-	CAP_KNOWN = 1u << 31	/* a capability list has been seen */
+struct conn_env {
+	const struct config *cfg;
+	const struct shared *sh;	/* pool, TLS, addresses, run id */
+	struct event_base *base;
+	struct stats *stats;		/* the shard this thread writes */
+	char *rbuf;			/* CONN_MAX_READ octets (see above) */
+	struct store_map *stores;	/* mailbox models; NULL: no checks */
+	uint32_t *msg_seq;		/* Message-ID counter of the thread */
+	unsigned worker_id;		/* Message-IDs: seq * workers + id */
+	const struct conn_hooks *hooks;
+	void *hook_arg;
 };
 
-struct conn {
-	struct worker *w;
-	unsigned slot;		/* global client index */
-	enum conn_state st;
-	enum lstate lstate;
-	struct bufferevent *bev;
-	struct imap_parser *parser;
-	struct event *timer;	/* reconnect backoff, DELAY */
-	struct event *rd_ev;	/* plain socket: our own reads (CONN_MAX_READ) */
-	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
-	struct evbuffer *stage;	/* command under construction */
-	struct evbuffer *scratch;	/* its text after a referenced body */
-	struct rng rng;
-	struct plan plan;
-	unsigned caps;
-
-	uint32_t tag_next;
-	struct inflight fl[CONN_MAX_INFLIGHT];
-	unsigned n_fl;
-
-	/* A command with synchronizing literals waiting for "+": the rest of
-	 * it, and the offsets (relative to what is left) to stop at. */
-	struct evbuffer *cont;
-	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
-	unsigned n_cont_splits, cont_next;
-	bool cont_wait;
-
-	uint32_t exists;	/* messages in the selected mailbox */
-	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
-	bool view_active;	/* a SELECT was sent: feed the view */
-	bool cp_waiting;	/* checkpoint: our CHECK is unanswered */
-	bool cp_checked;	/* checkpoint: this view takes part */
-	const struct imap_resp *cur_resp;	/* for error lines */
-	char sep;		/* hierarchy separator, 0 until known */
-	bool sep_pending;	/* LIST "" "" sent, reply not yet in */
-	unsigned user_no, domain_no;
-	char user[256];
-	const char *pass;	/* this user's password */
-
-	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
-	struct ssl_session_st *tls_sess;	/* --tls-resume: last session */
-	uint64_t t_connect;	/* when connect() started */
-	uint64_t t_tls_start;	/* when the STARTTLS handshake started */
-	uint64_t t_connected;	/* when the connection was established */
-	uint64_t t_last_io;
-	unsigned fail_streak;
-	bool logout_sent, bye_seen;
-	bool closing;		/* set inside callbacks: stop parsing */
-	bool close_count;	/* count close_err when closing */
-	enum err_kind close_err;
-	bool tls_done;		/* TLS established on this connection */
-	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
-	bool compress_on;	/* COMPRESS=DEFLATE is active */
-	bool compress_sent;	/* COMPRESS asked, reply pending */
-	bool compress_upgrade;	/* COMPRESS OK seen: add the filter after parsing */
-	struct compress_counts zc;	/* the filter's octet counts */
-	bool capa_sent;		/* CAPABILITY asked, reply pending */
-	bool delayed;		/* in a DELAY state or retry pause */
-	bool warned_skip;	/* warned about an unsupported command */
-	bool starttls_sent;	/* STARTTLS asked on this connection */
-	bool upgrade;		/* STARTTLS OK seen: switch to TLS after parsing */
-	bool redact_cont;	/* the pending continuation holds a secret */
-	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
-	int idle_slot;		/* --rate: index in the idle list, or -1 */
-	enum conn_idle idle;	/* IDLE command progress */
-	bool id_sent;		/* ID sent on this connection */
-	bool disconnect_pending; /* DISCONNECT state: close from the timer */
-	bool planned_close;	/* the close being done is a DISCONNECT state */
-	uint64_t stall_said;	/* when a >15 s stall was last reported */
-	uint64_t t_due;		/* --rate: when the command being sent was due */
-	uint64_t serial;	/* connection number, for tags and logs */
-};
-
-struct conn *conn_new(struct worker *w, unsigned slot);
-/* The model: a SELECT is being sent (fresh view), and violations. */
-void conn_view_select(struct conn *c);
-void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
+/* A connection for client slot `slot` (0 .. clients-1), not started. */
+struct conn *conn_new(const struct conn_env *env, unsigned slot);
 void conn_free(struct conn *c);			/* NULL is a no-op */
 
-/* Start connecting now (st must be CONN_S_WAIT). */
-void conn_start(struct conn *c);
+unsigned conn_slot(const struct conn *c);
+/* The connection's random stream (seeded from seed= and the slot), for
+ * a driver's choices that must repeat with the same seed. */
+struct rng *conn_rng(struct conn *c);
+/* Who the next session logs in as; `pass` must outlive the session. */
+void conn_set_user(struct conn *c, const char *user, const char *pass);
 
-/* The worker's 100 ms tick: timeouts and stall accounting. */
-void conn_tick(struct conn *c, uint64_t now);
+/* Start connecting now (not started, or after the closed hook). */
+void conn_start(struct conn *c);
+/* From the closed hook: connect again after `us` microseconds. */
+void conn_restart(struct conn *c, uint64_t us);
+/* From the closed hook (or before a start): the slot is done for good. */
+void conn_finish(struct conn *c);
+bool conn_finished(const struct conn *c);
+
+/* What a tick saw, summed over a worker's connections. */
+struct conn_gauges {
+	uint64_t open;		/* a socket exists */
+	uint64_t session;	/* greeting seen */
+	uint64_t stalled3;	/* a command waiting > 3 s with no byte */
+};
+/* The worker's 100 ms tick: timeouts, stall accounting and the
+ * imaptest-style "stalled for N secs" line (once per 15 s). */
+void conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g);
 
 /* The run is ending: stop sending plan commands; log out once nothing is
- * in flight (drain), or close at once (halt). */
+ * in flight (drain), or close at once (halt, which returns how many
+ * commands were left unanswered: reported as unfinished, not failed,
+ * because the server may still complete them). */
 void conn_drain(struct conn *c);
-/* Has a command been waiting with no byte from the server for `us`? */
-bool conn_stalled(const struct conn *c, uint64_t now, uint64_t us);
-void conn_halt(struct conn *c);
+unsigned conn_halt(struct conn *c);
 
+/* Send what the plan allows now (after a hold by the ready hook). */
+void conn_send_more(struct conn *c);
 /* --rate: send the next plan command now, timed from `due`.  False when
  * the connection had nothing it could send. */
 bool conn_send_scheduled(struct conn *c, uint64_t due);
+/* Commands sent and not yet answered. */
+unsigned conn_in_flight(const struct conn *c);
 
-/* Inside conn_*.c only. */
-void conn_starttls_upgrade(struct conn *c);
-/* The bufferevent callbacks (conn_io.c). */
-void conn_read_cb(struct bufferevent *bev, void *arg);
-void conn_sock_read_cb(int fd, short what, void *arg);
-void conn_write_now(struct conn *c);
-void conn_write_cb(struct bufferevent *bev, void *arg);
-void conn_event_cb(struct bufferevent *bev, short what, void *arg);
-void conn_count_received(struct conn *c, uint64_t n);
-void conn_compress_upgrade(struct conn *c);
-void conn_idle_done(struct conn *c);
-/* Bring the wire byte counters up to date (TLS counts its own). */
-void conn_sync_wire(struct conn *c);
-/* Count octets handed to / taken from the IMAP layer. */
-void conn_count_sent(struct conn *c, uint64_t n);
-void conn_close(struct conn *c, enum err_kind why, bool count_err);
-void conn_send_more(struct conn *c);
-int conn_on_resp(void *arg, const struct imap_resp *r);
-void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
-		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
-		   uint64_t bytes);
-uint32_t conn_tag_begin(struct conn *c, struct imap_cmd *cmd);
-/* Send one command of our own (not an imaptest state). */
-void conn_send_internal(struct conn *c, enum conn_internal internal,
-			const char *text);
-/* Build and send the command for state op; false when it was skipped
- * (nothing to do in this state, e.g. FETCH in an empty mailbox). */
-bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
-/* imaptest's DELAY (pause a random time up to 1 s) and DISCONNECT (drop
- * the connection) are chances taken after sending and after a reply, not
- * states of the walk (they come after LOGOUT, where the walk wraps). */
-bool conn_delay_start(struct conn *c);
-void conn_disconnect_soon(struct conn *c);
-void conn_flush_cont(struct conn *c);
-/* Ask for the connection to be closed once the parser callback returns. */
-void conn_close_later(struct conn *c, enum err_kind why, bool count_err);
+/* Checkpoints.  conn_quiesce ends an IDLE and says whether the session
+ * has nothing in flight (true when there is no session).  conn_send_check
+ * sends CHECK on a session with a selected, modelled mailbox and says
+ * whether it did; conn_check_pending: that CHECK is unanswered.
+ * conn_take_checked_view: the view that took part (NULL if none), once. */
+bool conn_quiesce(struct conn *c);
+bool conn_send_check(struct conn *c);
+bool conn_check_pending(const struct conn *c);
+struct mbox_view *conn_take_checked_view(struct conn *c);
 
 #endif

@@ -10,14 +10,12 @@
 #include <event2/event.h>
 
 #include "clock.h"
-#include "conn.h"
+#include "conn_int.h"
 #include "conn_log.h"
 #include "log.h"
-#include "checkpoint.h"
-#include "openloop.h"
 #include "rawlog.h"
 #include "version.h"
-#include "worker.h"
+#include "shared.h"
 
 /* A plan that keeps choosing commands that cannot run (say, FETCH in an
  * empty mailbox) gives up after this many and retries a little later. */
@@ -195,7 +193,7 @@ conn_login_disabled(struct conn *c)
 	if (c->lstate != LSTATE_NONAUTH || c->tls_done ||
 	    !(c->caps & CAP_LOGINDISABLED))
 		return false;
-	atomic_store(&((struct shared *)c->w->sh)->login_disabled, true);
+	atomic_store(&c->env->sh->live->login_disabled, true);
 	conn_log_err(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
 		     "password in clear (use --starttls)");
 	conn_close(c, ERR_TLS, true);
@@ -207,7 +205,7 @@ static unsigned conn_send_plan(struct conn *c, unsigned max);
 void
 conn_send_more(struct conn *c)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
 
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
@@ -218,7 +216,7 @@ conn_send_more(struct conn *c)
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
 
-	if (c->w->draining) {
+	if (c->stopping) {
 		/* Let what is in flight finish, then leave politely. */
 		if (c->n_fl > 0)
 			return;
@@ -260,19 +258,16 @@ conn_send_more(struct conn *c)
 		c->id_sent = true;
 		snprintf(id, sizeof(id), "ID (\"name\" \"imapstress\" \"version\" "
 			 "\"" IMAPSTRESS_VERSION "\" \"x-session-id\" \"%016llx-%u-%llu\")",
-			 (unsigned long long)c->w->sh->run_id, c->slot,
+			 (unsigned long long)c->env->sh->run_id, c->slot,
 			 (unsigned long long)c->serial);
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 
-	if (checkpoint_holding(c->w->cp) && c->lstate != LSTATE_NONAUTH)
-		return;		/* a checkpoint is draining */
-	if (c->w->openloop != NULL && c->lstate != LSTATE_NONAUTH) {
-		/* Open loop: commands go out when the schedule says. */
-		if (c->n_fl == 0)
-			openloop_conn_idle(c->w->openloop, c);
+	/* The driver's gates (a checkpoint holding, the open loop's
+	 * schedule) apply to plan commands, not to logging in. */
+	if (c->lstate != LSTATE_NONAUTH && c->env->hooks->ready != NULL &&
+	    !c->env->hooks->ready(c->env->hook_arg, c))
 		return;
-	}
 	conn_send_plan(c, max);
 }
 
@@ -281,7 +276,7 @@ conn_send_more(struct conn *c)
 static unsigned
 conn_send_plan(struct conn *c, unsigned max)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	uint8_t ops[CONN_MAX_INFLIGHT];
 	struct plan_pending pend;
 	unsigned skips = 0, sent = 0;

@@ -17,11 +17,11 @@
 
 #include "clock.h"
 #include "compress.h"
-#include "conn.h"
+#include "conn_int.h"
 #include "conn_log.h"
 #include "rawlog.h"
 #include "tls.h"
-#include "worker.h"
+#include "shared.h"
 
 void
 conn_sync_wire(struct conn *c)
@@ -37,8 +37,8 @@ conn_sync_wire(struct conn *c)
 			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
 		return;
 	}
-	ctr_add(&c->w->stats->bytes_received, in - c->wire_in);
-	ctr_add(&c->w->stats->bytes_sent, out - c->wire_out);
+	ctr_add(&c->env->stats->bytes_received, in - c->wire_in);
+	ctr_add(&c->env->stats->bytes_sent, out - c->wire_out);
 	c->wire_in = in;
 	c->wire_out = out;
 }
@@ -46,17 +46,17 @@ conn_sync_wire(struct conn *c)
 void
 conn_count_received(struct conn *c, uint64_t n)
 {
-	ctr_add(&c->w->stats->imap_received, n);
+	ctr_add(&c->env->stats->imap_received, n);
 	if (!c->tls_layer && !c->compress_on)
-		ctr_add(&c->w->stats->bytes_received, n);
+		ctr_add(&c->env->stats->bytes_received, n);
 }
 
 void
 conn_count_sent(struct conn *c, uint64_t n)
 {
-	ctr_add(&c->w->stats->imap_sent, n);
+	ctr_add(&c->env->stats->imap_sent, n);
 	if (!c->tls_layer && !c->compress_on)
-		ctr_add(&c->w->stats->bytes_sent, n);
+		ctr_add(&c->env->stats->bytes_sent, n);
 }
 
 /* Hand the socket's reading back to the bufferevent, for a layer (TLS,
@@ -82,7 +82,7 @@ conn_starttls_upgrade(struct conn *c)
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
-	tls = tls_bev_upgrade(c->w->sh->tls, c->w->base, c->bev, c->tls_sess);
+	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->tls_sess);
 	if (tls == NULL) {
 		conn_log_err(c, ERR_TLS, "STARTTLS: cannot set up TLS");
 		conn_close(c, ERR_TLS, true);
@@ -209,7 +209,7 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(c->bev);
-	ssize_t got = recv(fd, c->w->rbuf, CONN_MAX_READ, 0);
+	ssize_t got = recv(fd, c->env->rbuf, CONN_MAX_READ, 0);
 
 	if (got < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
@@ -224,16 +224,16 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (evbuffer_get_length(in) > 0) {
 		/* never the case today (we only leave bytes behind for an
 		 * upgrade, which turns our reads off); keep the order anyway */
-		evbuffer_add(in, c->w->rbuf, (size_t)got);
+		evbuffer_add(in, c->env->rbuf, (size_t)got);
 		conn_read_cb(c->bev, c);
 		return;
 	}
 	c->t_last_io = clock_us();
-	long n = conn_feed(c, c->w->rbuf, (size_t)got);
+	long n = conn_feed(c, c->env->rbuf, (size_t)got);
 	if (n < 0)
 		return;
 	if (n < got)
-		evbuffer_add(in, c->w->rbuf + n, (size_t)(got - n));
+		evbuffer_add(in, c->env->rbuf + n, (size_t)(got - n));
 	if (conn_upgrade_due(c))
 		return;
 	conn_send_more(c);
@@ -273,10 +273,10 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		uint64_t now = clock_us();
 		if (c->st == CONN_S_SESSION) {
 			/* The STARTTLS handshake finished. */
-			hist_record(c->w->stats->tls_lat, now - c->t_tls_start);
-			ctr_add(&c->w->stats->tls_handshakes, 1);
+			hist_record(c->env->stats->tls_lat, now - c->t_tls_start);
+			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
-				ctr_add(&c->w->stats->tls_resumed, 1);
+				ctr_add(&c->env->stats->tls_resumed, 1);
 			c->tls_done = true;
 			rawlog_note(c->rawlog, "TLS established");
 			conn_send_more(c);
@@ -286,11 +286,11 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		c->t_last_io = c->t_connected = now;
 		if (c->own_reads)
 			event_add(c->rd_ev, NULL);
-		if (c->w->cfg->tls == TLS_IMPLICIT) {
-			hist_record(c->w->stats->tls_lat, now - c->t_connect);
-			ctr_add(&c->w->stats->tls_handshakes, 1);
+		if (c->env->cfg->tls == TLS_IMPLICIT) {
+			hist_record(c->env->stats->tls_lat, now - c->t_connect);
+			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
-				ctr_add(&c->w->stats->tls_resumed, 1);
+				ctr_add(&c->env->stats->tls_resumed, 1);
 			c->tls_done = true;
 			rawlog_note(c->rawlog, "TLS established");
 		}
@@ -307,7 +307,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (verify) {
 			/* Not transient: main stops the run if nobody ever
 			 * got in, instead of retrying for ever. */
-			atomic_store(&((struct shared *)c->w->sh)->tls_verify_failed, true);
+			atomic_store(&c->env->sh->live->tls_verify_failed, true);
 		}
 		conn_log_err(c, ERR_TLS, "TLS: %s", why);
 		conn_close(c, ERR_TLS, true);
@@ -315,7 +315,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	if (c->st == CONN_S_CONNECTING) {
 		conn_log_err(c, ERR_CONNECT, "connect(%s) failed: %s",
-			     c->w->cfg->host,
+			     c->env->cfg->host,
 			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		conn_close(c, ERR_CONNECT, true);
 		return;

@@ -3,7 +3,7 @@
 
 #include "conn_log.h"
 #include "log.h"
-#include "worker.h"
+#include "shared.h"
 
 static const char *const internal_name[] = {
 	[CONN_I_NONE] = "",
@@ -29,8 +29,8 @@ conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
 {
 	/* Shared by all workers: the only atomic read-modify-write, and it
 	 * happens on the error path only. */
-	struct shared *sh = (struct shared *)c->w->sh;
-	unsigned n = atomic_fetch_add_explicit(&sh->err_logged[kind], 1,
+	struct shared_live *live = c->env->sh->live;
+	unsigned n = atomic_fetch_add_explicit(&live->err_logged[kind], 1,
 					       memory_order_relaxed);
 	char msg[1024];
 	va_list ap;

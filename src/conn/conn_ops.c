@@ -9,11 +9,11 @@
 #include <event2/event.h>
 #include <openssl/evp.h>
 
-#include "conn.h"
+#include "conn_int.h"
 #include "log.h"
 #include "msg.h"
 #include "seqpick.h"
-#include "worker.h"
+#include "shared.h"
 
 #define FETCH_MAX_SEQS 100
 #define DELAY_MAX_MS 1000
@@ -69,9 +69,9 @@ random_seqs(struct conn *c, uint32_t *seqs, unsigned count)
 static void
 warn_unsupported(struct conn *c, enum op op, const char *cap)
 {
-	struct shared *sh = (struct shared *)c->w->sh;
+	struct shared_live *live = c->env->sh->live;
 	unsigned bit = 1u << (op % 32);
-	if (atomic_fetch_or(&sh->warned_ops, bit) & bit)
+	if (atomic_fetch_or(&live->warned_ops, bit) & bit)
 		return;
 	log_warn("server does not advertise %s: %s commands are skipped",
 		 cap, op_table[op].name);
@@ -95,7 +95,7 @@ add_date(struct imap_cmd *cmd)
 static uint64_t
 append_one(struct conn *c, struct imap_cmd *cmd)
 {
-	const struct msg_pool *pool = c->w->sh->pool;
+	const struct msg_pool *pool = c->env->sh->pool;
 	const struct msg *m = msg_pool_get(pool,
 	    rng_below(&c->rng, msg_pool_count(pool)));
 	size_t len = msg_wire_len(m);
@@ -109,8 +109,8 @@ append_one(struct conn *c, struct imap_cmd *cmd)
 		return 0;
 	if (m->needs_id) {
 		char id[MSG_ID_LINE_LEN + 1];
-		uint32_t seq = c->w->msg_seq++ * c->w->sh->n_workers + c->w->id;
-		msg_id_line(id, c->w->sh->run_id, seq);
+		uint32_t seq = (*c->env->msg_seq)++ * c->env->sh->n_workers + c->env->worker_id;
+		msg_id_line(id, c->env->sh->run_id, seq);
 		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
 	}
 	/* The pool outlives every connection: no copy, no cleanup. */
@@ -121,7 +121,7 @@ append_one(struct conn *c, struct imap_cmd *cmd)
 static bool
 op_append(struct conn *c, const struct plan_pending *pend)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	struct imap_cmd cmd;
 	uint32_t tag, msgs = 1;
 	uint64_t bytes;
@@ -241,7 +241,7 @@ op_fetch2(struct conn *c)
 static bool
 own_filter(struct conn *c, uint32_t *seqs, unsigned *n, const char *flag)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	struct mbox_store *s = mbox_view_store(c->view);
 	uint32_t me = mbox_view_conn_id(c->view);
 
@@ -262,7 +262,7 @@ own_filter(struct conn *c, uint32_t *seqs, unsigned *n, const char *flag)
 static bool
 op_store(struct conn *c, enum op op)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	uint32_t seqs[FETCH_MAX_SEQS], tag;
 	struct imap_cmd cmd;
 	unsigned count, threshold = plan_msgs_threshold(cfg);
@@ -323,7 +323,7 @@ op_text(struct conn *c, enum op op, const char *fmt, const char *arg)
 static bool
 op_box(struct conn *c, enum op op, const char *verb, const char *tail)
 {
-	const char *box = c->w->cfg->box;
+	const char *box = c->env->cfg->box;
 	struct imap_cmd cmd;
 	uint32_t tag;
 
@@ -364,7 +364,7 @@ op_mailbox(struct conn *c, enum op op)
 static bool
 op_copy(struct conn *c, enum op op)
 {
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	struct imap_cmd cmd;
 	uint32_t tag;
 
@@ -424,7 +424,7 @@ conn_delay_start(struct conn *c)
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (suseconds_t)(ms % 1000) * 1000;
 	/* imaptest counts a DELAY as done when it starts. */
-	stats_cmd(c->w->stats, OP_DELAY, STATS_OK, 0);
+	stats_cmd(c->env->stats, OP_DELAY, STATS_OK, 0);
 	c->delayed = true;
 	evtimer_add(c->timer, &tv);
 	return true;
@@ -436,7 +436,7 @@ void
 conn_disconnect_soon(struct conn *c)
 {
 	struct timeval now0 = { 0, 0 };
-	stats_cmd(c->w->stats, OP_DISCONNECT, STATS_OK, 0);
+	stats_cmd(c->env->stats, OP_DISCONNECT, STATS_OK, 0);
 	c->disconnect_pending = true;
 	evtimer_add(c->timer, &now0);
 }

@@ -8,11 +8,10 @@
 
 #include <event2/event.h>
 
-#include "checkpoint.h"
 #include "clock.h"
-#include "conn.h"
+#include "conn_int.h"
 #include "conn_log.h"
-#include "worker.h"
+#include "shared.h"
 
 static const struct {
 	const char *name;
@@ -86,7 +85,7 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 		conn_close_later(c, ERR_BYE, true);
 		return 1;
 	}
-	hist_record(c->w->stats->connect_lat, now - c->t_connect);
+	hist_record(c->env->stats->connect_lat, now - c->t_connect);
 	c->st = CONN_S_SESSION;
 	if (r->cond == IMAP_COND_PREAUTH)
 		c->lstate = LSTATE_AUTH;
@@ -182,9 +181,9 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 		return;
 	}
 	if (r->cond == IMAP_COND_BAD)
-		stats_err(c->w->stats, ERR_BAD);
+		stats_err(c->env->stats, ERR_BAD);
 	else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE)
-		stats_err(c->w->stats, ERR_NO);
+		stats_err(c->env->stats, ERR_NO);
 }
 
 /* The mailbox may not exist yet: create it, as imaptest does. */
@@ -215,8 +214,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	unsigned before = c->caps;
 
 	c->lstate = LSTATE_AUTH;
-	c->fail_streak = 0;
-	ctr_add(&c->w->stats->logins, 1);
+	ctr_add(&c->env->stats->logins, 1);
 	c->caps &= ~CAP_KNOWN;
 	conn_caps_from_code(c, r);
 	if (!(c->caps & CAP_KNOWN)) {
@@ -225,7 +223,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		c->caps = before;
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
 	}
-	const struct config *cfg = c->w->cfg;
+	const struct config *cfg = c->env->cfg;
 	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
 	    cfg->states[OP_MRENAME].prob || cfg->states[OP_MSUBS].prob))
 		/* Mailbox names use the server's hierarchy separator. */
@@ -233,11 +231,12 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		c->sep_pending = true;
 		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
-	if (c->w->cfg->qresync && (c->caps & CAP_ENABLE))
+	if (c->env->cfg->qresync && (c->caps & CAP_ENABLE))
 		conn_send_internal(c, CONN_I_ENABLE,
-		    c->w->cfg->imap4rev2 ? "ENABLE QRESYNC IMAP4rev2" :
+		    c->env->cfg->imap4rev2 ? "ENABLE QRESYNC IMAP4rev2" :
 					   "ENABLE QRESYNC");
-	worker_conn_logged_in(c->w);
+	if (c->env->hooks->logged_in != NULL)
+		c->env->hooks->logged_in(c->env->hook_arg, c);
 }
 
 static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
@@ -265,8 +264,8 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		c->sep_pending = false;
 	conn_tagged_effects(c, &f, r, now);
 	/* Only now, with the reply's effects (login state, ...) applied. */
-	if (checkpoint_holding(c->w->cp))
-		checkpoint_progress(c->w->cp);
+	if (c->env->hooks->replied != NULL)
+		c->env->hooks->replied(c->env->hook_arg, c);
 }
 
 static void
@@ -282,10 +281,10 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	enum op op = (enum op)f.op;
 	enum stats_reply rep = r->cond == IMAP_COND_OK ? STATS_OK :
 	    r->cond == IMAP_COND_NO ? STATS_NO : STATS_BAD;
-	stats_cmd(c->w->stats, op, rep, now - f.t_sent);
+	stats_cmd(c->env->stats, op, rep, now - f.t_sent);
 	if (rep == STATS_OK && op != OP_LOGOUT && !c->logout_sent && c->n_fl == 0 &&
-	    !c->disconnect_pending && c->w->cfg->states[OP_DISCONNECT].prob > 0 &&
-	    rng_pct(&c->rng, c->w->cfg->states[OP_DISCONNECT].prob))
+	    !c->disconnect_pending && c->env->cfg->states[OP_DISCONNECT].prob > 0 &&
+	    rng_pct(&c->rng, c->env->cfg->states[OP_DISCONNECT].prob))
 		conn_disconnect_soon(c);
 
 	if (rep == STATS_BAD) {
@@ -299,7 +298,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	    conn_has_code(r, "TRYCREATE")) {
 		/* The copy target does not exist yet: create it, as
 		 * imaptest does, and count the NO without an error line. */
-		conn_try_create(c, c->w->cfg->copybox);
+		conn_try_create(c, c->env->cfg->copybox);
 		return;
 	}
 	/* A NO for messages another session just expunged is ordinary
@@ -334,7 +333,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 			}
 		} else {
 			c->view_active = false;
-			conn_try_create(c, c->w->cfg->box);
+			conn_try_create(c, c->env->cfg->box);
 		}
 		return;
 	case OP_STORE:
@@ -344,10 +343,10 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		return;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
-			ctr_add(&c->w->stats->append_msgs, f.msgs);
-			ctr_add(&c->w->stats->append_bytes, f.bytes);
+			ctr_add(&c->env->stats->append_msgs, f.msgs);
+			ctr_add(&c->env->stats->append_bytes, f.bytes);
 		} else {
-			conn_try_create(c, c->w->cfg->box);
+			conn_try_create(c, c->env->cfg->box);
 		}
 		return;
 	case OP_IDLE:
@@ -375,7 +374,7 @@ conn_idle_started(struct conn *c)
 	uint32_t ms = 1 + rng_below(&c->rng, CONN_IDLE_MAX_MS);
 	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
 	c->idle = CONN_IDLE_ACTIVE;
-	if (c->w->draining)
+	if (c->stopping)
 		tv.tv_sec = tv.tv_usec = 0;
 	evtimer_add(c->timer, &tv);
 }

@@ -11,6 +11,22 @@
 #include "worker.h"
 #include "xmalloc.h"
 
+enum cp_phase {
+	CP_NONE,
+	CP_DRAIN,	/* waiting for in-flight commands to finish */
+	CP_CHECK	/* CHECK sent, waiting for every reply */
+};
+
+struct checkpoint {
+	struct worker *w;
+	struct event *ev;
+	struct event *resume_ev;	/* sends again once a checkpoint is over */
+	struct event *progress_ev;	/* checkpoint_progress, deferred */
+	enum cp_phase phase;
+	uint64_t t_start;
+};
+
+
 static void
 checkpoint_err(void *arg, enum mbox_err kind, const char *msg)
 {
@@ -36,10 +52,9 @@ checkpoint_compare(struct checkpoint *cp)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < w->n_conns; i++) {
-		struct conn *c = w->conns[i];
-		if (c->cp_checked && c->view != NULL)
-			v[n++] = c->view;
-		c->cp_checked = false;
+		struct mbox_view *cv = conn_take_checked_view(w->conns[i]);
+		if (cv != NULL)
+			v[n++] = cv;
 	}
 	qsort(v, n, sizeof(*v), cmp_store);
 	for (unsigned i = 0; i < n;) {
@@ -76,40 +91,38 @@ checkpoint_resume_cb(evutil_socket_t fd, short what, void *arg)
 		conn_send_more(cp->w->conns[i]);
 }
 
+static void
+checkpoint_advance(struct checkpoint *cp)
+{
+	struct worker *w = cp->w;
+
+	if (cp->phase == CP_NONE)
+		return;
+	if (cp->phase == CP_DRAIN) {
+		for (unsigned i = 0; i < w->n_conns; i++)
+			if (!conn_quiesce(w->conns[i]))
+				return;		/* still draining */
+		cp->phase = CP_CHECK;
+		for (unsigned i = 0; i < w->n_conns; i++)
+			conn_send_check(w->conns[i]);
+	}
+	for (unsigned i = 0; i < w->n_conns; i++)
+		if (conn_check_pending(w->conns[i]))
+			return;
+	checkpoint_finish(cp);
+}
+
+static void
+checkpoint_progress_cb(evutil_socket_t fd, short what, void *arg)
+{
+	checkpoint_advance(arg);
+}
+
 void
 checkpoint_progress(struct checkpoint *cp)
 {
-	struct worker *w;
-
-	if (cp == NULL || cp->phase == CP_NONE)
-		return;
-	w = cp->w;
-	if (cp->phase == CP_DRAIN) {
-		for (unsigned i = 0; i < w->n_conns; i++) {
-			struct conn *c = w->conns[i];
-			if (c->st != CONN_S_SESSION)
-				continue;
-			if (c->idle == CONN_IDLE_ACTIVE) {
-				evtimer_del(c->timer);
-				conn_idle_done(c);
-			}
-			if (c->n_fl > 0 || c->cont_wait)
-				return;		/* still draining */
-		}
-		cp->phase = CP_CHECK;
-		for (unsigned i = 0; i < w->n_conns; i++) {
-			struct conn *c = w->conns[i];
-			if (c->st == CONN_S_SESSION && c->bev != NULL &&
-			    c->lstate == LSTATE_SELECTED && c->view != NULL) {
-				c->cp_waiting = c->cp_checked = true;
-				conn_send_internal(c, CONN_I_CHECK, "CHECK");
-			}
-		}
-	}
-	for (unsigned i = 0; i < w->n_conns; i++)
-		if (w->conns[i]->cp_waiting)
-			return;
-	checkpoint_finish(cp);
+	if (cp != NULL && cp->phase != CP_NONE)
+		event_active(cp->progress_ev, EV_TIMEOUT, 0);
 }
 
 static void
@@ -121,7 +134,7 @@ checkpoint_timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	cp->phase = CP_DRAIN;
 	cp->t_start = clock_us();
-	checkpoint_progress(cp);
+	checkpoint_advance(cp);
 }
 
 struct checkpoint *
@@ -132,6 +145,7 @@ checkpoint_new(struct worker *w, unsigned secs)
 	cp->w = w;
 	cp->ev = event_new(w->base, -1, EV_PERSIST, checkpoint_timer_cb, cp);
 	cp->resume_ev = event_new(w->base, -1, 0, checkpoint_resume_cb, cp);
+	cp->progress_ev = event_new(w->base, -1, 0, checkpoint_progress_cb, cp);
 	event_add(cp->ev, &tv);
 	return cp;
 }
@@ -143,6 +157,7 @@ checkpoint_free(struct checkpoint *cp)
 		return;
 	event_free(cp->ev);
 	event_free(cp->resume_ev);
+	event_free(cp->progress_ev);
 	free(cp);
 }
 

@@ -13,19 +13,7 @@
 
 struct worker;
 
-enum cp_phase {
-	CP_NONE,
-	CP_DRAIN,	/* waiting for in-flight commands to finish */
-	CP_CHECK	/* CHECK sent, waiting for every reply */
-};
-
-struct checkpoint {
-	struct worker *w;
-	struct event *ev;
-	struct event *resume_ev;	/* sends again once a checkpoint is over */
-	enum cp_phase phase;
-	uint64_t t_start;
-};
+struct checkpoint;
 
 struct checkpoint *checkpoint_new(struct worker *w, unsigned secs);
 void checkpoint_free(struct checkpoint *cp);	/* NULL is a no-op */
@@ -34,7 +22,8 @@ void checkpoint_free(struct checkpoint *cp);	/* NULL is a no-op */
 bool checkpoint_holding(const struct checkpoint *cp);
 
 /* Something finished (a reply, a close): see whether the checkpoint can
- * move on. */
+ * move on.  Deferred to the worker's loop: it sends on other connections,
+ * which must not happen inside the caller's connection callback. */
 void checkpoint_progress(struct checkpoint *cp);
 
 #endif

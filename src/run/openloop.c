@@ -12,12 +12,31 @@
 
 #define LATE_US 1000
 
+struct openloop {
+	struct worker *w;
+	struct event *ev;
+	uint64_t t0;		/* when the schedule started */
+	double interval_us;	/* between two due commands */
+	uint64_t k_sent;	/* due commands sent so far */
+	struct event *kick;	/* dispatch from the loop (openloop_conn_idle) */
+	struct conn **idle;	/* connections ready for a command */
+	int *pos;		/* per worker slot: its index in idle, or -1 */
+	unsigned n_idle, cap_idle;
+};
+
 static void openloop_dispatch(struct openloop *o);
 
 static void
 openloop_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	openloop_dispatch(arg);
+}
+
+/* Where the worker keeps slot c: it owns slots id, id+W, id+2W, ... */
+static int *
+openloop_pos(struct openloop *o, const struct conn *c)
+{
+	return &o->pos[conn_slot(c) / o->w->sh->n_workers];
 }
 
 struct openloop *
@@ -29,7 +48,11 @@ openloop_new(struct worker *w, double rate)
 	o->t0 = clock_us();
 	o->cap_idle = w->n_conns ? w->n_conns : 1;
 	o->idle = xcalloc(o->cap_idle, sizeof(*o->idle));
+	o->pos = xcalloc(o->cap_idle, sizeof(*o->pos));
+	for (unsigned i = 0; i < o->cap_idle; i++)
+		o->pos[i] = -1;
 	o->ev = evtimer_new(w->base, openloop_timer_cb, o);
+	o->kick = event_new(w->base, -1, 0, openloop_timer_cb, o);
 	return o;
 }
 
@@ -39,7 +62,9 @@ openloop_free(struct openloop *o)
 	if (o == NULL)
 		return;
 	event_free(o->ev);
+	event_free(o->kick);
 	free(o->idle);
+	free(o->pos);
 	free(o);
 }
 
@@ -63,7 +88,7 @@ openloop_dispatch(struct openloop *o)
 
 	while (o->k_sent < due_upto && o->n_idle > 0 && !o->w->draining) {
 		struct conn *c = o->idle[--o->n_idle];
-		c->idle_slot = -1;
+		*openloop_pos(o, c) = -1;
 		uint64_t due = o->t0 +
 		    (uint64_t)llround((double)o->k_sent * o->interval_us);
 		if (!conn_send_scheduled(c, due))
@@ -81,20 +106,22 @@ openloop_dispatch(struct openloop *o)
 void
 openloop_conn_idle(struct openloop *o, struct conn *c)
 {
-	if (c->idle_slot >= 0)
+	int *pos = openloop_pos(o, c);
+	if (*pos >= 0)
 		return;
-	c->idle_slot = (int)o->n_idle;
+	*pos = (int)o->n_idle;
 	o->idle[o->n_idle++] = c;
-	openloop_dispatch(o);
+	event_active(o->kick, EV_TIMEOUT, 0);
 }
 
 void
 openloop_conn_gone(struct openloop *o, struct conn *c)
 {
-	if (c->idle_slot < 0)
+	int *pos = openloop_pos(o, c);
+	if (*pos < 0)
 		return;
-	unsigned i = (unsigned)c->idle_slot;
+	unsigned i = (unsigned)*pos;
 	o->idle[i] = o->idle[--o->n_idle];
-	o->idle[i]->idle_slot = (int)i;
-	c->idle_slot = -1;
+	*openloop_pos(o, o->idle[i]) = (int)i;
+	*pos = -1;
 }

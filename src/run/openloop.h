@@ -13,20 +13,14 @@
 struct worker;
 struct conn;
 
-struct openloop {
-	struct worker *w;
-	struct event *ev;
-	uint64_t t0;		/* when the schedule started */
-	double interval_us;	/* between two due commands */
-	uint64_t k_sent;	/* due commands sent so far */
-	struct conn **idle;	/* connections ready for a command */
-	unsigned n_idle, cap_idle;
-};
+struct openloop;
 
 struct openloop *openloop_new(struct worker *w, double rate_per_worker);
 void openloop_free(struct openloop *o);		/* NULL is a no-op */
 
-/* A logged-in connection has nothing in flight: it can take a command. */
+/* A logged-in connection has nothing in flight: it can take a command.
+ * Due commands go out from the loop (deferred), not inside the caller's
+ * callback, since they may go to other connections. */
 void openloop_conn_idle(struct openloop *o, struct conn *c);
 /* The connection went away (closed): forget it. */
 void openloop_conn_gone(struct openloop *o, struct conn *c);

@@ -276,8 +276,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
 			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
 			      (rs.cum.conns_open == 0 || refused > 0)) ||
-			     atomic_load((_Atomic bool *)&sh->tls_verify_failed) ||
-			     atomic_load((_Atomic bool *)&sh->login_disabled))) {
+			     atomic_load(&sh->live->tls_verify_failed) ||
+			     atomic_load(&sh->live->login_disabled))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -348,12 +348,12 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	if (!unusable && status == 0 && tot.logins == 0 &&
 	    stats_snap_total_ok(&tot) == 0 && tot.connects > 0)
 		unusable = true;
-	if (unusable && atomic_load((_Atomic bool *)&sh->tls_verify_failed)) {
+	if (unusable && atomic_load(&sh->live->tls_verify_failed)) {
 		log_error("server unusable: its TLS certificate was refused; give "
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
 		status = 3;
-	} else if (unusable && atomic_load((_Atomic bool *)&sh->login_disabled)) {
+	} else if (unusable && atomic_load(&sh->live->login_disabled)) {
 		log_error("server unusable: it says LOGINDISABLED, and LOGIN or "
 			  "AUTHENTICATE PLAIN in clear would give away the "
 			  "password; use --starttls (or --tls on a TLS port)");
@@ -373,7 +373,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	/* Output that could not be written (a full disk under --json or
 	 * the rawlog) is an error too: what was measured is not all there. */
 	if (status == 0 && (report_failed(rep) ||
-	    atomic_load((_Atomic unsigned *)&sh->rawlog_failures) > 0))
+	    atomic_load(&sh->live->rawlog_failures) > 0))
 		status = 1;
 	rr.exit_status = status;
 	if (report_final(rep, &rr, &tot) < 0 && status == 0)

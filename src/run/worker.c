@@ -11,15 +11,14 @@
 
 #include "clock.h"
 #include "conn.h"
-#include "conn_log.h"
 #include "log.h"
 #include "checkpoint.h"
 #include "openloop.h"
 #include "store_map.h"
+#include "stress.h"
 #include "worker.h"
 #include "xmalloc.h"
 
-#define STALL_SAY_US 15000000	/* stalls this long get their own line */
 #define TICK_US 100000		/* timeouts, stalls, gauges: 10 times a second */
 #define RAMP_US 10000		/* --connect-rate granularity */
 #define IMAPTEST_INITIAL 100	/* imaptest opens 100 connections at once, */
@@ -66,13 +65,13 @@ worker_apply_stop(struct worker *w)
 	w->draining = true;
 	/* Slots never started are finished already. */
 	for (unsigned i = w->n_started; i < w->n_conns; i++) {
-		w->conns[i]->st = CONN_S_DONE;
+		conn_finish(w->conns[i]);
 		w->n_active--;
 	}
 	w->n_started = w->n_conns;
 	for (unsigned i = 0; i < w->n_conns; i++) {
 		if (how == WORKER_HALT)
-			conn_halt(w->conns[i]);
+			w->unfinished += conn_halt(w->conns[i]);
 		else
 			conn_drain(w->conns[i]);
 	}
@@ -95,7 +94,7 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker *w = arg;
 	uint64_t now = clock_us();
-	uint64_t open = 0, total = 0, stalled = 0;
+	struct conn_gauges g = { 0, 0, 0 };
 
 	/* How late this tick fired says how busy the loop is. */
 	if (w->t_last_tick != 0) {
@@ -106,29 +105,11 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	w->t_last_tick = now;
 
-	for (unsigned i = 0; i < w->n_started; i++) {
-		struct conn *c = w->conns[i];
-		conn_tick(c, now);
-		if (c->bev != NULL)
-			total++;
-		if (c->st == CONN_S_SESSION)
-			open++;
-		if (conn_stalled(c, now, 3000000))
-			stalled++;
-		if (conn_stalled(c, now, STALL_SAY_US) &&
-		    now - c->stall_said >= STALL_SAY_US) {
-			/* imaptest's " - <id> stalled for <s> secs in
-			 * command: <tag> <cmd>", once per 15 s per client. */
-			c->stall_said = now;
-			log_warn("%s[%u]: stalled for %llu secs in command: %u.%u %s",
-				 c->user, c->slot,
-				 (unsigned long long)((now - c->t_last_io) / 1000000),
-				 c->slot, c->fl[0].tag, conn_inflight_name(&c->fl[0]));
-		}
-	}
-	ctr_set(&w->stats->conns_open, open);
-	ctr_set(&w->stats->conns_total, total);
-	ctr_set(&w->stats->stalled3, stalled);
+	for (unsigned i = 0; i < w->n_started; i++)
+		conn_tick(w->conns[i], now, &g);
+	ctr_set(&w->stats->conns_open, g.session);
+	ctr_set(&w->stats->conns_total, g.open);
+	ctr_set(&w->stats->stalled3, g.stalled3);
 }
 
 static void
@@ -184,12 +165,30 @@ worker_new(unsigned id, const struct shared *sh)
 		fatal(1, "cannot create an event base");
 	w->stats = stats_new();
 	w->rbuf = xmalloc(CONN_MAX_READ);
+	if (!cfg->no_tracking)
+		w->stores = store_map_new();
+	w->env = (struct conn_env){
+		.cfg = cfg,
+		.sh = sh,
+		.base = w->base,
+		.stats = w->stats,
+		.rbuf = w->rbuf,
+		.stores = w->stores,
+		.msg_seq = &w->msg_seq,
+		.worker_id = id,
+		.hooks = &stress_hooks,
+		.hook_arg = w,
+	};
 
 	for (unsigned s = id; s < cfg->clients; s += sh->n_workers)
 		w->n_conns++;
 	w->conns = xcalloc(w->n_conns ? w->n_conns : 1, sizeof(*w->conns));
-	for (unsigned i = 0; i < w->n_conns; i++)
-		w->conns[i] = conn_new(w, id + i * sh->n_workers);
+	w->fail_streak = xcalloc(w->n_conns ? w->n_conns : 1,
+				 sizeof(*w->fail_streak));
+	for (unsigned i = 0; i < w->n_conns; i++) {
+		w->conns[i] = conn_new(&w->env, id + i * sh->n_workers);
+		stress_pick_user(w, w->conns[i]);
+	}
 	w->n_active = w->n_conns;
 
 	if (pipe2(w->wake_fd, O_NONBLOCK | O_CLOEXEC) < 0)
@@ -200,8 +199,6 @@ worker_new(unsigned id, const struct shared *sh)
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
-	if (!cfg->no_tracking)
-		w->stores = store_map_new();
 	if (cfg->checkpoint_secs > 0 && w->stores != NULL)
 		w->cp = checkpoint_new(w, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
@@ -222,6 +219,7 @@ worker_free(struct worker *w)
 	for (unsigned i = 0; i < w->n_conns; i++)
 		conn_free(w->conns[i]);
 	free(w->conns);
+	free(w->fail_streak);
 	openloop_free(w->openloop);
 	checkpoint_free(w->cp);
 	store_map_free(w->stores);	/* after the views (conn_free) */

@@ -11,34 +11,12 @@
 #include <sys/socket.h>
 
 #include "config.h"
-#include "msg.h"
+#include "conn.h"
+#include "shared.h"
 #include "stats.h"
 
-struct conn;
 struct event_base;
 struct event;
-struct tls_ctx;
-
-/* What the main thread builds once and every worker shares read-only. */
-struct shared {
-	const struct config *cfg;
-	const struct msg_pool *pool;
-	struct tls_ctx *tls;		/* NULL without TLS */
-	struct sockaddr_storage addrs[16];	/* resolved server addresses */
-	socklen_t addr_lens[16];
-	unsigned n_addrs;
-	struct sockaddr_storage sources[64];	/* --source addresses */
-	socklen_t source_lens[64];
-	unsigned n_sources;
-	const struct userfile *users;	/* userfile=, or NULL */
-	uint64_t run_id;		/* for Message-IDs */
-	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
-	_Atomic bool tls_verify_failed;	/* a certificate was refused */
-	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
-	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
-	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
-	unsigned n_workers;
-};
 
 enum worker_stop {
 	WORKER_RUN,
@@ -53,7 +31,9 @@ struct worker {
 	struct event_base *base;
 	struct stats *stats;
 
+	struct conn_env env;	/* what its connections are given */
 	struct conn **conns;	/* the slots this worker owns */
+	unsigned *fail_streak;	/* per slot: failures in a row (stress.c) */
 	unsigned n_conns;
 	unsigned n_started;	/* slots started so far (ramp-up) */
 	unsigned n_active;	/* slots not finished */
@@ -83,7 +63,7 @@ int worker_start(struct worker *w);		/* spawn the thread */
 void worker_request_stop(struct worker *w, enum worker_stop how);
 void worker_join(struct worker *w);
 
-/* Called by connections. */
+/* Called by the driver (stress.c). */
 void worker_conn_logged_in(struct worker *w);
 void worker_conn_finished(struct worker *w);
 

@@ -1,0 +1,49 @@
+/* shared.h: what the main thread builds once before the workers start and
+ * every connection reads: the config, the message pool, the TLS context,
+ * the resolved addresses.  Nothing in `struct shared` is written after
+ * start-up; the few things connections of every worker do write (how many
+ * error lines were printed, "the certificate was refused") are atomics in
+ * `struct shared_live`, reached through a pointer so that no const is cast
+ * away to write them. */
+#ifndef IMAPSTRESS_SHARED_H
+#define IMAPSTRESS_SHARED_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "stats.h"
+
+struct config;
+struct msg_pool;
+struct tls_ctx;
+struct userfile;
+
+/* Written by any worker's connections, read by the main thread at the
+ * end (run.c, main.c).  Relaxed atomics: each is a flag or a counter. */
+struct shared_live {
+	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
+	_Atomic bool tls_verify_failed;	/* a certificate was refused */
+	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
+	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
+	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
+};
+
+struct shared {
+	const struct config *cfg;
+	const struct msg_pool *pool;
+	struct tls_ctx *tls;		/* NULL without TLS */
+	struct sockaddr_storage addrs[16];	/* resolved server addresses */
+	socklen_t addr_lens[16];
+	unsigned n_addrs;
+	struct sockaddr_storage sources[64];	/* --source addresses */
+	socklen_t source_lens[64];
+	unsigned n_sources;
+	const struct userfile *users;	/* userfile=, or NULL */
+	uint64_t run_id;		/* for Message-IDs */
+	unsigned n_workers;
+	struct shared_live *live;	/* the mutable part */
+};
+
+#endif

@@ -1,0 +1,158 @@
+/* stress.c: see stress.h.  Everything here runs in the worker's thread,
+ * inside the callbacks of the connection it is about. */
+#include <stdio.h>
+
+#include "checkpoint.h"
+#include "config.h"
+#include "conn.h"
+#include "openloop.h"
+#include "rng.h"
+#include "stress.h"
+#include "userfile.h"
+#include "worker.h"
+
+/* Backoff after a failure: 20 ms doubling to 5 s, with jitter, so a dead
+ * server is probed a few times a second, not hammered in a tight loop. */
+#define BACKOFF_MIN_US 20000u
+#define BACKOFF_MAX_US 5000000u
+
+/* The worker's index of slot c (it owns slots id, id+W, id+2W, ...). */
+static unsigned *
+stress_streak(struct worker *w, const struct conn *c)
+{
+	return &w->fail_streak[conn_slot(c) / w->sh->n_workers];
+}
+
+/* The user= template: the first %d/%i is the user number, the second the
+ * domain number. */
+void
+stress_pick_user(struct worker *w, struct conn *c)
+{
+	const struct config *cfg = w->cfg;
+	const char *t = cfg->user_template;
+	struct rng *rng = conn_rng(c);
+	char user[256];
+	size_t o = 0;
+	int nth = 0;
+
+	const struct userfile *uf = w->sh->users;
+	if (uf != NULL) {
+		const struct userfile_entry *e = &uf->e[rng_below(rng, uf->n)];
+		conn_set_user(c, e->user, e->pass != NULL ? e->pass : cfg->pass);
+		return;
+	}
+	unsigned span = cfg->users_max - cfg->users_min + 1;
+	unsigned nw = w->sh->n_workers, id = w->id;
+	unsigned user_no, domain_no;
+	if (span >= nw && nw > 1) {
+		/* Users are partitioned: worker k takes users k, k+W, ...
+		 * so one mailbox's sessions all live in one worker and its
+		 * model needs no locks. */
+		unsigned mine = (span - id + nw - 1) / nw;
+		user_no = cfg->users_min + id + nw * rng_below(rng, mine);
+	} else {
+		user_no = cfg->users_min + rng_below(rng, span);
+	}
+	domain_no = cfg->domains_min +
+	    rng_below(rng, cfg->domains_max - cfg->domains_min + 1);
+	for (; *t != '\0' && o + 12 < sizeof(user); t++) {
+		if (t[0] == '%' && (t[1] == 'd' || t[1] == 'i')) {
+			o += (size_t)snprintf(user + o, sizeof(user) - o,
+			    "%u", nth++ == 0 ? user_no : domain_no);
+			t++;
+		} else if (t[0] == '%' && t[1] == '%') {
+			user[o++] = '%';
+			t++;
+		} else {
+			user[o++] = *t;
+		}
+	}
+	user[o] = '\0';
+	conn_set_user(c, user, cfg->pass);
+}
+
+/* Time to wait before the next attempt after `streak` failures in a row. */
+static uint64_t
+stress_backoff_us(struct conn *c, unsigned streak)
+{
+	uint64_t d;
+	unsigned s = streak > 12 ? 12 : streak;
+
+	if (s == 0)
+		return 0;
+	d = (uint64_t)BACKOFF_MIN_US << (s - 1);
+	if (d > BACKOFF_MAX_US)
+		d = BACKOFF_MAX_US;
+	return d / 2 + rng_below(conn_rng(c), (uint32_t)(d / 2 + 1));
+}
+
+static void
+stress_logged_in(void *arg, struct conn *c)
+{
+	struct worker *w = arg;
+
+	*stress_streak(w, c) = 0;
+	worker_conn_logged_in(w);
+}
+
+static void
+stress_replied(void *arg, struct conn *c)
+{
+	struct worker *w = arg;
+
+	/* Only now, with the reply's effects (login state, ...) applied. */
+	if (checkpoint_holding(w->cp))
+		checkpoint_progress(w->cp);
+}
+
+static bool
+stress_ready(void *arg, struct conn *c)
+{
+	struct worker *w = arg;
+
+	if (checkpoint_holding(w->cp))
+		return false;		/* a checkpoint is draining */
+	if (w->openloop != NULL) {
+		/* Open loop: commands go out when the schedule says. */
+		if (conn_in_flight(c) == 0)
+			openloop_conn_idle(w->openloop, c);
+		return false;
+	}
+	return true;
+}
+
+static void
+stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
+{
+	struct worker *w = arg;
+	unsigned *streak = stress_streak(w, c);
+
+	if (w->openloop != NULL)
+		openloop_conn_gone(w->openloop, c);
+	if (checkpoint_holding(w->cp))
+		checkpoint_progress(w->cp);
+	if (w->draining || end == CONN_END_STOPPED) {
+		conn_finish(c);
+		worker_conn_finished(w);
+		return;
+	}
+	if (end == CONN_END_LOGOUT || end == CONN_END_PLANNED) {
+		/* After a LOGOUT (or imaptest's DISCONNECT state) the slot
+		 * logs in again as a new user. */
+		stress_pick_user(w, c);
+		*streak = 0;
+		conn_restart(c, 0);
+		return;
+	}
+	/* The server dropped us: the same user reconnects, after a pause
+	 * that grows while failures repeat. */
+	(*streak)++;
+	conn_restart(c, stress_backoff_us(c, *streak));
+}
+
+const struct conn_hooks stress_hooks = {
+	.logged_in = stress_logged_in,
+	.replied = stress_replied,
+	.ready = stress_ready,
+	.closed = stress_closed,
+};
