@@ -168,7 +168,9 @@ opt_run(struct pctx *c, const struct opt *o)
 {
 	if (o->arg == ARG_NONE && c->val != NULL)
 		return config_fail(c, "takes no value");
-	if (o->arg == ARG_REQ && c->val == NULL)
+	bool needs_val = o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY;
+
+	if (needs_val && c->val == NULL)
 		return config_fail(c, "missing value");
 	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
@@ -203,7 +205,8 @@ parse_word(struct pctx *c, const char *word)
 			/* "compress=50" is the COMPRESS state, not the flag;
 			 * "checkpoint" alone is the CHECKPOINT! state. */
 			if ((o->arg == ARG_NONE && eq != NULL) ||
-			    (o->arg == ARG_REQ && eq == NULL)) {
+			    ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) &&
+			     eq == NULL)) {
 				if (op_lookup(key, (unsigned)klen) >= 0)
 					break;
 			}
@@ -279,7 +282,8 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 		c->val = NULL;
 		return config_fail(c, "unknown option (see --help)");
 	}
-	if (o->arg == ARG_REQ && !attached && *i + 1 < argc)
+	if ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) && !attached &&
+	    *i + 1 < argc)
 		c->val = argv[++*i];
 	return opt_run(c, o);
 }

@@ -9,6 +9,7 @@
 
 #include "check_main.h"
 #include "config.h"
+#include "user_template.h"
 
 #define OFF(f) offsetof(struct config, f)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -100,6 +101,8 @@ static const struct good goods[] = {
 	G_STR(user_template, "u%d", "user=u%d"),
 	G_STR(user_template, "u%d@d%i.example", "user=u%d@d%i.example"),
 	G_STR(user_template, "100%%u%i", "user=100%%u%i"),
+	G_STR(user_template, "u%04d", "user=u%04d"),
+	G_STR(user_template, "user%04d@d%2i", "user=user%04d@d%2i"),
 	G_STR(user_template, "bob", "--user", "bob"),
 	G_STR(user_template, "al", "-u", "al"),
 	G_UINT(users_min, 1, "users=100"),
@@ -119,6 +122,9 @@ static const struct good goods[] = {
 	G_STR(pass, "secret", "pass=secret"),
 	G_STR(pass, "pw", "--password", "pw"),
 	G_STR(pass, "a=b", "--password=a=b"),
+	/* imaptest takes an empty pass= (a CI action's default). */
+	G_STR(pass, "", "pass="),
+	G_STR(pass, "", "--password="),
 	G_STR(master, "admin", "master=admin"),
 	G_PROB(OP_AUTHENTICATE, 100, "master=admin"),
 	G_STR(master, "root", "--master", "root"),
@@ -364,6 +370,10 @@ static const struct bad bads[] = {
 	{ { "user=u%s" }, "user=u%s: '%s' is not supported" },
 	{ { "user=%d%i%d" }, "user=%d%i%d: more than two %d/%i" },
 	{ { "user=abc%" }, "user=abc%: '%' at the end" },
+	{ { "user=abc%04" }, "user=abc%04: '%04' at the end" },
+	{ { "user=u%-4d" }, "user=u%-4d: '%-' is not supported" },
+	{ { "user=u%021d" }, "user=u%021d: field width over 20" },
+	{ { "user=u%4s" }, "user=u%4s: '%4s' is not supported" },
 	{ { "--user=%x" }, "--user=%x: '%x' is not supported" },
 	{ { "-u", "%n" }, "-u %n: '%n' is not supported" },
 	{ { "users=0" }, "users=0: must be between 1 and 4294967295" },
@@ -381,7 +391,6 @@ static const struct bad bads[] = {
 	{ { "domains=9-1" }, "domains=9-1: range start is greater" },
 	{ { "user2=" }, "user2=: empty value" },
 	{ { "userfile=" }, "userfile=: empty value" },
-	{ { "pass=" }, "pass=: empty value" },
 	{ { "--password" }, "--password: missing value" },
 	{ { "--password-file", "/nonexistent/imapstress-pw" },
 	  "--password-file /nonexistent/imapstress-pw: cannot read "
@@ -924,6 +933,33 @@ START_TEST(test_free_is_idempotent)
 }
 END_TEST
 
+/* user=u%04d gives u0001, as imaptest's printf does. */
+START_TEST(test_user_template_fill)
+{
+	static const struct { const char *t; unsigned u, d; const char *want; }
+	rows[] = {
+		{ "u%d", 7, 1, "u7" },
+		{ "u%04d", 1, 1, "u0001" },
+		{ "user%04d", 12345, 1, "user12345" },
+		{ "u%4d", 7, 1, "u   7" },
+		{ "u%03d@d%02i", 5, 3, "u005@d03" },
+		{ "100%%u%i", 9, 1, "100%u9" },
+		{ "plain", 1, 1, "plain" },
+	};
+	char out[64], small[5];
+
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_int_eq(user_template_check(rows[i].t, err,
+						     sizeof(err)), 0);
+		user_template_fill(rows[i].t, rows[i].u, rows[i].d, out,
+				   sizeof(out));
+		ck_assert_str_eq(out, rows[i].want);
+	}
+	user_template_fill("u%020d", 1, 1, small, sizeof(small));
+	ck_assert_str_eq(small, "u000");	/* cut, still terminated */
+}
+END_TEST
+
 static Suite *
 config_suite(void)
 {
@@ -945,6 +981,7 @@ config_suite(void)
 	tcase_add_test(tc, test_small_err_buffer);
 	tcase_add_test(tc, test_err_is_one_line);
 	tcase_add_test(tc, test_free_is_idempotent);
+	tcase_add_test(tc, test_user_template_fill);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validate");
 	tcase_add_checked_fixture(tc, setup, teardown);
