@@ -342,6 +342,50 @@ config_defaults(struct config *cfg)
 	cfg->format = OUT_TEXT;
 }
 
+static const char *const mech_names[] = {
+	[MECH_LOGIN] = "LOGIN",
+	[MECH_PLAIN] = "PLAIN",
+	[MECH_SCRAM_SHA1] = "SCRAM-SHA-1",
+	[MECH_SCRAM_SHA256] = "SCRAM-SHA-256",
+};
+
+const char *
+config_mech_name(enum auth_mech m)
+{
+	return (unsigned)m < sizeof(mech_names) / sizeof(mech_names[0]) ?
+	    mech_names[m] : "?";
+}
+
+/* mech= is matched without regard to case, as SASL names are. */
+static int
+resolve_mech(struct config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < sizeof(mech_names) / sizeof(mech_names[0]); i++) {
+		if (strcasecmp(cfg->mech, mech_names[i]) == 0) {
+			cfg->mech_id = (enum auth_mech)i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "mech=%s: unknown mechanism (imapstress has "
+		 "LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)", cfg->mech);
+	return -1;
+}
+
+/* imaptest's AUTHENTICATE and LOGIN states are one draw: a new session
+ * logs in with one or the other, so their chances add up to 100 (auth=30
+ * shows Logi 70%, login=50 shows Auth 50%, auth=100 hides Logi). */
+static void
+split_login_chance(struct config *cfg)
+{
+	int *auth = &cfg->states[OP_AUTHENTICATE].prob;
+	int *login = &cfg->states[OP_LOGIN].prob;
+
+	if (*auth > 0)
+		*login = *auth >= 100 ? 0 : 100 - *auth;
+	else
+		*auth = *login >= 100 ? 0 : 100 - *login;
+}
+
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
 
 int
@@ -375,6 +419,9 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "clients=0: must be at least 1");
 		return -1;
 	}
+	if (resolve_mech(cfg, err, errlen) < 0)
+		return -1;
+	split_login_chance(cfg);
 	if (cfg->tls == TLS_NONE) {
 		const char *what = cfg->tls_insecure ? "--insecure"
 			: cfg->ca_file != NULL ? "--ca-file"

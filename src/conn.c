@@ -22,6 +22,7 @@
 #include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
+#include "scram.h"
 #include "tls.h"
 #include "store_map.h"
 #include "user_template.h"
@@ -114,6 +115,7 @@ conn_free(struct conn *c)
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
 	tls_session_free(c->tls_sess);
+	scram_free(c->scram);
 	free(c);
 }
 
@@ -127,6 +129,9 @@ conn_reset_session(struct conn *c)
 	c->exists = 0;
 	c->cont_wait = false;
 	c->n_cont_splits = c->cont_next = 0;
+	scram_free(c->scram);
+	c->scram = NULL;
+	c->sasl_step = SASL_DONE;
 	c->logout_sent = c->bye_seen = false;
 	c->closing = false;
 	c->tls_done = false;

@@ -44,9 +44,12 @@ conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
 {
 	char line[512];
 	if (internal == CONN_I_NONE && (op == OP_LOGIN || op == OP_AUTHENTICATE)) {
-		int n = snprintf(line, sizeof(line), "%u.%u %s %s <secret redacted>\r\n",
-				 c->slot, tag, op == OP_LOGIN ? "LOGIN" : "AUTHENTICATE PLAIN",
-				 op == OP_LOGIN ? c->user : "");
+		enum auth_mech m = conn_sasl_mech(c, op);
+		int n = m == MECH_LOGIN ?
+		    snprintf(line, sizeof(line), "%u.%u LOGIN %s <secret "
+			     "redacted>\r\n", c->slot, tag, c->user) :
+		    snprintf(line, sizeof(line), "%u.%u AUTHENTICATE %s <secret "
+			     "redacted>\r\n", c->slot, tag, config_mech_name(m));
 		rawlog_data(c->rawlog, 'C', line, (size_t)n);
 		c->redact_cont = true;
 		return;

@@ -158,7 +158,7 @@ op_login(struct conn *c, enum op op)
 	uint32_t tag;
 
 	cmd_begin(c, &cmd, &tag);
-	if (op == OP_LOGIN) {
+	if (conn_sasl_mech(c, op) == MECH_LOGIN) {
 		imap_cmd_adds(&cmd, "LOGIN ");
 		imap_cmd_astring(&cmd, c->user, strlen(c->user));
 		imap_cmd_adds(&cmd, " ");
@@ -166,25 +166,10 @@ op_login(struct conn *c, enum op op)
 		cmd_end(c, &cmd, op, tag);
 		return true;
 	}
-	/* AUTHENTICATE PLAIN: "\0user\0pass" in base64, as an initial
-	 * response when the server has SASL-IR, else after the "+". */
-	unsigned char raw[600], b64[820];
-	size_t ul = strlen(c->user), pl = strlen(pass);
-	if (ul + pl + 2 > sizeof(raw))
-		pl = sizeof(raw) - ul - 2;
-	raw[0] = '\0';
-	memcpy(raw + 1, c->user, ul);
-	raw[1 + ul] = '\0';
-	memcpy(raw + 2 + ul, pass, pl);
-	int n = EVP_EncodeBlock(b64, raw, (int)(ul + pl + 2));
-	imap_cmd_adds(&cmd, "AUTHENTICATE PLAIN");
-	if (c->caps & CAP_SASL_IR) {
-		imap_cmd_adds(&cmd, " ");
-	} else {
-		imap_cmd_adds(&cmd, "\r\n");
-		cmd.splits[cmd.n_splits++] = evbuffer_get_length(cmd.buf);
+	if (!conn_sasl_start(c, op, &cmd)) {
+		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+		return false;
 	}
-	imap_cmd_add(&cmd, (const char *)b64, (size_t)n);
 	cmd_end(c, &cmd, op, tag);
 	return true;
 }

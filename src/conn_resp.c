@@ -336,6 +336,8 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	switch (op) {
 	case OP_LOGIN:
 	case OP_AUTHENTICATE:
+		if (!conn_sasl_end(c, rep == STATS_OK))
+			return;		/* an unproven SCRAM server */
 		if (rep == STATS_OK) {
 			conn_logged_in(c, r);
 		} else {
@@ -412,6 +414,8 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 	case IMAP_CONTINUATION:
 		if (c->idle == CONN_IDLE_STARTING) {
 			conn_idle_started(c);
+		} else if (conn_sasl_active(c)) {
+			conn_sasl_continue(c, r);
 		} else if (c->cont_wait) {
 			conn_flush_cont(c);
 		} else {

@@ -151,12 +151,6 @@ main(int argc, char **argv)
 	 * LOGOUT, so the plan never walks it). */
 	if (cfg.checkpoint_secs > 0)
 		cfg.states[OP_CHECKPOINT].prob = 100;
-	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
-	if (strcasecmp(cfg.mech, "PLAIN") == 0)
-		cfg.states[OP_AUTHENTICATE].prob = 100;
-	else if (strcasecmp(cfg.mech, "LOGIN") != 0)
-		fatal(2, "mech=%s: only LOGIN (the LOGIN command) and PLAIN "
-		      "(AUTHENTICATE PLAIN) are supported", cfg.mech);
 	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
 	if (cfg.tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));

@@ -833,6 +833,9 @@ static const struct bad vbads[] = {
 	{ { "secs=10", "--warmup", "10s" }, "--warmup 10: must be shorter" },
 	{ { "-d", "10", "--warmup", "20" }, "--warmup 20: must be shorter" },
 	{ { "--json", "-", "--csv", "-" }, "--json - and --csv -: only one" },
+	{ { "mech=cram-md5" }, "mech=cram-md5: unknown mechanism (imapstress "
+	  "has LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)" },
+	{ { "--mech", "SCRAM-SHA-512" }, "mech=SCRAM-SHA-512: unknown" },
 };
 
 START_TEST(test_validate_bad)
@@ -864,6 +867,39 @@ START_TEST(test_validate_good)
 	cfg.clients = 0;		/* built by hand, not by parse */
 	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "clients"));
+}
+END_TEST
+
+/* imaptest's AUTHENTICATE and LOGIN chances add up to 100, and mech=
+ * (any case) names the mechanism without touching them. */
+START_TEST(test_validate_login_states)
+{
+	const struct {
+		const char *const *argv;
+		int auth, login;
+		enum auth_mech mech;
+	} rows[] = {
+		{ ARGS("secs=1"), 0, 100, MECH_LOGIN },
+		{ ARGS("auth=100"), 100, 0, MECH_LOGIN },
+		{ ARGS("auth=30"), 30, 70, MECH_LOGIN },
+		{ ARGS("auth=10", "login=100"), 10, 90, MECH_LOGIN },
+		{ ARGS("login=50"), 50, 50, MECH_LOGIN },
+		{ ARGS("master=m"), 100, 0, MECH_LOGIN },
+		{ ARGS("mech=plain"), 0, 100, MECH_PLAIN },
+		{ ARGS("mech=scram-sha-1"), 0, 100, MECH_SCRAM_SHA1 },
+		{ ARGS("--mech", "Scram-Sha-256"), 0, 100, MECH_SCRAM_SHA256 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		config_free(&cfg);
+		config_defaults(&cfg);
+		ck_assert_int_eq(parse(rows[i].argv), 0);
+		ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0,
+			      "%zu: %s", i, err);
+		ck_assert_int_eq(cfg.states[OP_AUTHENTICATE].prob, rows[i].auth);
+		ck_assert_int_eq(cfg.states[OP_LOGIN].prob, rows[i].login);
+		ck_assert_int_eq(cfg.mech_id, rows[i].mech);
+	}
+	ck_assert_str_eq(config_mech_name(MECH_SCRAM_SHA256), "SCRAM-SHA-256");
 }
 END_TEST
 
@@ -988,6 +1024,7 @@ config_suite(void)
 	tcase_add_test(tc, test_validate_copy_without_copybox);
 	tcase_add_loop_test(tc, test_validate_bad, 0, N(vbads));
 	tcase_add_test(tc, test_validate_good);
+	tcase_add_test(tc, test_validate_login_states);
 	tcase_add_test(tc, test_port);
 	tcase_add_test(tc, test_zero_err_buffer);
 	tcase_add_test(tc, test_validate_err_one_line);
