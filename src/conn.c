@@ -339,7 +339,7 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 	}
 	if (c->w->openloop != NULL)
 		openloop_conn_gone(c->w->openloop, c);
-	bool in_checkpoint = c->cp_waiting || c->cp_checked;
+	bool in_checkpoint = checkpoint_holding(c->w->cp);
 	c->cp_waiting = c->cp_checked = false;
 	if (count_err)
 		stats_err(c->w->stats, why);

@@ -13,6 +13,7 @@
 
 #include <openssl/rand.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"
@@ -158,12 +159,10 @@ main(int argc, char **argv)
 			fatal(2, "%s", err);
 	}
 	sh->n_workers = pick_workers(&cfg);
-	if (cfg.checkpoint_secs > 0 && sh->n_workers > 1 &&
-	    cfg.users_max - cfg.users_min + 1 < sh->n_workers) {
-		/* Fewer users than workers: a mailbox's sessions would be
-		 * spread over threads and could not be compared. */
-		sh->n_workers = 1;
-	}
+	/* One checkpoint for all workers: a mailbox's sessions may live in
+	 * several (a user= without %d is one mailbox for everyone). */
+	if (cfg.checkpoint_secs > 0 && !cfg.no_tracking)
+		sh->cp_coord = cp_coord_new(sh->n_workers);
 	cfg.color = isatty(STDOUT_FILENO);
 
 	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
@@ -185,6 +184,7 @@ main(int argc, char **argv)
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);
+	cp_coord_free(sh->cp_coord);
 	msg_pool_free((struct msg_pool *)sh->pool);
 	free(sh);
 	config_free(&cfg);

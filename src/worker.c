@@ -88,6 +88,7 @@ worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	worker_apply_stop(w);
+	checkpoint_poll(w->cp);		/* another worker moved it on */
 }
 
 static void
@@ -202,8 +203,8 @@ worker_new(unsigned id, const struct shared *sh)
 	event_add(w->tick_ev, &tick);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new();
-	if (cfg->checkpoint_secs > 0 && w->stores != NULL)
-		w->cp = checkpoint_new(w, cfg->checkpoint_secs);
+	if (cfg->checkpoint_secs > 0 && w->stores != NULL && sh->cp_coord != NULL)
+		w->cp = checkpoint_new(w, sh->cp_coord, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
 		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
 	if (cfg->connect_rate > 0) {

@@ -18,6 +18,7 @@ struct conn;
 struct event_base;
 struct event;
 struct tls_ctx;
+struct cp_coord;
 
 /* What the main thread builds once and every worker shares read-only. */
 struct shared {
@@ -36,6 +37,8 @@ struct shared {
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
 	unsigned n_workers;
+	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
+					 * point (checkpoint.c), else NULL */
 };
 
 enum worker_stop {
