@@ -437,7 +437,7 @@ static const char usage[] =
 "      --password PW      password (pass; or $IMAPSTRESS_PASSWORD)\n"
 "      --password-file F  read the password from the first line of F\n"
 "      --userfile F       one user or user:pass per line\n"
-"      --mech MECH        LOGIN, or PLAIN for AUTHENTICATE (LOGIN)\n"
+"      --mech MECH        LOGIN, PLAIN, SCRAM-SHA-1, SCRAM-SHA-256 (LOGIN)\n"
 "Workload:\n"
 "  -d, --duration T       run time, e.g. 30s or 5m (until Ctrl-C)\n"
 "      --mailbox BOX      mailbox (INBOX); --copybox BOX enables COPY\n"

@@ -209,14 +209,21 @@ conn_has_code(const struct imap_resp *r, const char *want)
 	    code_len == strlen(want) && strncasecmp(code, want, code_len) == 0;
 }
 
+/* The states that work on random mailbox names. */
+static bool
+op_random_names(enum op op)
+{
+	return op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
+	    op == OP_MSUBS;
+}
+
 /* The benign code of a NO (see enum benign_code), or -1.  Mailbox-name
  * codes are benign only for the states that pick random names: for
  * SELECT or APPEND a missing box= is a real problem. */
 static int
 conn_benign_code(enum op op, const struct imap_resp *r)
 {
-	bool names = op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
-	    op == OP_MSUBS;
+	bool names = op_random_names(op);
 
 	if ((op == OP_COPY || op == OP_MOVE) && conn_has_code(r, "TRYCREATE"))
 		return BENIGN_TRYCREATE;
@@ -328,8 +335,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	}
 	/* Random mailbox names often do not exist, or do already: like
 	 * imaptest, those NOs are counted, not shown. */
-	bool names = op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
-	    op == OP_MSUBS || op == OP_COPY || op == OP_MOVE;
+	bool names = op_random_names(op) || op == OP_COPY || op == OP_MOVE;
 	if (rep == STATS_NO && !names && benign < 0)
 		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
 			     r->line);
