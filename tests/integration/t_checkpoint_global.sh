@@ -36,6 +36,8 @@ for words in "logout=0 expunge=10" "rawlog no_pipelining"; do
 	assert_eq "$recent" "${S[1]}" "state errors other than one RECENT error"
 	if [ "$recent" = 0 ]; then
 		assert_eq 0 "$rc" "exit status with '$words'"
+	else
+		assert_eq 1 "$rc" "exit status with '$words' and one RECENT error"
 	fi
 	# 10 sessions, 5 per worker; each clean checkpoint counts every
 	# selected session of both (with logout=0 all 10 stay selected; with

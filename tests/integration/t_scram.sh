@@ -85,6 +85,8 @@ run_with_timeout 30 "$IMAPSTRESS" port="$(cat "$port_file")" user=e clients=1 se
 	mech=scram-sha-256 --json "$TEST_TMP/evil.json" >"$TEST_TMP/evil.out" \
 	2>"$TEST_TMP/evil.err" || rc=$?
 [ "$rc" != 0 ] || fail "a wrong server signature left the exit status 0"
+# A crash is no verdict: the run itself must have ended normally.
+assert_eq 3 "$rc" "exit status for a wrong signature (nobody got in) (stderr: $(grep -m 3 -i 'sanitizer\|runtime error\|signature' "$TEST_TMP/evil.err"))"
 grep -q 'server signature mismatch' "$TEST_TMP/evil.err" ||
 	fail "no 'server signature mismatch' on stderr: $(head -n 3 "$TEST_TMP/evil.err")"
 summary "$TEST_TMP/evil.json" errors.protocol commands.LOGIN.ok
