@@ -218,8 +218,14 @@ scram_server_final_ok(struct scram *s, const char *msg, size_t len,
 		return false;
 	}
 	if (len >= 2 && msg[0] == 'e' && msg[1] == '=') {
-		snprintf(err, errlen, "server reports error: %.*s",
-			 (int)(len > 100 ? 100 : len - 2), msg + 2);
+		/* The server's words, printable only: they reach a terminal. */
+		char why[101];
+		size_t n = len - 2 < sizeof(why) - 1 ? len - 2 : sizeof(why) - 1;
+		for (size_t i = 0; i < n; i++)
+			why[i] = msg[2 + i] >= 0x20 && msg[2 + i] < 0x7f ?
+			    msg[2 + i] : '?';
+		why[n] = '\0';
+		snprintf(err, errlen, "server reports error: %s", why);
 		return false;
 	}
 	const char *v = attr(msg, len, 'v', &vl);

@@ -62,6 +62,8 @@ START_TEST(test_tampered_signature)
 	ck_assert(!scram_server_final_ok(s, "e=other-error", 13, err,
 					 sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "other-error"));
+	ck_assert(!scram_server_final_ok(s, "e=bad\x1b[0m", 9, err, sizeof(err)));
+	ck_assert_str_eq(err, "server reports error: bad?[0m");
 	ck_assert(!scram_server_final_ok(s, "x=1", 3, err, sizeof(err)));
 	scram_free(s);
 }
