@@ -15,6 +15,7 @@
 #include <openssl/rand.h>
 
 #include "clock.h"
+#include "checkpoint.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"
@@ -158,12 +159,6 @@ main(int argc, char **argv)
 	 * LOGOUT, so the plan never walks it). */
 	if (cfg.checkpoint_secs > 0)
 		cfg.states[OP_CHECKPOINT].prob = 100;
-	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
-	if (strcasecmp(cfg.mech, "PLAIN") == 0)
-		cfg.states[OP_AUTHENTICATE].prob = 100;
-	else if (strcasecmp(cfg.mech, "LOGIN") != 0)
-		fatal(2, "mech=%s: only LOGIN (the LOGIN command) and PLAIN "
-		      "(AUTHENTICATE PLAIN) are supported", cfg.mech);
 	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
 	if (cfg.tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
@@ -171,12 +166,10 @@ main(int argc, char **argv)
 			fatal(2, "%s", err);
 	}
 	sh->n_workers = pick_workers(&cfg);
-	if (cfg.checkpoint_secs > 0 && sh->n_workers > 1 &&
-	    cfg.users_max - cfg.users_min + 1 < sh->n_workers) {
-		/* Fewer users than workers: a mailbox's sessions would be
-		 * spread over threads and could not be compared. */
-		sh->n_workers = 1;
-	}
+	/* One checkpoint for all workers: a mailbox's sessions may live in
+	 * several (a user= without %d is one mailbox for everyone). */
+	if (cfg.checkpoint_secs > 0 && !cfg.no_tracking)
+		sh->cp_coord = cp_coord_new(sh->n_workers);
 	cfg.color = isatty(STDOUT_FILENO);
 
 	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
@@ -216,6 +209,7 @@ main(int argc, char **argv)
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);
+	cp_coord_free(sh->cp_coord);
 	msg_pool_free((struct msg_pool *)sh->pool);
 	free(sh->live);
 	free(sh);

@@ -172,7 +172,9 @@ opt_run(struct pctx *c, const struct opt *o)
 {
 	if (o->arg == ARG_NONE && c->val != NULL)
 		return config_fail(c, "takes no value");
-	if (o->arg == ARG_REQ && c->val == NULL)
+	bool needs_val = o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY;
+
+	if (needs_val && c->val == NULL)
 		return config_fail(c, "missing value");
 	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
@@ -207,7 +209,8 @@ parse_word(struct pctx *c, const char *word)
 			/* "compress=50" is the COMPRESS state, not the flag;
 			 * "checkpoint" alone is the CHECKPOINT! state. */
 			if ((o->arg == ARG_NONE && eq != NULL) ||
-			    (o->arg == ARG_REQ && eq == NULL)) {
+			    ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) &&
+			     eq == NULL)) {
 				if (op_lookup(key, (unsigned)klen) >= 0)
 					break;
 			}
@@ -283,7 +286,8 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 		c->val = NULL;
 		return config_fail(c, "unknown option (see --help)");
 	}
-	if (o->arg == ARG_REQ && !attached && *i + 1 < argc)
+	if ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) && !attached &&
+	    *i + 1 < argc)
 		c->val = argv[++*i];
 	return opt_run(c, o);
 }
@@ -341,6 +345,50 @@ config_defaults(struct config *cfg)
 	cfg->max_line = 64 * 1024;
 	cfg->max_literal = 256ULL << 20;
 	cfg->format = OUT_TEXT;
+}
+
+static const char *const mech_names[] = {
+	[MECH_LOGIN] = "LOGIN",
+	[MECH_PLAIN] = "PLAIN",
+	[MECH_SCRAM_SHA1] = "SCRAM-SHA-1",
+	[MECH_SCRAM_SHA256] = "SCRAM-SHA-256",
+};
+
+const char *
+config_mech_name(enum auth_mech m)
+{
+	return (unsigned)m < sizeof(mech_names) / sizeof(mech_names[0]) ?
+	    mech_names[m] : "?";
+}
+
+/* mech= is matched without regard to case, as SASL names are. */
+static int
+resolve_mech(struct config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < sizeof(mech_names) / sizeof(mech_names[0]); i++) {
+		if (strcasecmp(cfg->mech, mech_names[i]) == 0) {
+			cfg->mech_id = (enum auth_mech)i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "mech=%s: unknown mechanism (imapstress has "
+		 "LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)", cfg->mech);
+	return -1;
+}
+
+/* imaptest's AUTHENTICATE and LOGIN states are one draw: a new session
+ * logs in with one or the other, so their chances add up to 100 (auth=30
+ * shows Logi 70%, login=50 shows Auth 50%, auth=100 hides Logi). */
+static void
+split_login_chance(struct config *cfg)
+{
+	int *auth = &cfg->states[OP_AUTHENTICATE].prob;
+	int *login = &cfg->states[OP_LOGIN].prob;
+
+	if (*auth > 0)
+		*login = *auth >= 100 ? 0 : 100 - *auth;
+	else
+		*auth = *login >= 100 ? 0 : 100 - *login;
 }
 
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
@@ -403,6 +451,9 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "clients=0: must be at least 1");
 		return -1;
 	}
+	if (resolve_mech(cfg, err, errlen) < 0)
+		return -1;
+	split_login_chance(cfg);
 	if (cfg->tls == TLS_NONE) {
 		const char *what = cfg->tls_insecure ? "--insecure"
 			: cfg->ca_file != NULL ? "--ca-file"

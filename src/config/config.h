@@ -41,6 +41,18 @@ struct sla {
 	char text[64];		/* as given, for the report */
 };
 
+/* How a session logs in (mech=): the LOGIN command, or AUTHENTICATE with
+ * one of these SASL mechanisms. */
+enum auth_mech {
+	MECH_LOGIN,
+	MECH_PLAIN,
+	MECH_SCRAM_SHA1,
+	MECH_SCRAM_SHA256
+};
+
+/* The mechanism's IANA name ("SCRAM-SHA-1"). */
+const char *config_mech_name(enum auth_mech m);
+
 struct config {
 	/* --- connection --- */
 	char *host;		/* host=, --host; default "127.0.0.1" */
@@ -62,6 +74,7 @@ struct config {
 	char *password_file;	/* --password-file */
 	char *master;		/* master= (imaptest: forces AUTHENTICATE) */
 	char *mech;		/* mech=, --mech; default "LOGIN" */
+	enum auth_mech mech_id;	/* mech, resolved by config_validate */
 
 	/* --- TLS / compression --- */
 	enum tls_mode tls;

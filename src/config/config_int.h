@@ -22,6 +22,7 @@ struct pctx {
 enum arg_kind {
 	ARG_NONE,	/* flag */
 	ARG_REQ,	/* needs a value */
+	ARG_REQ_EMPTY,	/* needs a value, which may be empty (pass=) */
 	ARG_OPT		/* imaptest's `ssl` and `ssl=any-cert` */
 };
 

@@ -20,6 +20,7 @@
 #include "conn_log.h"
 #include "log.h"
 #include "rawlog.h"
+#include "scram.h"
 #include "tls.h"
 #include "store_map.h"
 #include "shared.h"
@@ -100,6 +101,7 @@ conn_free(struct conn *c)
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
 	tls_session_free(c->tls_sess);
+	scram_free(c->scram);
 	free(c);
 }
 
@@ -113,6 +115,9 @@ conn_reset_session(struct conn *c)
 	c->exists = 0;
 	c->cont_wait = false;
 	c->n_cont_splits = c->cont_next = 0;
+	scram_free(c->scram);
+	c->scram = NULL;
+	c->sasl_step = SASL_DONE;
 	c->logout_sent = c->bye_seen = false;
 	c->closing = false;
 	c->tls_done = false;
@@ -374,8 +379,8 @@ void
 conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 {
 	conn_tick_timeouts(c, now);
-	if (c->bev != NULL)
-		g->open++;
+	if (c->st != CONN_S_DONE)
+		g->clients++;
 	if (c->st == CONN_S_SESSION)
 		g->session++;
 	if (conn_stalled(c, now, 3000000))
@@ -521,9 +526,19 @@ conn_check_pending(const struct conn *c)
 }
 
 struct mbox_view *
-conn_take_checked_view(struct conn *c)
+conn_checked_view(const struct conn *c)
 {
-	struct mbox_view *v = c->cp_checked ? c->view : NULL;
+	return c->cp_checked ? c->view : NULL;
+}
+
+void
+conn_check_done(struct conn *c)
+{
 	c->cp_checked = false;
-	return v;
+}
+
+bool
+conn_is_logged_in(const struct conn *c)
+{
+	return c->st == CONN_S_SESSION && c->lstate != LSTATE_NONAUTH;
 }

@@ -98,7 +98,9 @@ bool conn_finished(const struct conn *c);
 
 /* What a tick saw, summed over a worker's connections. */
 struct conn_gauges {
-	uint64_t open;		/* a socket exists */
+	uint64_t clients;	/* not finished: imaptest's client objects
+				 * (a slot between two sessions, which
+				 * reconnects at once, still is one) */
 	uint64_t session;	/* greeting seen */
 	uint64_t stalled3;	/* a command waiting > 3 s with no byte */
 };
@@ -121,14 +123,19 @@ bool conn_send_scheduled(struct conn *c, uint64_t due);
 /* Commands sent and not yet answered. */
 unsigned conn_in_flight(const struct conn *c);
 
+/* Greeting seen and logged in. */
+bool conn_is_logged_in(const struct conn *c);
+
 /* Checkpoints.  conn_quiesce ends an IDLE and says whether the session
  * has nothing in flight (true when there is no session).  conn_send_check
  * sends CHECK on a session with a selected, modelled mailbox and says
  * whether it did; conn_check_pending: that CHECK is unanswered.
- * conn_take_checked_view: the view that took part (NULL if none), once. */
+ * conn_checked_view: the view that took part (NULL if none) until
+ * conn_check_done. */
 bool conn_quiesce(struct conn *c);
 bool conn_send_check(struct conn *c);
 bool conn_check_pending(const struct conn *c);
-struct mbox_view *conn_take_checked_view(struct conn *c);
+struct mbox_view *conn_checked_view(const struct conn *c);
+void conn_check_done(struct conn *c);
 
 #endif

@@ -16,6 +16,7 @@
 #include "stats.h"
 
 struct config;
+struct cp_coord;
 struct msg_pool;
 struct tls_ctx;
 struct userfile;
@@ -43,6 +44,9 @@ struct shared {
 	const struct userfile *users;	/* userfile=, or NULL */
 	uint64_t run_id;		/* for Message-IDs */
 	unsigned n_workers;
+	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
+					 * point (checkpoint.c; connections
+					 * never use it), else NULL */
 	struct shared_live *live;	/* the mutable part */
 };
 

@@ -123,6 +123,15 @@ json_errors(FILE *f, const struct stats_snap *s)
 			fputc(',', f);
 		json_u64(f, err_kind_name[k], s->errors[k]);
 	}
+	/* Benign NOs by code, beside the errors they are not. */
+	fputs("},", f);
+	json_key(f, "benign_codes");
+	fputc('{', f);
+	for (int k = 0; k < BENIGN_COUNT; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_u64(f, benign_code_name[k], s->benign[k]);
+	}
 	fputc('}', f);
 }
 

@@ -1,13 +1,12 @@
 /* stress.c: see stress.h.  Everything here runs in the worker's thread,
  * inside the callbacks of the connection it is about. */
-#include <stdio.h>
-
 #include "checkpoint.h"
 #include "config.h"
 #include "conn.h"
 #include "openloop.h"
 #include "rng.h"
 #include "stress.h"
+#include "user_template.h"
 #include "userfile.h"
 #include "worker.h"
 
@@ -23,17 +22,13 @@ stress_streak(struct worker *w, const struct conn *c)
 	return &w->fail_streak[conn_slot(c) / w->sh->n_workers];
 }
 
-/* The user= template: the first %d/%i is the user number, the second the
- * domain number. */
+/* Pick a user: from userfile=, or a number for the user= template. */
 void
 stress_pick_user(struct worker *w, struct conn *c)
 {
 	const struct config *cfg = w->cfg;
-	const char *t = cfg->user_template;
 	struct rng *rng = conn_rng(c);
 	char user[256];
-	size_t o = 0;
-	int nth = 0;
 
 	const struct userfile *uf = w->sh->users;
 	if (uf != NULL) {
@@ -55,19 +50,8 @@ stress_pick_user(struct worker *w, struct conn *c)
 	}
 	domain_no = cfg->domains_min +
 	    rng_below(rng, cfg->domains_max - cfg->domains_min + 1);
-	for (; *t != '\0' && o + 12 < sizeof(user); t++) {
-		if (t[0] == '%' && (t[1] == 'd' || t[1] == 'i')) {
-			o += (size_t)snprintf(user + o, sizeof(user) - o,
-			    "%u", nth++ == 0 ? user_no : domain_no);
-			t++;
-		} else if (t[0] == '%' && t[1] == '%') {
-			user[o++] = '%';
-			t++;
-		} else {
-			user[o++] = *t;
-		}
-	}
-	user[o] = '\0';
+	user_template_fill(cfg->user_template, user_no, domain_no, user,
+			   sizeof(user));
 	conn_set_user(c, user, cfg->pass);
 }
 

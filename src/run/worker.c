@@ -87,6 +87,7 @@ worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	worker_apply_stop(w);
+	checkpoint_poll(w->cp);		/* another worker moved it on */
 }
 
 static void
@@ -108,7 +109,7 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	for (unsigned i = 0; i < w->n_started; i++)
 		conn_tick(w->conns[i], now, &g);
 	ctr_set(&w->stats->conns_open, g.session);
-	ctr_set(&w->stats->conns_total, g.open);
+	ctr_set(&w->stats->conns_total, g.clients);
 	ctr_set(&w->stats->stalled3, g.stalled3);
 }
 
@@ -199,8 +200,8 @@ worker_new(unsigned id, const struct shared *sh)
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
-	if (cfg->checkpoint_secs > 0 && w->stores != NULL)
-		w->cp = checkpoint_new(w, cfg->checkpoint_secs);
+	if (cfg->checkpoint_secs > 0 && w->stores != NULL && sh->cp_coord != NULL)
+		w->cp = checkpoint_new(w, sh->cp_coord, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
 		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
 	if (cfg->connect_rate > 0) {
