@@ -197,6 +197,43 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 	return fd;
 }
 
+/* A new session: counted as a connect from here. */
+static void
+conn_begin(struct conn *c)
+{
+	conn_reset_session(c);
+	c->serial++;
+	c->st = CONN_S_CONNECTING;
+	c->t_connect = c->t_last_io = clock_us();
+	ctr_add(&c->env->stats->connects, 1);
+	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
+		    (unsigned long long)c->serial, c->user);
+}
+
+static void
+conn_bev_setup(struct conn *c)
+{
+	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
+	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
+	/* How much a TLS bufferevent decrypts per callback (libevent's
+	 * default is 16 KiB); a plain socket's reads are ours. */
+	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
+}
+
+void
+conn_attach(struct conn *c, struct bufferevent *bev)
+{
+	conn_begin(c);
+	c->tls_layer = false;
+	c->wire_in = c->wire_out = 0;
+	c->own_reads = false;
+	c->bev = bev;
+	conn_bev_setup(c);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	conn_event_cb(bev, BEV_EVENT_CONNECTED, c);
+}
+
 void
 conn_start(struct conn *c)
 {
@@ -205,14 +242,7 @@ conn_start(struct conn *c)
 	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
 	evutil_socket_t fd;
 
-	conn_reset_session(c);
-	c->serial++;
-	c->st = CONN_S_CONNECTING;
-	c->t_connect = c->t_last_io = clock_us();
-	ctr_add(&c->env->stats->connects, 1);
-	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
-		    (unsigned long long)c->serial, c->user);
-
+	conn_begin(c);
 	fd = conn_socket(c, sa);
 	if (fd < 0) {
 		conn_log_err(c, ERR_CONNECT, "socket: %s", strerror(errno));
@@ -228,12 +258,7 @@ conn_start(struct conn *c)
 		conn_close(c, ERR_TLS, true);
 		return;
 	}
-	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
-	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
-	/* How much a TLS bufferevent decrypts per callback (libevent's
-	 * default is 16 KiB); a plain socket's reads are ours. */
-	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
+	conn_bev_setup(c);
 	/* A plain socket is read by rd_ev from BEV_EVENT_CONNECTED on; TLS
 	 * reads whole records through OpenSSL. */
 	c->own_reads = !c->tls_layer &&

@@ -21,6 +21,7 @@
 
 #include "stats.h"
 
+struct bufferevent;
 struct config;
 struct conn;
 struct event_base;
@@ -90,6 +91,10 @@ void conn_set_user(struct conn *c, const char *user, const char *pass);
 
 /* Start connecting now (not started, or after the closed hook). */
 void conn_start(struct conn *c);
+/* Run the next session over `bev`, connected already by someone else (a
+ * test's bufferevent pair, no socket; plain IMAP, no TLS): as conn_start
+ * from the moment TCP is up.  The connection owns bev from here. */
+void conn_attach(struct conn *c, struct bufferevent *bev);
 /* From the closed hook: connect again after `us` microseconds. */
 void conn_restart(struct conn *c, uint64_t us);
 /* From the closed hook (or before a start): the slot is done for good. */
