@@ -10,6 +10,7 @@
 #ifndef IMAPSTRESS_HIST_H
 #define IMAPSTRESS_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HIST_MAX_US 3600000000ULL	/* 1 hour; larger values are clamped */
@@ -38,5 +39,17 @@ uint64_t hist_sum(const struct hist *h);
  * the samples are <= v (reported as the bucket's upper bound, capped at
  * the max).  0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
+
+/* Lossless export and import (result files): the non-empty buckets in
+ * index order, and the exact scalars.  hist_next_bucket starts at *idx
+ * and returns false past the last; callers loop with idx = found + 1. */
+#define HIST_N_BUCKETS 23232u	/* bucket indexes are below this */
+bool hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count);
+/* Rebuild: add buckets to an empty (reset) histogram, then hist_load_end
+ * sets sum/min/max.  It returns -1 (and leaves h reset) when they cannot
+ * belong to those buckets: min/max outside the first/last bucket, a
+ * count of buckets with no samples, or an index out of range. */
+int hist_load_bucket(struct hist *h, unsigned idx, uint64_t count);
+int hist_load_end(struct hist *h, uint64_t sum, uint64_t min, uint64_t max);
 
 #endif

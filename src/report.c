@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "result.h"
 #include "xmalloc.h"
 
 bool
@@ -85,6 +86,16 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	return n > 0 && v < r->cfg->slas[i].max_us;
 }
 
+unsigned
+report_sla_failures(struct report *r, const struct stats_snap *tot)
+{
+	const struct report_run none = { 0 };
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->cfg->n_slas; i++)
+		n += !report_sla_ok(r, &none, tot, i);
+	return n;
+}
+
 static bool
 is_stdout(const char *path)
 {
@@ -146,6 +157,13 @@ report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 		report_free(r);
 		return NULL;
 	}
+	/* The result file is one more output of the same calls, so that
+	 * merge, replaying it through this file, prints what we print. */
+	if (cfg->result_path != NULL &&
+	    (r->result = result_writer_new(cfg, err, errlen)) == NULL) {
+		report_free(r);
+		return NULL;
+	}
 	r->scratch = hist_new();
 	if (r->csv != NULL)
 		report_csv_header(r);
@@ -173,6 +191,7 @@ report_free(struct report *r)
 	close_output(r->json, r->json_own);
 	close_output(r->csv, r->csv_own);
 	close_output(r->tsv, r->tsv_own);
+	result_writer_free(r->result);
 	hist_free(r->scratch);
 	free(r);
 }
@@ -201,6 +220,8 @@ report_tick(struct report *r, const struct report_run *run,
 		report_json_tick(r, run, win, cum);
 	if (r->csv != NULL)
 		report_csv_tick(r, run, win, cum);
+	if (r->result != NULL)
+		result_writer_tick(r->result, run, win);
 	r->ticks++;
 }
 
@@ -211,6 +232,8 @@ report_final(struct report *r, const struct report_run *run,
 	report_text_final(r, run, tot);
 	if (r->json != NULL)
 		report_json_final(r, run, tot);
+	if (r->result != NULL)
+		result_writer_final(r->result, run, tot);
 	/* Every CSV and TSV row was written and flushed at its tick; a
 	 * totals row would break "one row per second" for scripts. */
 	if (r->csv != NULL)

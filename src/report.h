@@ -56,6 +56,10 @@ void report_tick(struct report *r, const struct report_run *run,
 void report_final(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot);
 
+/* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
+ * and sla_actual_us ignored): for a report rebuilt from result files. */
+unsigned report_sla_failures(struct report *r, const struct stats_snap *tot);
+
 /* Is a state shown as a column (its probability is not 0)? */
 bool report_visible(const struct config *cfg, int op);
 

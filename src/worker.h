@@ -36,6 +36,7 @@ struct shared {
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
 	unsigned n_workers;
+	int latency_log_fd;		/* --latency-log (only when cfg has it) */
 };
 
 enum worker_stop {
