@@ -139,6 +139,12 @@ check_set(struct merge *m)
 				 f0->h.program);
 			return refuse(what);
 		}
+		if (f->h.shard_count != n) {
+			snprintf(what, sizeof(what), "%s: shard %u of %u, but %s "
+				 "is of %u", f->path, f->h.shard_index,
+				 f->h.shard_count, f0->path, n);
+			return refuse(what);
+		}
 		if (strcmp(f->h.args_key, f0->h.args_key) != 0 ||
 		    memcmp(f->h.states, f0->h.states, sizeof(f->h.states)) != 0) {
 			char diff[400];
@@ -146,12 +152,6 @@ check_set(struct merge *m)
 					 sizeof(diff));
 			snprintf(what, sizeof(what), "%s: another configuration "
 				 "than %s (%s)", f->path, f0->path, diff);
-			return refuse(what);
-		}
-		if (f->h.shard_count != n) {
-			snprintf(what, sizeof(what), "%s: shard %u of %u, but %s "
-				 "is of %u", f->path, f->h.shard_index,
-				 f->h.shard_count, f0->path, n);
 			return refuse(what);
 		}
 	}
