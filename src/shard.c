@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "shard.h"
+#include "xmalloc.h"
 
 struct launcher {
 	const char *index_var;
@@ -20,6 +21,10 @@ struct launcher {
 
 static const struct launcher launchers[] = {
 	{ "JOB_COMPLETION_INDEX", NULL, 0, "JOB_COMPLETION_INDEX (Kubernetes)" },
+	/* a job array (sbatch --array=0-N-1): each task is a job of one
+	 * process, whose SLURM_PROCID is 0 of 1 */
+	{ "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", 0,
+	  "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT" },
 	{ "SLURM_PROCID", "SLURM_NTASKS", 0, "SLURM_PROCID/SLURM_NTASKS" },
 	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", 0,
 	  "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE (Open MPI)" },
@@ -112,6 +117,7 @@ shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 			return -1;
 		}
 		cfg->shard_count = 1;
+		shard_expand_paths(cfg);
 		return 0;
 	}
 	if (cfg->shards != 0 && cfg->shards != cfg->shard_count) {
@@ -121,6 +127,7 @@ shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 	}
 	unsigned i = cfg->shard_index, n = cfg->shard_count;
 	unsigned long long lo, hi;
+	shard_expand_paths(cfg);
 	if (n == 1)
 		return 0;
 	if (cfg->clients < n) {
@@ -149,6 +156,42 @@ shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 	if (cfg->have_seed)
 		cfg->seed += i;
 	return 0;
+}
+
+/* "%i" is the shard index, "%%" a '%'. */
+static char *
+expand(const char *tmpl, unsigned index)
+{
+	size_t n = strlen(tmpl) + 16, o = 0;
+	char *out = xmalloc(n);
+	for (const char *p = tmpl; *p != '\0'; p++) {
+		if (o + 12 >= n)
+			out = xrealloc(out, n *= 2);
+		if (p[0] == '%' && p[1] == 'i') {
+			o += (size_t)snprintf(out + o, n - o, "%u", index);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			out[o++] = '%';
+			p++;
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void
+shard_expand_paths(struct config *cfg)
+{
+	char **paths[] = { &cfg->result_path, &cfg->latency_log };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (*paths[i] == NULL)
+			continue;
+		char *e = expand(*paths[i], cfg->shard_index);
+		free(*paths[i]);
+		*paths[i] = e;
+	}
 }
 
 void

@@ -16,6 +16,10 @@
 int shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 		char *err, size_t errlen);
 
+/* "%i" in --result and --latency-log becomes the shard index ("%%" a
+ * '%'), so one command line serves every shard (shard_setup does it). */
+void shard_expand_paths(struct config *cfg);
+
 /* Shard i of n of the items [0, total): [*lo, *hi).  Every item is in
  * exactly one shard, and the sizes differ by at most one. */
 void shard_slice(unsigned long long total, unsigned i, unsigned n,

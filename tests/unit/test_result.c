@@ -317,6 +317,17 @@ START_TEST(test_shard_env_order)
 	ck_assert_uint_eq(cfg.shard_index, 1);
 	ck_assert_uint_eq(cfg.shard_count, 2);
 	config_free(&cfg);
+	/* a job array's task */
+	static const char *const arr[] = { "SLURM_ARRAY_TASK_ID", "2",
+		"SLURM_ARRAY_TASK_COUNT", "3", "SLURM_PROCID", "0",
+		"SLURM_NTASKS", "1", NULL };
+	config_defaults(&cfg);
+	cfg.result_path = strdup("/r/shard-%i-100%%.res");
+	ck_assert_int_eq(setup_with(&cfg, arr, err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.shard_index, 2);
+	ck_assert_uint_eq(cfg.shard_count, 3);
+	ck_assert_str_eq(cfg.result_path, "/r/shard-2-100%.res");
+	config_free(&cfg);
 	/* no launcher: one shard, nothing changed */
 	config_defaults(&cfg);
 	ck_assert_int_eq(setup_with(&cfg, NULL, err, sizeof(err)), 0);
