@@ -50,15 +50,18 @@ config_h_start_at(struct pctx *c, const struct opt *o)
 	if (c->val[0] == '+') {
 		if (config_parse_dur(c, c->val + 1, false, &v) < 0)
 			return -1;
-		c->cfg->start_at = t + v;
-		return 0;
+		v += t;
+	} else {
+		if (config_parse_decimal(c, &v) < 0)
+			return -1;
+		/* A small number is a delay typed without its '+'. */
+		if (v < 1e9 || v > 1e11)
+			return config_fail(c, "not a Unix time in seconds (for a "
+					   "delay write +%s)", c->val);
 	}
-	if (config_parse_decimal(c, &v) < 0)
-		return -1;
-	/* A small number is a relative time typed without its '+'. */
-	if (v < 1e9 || v > 1e11)
-		return config_fail(c, "not a Unix time in seconds (for a delay "
-				   "write +%s)", c->val);
+	/* Further than this is a typo, not a plan: the shards would wait. */
+	if (v > t + 86400)
+		return config_fail(c, "more than a day from now");
 	c->cfg->start_at = v;
 	return 0;
 }

@@ -133,6 +133,14 @@ output --output                 : /nonexistent/dir/out @empty @none
 --warmup                        : -1 abc 10q @empty @none
 --warmup                        | --warmup 5 -d 5
 --sla                           : foo APPEND.p95 APPEND.p95< FOO.p95<1s APPEND.p5<1s APPEND.x<1s APPEND.p95<abc APPEND.p95<0 APPEND.p95<-1s APPEND.p95<10q .p95<1s @empty @none
+# several processes
+--shard                         : 3/3 1 x/3 1/x -1/3 1/0 /3 1/ 0/1000001 @empty @none
+--shards                        : 0 -1 1000001 abc @empty @none
+--shards                        | --shards 3
+--shards                        | --shard 1/3 --shards 4
+--start-at                      : 5 -1 abc +abc +-5s 99999999999 @empty @none
+--result                        : /nonexistent/dir/r @empty @none
+--latency-log                   : /nonexistent/dir/l @empty @none
 --help -h                       | --help=1
 --version -V                    | --version=1
 # unknown
