@@ -390,15 +390,11 @@ result_reader_next(struct result_reader *r, enum result_rec *kind,
 		   int64_t *second, struct report_run *run,
 		   struct stats_snap *snap, char *err, size_t errlen)
 {
-	if (r->ended) {
-		*kind = RESULT_END;
-		return 0;
-	}
-	int n = read_line(r, err, errlen);
-	if (n < 0)
+	if (result_reader_peek(r, kind, second, err, errlen) < 0)
 		return -1;
-	if (n == 0)
-		return fail(r, err, errlen, "truncated (no end line)");
+	if (r->ended)
+		return 0;
+	r->pending = false;	/* the record's first line is taken here */
 	char *rest = r->line, *kw = strsep(&rest, " ");
 	uint64_t x;
 	if (strcmp(kw, "end") == 0) {
@@ -412,19 +408,10 @@ result_reader_next(struct result_reader *r, enum result_rec *kind,
 		*kind = RESULT_END;
 		return 0;
 	}
-	if (strcmp(kw, "tick") == 0) {
-		char *end;
-		errno = 0;
-		*second = rest ? strtoll(rest, &end, 10) : 0;
-		if (rest == NULL || *end != '\0' || errno != 0)
-			return fail(r, err, errlen, "bad tick line");
-		*kind = RESULT_TICK;
+	if (*kind == RESULT_TICK)
 		r->ticks++;
-	} else if (strcmp(kw, "final") == 0) {
-		*kind = RESULT_FINAL;
-	} else {
+	else if (*kind != RESULT_FINAL)
 		return fail(r, err, errlen, "expected tick, final or end");
-	}
 	if (read_line(r, err, errlen) <= 0)
 		return fail(r, err, errlen, "truncated (record cut short)");
 	rest = r->line;
@@ -435,7 +422,7 @@ result_reader_next(struct result_reader *r, enum result_rec *kind,
 		    fail(r, err, errlen, "record without its run line") : -1;
 	stats_snap_clear(snap);
 	for (;;) {
-		n = read_line(r, err, errlen);
+		int n = read_line(r, err, errlen);
 		if (n < 0)
 			return -1;
 		if (n == 0)

@@ -10,6 +10,7 @@
 #include "check_main.h"
 #include "config.h"
 #include "hist.h"
+#include "report_fixture.h"
 #include "result.h"
 #include "shard.h"
 
@@ -412,6 +413,44 @@ START_TEST(test_shard_split)
 }
 END_TEST
 
+/* Connects that found no free local port are said in so many words, in
+ * the text summary and the JSON; a run without any says nothing. */
+START_TEST(test_ports_exhausted_said)
+{
+	for (int with = 0; with < 2; with++) {
+		struct config cfg;
+		struct memout m;
+		struct stats_snap tot;
+		char err[256], path[] = "/tmp/result-json-XXXXXX";
+		int fd = mkstemp(path);
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+		seed_config(&cfg);
+		cfg.json_path = strdup(path);
+		stats_snap_init(&tot);
+		seed_window(&tot, 10, 100, 1000);
+		tot.ports_exhausted = with ? 1234 : 0;
+		memout_open(&m);
+		struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+		ck_assert_msg(r != NULL, "%s", err);
+		struct report_run run = plain_run(5);
+		report_final(r, &run, &tot);
+		report_free(r);
+		const char *text = memout_text(&m);
+		const char *line = strstr(text, "OUT OF LOCAL PORTS: 1234 ");
+		ck_assert(with ? line != NULL : strstr(text, "OUT OF") == NULL);
+		char *json = slurp(path);
+		ck_assert_ptr_nonnull(strstr(json, with ? "\"ports_exhausted\":1234"
+						   : "\"ports_exhausted\":0"));
+		free(json);
+		memout_close(&m);
+		stats_snap_free(&tot);
+		config_free(&cfg);
+		unlink(path);
+	}
+}
+END_TEST
+
 static Suite *
 result_suite(void)
 {
@@ -423,6 +462,7 @@ result_suite(void)
 	tcase_add_test(tc, test_shard_env_order);
 	tcase_add_test(tc, test_shard_bad_env);
 	tcase_add_test(tc, test_shard_split);
+	tcase_add_test(tc, test_ports_exhausted_said);
 	suite_add_tcase(s, tc);
 	return s;
 }
