@@ -100,6 +100,31 @@ if bad:
     sys.exit("\n".join(bad))
 EOF
 
+# (b2) rows are aligned by wall-clock second: the same shard 2 as if it had
+# started one second later adds one row, and changes no total.
+awk '$1 == "tick" { $2 = sprintf("%.0f", $2 + 1) }
+	$1 == "start" { $2 = sprintf("%.0f", $2 + 1000000) } { print }' \
+	"$T/r2" >"$T/r2late"
+"$IMAPSTRESS" merge -q --json "$T/late.json" "$T/r0" "$T/r1" "$T/r2late" >/dev/null ||
+	fail "merge with a late shard: exit $?"
+"$PYTHON" - "$T/m.json" "$T/late.json" <<'EOF' || fail "rows of a late shard not aligned"
+import json, sys
+def load(p):
+    rows = [json.loads(l) for l in open(p)]
+    ticks = [r for r in rows if r["type"] == "tick"]
+    return ticks, rows[-1]
+(t0, s0), (t1, s1) = load(sys.argv[1]), load(sys.argv[2])
+def ok(r):
+    return r["commands"].get("APPEND", {}).get("ok", 0)
+if len(t1) != len(t0) + 1:
+    sys.exit("%d rows, expected %d + 1" % (len(t1), len(t0)))
+# (the rows need not add up to the totals: those include the drain)
+if ok(s1) != ok(s0) or sum(map(ok, t1)) != sum(map(ok, t0)):
+    sys.exit("APPEND totals %d/%d, rows %d/%d" % (ok(s0), ok(s1),
+             sum(map(ok, t0)), sum(map(ok, t1))))
+print("late shard: %d rows instead of %d, totals equal" % (len(t1), len(t0)), file=sys.stderr)
+EOF
+
 # (c) refusals: exit 2, one line, naming the problem and the file
 refused() {
 	local want=$1 rc=0
