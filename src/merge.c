@@ -31,6 +31,7 @@ struct shard_file {
 	char stop_reason[64];
 	int64_t first_sec, last_sec;
 	unsigned long ticks;
+	uint64_t ports_exhausted;	/* its totals' */
 };
 
 struct merge {
@@ -94,6 +95,7 @@ check_file(struct merge *m, struct shard_file *sf)
 		snprintf(sf->stop_reason, sizeof(sf->stop_reason), "%s",
 			 run.stop_reason ? run.stop_reason : "duration");
 		sf->fin.stop_reason = sf->stop_reason;
+		sf->ports_exhausted = m->scratch.ports_exhausted;
 		stats_snap_add(&m->tot, &m->scratch);
 	}
 	if (!have_final) {
@@ -344,6 +346,14 @@ merge_run(struct merge *m, struct config *cfg)
 	merge_final_run(m, rep, &rr);
 	report_final(rep, &rr, &m->tot);
 	report_free(rep);
+	/* The summary's OUT OF LOCAL PORTS line is for the whole run; which
+	 * shard needs more source addresses is said here. */
+	for (unsigned i = 0; i < m->n; i++)
+		if (m->sf[i].ports_exhausted > 0)
+			fprintf(stderr, "imapstress merge: shard %u/%u (%s) ran out "
+				"of local ports: %" PRIu64 " connects failed\n",
+				m->sf[i].h.shard_index, m->sf[i].h.shard_count,
+				m->sf[i].path, m->sf[i].ports_exhausted);
 	return rr.exit_status;
 }
 

@@ -125,6 +125,15 @@ if ok(s1) != ok(s0) or sum(map(ok, t1)) != sum(map(ok, t0)):
 print("late shard: %d rows instead of %d, totals equal" % (len(t1), len(t0)), file=sys.stderr)
 EOF
 
+# (b3) a shard that ran out of local ports is said plainly, and named
+awk '$1 == "final" { f = 1 } f && $1 == "ctr" { sub(/ports_exhausted=0/, "ports_exhausted=5") }
+	{ print }' "$T/r1" >"$T/r1ports"
+"$IMAPSTRESS" merge "$T/r0" "$T/r1ports" "$T/r2" >"$T/ports.out" 2>"$T/ports.err" ||
+	fail "merge with ports exhausted: exit $?"
+assert_match "^OUT OF LOCAL PORTS: 5 connection attempts" "$(cat "$T/ports.out")" "ports line"
+assert_match "shard 1/3 \($T/r1ports\) ran out of local ports: 5" "$(cat "$T/ports.err")" \
+	"the shard named"
+
 # (c) refusals: exit 2, one line, naming the problem and the file
 refused() {
 	local want=$1 rc=0
