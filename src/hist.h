@@ -41,9 +41,9 @@ uint64_t hist_sum(const struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double p);
 
 /* Lossless export and import (result files): the non-empty buckets in
- * index order, and the exact scalars.  hist_next_bucket starts at *idx
- * and returns false past the last; callers loop with idx = found + 1. */
-#define HIST_N_BUCKETS 23232u	/* bucket indexes are below this */
+ * index order (indexes below HIST_N_BUCKETS), and the exact scalars.
+ * hist_next_bucket starts at *idx and returns false past the last;
+ * callers loop with idx = found + 1. */
 bool hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count);
 /* Rebuild: add buckets to an empty (reset) histogram, then hist_load_end
  * sets sum/min/max.  It returns -1 (and leaves h reset) when they cannot
@@ -51,5 +51,18 @@ bool hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count);
  * count of buckets with no samples, or an index out of range. */
 int hist_load_bucket(struct hist *h, unsigned idx, uint64_t count);
 int hist_load_end(struct hist *h, uint64_t sum, uint64_t min, uint64_t max);
+/* HdrHistogram export.  Our bucket i holds exactly the values of index i
+ * in an HdrHistogram with lowest discernible value 1 and 3 significant
+ * digits; HIST_N_BUCKETS covers HIST_MAX_US.  hist_export fills
+ * counts[0..n) and returns one past the highest non-zero index. */
+#define HIST_N_BUCKETS 23221u
+#define HIST_SIG_DIGITS 3
+unsigned hist_export(const struct hist *h, uint64_t *counts, unsigned n);
+/* Samples whose whole bucket lies at or below v (a Prometheus `le`
+ * bucket; exact when v + 1 starts a bucket, as every value < 2048 does). */
+uint64_t hist_count_le(const struct hist *h, uint64_t v);
+/* The same for n boundaries in one pass over the buckets: out[k] for le[k]. */
+void hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
+			uint64_t *out);
 
 #endif

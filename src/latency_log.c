@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "hist.h"
 #include "latency_log.h"
 
@@ -57,8 +58,10 @@ latency_main(int argc, char **argv)
 		FILE *f = fopen(argv[a], "r");
 		char line[128];
 		unsigned long lineno = 0;
+		char shown[1024];
+		escape_text(shown, sizeof(shown), argv[a], strlen(argv[a]));
 		if (f == NULL) {
-			fprintf(stderr, "imapstress latency: %s: %s\n", argv[a],
+			fprintf(stderr, "imapstress latency: %s: %s\n", shown,
 				strerror(errno));
 			status = 2;
 			break;
@@ -74,7 +77,7 @@ latency_main(int argc, char **argv)
 				op = op_lookup(name, (unsigned)strlen(name));
 			if (op < 0) {
 				fprintf(stderr, "imapstress latency: %s:%lu: not "
-					"\"COMMAND MICROSECONDS\"\n", argv[a], lineno);
+					"\"COMMAND MICROSECONDS\"\n", shown, lineno);
 				status = 2;
 				break;
 			}

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "merge.h"
 #include "report.h"
 #include "result.h"
@@ -45,11 +46,21 @@ struct merge {
 	char err[1024];
 };
 
-/* One line on stderr, exit status 2: the set is not one run. */
+/* One line on stderr: names and fields come from argv and from files
+ * anyone may have written, so they pass through escape_text. */
+static void
+say(const char *msg)
+{
+	char safe[4096];
+	escape_text(safe, sizeof(safe), msg, strlen(msg));
+	fprintf(stderr, "imapstress merge: %s\n", safe);
+}
+
+/* Exit status 2: the set is not one run. */
 static int
 refuse(const char *why)
 {
-	fprintf(stderr, "imapstress merge: %s\n", why);
+	say(why);
 	return 2;
 }
 
@@ -348,12 +359,15 @@ merge_run(struct merge *m, struct config *cfg)
 	report_free(rep);
 	/* The summary's OUT OF LOCAL PORTS line is for the whole run; which
 	 * shard needs more source addresses is said here. */
-	for (unsigned i = 0; i < m->n; i++)
-		if (m->sf[i].ports_exhausted > 0)
-			fprintf(stderr, "imapstress merge: shard %u/%u (%s) ran out "
-				"of local ports: %" PRIu64 " connects failed\n",
-				m->sf[i].h.shard_index, m->sf[i].h.shard_count,
-				m->sf[i].path, m->sf[i].ports_exhausted);
+	for (unsigned i = 0; i < m->n; i++) {
+		if (m->sf[i].ports_exhausted == 0)
+			continue;
+		snprintf(m->err, sizeof(m->err), "shard %u/%u (%s) ran out of "
+			 "local ports: %" PRIu64 " connects failed",
+			 m->sf[i].h.shard_index, m->sf[i].h.shard_count,
+			 m->sf[i].path, m->sf[i].ports_exhausted);
+		say(m->err);
+	}
 	return rr.exit_status;
 }
 
