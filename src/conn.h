@@ -200,6 +200,8 @@ void conn_free(struct conn *c);			/* NULL is a no-op */
 
 /* Start connecting now (st must be CONN_S_WAIT). */
 void conn_start(struct conn *c);
+/* Count errno e from bind/connect as "out of local ports" when it is. */
+void conn_count_port_error(struct conn *c, int e);
 
 /* The worker's 100 ms tick: timeouts and stall accounting. */
 void conn_tick(struct conn *c, uint64_t now);

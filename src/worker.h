@@ -41,6 +41,7 @@ struct shared {
 	unsigned n_workers;
 	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
 					 * point (checkpoint.c), else NULL */
+	int latency_log_fd;		/* --latency-log (only when cfg has it) */
 };
 
 enum worker_stop {
