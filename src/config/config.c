@@ -179,7 +179,10 @@ opt_run(struct pctx *c, const struct opt *o)
 	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return o->fn(c, o);
+	int r = o->fn(c, o);
+	if (r == 0)
+		config_key_note(c->cfg, o->lng ? o->lng : o->word, c->val);
+	return r;
 }
 
 /* An imaptest word: a key, a flag, `-` or a state. */
@@ -192,6 +195,7 @@ parse_word(struct pctx *c, const char *word)
 
 	if (strcmp(word, "-") == 0) {
 		states_clear(c->cfg);
+		config_key_note(c->cfg, "-", NULL);
 		return 0;
 	}
 	c->sep = "=";
@@ -225,7 +229,10 @@ parse_word(struct pctx *c, const char *word)
 	}
 	if (c->val != NULL && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return config_state_set(c, op, c->val);
+	if (config_state_set(c, op, c->val) < 0)
+		return -1;
+	config_key_note(c->cfg, op_table[op].name, c->val);
+	return 0;
 }
 
 /* The row for a long option name (without "--"), through its aliases. */
@@ -570,7 +577,8 @@ config_free(struct config *cfg)
 		&cfg->userfile, &cfg->pass, &cfg->password_file, &cfg->master,
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
-		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
+		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
+		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

@@ -135,7 +135,21 @@ struct config {
 	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
 	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
 	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
+
+	/* --- one of several cooperating processes (shard.c, result*.c) --- */
+	unsigned shard_index, shard_count; /* --shard I/N; count 0 = not given */
+	unsigned shards;	/* --shards N: the count for an index-only launcher */
+	const char *shard_from;	/* where the shard came from, for the report */
+	double start_at;	/* --start-at: epoch seconds; 0 = at once */
+	char *result_path;	/* --result FILE */
+	char *latency_log;	/* --latency-log FILE: every sample (testing) */
+	/* The options as parsed, "name=value" each (values %-escaped),
+	 * leaving out those that may differ between the shards of one run;
+	 * merge refuses result files whose keys differ. */
+	char *args_key;
 };
+
+extern const char imapstress_version[];	/* "0.1.0" */
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */
 void config_defaults(struct config *cfg);

@@ -66,4 +66,10 @@ int config_parse_dur(struct pctx *c, const char *s, bool positive,
 		     double *out);
 int config_state_set(struct pctx *c, int op, const char *val);
 
+/* config_shard.c: --shard, --start-at, and the args key (config.h) */
+int config_h_shard(struct pctx *c, const struct opt *o);
+int config_h_start_at(struct pctx *c, const struct opt *o);
+/* Called for every option and word that config_parse accepted. */
+void config_key_note(struct config *cfg, const char *name, const char *val);
+
 #endif

@@ -21,6 +21,8 @@
 #include "user_template.h"
 #include "xmalloc.h"
 
+const char imapstress_version[] = IMAPSTRESS_VERSION;
+
 #define GIB (1ULL << 30)
 
 #define FIELD(c, o, type) ((type *)(void *)((char *)(c)->cfg + (o)->off))
@@ -454,6 +456,10 @@ static const char usage[] =
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
+"Several processes (man imapstress: SHARDS):\n"
+"      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
+"      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
+"  imapstress merge [--json F] [--csv F] [-q] FILE...  one report of all\n"
 "      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
@@ -574,6 +580,12 @@ const struct opt config_opts[] = {
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
+	/* several processes */
+	{ NULL, "shard", 0, ARG_REQ, config_h_shard, 0, 0, 0 },
+	{ NULL, "shards", 0, ARG_REQ, h_uint, OFF(shards), 1, 1000000 },
+	{ NULL, "start-at", 0, ARG_REQ, config_h_start_at, 0, 0, 0 },
+	{ NULL, "result", 0, ARG_REQ, h_str, OFF(result_path), 0, 0 },
+	{ NULL, "latency-log", 0, ARG_REQ, h_str, OFF(latency_log), 0, 0 },
 	{ NULL, "hdr-log", 0, ARG_REQ, h_str, OFF(hdr_log_path), 0, 0 },
 	{ NULL, "metrics-listen", 0, ARG_REQ, h_metrics_listen,
 	  OFF(metrics_listen), 0, 0 },

@@ -190,11 +190,23 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 		    &c->env->sh->sources[c->slot % c->env->sh->n_sources];
 		if (bind(fd, (const struct sockaddr *)src,
 			 c->env->sh->source_lens[c->slot % c->env->sh->n_sources]) < 0) {
+			int e = errno;
 			evutil_closesocket(fd);
+			errno = e;
 			return -1;
 		}
 	}
 	return fd;
+}
+
+/* Out of local ports for this source address: bind() to an address with
+ * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
+ * Counted apart so the report can say so plainly. */
+void
+conn_count_port_error(struct conn *c, int e)
+{
+	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
+		ctr_add(&c->env->stats->ports_exhausted, 1);
 }
 
 /* A new session: counted as a connect from here. */
@@ -245,6 +257,7 @@ conn_start(struct conn *c)
 	conn_begin(c);
 	fd = conn_socket(c, sa);
 	if (fd < 0) {
+		conn_count_port_error(c, errno);
 		conn_log_err(c, ERR_CONNECT, "socket: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
 		return;
@@ -266,6 +279,7 @@ conn_start(struct conn *c)
 			 conn_sock_read_cb, c) == 0;
 	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
+		conn_count_port_error(c, errno);
 		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
 	}

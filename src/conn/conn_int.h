@@ -198,6 +198,8 @@ void conn_sync_wire(struct conn *c);
 /* Count octets handed to / taken from the IMAP layer. */
 void conn_count_sent(struct conn *c, uint64_t n);
 void conn_close(struct conn *c, enum err_kind why, bool count_err);
+/* Count errno e from bind/connect as "out of local ports" when it is. */
+void conn_count_port_error(struct conn *c, int e);
 int conn_on_resp(void *arg, const struct imap_resp *r);
 void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 		   enum conn_internal internal, uint32_t tag, uint32_t msgs,

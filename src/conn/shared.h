@@ -47,6 +47,8 @@ struct shared {
 	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
 					 * point (checkpoint.c; connections
 					 * never use it), else NULL */
+	int latency_log_fd;		/* --latency-log (only when cfg has
+					 * it; the stats shards write it) */
 	struct shared_live *live;	/* the mutable part */
 };
 

@@ -337,11 +337,14 @@ report_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);
 	fputc(',', f);
+
 	json_latency(f, "connect_latency_us", tot->connect_lat);
 	json_summary_tls(f, tot);
 	json_summary_open_loop(f, r->cfg, run, tot);
 	fputc(',', f);
 	json_u64(f, "unfinished", run->unfinished);
+	fputc(',', f);
+	json_u64(f, "ports_exhausted", tot->ports_exhausted);
 	fputs(",\"cpu\":{\"user_s\":", f);
 	json_num(f, (double)run->cpu_user_us / 1e6);
 	fputs(",\"sys_s\":", f);

@@ -315,6 +315,11 @@ print_summary(struct report *r, const struct report_run *run,
 	for (int k = 0; k < BENIGN_COUNT; k++)
 		fprintf(o, " %s=%" PRIu64, benign_code_name[k], tot->benign[k]);
 	fputc('\n', o);
+	if (tot->ports_exhausted > 0)
+		fprintf(o, "OUT OF LOCAL PORTS: %" PRIu64 " connection attempts "
+			"found no free port (EADDRNOTAVAIL): the load was smaller "
+			"than asked; add --source addresses or shards\n",
+			tot->ports_exhausted);
 
 	fprintf(o, "measured: %.1f s (from t=%.1f s to t=%.1f s), "
 		"clients=%u, workers=%u\n",

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency_log.h"
 #include "log.h"
 #include "stats.h"
 #include "xmalloc.h"
@@ -28,15 +29,6 @@ const char *const benign_code_name[BENIGN_COUNT] = {
 	[BENIGN_NONEXISTENT] = "NONEXISTENT",
 };
 
-/* Scalar counters that only grow: summed by add, subtracted by diff. */
-#define STATS_COUNTERS(X)						\
-	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
-	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
-	X(tls_handshakes) X(tls_resumed) X(rate_missed)
-
-/* Gauges that add up across shards (loop_lag_max_us is a max instead). */
-#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
-
 static uint64_t
 sat_sub(uint64_t a, uint64_t b)
 {
@@ -51,6 +43,7 @@ stats_new(void)
 		s->lat[i] = hist_new();
 	s->tls_lat = hist_new();
 	s->connect_lat = hist_new();
+	s->latency_log_fd = -1;
 	return s;
 }
 
@@ -94,6 +87,8 @@ stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 		return;
 	}
 	hist_record(s->lat[op], us);
+	if (s->latency_log_fd >= 0)
+		latency_log_write(s->latency_log_fd, op, us);
 }
 
 void

@@ -80,6 +80,7 @@ struct stats {
 	ctr_t append_msgs, append_bytes;	/* messages in OK'd APPENDs */
 	ctr_t connects, logins, tls_handshakes, tls_resumed;
 	ctr_t rate_missed;	/* open loop: sends later than scheduled */
+	ctr_t ports_exhausted;	/* bind/connect: EADDRNOTAVAIL (no local port) */
 	ctr_t loop_lag_max_us;	/* gauge: worst event-loop lag this second */
 	ctr_t conns_open;	/* gauge: connections past the greeting */
 	ctr_t conns_total;	/* gauge: connection objects that exist */
@@ -87,6 +88,7 @@ struct stats {
 	struct hist *lat[OP_COUNT];	/* send -> tagged reply, us */
 	struct hist *tls_lat;		/* TLS handshake, us */
 	struct hist *connect_lat;	/* connect -> greeting, us */
+	int latency_log_fd;	/* --latency-log, or -1 */
 };
 
 /* A plain copy, owned by one thread. */
@@ -97,11 +99,21 @@ struct stats_snap {
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
+	uint64_t ports_exhausted;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
 	struct hist *tls_lat, *connect_lat;
 };
+
+/* The scalar fields of both structs by name, for code that must visit
+ * every one (add/diff/copy here, result files): counters that only grow,
+ * then gauges that add up across shards (loop_lag_max_us is a max). */
+#define STATS_COUNTERS(X)						\
+	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
+	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
+	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted)
+#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
 
 struct stats *stats_new(void);
 void stats_free(struct stats *s);		/* NULL is a no-op */

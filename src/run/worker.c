@@ -165,6 +165,8 @@ worker_new(unsigned id, const struct shared *sh)
 	if (w->base == NULL)
 		fatal(1, "cannot create an event base");
 	w->stats = stats_new();
+	if (sh->cfg->latency_log != NULL)
+		w->stats->latency_log_fd = sh->latency_log_fd;
 	w->rbuf = xmalloc(CONN_MAX_READ);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new();

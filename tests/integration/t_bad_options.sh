@@ -136,6 +136,14 @@ output --output                 : /nonexistent/dir/out @empty @none
 --hdr-log                       : /nonexistent/dir/run.hdr - @empty @none
 --metrics-listen                : abc 127.0.0.1:99999 127.0.0.1:x localhost:9100 [::1 [::1]9100 1.2.3.4.5:80 :9100 @empty @none
 --metrics-linger                : -1 abc 5q @empty @none
+# several processes
+--shard                         : 3/3 1 x/3 1/x -1/3 1/0 /3 1/ 0/1000001 @empty @none
+--shards                        : 0 -1 1000001 abc @empty @none
+--shards                        | --shards 3
+--shards                        | --shard 1/3 --shards 4
+--start-at                      : 5 -1 abc +abc +-5s 99999999999 @empty @none
+--result                        : /nonexistent/dir/r @empty @none
+--latency-log                   : /nonexistent/dir/l @empty @none
 --help -h                       | --help=1
 --version -V                    | --version=1
 # unknown
