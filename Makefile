@@ -104,10 +104,12 @@ deps:
 unit: $(UNIT_BIN)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 
-# Every test: unit suites, then the fault-injection and Dovecot tests, which
-# find the binaries through IMAPSTRESS / FAKEIMAPD.
+# Every test: no call circle between src/ folders (scripts/check-layers,
+# from the objects' symbols), unit suites, then the fault-injection and
+# Dovecot tests, which find the binaries through IMAPSTRESS / FAKEIMAPD.
 check: deps
 	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
+	scripts/check-layers $(BUILD)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
