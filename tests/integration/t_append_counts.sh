@@ -7,16 +7,23 @@
 #   (c) the seed line as written (append=100: MULTIAPPEND, one user)
 # each against a fresh private Dovecot, comparing the JSON summary's APPEND
 # ok count and messages_appended with `dovecot-private count-all`.  The
-# three formats run side by side to keep the wall time down.
+# three formats run side by side to keep the wall time down.  With
+# IMAP_SERVER=cyrus (t_cyrus_append_counts.sh) the same three cases run
+# against Cyrus, counted by `cyrus-private count-all`.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
 # Debian's python3 if present: a version-manager shim in PATH is slow.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
-need_cmd "${PYTHON:-python3}" "${DOVECOT:-/usr/sbin/dovecot}"
+need_cmd "${PYTHON:-python3}"
+need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
-FORMATS="maildir sdbox mdbox"
+# Dovecot: each mail format; Cyrus has one (t_cyrus_append_counts.sh).
+case $IMAP_SERVER in
+dovecot) FORMATS="maildir sdbox mdbox" ;;
+*) FORMATS=$IMAP_SERVER ;;
+esac
 CASES="a b c"
 SEED_LINE="- seed=1 secs=3 msgs=1000000 logout=0 select=0"
 
@@ -110,15 +117,15 @@ print(a["ok"], s["messages_appended"], sum(s["errors"].values()),
 EOF
 }
 
-# One fresh Dovecot per format and case, so count-all sees only that run.
+# One fresh server per format and case, so count-all sees only that run.
 # --fsync no: what the server counts does not depend on fsync, and it
 # keeps maildir's multi-second MULTIAPPEND drain short.
 declare -A dirs ports
 for fmt in $FORMATS; do
 	for c in $CASES; do
-		dovecot_start --format "$fmt" --fsync no
-		dirs[$fmt/$c]=$DOVECOT_DIR
-		ports[$fmt/$c]=$DOVECOT_PORT
+		server_start --format "$fmt" --fsync no
+		dirs[$fmt/$c]=$SERVER_DIR
+		ports[$fmt/$c]=$SERVER_PORT
 	done
 done
 
@@ -131,7 +138,7 @@ run_format() {
 		t0=$EPOCHREALTIME
 		# shellcheck disable=SC2046
 		run_with_timeout 60 "$PYTHON" "$TEST_TMP/precreate.py" "${ports[$fmt/$c]}" \
-			"${DOVECOT_PASS:-pass}" $(case_users "$c") >"$out.pre" 2>&1 ||
+			"$SERVER_PASS" $(case_users "$c") >"$out.pre" 2>&1 ||
 			echo "precreate failed: $(cat "$out.pre")" >"$out.pre"
 		t1=$EPOCHREALTIME
 		rc=0
@@ -140,7 +147,7 @@ run_format() {
 			$(case_args "$c") --json "$out.json" >"$out.stdout" 2>"$out.stderr" || rc=$?
 		echo "$rc" >"$out.rc"
 		t2=$EPOCHREALTIME
-		run_with_timeout 60 "$DOVECOT_PRIVATE" count-all --dir "${dirs[$fmt/$c]}" \
+		run_with_timeout 60 "$SERVER_PRIVATE" count-all --dir "${dirs[$fmt/$c]}" \
 			>"$out.count" 2>"$out.count.err" || true
 		t3=$EPOCHREALTIME
 		# Where the time goes, for whoever has to make CI faster.
@@ -181,7 +188,7 @@ for fmt in $FORMATS; do
 		assert_match "^messages appended: $msgs( |\$)" "$(cat "$out.stdout")" \
 			"$what: text summary"
 		if [ "$c" = c ]; then
-			# Dovecot advertises MULTIAPPEND and every planned state is
+			# Both servers advertise MULTIAPPEND and every planned state is
 			# APPEND: commands carry many messages each.
 			assert_ge "$msgs" $((ok * 10)) \
 				"$what: messages per APPEND command (ok=$ok) should average >= 10"
