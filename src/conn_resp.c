@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "conn.h"
 #include "conn_log.h"
+#include "imap_resp.h"
 #include "worker.h"
 
 static const struct {
@@ -76,7 +77,10 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	if (r->kind != IMAP_UNTAGGED ||
 	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
 	     r->cond != IMAP_COND_BYE)) {
-		conn_log_err(c, ERR_PROTOCOL, "bad greeting: %.200s", r->line);
+		char ex[208];
+		conn_log_err(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+			     imap_resp_excerpt(ex, sizeof(ex), r->line,
+					       r->line_len));
 		conn_close_later(c, ERR_PROTOCOL, true);
 		return 1;
 	}

@@ -308,6 +308,9 @@ print_summary(struct report *r, const struct report_run *run,
 	for (int k = 0; k < ERR_COUNT; k++)
 		fprintf(o, " %s=%" PRIu64, err_kind_name[k], tot->errors[k]);
 	fputc('\n', o);
+	if (run->unfinished > 0)
+		fprintf(o, "unfinished: %" PRIu64 " commands still had no reply "
+			"when the run ended\n", (uint64_t)run->unfinished);
 
 	fprintf(o, "measured: %.1f s (from t=%.1f s to t=%.1f s), "
 		"clients=%u, workers=%u\n",

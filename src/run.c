@@ -330,11 +330,13 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
-			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
+			  "(connect errors %llu, refused logins %llu, timeouts %llu, "
+			  "protocol errors %llu)",
 			  rr.elapsed_s,
 			  (unsigned long long)tot.errors[ERR_CONNECT],
 			  (unsigned long long)(tot.no[OP_LOGIN] + tot.no[OP_AUTHENTICATE]),
-			  (unsigned long long)tot.errors[ERR_TIMEOUT]);
+			  (unsigned long long)tot.errors[ERR_TIMEOUT],
+			  (unsigned long long)tot.errors[ERR_PROTOCOL]);
 		status = 3;
 	} else if (status == 0 && (run_hard_errors(&tot) > 0 || rr.sla_failed > 0 ||
 		   rr.unfinished > 0)) {
