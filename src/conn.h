@@ -162,6 +162,7 @@ struct conn {
 	bool compress_upgrade;	/* COMPRESS OK seen: add the filter after parsing */
 	struct compress_counts zc;	/* the filter's octet counts */
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
+	bool enable_due;	/* qresync: ENABLE waits for post-login caps */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
 	bool starttls_sent;	/* STARTTLS asked on this connection */

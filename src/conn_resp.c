@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "conn_log.h"
 #include "imap_resp.h"
+#include "log.h"
 #include "worker.h"
 
 static const struct {
@@ -170,12 +171,42 @@ conn_find_inflight(const struct conn *c, uint32_t tag)
 	return -1;
 }
 
+/* qresync asked: ENABLE it where the logged-in capabilities allow, else
+ * say once that the run goes on without it (as SORT and MOVE do). */
+static void
+conn_enable_qresync(struct conn *c)
+{
+	const struct config *cfg = c->w->cfg;
+	struct shared *sh = (struct shared *)c->w->sh;
+
+	c->enable_due = false;
+	if ((c->caps & CAP_ENABLE) && (c->caps & CAP_QRESYNC)) {
+		conn_send_internal(c, CONN_I_ENABLE, cfg->imap4rev2 ?
+				   "ENABLE QRESYNC IMAP4rev2" : "ENABLE QRESYNC");
+		return;
+	}
+	if (!atomic_exchange(&sh->warned_qresync, true))
+		log_warn("server does not advertise %s: running without QRESYNC",
+			 (c->caps & CAP_ENABLE) ? "QRESYNC" : "ENABLE");
+}
+
+/* Our own set-up commands, by name, for their error lines. */
+static const char *const internal_names[] = {
+	[CONN_I_NONE] = "?", [CONN_I_CAPABILITY] = "CAPABILITY",
+	[CONN_I_ENABLE] = "ENABLE", [CONN_I_STARTTLS] = "STARTTLS",
+	[CONN_I_ID] = "ID", [CONN_I_CREATE] = "CREATE",
+	[CONN_I_CHECK] = "CHECK", [CONN_I_LIST] = "LIST",
+};
+
 static void
 conn_internal_reply(struct conn *c, const struct inflight *f,
 		    const struct imap_resp *r)
 {
 	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
 		c->caps = CAP_KNOWN;	/* answered without a list: none */
+	if (f->internal == CONN_I_CAPABILITY && c->enable_due &&
+	    c->lstate != LSTATE_NONAUTH)
+		conn_enable_qresync(c);
 	if (f->internal == CONN_I_STARTTLS) {
 		if (r->cond == IMAP_COND_OK) {
 			c->upgrade = true;	/* after the parser returns */
@@ -185,10 +216,18 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 		conn_close_later(c, ERR_TLS, true);
 		return;
 	}
-	if (r->cond == IMAP_COND_BAD)
+	/* Counted and shown like any command's: they decide the exit
+	 * status too.  CREATE's NO is the mailbox that already exists. */
+	const char *name = internal_names[f->internal];
+	if (r->cond == IMAP_COND_BAD) {
 		stats_err(c->w->stats, ERR_BAD);
-	else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE)
+		conn_log_err(c, ERR_BAD, "%s (set-up) replied BAD: %.200s",
+			     name, r->line);
+	} else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE) {
 		stats_err(c->w->stats, ERR_NO);
+		conn_log_err(c, ERR_NO, "%s (set-up) replied NO: %.200s",
+			     name, r->line);
+	}
 }
 
 /* The mailbox may not exist yet: create it, as imaptest does. */
@@ -217,6 +256,7 @@ static void
 conn_logged_in(struct conn *c, const struct imap_resp *r)
 {
 	unsigned before = c->caps;
+	bool caps_follow = false;
 
 	c->lstate = LSTATE_AUTH;
 	c->fail_streak = 0;
@@ -228,6 +268,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		 * only then); keep the old ones until the new list comes. */
 		c->caps = before;
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
+		caps_follow = true;
 	}
 	const struct config *cfg = c->w->cfg;
 	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
@@ -237,10 +278,12 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		c->sep_pending = true;
 		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
-	if (c->w->cfg->qresync && (c->caps & CAP_ENABLE))
-		conn_send_internal(c, CONN_I_ENABLE,
-		    c->w->cfg->imap4rev2 ? "ENABLE QRESYNC IMAP4rev2" :
-					   "ENABLE QRESYNC");
+	if (cfg->qresync) {
+		if (caps_follow)
+			c->enable_due = true;
+		else
+			conn_enable_qresync(c);
+	}
 	worker_conn_logged_in(c->w);
 }
 
