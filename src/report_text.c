@@ -123,6 +123,8 @@ report_text_tick(struct report *r, const struct report_run *run,
 	}
 	if (run->warmup)
 		fputs(" (warmup)", o);
+	if (run->partial_s > 0)
+		fprintf(o, " (last %.2f s, drain included)", run->partial_s);
 	fputc('\n', o);
 	fflush(o);
 }

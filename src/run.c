@@ -84,6 +84,8 @@ run_tick(struct run_state *rs, uint64_t now)
 	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
 	stats_snap_copy(&rs->prev, &rs->cum);
 	run_fill(rs, &rr, now);
+	/* Counts that the warm-up snapshot will hold, so not the totals'. */
+	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
 
 	/* Self-check: CPU of the whole process against the cores its
 	 * workers can use, and the worst event-loop lag seen. */
@@ -112,6 +114,26 @@ run_tick(struct run_state *rs, uint64_t now)
 		/* CPU per command must leave the warm-up out on both sides. */
 		cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
 	}
+}
+
+/* After the workers are joined: everything since the last tick (the
+ * drain's replies, mostly) in one last, partial tick, so that the ticks
+ * add up to the totals.  No self-check: a fraction of a second of
+ * draining says nothing about saturation. */
+static void
+run_final_tick(struct run_state *rs, uint64_t now, uint64_t last_tick)
+{
+	struct report_run rr;
+
+	run_collect(rs);
+	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
+	stats_snap_copy(&rs->prev, &rs->cum);
+	run_fill(rs, &rr, now);
+	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
+	rr.partial_s = (double)(now - last_tick) / 1e6;
+	if (!(rr.partial_s > 0))
+		rr.partial_s = 1e-6;
+	report_tick(rs->rep, &rr, &rs->win, &rs->cum);
 }
 
 static void
@@ -173,7 +195,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep };
 	enum run_phase phase = PHASE_RUN;
 	const char *stop_reason = "duration";
-	uint64_t next_tick, drain_deadline = 0, t_end;
+	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
 	int status = 0;
 	sigset_t sigs;
 	bool unusable = false;
@@ -190,6 +212,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rs.t_cpu_prev = rs.t0;
 	rs.cpu_prev_us = cpu_us(NULL, NULL);
 	next_tick = rs.t0 + 1000000;
+	last_tick = rs.t0;
 
 	for (;;) {
 		uint64_t now = clock_us();
@@ -219,6 +242,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		now = clock_us();
 		if (now >= next_tick) {
 			run_tick(&rs, now);
+			last_tick = now;
 			/* Catch up without printing a burst if we were
 			 * suspended: one line per real second. */
 			while (next_tick <= now)
@@ -280,6 +304,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	for (unsigned i = 0; i < n; i++)
 		worker_join(w[i]);
 
+	run_final_tick(&rs, t_end, last_tick);
 	/* Totals: everything acknowledged, including replies to commands
 	 * that finished during the drain, minus the warm-up. */
 	run_collect(&rs);
