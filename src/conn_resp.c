@@ -311,6 +311,8 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	if (f.internal == CONN_I_LIST)
 		c->sep_pending = false;
 	conn_tagged_effects(c, &f, r, now);
+	if (c->quit_after_inflight && c->n_fl == 0 && !c->closing)
+		conn_close_later(c, ERR_BAD, false);
 	/* Only now, with the reply's effects (login state, ...) applied. */
 	if (checkpoint_holding(c->w->cp))
 		checkpoint_progress(c->w->cp);
@@ -336,10 +338,16 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		conn_disconnect_soon(c);
 
 	if (rep == STATS_BAD) {
-		/* imaptest gives up on a session after BAD. */
+		/* imaptest gives up on a session after BAD.  What is still in
+		 * flight (pipelined APPENDs, say) may be done by the server
+		 * all the same: nothing new is sent, and the connection closes
+		 * once their replies are read and counted. */
 		conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s",
 			     op_table[op].name, r->line);
-		conn_close_later(c, ERR_BAD, false);
+		if (c->n_fl == 0)
+			conn_close_later(c, ERR_BAD, false);
+		else
+			c->quit_after_inflight = true;
 		return;
 	}
 	if (rep == STATS_NO && (op == OP_COPY || op == OP_MOVE) &&

@@ -299,6 +299,11 @@ print_summary(struct report *r, const struct report_run *run,
 			report_div((double)tot->append_msgs,
 				   (double)tot->ok[OP_APPEND]));
 	}
+	if (tot->failed[OP_APPEND] > 0)
+		fprintf(o, "unanswered: %" PRIu64 " APPEND commands got no reply "
+			"before their connection closed: the server may hold "
+			"them (not in messages appended)\n",
+			tot->failed[OP_APPEND]);
 
 	print_bytes(run, tot, o);
 	print_connections(tot, o);
