@@ -30,6 +30,8 @@
 #                                    (with --tls SERVER_TLS_PORT SERVER_CA)
 #   server_count USER [MAILBOX]      the server's own message count
 #   server_count_all [MAILBOX]       the same summed over every user
+#   stress NAME ARGS...              imapstress ARGS --json TEST_TMP/NAME.json,
+#                                    output in NAME.out/.err, exit status in RC
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
 # on_exit.
 # shellcheck shell=bash
@@ -212,6 +214,14 @@ server_count() {
 
 server_count_all() {
 	run_with_timeout 60 "$SERVER_PRIVATE" count-all --dir "$SERVER_DIR" "$@"
+}
+
+stress() {
+	local name=$1
+	shift
+	RC=0
+	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
+		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
 }
 
 # summary FILE PATH...: reads the summary object (the last line of a --json

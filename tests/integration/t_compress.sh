@@ -14,16 +14,7 @@ need_cmd "${PYTHON:-python3}" openssl
 need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
-# summary FILE PATH... comes from tests/lib.sh.
-
-# stress NAME ARGS...: imapstress with --json $TEST_TMP/NAME.json; sets RC.
-stress() {
-	local name=$1
-	shift
-	RC=0
-	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
-		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
-}
+# summary FILE PATH... and stress NAME ARGS... come from tests/lib.sh.
 
 # expect_clean NAME WHAT: exit 0, no errors of any kind, FETCHes answered.
 expect_clean() {

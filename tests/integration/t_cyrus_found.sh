@@ -20,16 +20,8 @@ need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
 server_start
+# summary FILE PATH... and stress NAME ARGS... come from tests/lib.sh.
 note "cyrus on port $SERVER_PORT, LMTP port $CYRUS_LMTP_PORT"
-
-# stress NAME ARGS...: imapstress with --json $TEST_TMP/NAME.json; sets RC.
-stress() {
-	local name=$1
-	shift
-	RC=0
-	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
-		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
-}
 
 stress check "port=$SERVER_PORT" random check=30 clients=10 users=1-2 user=check%d secs=3
 summary "$TEST_TMP/check.json" exit_status commands.CHECK.ok commands.CHECK.bad errors.bad
