@@ -52,7 +52,7 @@ esac
 export ROOT IMAPSTRESS FAKEIMAPD DOVECOT_PRIVATE CYRUS_PRIVATE IMAP_SERVER
 
 TEST_NAME=$(basename "$0")
-[ "$IMAP_SERVER" = dovecot ] || TEST_NAME="$TEST_NAME[$IMAP_SERVER]"
+[ "$IMAP_SERVER" = dovecot ] || TEST_NAME="${TEST_NAME}[$IMAP_SERVER]"
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/imapstress-test.XXXXXX")
 
 # Cleanup state, all in this shell: helpers that need to register something
