@@ -99,6 +99,40 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	return 0;
 }
 
+/* How many messages "* VANISHED uid-set" removes: the UIDs it lists
+ * (RFC 7162 3.2.10: only ones the client knows of, so each was a message
+ * of the mailbox), capped at `exists`.  VANISHED (EARLIER) removes none.
+ * An unparsable set removes none here; the mailbox model reports it. */
+static uint32_t
+vanished_count(const char *p, const char *end, uint32_t exists)
+{
+	uint64_t n = 0;
+
+	while (p < end && *p == ' ')
+		p++;
+	if (p < end && *p == '(')
+		return 0;
+	while (p < end && *p != ' ' && n < exists) {
+		uint64_t lo = 0, hi;
+		if (*p < '0' || *p > '9')
+			return 0;
+		while (p < end && *p >= '0' && *p <= '9' && lo <= UINT32_MAX)
+			lo = lo * 10 + (uint64_t)(*p++ - '0');
+		hi = lo;
+		if (p < end && *p == ':') {
+			hi = 0;
+			if (++p >= end || *p < '0' || *p > '9')
+				return 0;
+			while (p < end && *p >= '0' && *p <= '9' && hi <= UINT32_MAX)
+				hi = hi * 10 + (uint64_t)(*p++ - '0');
+		}
+		n += (hi > lo ? hi - lo : lo - hi) + 1;
+		if (p < end && *p == ',')
+			p++;
+	}
+	return n < exists ? (uint32_t)n : exists;
+}
+
 static void
 conn_untagged(struct conn *c, const struct imap_resp *r)
 {
@@ -110,6 +144,13 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 		c->cur_resp = NULL;
 	}
 	enum imap_kw kw = imap_resp_kw(r);
+	if (kw == IMAP_KW_VANISHED) {
+		/* Numbers shift as with EXPUNGE: later commands must not name
+		 * sequence numbers past the end. */
+		c->exists -= vanished_count(r->text, r->text + r->text_len,
+					    c->exists);
+		return;
+	}
 	if (r->has_num) {
 		if (kw == IMAP_KW_EXISTS)
 			c->exists = r->num;
