@@ -164,6 +164,10 @@ expect_ok resume "--tls --tls-resume"
 summary "$TEST_TMP/resume.json" tls.handshakes tls.resumed
 note "--tls-resume: ${S[1]} of ${S[0]} handshakes resumed"
 assert_ge "${S[0]}" 20 "--tls-resume: handshakes (sessions should reconnect often)"
-assert_ge "${S[1]}" 1 "--tls-resume: resumed handshakes (of ${S[0]})"
+# Cyrus 3.6 serves each connection from one of many imapd processes, each
+# with its own ticket key and no shared cache that resumes here: 0 to 4 of
+# ~70 handshakes resumed by hand, so only Dovecot must show some.
+[ "$IMAP_SERVER" != dovecot ] ||
+	assert_ge "${S[1]}" 1 "--tls-resume: resumed handshakes (of ${S[0]})"
 
 note "ok"
