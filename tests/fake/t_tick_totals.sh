@@ -8,6 +8,8 @@
 #   run plain:  - append=100,0 select=0 logout=0 clients=5 secs=2
 #   run warm:   the same with --warmup 1, secs=3: ticks marked warmup are
 #               the ones the totals leave out, and the rest add up
+#   run cut:    replies 1.8 s late, secs=2 --grace 1: the text summary shows
+#               the commands left unfinished (issue 11 item 7)
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -15,6 +17,12 @@ work=(- append=100,0 select=0 logout=0 clients=5 user=ticker)
 fault_server slow --delay-ms 700
 fault_run plain "${work[@]}" secs=2 --csv "$TEST_TMP/plain.csv"
 fault_run warm "${work[@]}" secs=3 --warmup 1 --csv "$TEST_TMP/warm.csv"
+# Replies 1.8 s late, secs=2, 1 s of grace: logged in at 1.8 s, the
+# APPENDs sent then would be answered at 3.6 s, after the grace ends at
+# 3 s, so they are cut off, and the text summary says how many (issue 11
+# item 7), as the JSON does.
+fault_server late --delay-ms 1800
+fault_run cut "${work[@]}" secs=2 --grace 1 --csv "$TEST_TMP/cut.csv"
 fault_wait
 
 cat >"$TEST_TMP/check.py" <<'PYEOF'
@@ -99,5 +107,12 @@ for s in plain warm; do
 done
 # Every login was in the warm-up second, which the totals leave out.
 fault_cmp warm logins -eq 0
+
+fault_note cut
+fault_common cut 2 1
+fault_exit cut 1
+fault_cmp cut unfinished -gt 0
+assert_match "^unfinished: $(fault_get cut unfinished) commands still had no reply when the run ended\$" \
+	"$(cat "$TEST_TMP/cut.out")" "cut: the text summary shows the unfinished commands"
 
 fault_finish
