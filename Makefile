@@ -7,6 +7,9 @@
 #   make demo         build, start a private Dovecot, run a short benchmark
 #   make fuzz         libFuzzer harnesses (clang)
 #   make valgrind     unit tests under valgrind
+#   make install      PREFIX (/usr/local) and DESTDIR as usual; `make
+#                     uninstall` with the same two removes what it put there
+#   make deb          the Debian package (dpkg-buildpackage -us -uc -b)
 
 PKGS      := libevent libevent_openssl libevent_pthreads openssl zlib
 CC        ?= cc
@@ -37,12 +40,31 @@ UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
 
+# Shell tests run this many at a time (each waits mostly on its run's secs=).
+RUN_ALL_JOBS ?= 3
+
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
+GEN_COMP  := $(BUILD)/gen-completion
+COMPLETION := $(BUILD)/imapstress.bash
 
-.PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench
-all: imapstress
+# The version lives in src/version.h alone; everything else reads it here.
+VERSION   := $(shell sed -n 's/^\#define IMAPSTRESS_VERSION "\(.*\)"/\1/p' src/version.h)
+
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+DATADIR   ?= $(PREFIX)/share/imapstress
+COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
+INSTALL   ?= install
+# Scripts installed under names a user finds next to the binary.
+SCRIPTS   := sweep plot
+PROFILES  := $(wildcard profiles/*)
+
+.PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench \
+	install uninstall deb version
+all: imapstress $(COMPLETION)
 
 imapstress: $(BIN)
 	@if [ "$(BUILD)" = build ]; then cp $(BIN) $@; fi
@@ -55,6 +77,14 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIB_OBJ)
 
 $(FAKE_BIN): $(FAKE_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The bash completion's option, word and state lists come from the
+# program's own tables, so they cannot drift from what it parses.
+$(GEN_COMP): $(BUILD)/tools/gen_completion.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(COMPLETION): $(GEN_COMP) completion/imapstress.bash.in
+	$(GEN_COMP) completion/imapstress.bash.in > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -71,7 +101,7 @@ unit: $(UNIT_BIN)
 check: deps
 	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
-	IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
+	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
 check-asan: deps
 	$(MAKE) SAN=1 check
@@ -94,6 +124,36 @@ valgrind: deps
 
 bench: all $(FAKE_BIN)
 	scripts/bench-client
+
+version:
+	@echo $(VERSION)
+
+install: $(BIN) $(COMPLETION)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPDIR)
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/imapstress
+	for s in $(SCRIPTS); do \
+		$(INSTALL) -m 755 scripts/$$s $(DESTDIR)$(BINDIR)/imapstress-$$s || exit 1; \
+	done
+	$(INSTALL) -m 644 man/imapstress.1 $(DESTDIR)$(MANDIR)/man1/imapstress.1
+	for s in $(SCRIPTS); do \
+		ln -sf imapstress.1 $(DESTDIR)$(MANDIR)/man1/imapstress-$$s.1 || exit 1; \
+	done
+	$(INSTALL) -m 644 $(COMPLETION) $(DESTDIR)$(COMPDIR)/imapstress
+	$(if $(PROFILES),$(INSTALL) -d $(DESTDIR)$(DATADIR)/profiles)
+	$(if $(PROFILES),$(INSTALL) -m 644 $(PROFILES) $(DESTDIR)$(DATADIR)/profiles/)
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/imapstress $(DESTDIR)$(MANDIR)/man1/imapstress.1 \
+		$(DESTDIR)$(COMPDIR)/imapstress
+	for s in $(SCRIPTS); do \
+		rm -f $(DESTDIR)$(BINDIR)/imapstress-$$s $(DESTDIR)$(MANDIR)/man1/imapstress-$$s.1; \
+	done
+	rm -rf $(DESTDIR)$(DATADIR)
+
+# From a copy under build/deb (dpkg-buildpackage writes to the parent
+# directory and cleans the tree it runs in), then lintian.
+deb:
+	scripts/build-deb
 
 clean:
 	rm -rf build build-asan build-fuzz imapstress

@@ -5,6 +5,8 @@
  * handlers share, the state words, and config_defaults, config_validate,
  * config_free and config_port.  The option table, its handlers and the
  * --help text are in config_opts.c. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "infile.h"
+#include "memlimit.h"
+#include "msg.h"
 #include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
@@ -39,16 +45,14 @@ config_fail(struct pctx *c, const char *fmt, ...)
 	return -1;
 }
 
-/* One printable line whatever the user typed: control octets become '?'
- * so a value cannot break the line or send escapes to the terminal. */
+/* One printable line whatever the user typed: the value goes through
+ * escape.c like every other byte bound for the terminal, so it cannot
+ * break the line or send escapes to it (the buffer may also be read by
+ * callers that do not print through log.c). */
 void
 config_clean_err(char *err, size_t errlen)
 {
-	if (err == NULL || errlen == 0)
-		return;
-	for (char *p = err; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	escape_in_place(err, errlen);
 }
 
 void
@@ -321,6 +325,7 @@ config_defaults(struct config *cfg)
 	cfg->mech = xstrdup("LOGIN");
 	cfg->box = xstrdup("INBOX");
 	cfg->msg_size_mean = 4096;
+	cfg->mem_budget = memlimit_budget();
 	cfg->msgs = 30;
 	cfg->grace_secs = 30;
 	for (int i = 0; i < OP_COUNT; i++) {
@@ -349,9 +354,36 @@ config_validate(struct config *cfg, char *err, size_t errlen)
 	return r;
 }
 
+/* A size the message pool must hold, against what this machine can
+ * spare (memlimit.h): a usage error naming the option, not an abort in
+ * xmalloc after minutes of swapping. */
+static int
+config_check_pool_size(const struct config *cfg, const char *opt,
+		       uint64_t size, char *err, size_t errlen)
+{
+	uint64_t need = msg_pool_peak(size);
+	if (size == 0 || need <= cfg->mem_budget)
+		return 0;
+	char sz[32], nd[32], bud[32], most[32];
+	units_fmt_size(sz, sizeof(sz), size);
+	units_fmt_size(nd, sizeof(nd), need);
+	units_fmt_size(bud, sizeof(bud), cfg->mem_budget);
+	units_fmt_size(most, sizeof(most), cfg->mem_budget / msg_pool_peak(1));
+	snprintf(err, errlen, "%s%s: the message pool would need up to %s, more "
+		 "than this machine can spare (%s: a quarter of its memory, or "
+		 "half the ulimit -v/-d); at most %s here", opt, sz, nd, bud,
+		 most);
+	return -1;
+}
+
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
+	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
+				   err, errlen) < 0 ||
+	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,
+				   err, errlen) < 0)
+		return -1;
 	if (cfg->rawlog) {
 		struct stat st;
 		if (stat(cfg->rawlog_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -380,6 +412,14 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 				 what);
 			return -1;
 		}
+	}
+	/* OpenSSL would read a FIFO or /dev/zero without end. */
+	char why[128];
+	if (cfg->ca_file != NULL &&
+	    infile_check_regular(cfg->ca_file, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--ca-file/ssl_ca_file=%s: %s", cfg->ca_file,
+			 why);
+		return -1;
 	}
 	if (cfg->secs > 0 && cfg->warmup_secs >= cfg->secs) {
 		snprintf(err, errlen, "--warmup %g: must be shorter than the "
@@ -412,6 +452,63 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --metrics-listen's [HOST:]PORT (metrics.c binds it).  Here, not there,
+ * so that parsing argv needs no libevent (the config fuzzer links only the
+ * config files). */
+int
+config_parse_listen(const char *s, char *host, size_t hostlen,
+		    unsigned *port, bool *loopback, char *err, size_t errlen)
+{
+	const char *ps = s, *colon = strrchr(s, ':');
+	size_t hl = 0;
+	const char *h = "127.0.0.1";
+
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+		if (close == NULL || close[1] != ':') {
+			snprintf(err, errlen, "expected [ADDRESS]:PORT");
+			return -1;
+		}
+		h = s + 1;
+		hl = (size_t)(close - h);
+		ps = close + 2;
+	} else if (colon != NULL) {
+		h = s;
+		hl = (size_t)(colon - s);
+		ps = colon + 1;
+	} else {
+		hl = strlen(h);
+	}
+	if (hl == 0 || hl >= hostlen) {
+		snprintf(err, errlen, "expected [HOST:]PORT");
+		return -1;
+	}
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+
+	char *end;
+	errno = 0;
+	unsigned long p = strtoul(ps, &end, 10);
+	if (ps[0] < '0' || ps[0] > '9' || *end != '\0' || errno != 0 || p > 65535) {
+		snprintf(err, errlen, "port must be a number 0-65535");
+		return -1;
+	}
+	*port = (unsigned)p;
+
+	struct in_addr a4;
+	struct in6_addr a6;
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		*loopback = (ntohl(a4.s_addr) >> 24) == 127;
+	} else if (inet_pton(AF_INET6, host, &a6) == 1) {
+		*loopback = IN6_IS_ADDR_LOOPBACK(&a6);
+	} else {
+		snprintf(err, errlen, "'%s' is not a numeric IPv4 or IPv6 "
+			 "address", host);
+		return -1;
+	}
+	return 0;
+}
+
 void
 config_free(struct config *cfg)
 {
@@ -422,7 +519,8 @@ config_free(struct config *cfg)
 		&cfg->userfile, &cfg->pass, &cfg->password_file, &cfg->master,
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
-		&cfg->json_path, &cfg->csv_path,
+		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
+		&cfg->metrics_listen,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

@@ -76,6 +76,10 @@ struct config {
 	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
 	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
 	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	/* What the message pool may take (memlimit_budget() at
+	 * config_defaults; unit tests set their own): config_validate
+	 * refuses sizes whose pool would not fit. */
+	uint64_t mem_budget;
 	unsigned msgs;		/* msgs=, --msgs; default 30 */
 	double secs;		/* secs=N, --duration; 0 = until SIGINT */
 	double grace_secs;	/* secs=N,F; --grace; default 30 */
@@ -115,6 +119,9 @@ struct config {
 	struct sla slas[CONFIG_MAX_SLA];
 	unsigned n_slas;
 	bool color;		/* bold latency line when stdout is a tty */
+	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
+	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
+	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
 };
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */
@@ -136,5 +143,20 @@ void config_free(struct config *cfg);
 
 /* The effective port (port= or the TLS-mode default). */
 int config_port(const struct config *cfg);
+
+/* --metrics-listen: "PORT", "HOST:PORT" or "[V6]:PORT"; HOST defaults to
+ * 127.0.0.1.  Fills host (numeric, without brackets) and port, and
+ * *loopback when the address is in 127.0.0.0/8 or ::1; -1 with the problem
+ * in err (without the option's name) otherwise. */
+int config_parse_listen(const char *s, char *host, size_t hostlen,
+			unsigned *port, bool *loopback, char *err, size_t errlen);
+
+/* Every long option (without "--") and imaptest word, with whether it
+ * takes a value, for tools that list them (the bash completion). */
+enum config_name_kind { CONFIG_NAME_LONG, CONFIG_NAME_WORD };
+enum config_val { CONFIG_VAL_NONE, CONFIG_VAL_REQ, CONFIG_VAL_OPT };
+typedef void (*config_name_fn)(enum config_name_kind kind, const char *name,
+			       int val, void *arg);
+void config_each_name(config_name_fn fn, void *arg);
 
 #endif

@@ -16,6 +16,7 @@
 #include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
+#include "version.h"
 #include "worker.h"
 
 /* A plan that keeps choosing commands that cannot run (say, FETCH in an
@@ -183,6 +184,24 @@ conn_retry_later(struct conn *c)
 	evtimer_add(c->timer, &tv);
 }
 
+/* RFC 3501 6.2.3: under LOGINDISABLED a client must not send LOGIN, and
+ * AUTHENTICATE PLAIN would put the same password on the wire.  In clear,
+ * neither is sent: the connection is closed (kind tls, like a server
+ * without STARTTLS) and the run stops as unusable, with a line saying to
+ * use --starttls (run.c). */
+static bool
+conn_login_disabled(struct conn *c)
+{
+	if (c->lstate != LSTATE_NONAUTH || c->tls_done ||
+	    !(c->caps & CAP_LOGINDISABLED))
+		return false;
+	atomic_store(&((struct shared *)c->w->sh)->login_disabled, true);
+	conn_log_err(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
+		     "password in clear (use --starttls)");
+	conn_close(c, ERR_TLS, true);
+	return true;
+}
+
 static unsigned conn_send_plan(struct conn *c, unsigned max);
 
 void
@@ -232,13 +251,15 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
+	if (conn_login_disabled(c))
+		return;
 	if (!c->id_sent && (c->caps & CAP_ID) && cfg->send_id) {
 		/* A session id the server can log (imap_id_log), so one of
 		 * our error lines can be matched to the server's. */
 		char id[200];
 		c->id_sent = true;
 		snprintf(id, sizeof(id), "ID (\"name\" \"imapstress\" \"version\" "
-			 "\"0.1.0\" \"x-session-id\" \"%016llx-%u-%llu\")",
+			 "\"" IMAPSTRESS_VERSION "\" \"x-session-id\" \"%016llx-%u-%llu\")",
 			 (unsigned long long)c->w->sh->run_id, c->slot,
 			 (unsigned long long)c->serial);
 		conn_send_internal(c, CONN_I_ID, id);

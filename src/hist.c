@@ -43,6 +43,7 @@ struct hist {
 };
 
 _Static_assert(sizeof(struct hist) < 200 * 1024, "hist must stay < 200 KB");
+_Static_assert(HIST_N_BUCKETS == HIST_TOP_INDEX + 1, "hist.h exports the bucket count");
 
 static inline uint64_t
 get(const hist_ctr *c)
@@ -361,4 +362,71 @@ hist_percentile(const struct hist *h, double p)
 	/* Only reachable on a live histogram whose count ran ahead of the
 	 * buckets this reader saw. */
 	return mx;
+}
+
+/* The blocks with data, in order: the walk both exports below need. */
+static unsigned
+used_blocks(const struct hist *h, unsigned out[HIST_BLOCKS])
+{
+	unsigned n = 0;
+	for (unsigned w = 0; w < HIST_WORDS; w++) {
+		uint64_t bits = get(&h->used[w]);
+		while (bits) {
+			out[n++] = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+		}
+	}
+	return n;
+}
+
+/* The bucket layout above is HdrHistogram's for lowest value 1 and three
+ * significant digits (2048 unit-wide buckets, then 1024 per octave), so a
+ * bucket index here is the index into HdrHistogram's counts array and the
+ * interval log (hdrlog.c) can copy counts across without re-binning. */
+unsigned
+hist_export(const struct hist *h, uint64_t *counts, unsigned n)
+{
+	unsigned blocks[HIST_BLOCKS], len = 0;
+	unsigned nb = used_blocks(h, blocks);
+
+	memset(counts, 0, (size_t)n * sizeof(*counts));
+	for (unsigned b = 0; b < nb; b++) {
+		unsigned base = blocks[b] * HIST_BLOCK;
+		for (unsigned j = base; j < base + HIST_BLOCK && j < n; j++) {
+			counts[j] = get(&h->buckets[j]);
+			if (counts[j] != 0)
+				len = j + 1;
+		}
+	}
+	return len;
+}
+
+void
+hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
+		   uint64_t *out)
+{
+	unsigned blocks[HIST_BLOCKS];
+	unsigned nb = used_blocks(h, blocks);
+
+	memset(out, 0, (size_t)n * sizeof(*out));
+	for (unsigned b = 0; b < nb; b++) {
+		unsigned base = blocks[b] * HIST_BLOCK;
+		for (unsigned j = base; j < base + HIST_BLOCK; j++) {
+			uint64_t c = get(&h->buckets[j]);
+			if (c == 0)
+				continue;
+			uint64_t hi = hist_high(j);
+			for (unsigned k = 0; k < n; k++)
+				if (hi <= le[k])
+					out[k] += c;
+		}
+	}
+}
+
+uint64_t
+hist_count_le(const struct hist *h, uint64_t v)
+{
+	uint64_t n;
+	hist_count_le_each(h, &v, 1, &n);
+	return n;
 }

@@ -39,4 +39,18 @@ uint64_t hist_sum(const struct hist *h);
  * the max).  0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/* HdrHistogram export.  Our bucket i holds exactly the values of index i
+ * in an HdrHistogram with lowest discernible value 1 and 3 significant
+ * digits; HIST_N_BUCKETS covers HIST_MAX_US.  hist_export fills
+ * counts[0..n) and returns one past the highest non-zero index. */
+#define HIST_N_BUCKETS 23221u
+#define HIST_SIG_DIGITS 3
+unsigned hist_export(const struct hist *h, uint64_t *counts, unsigned n);
+/* Samples whose whole bucket lies at or below v (a Prometheus `le`
+ * bucket; exact when v + 1 starts a bucket, as every value < 2048 does). */
+uint64_t hist_count_le(const struct hist *h, uint64_t v);
+/* The same for n boundaries in one pass over the buckets: out[k] for le[k]. */
+void hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
+			uint64_t *out);
+
 #endif

@@ -1,5 +1,6 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include <openssl/rand.h>
 
+#include "clock.h"
 #include "config.h"
 #include "log.h"
 #include "msg.h"
@@ -113,13 +115,17 @@ main(int argc, char **argv)
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
 	if (r == 1) {
+		/* --help, --version: output that cannot be written is an
+		 * error here too. */
 		config_free(&cfg);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			fatal(1, "standard output: cannot write: %s",
+			      strerror(errno != 0 ? errno : EIO));
 		return 0;
 	}
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "imapstress: %s\n", err);
 		config_free(&cfg);
-		return 2;
+		fatal(2, "%s", err);
 	}
 	if (!plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
@@ -176,6 +182,17 @@ main(int argc, char **argv)
 	if (rep == NULL)
 		fatal(2, "%s", err);
 
+	/* Bound and created before any worker starts, so a bad address or
+	 * file is a usage error with nothing to stop. */
+	struct run_sinks sinks = { NULL, NULL };
+	if (cfg.metrics_listen != NULL &&
+	    (sinks.metrics = metrics_new(&cfg, err, sizeof(err))) == NULL)
+		fatal(2, "%s", err);
+	if (cfg.hdr_log_path != NULL &&
+	    (sinks.hdr = hdrlog_open(cfg.hdr_log_path, clock_us(), err,
+				     sizeof(err))) == NULL)
+		fatal(2, "%s", err);
+
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		w[i] = worker_new(i, sh);
@@ -183,11 +200,18 @@ main(int argc, char **argv)
 		if (worker_start(w[i]) != 0)
 			fatal(1, "cannot start worker thread %u", i);
 
-	int status = run_loop(w, sh->n_workers, &cfg, rep);
+	int status = run_loop(w, sh->n_workers, &cfg, rep, &sinks);
+	if (hdrlog_close(sinks.hdr) != 0 && status == 0)
+		status = 1;
+	metrics_free(sinks.metrics);
 
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
 	free(w);
+	/* Closing the rawlogs is their last write: a failure there counts
+	 * like any other lost output. */
+	if (status == 0 && atomic_load(&sh->rawlog_failures) > 0)
+		status = 1;
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);

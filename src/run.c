@@ -26,6 +26,7 @@ struct run_state {
 	unsigned n;
 	const struct config *cfg;
 	struct report *rep;
+	const struct run_sinks *sinks;
 	struct stats_snap cum, prev, win, warm;
 	uint64_t t0;
 	uint64_t cpu_prev_us, t_cpu_prev;
@@ -74,6 +75,21 @@ run_fill(struct run_state *rs, struct report_run *rr, uint64_t now)
 	    rr->elapsed_s <= rs->cfg->warmup_secs;
 }
 
+/* The live metrics get everything since the start; the HdrHistogram log
+ * gets the same intervals as the totals (warm-up left out), so its
+ * intervals add up to the summary. */
+static void
+run_feed_sinks(struct run_state *rs, const struct report_run *rr, uint64_t now,
+	       bool finished)
+{
+	struct metrics_run mr = { rr->elapsed_s, rs->cfg->clients, finished };
+	metrics_publish(rs->sinks->metrics, &rs->cum, &mr);
+	if (rs->cfg->warmup_secs <= 0 || rs->warm_taken)
+		hdrlog_window(rs->sinks->hdr, &rs->win, now);
+	else
+		hdrlog_skip(rs->sinks->hdr, now);
+}
+
 static void
 run_tick(struct run_state *rs, uint64_t now)
 {
@@ -106,6 +122,7 @@ run_tick(struct run_state *rs, uint64_t now)
 	if (rr.cpu_pct > rs->cpu_max)
 		rs->cpu_max = rr.cpu_pct;
 	report_tick(rs->rep, &rr, &rs->win, &rs->cum);
+	run_feed_sinks(rs, &rr, now, false);
 
 	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
 	    rr.elapsed_s >= rs->cfg->warmup_secs) {
@@ -189,10 +206,11 @@ run_sla_eval(const struct config *cfg, const struct stats_snap *tot,
 
 int
 run_loop(struct worker **w, unsigned n, const struct config *cfg,
-	 struct report *rep)
+	 struct report *rep, const struct run_sinks *sinks)
 {
 	const struct shared *sh = w[0]->sh;
-	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep };
+	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep,
+				.sinks = sinks };
 	enum run_phase phase = PHASE_RUN;
 	const char *stop_reason = "duration";
 	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
@@ -213,6 +231,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rs.cpu_prev_us = cpu_us(NULL, NULL);
 	next_tick = rs.t0 + 1000000;
 	last_tick = rs.t0;
+	/* A scrape before the first tick gets zeros, not an empty page. */
+	struct metrics_run mr0 = { 0, cfg->clients, false };
+	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
 	for (;;) {
 		uint64_t now = clock_us();
@@ -220,7 +241,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		if (wake > now) {
 			struct timespec ts = { (time_t)((wake - now) / 1000000),
 				(long)((wake - now) % 1000000) * 1000 };
-			int sig = sigtimedwait(&sigs, NULL, &ts);
+			/* With --metrics-listen the wait serves scrapes. */
+			int sig = sinks->metrics != NULL ?
+			    metrics_wait(sinks->metrics, &sigs, wake - now) :
+			    sigtimedwait(&sigs, NULL, &ts);
 			if (sig > 0) {
 				if (phase == PHASE_RUN) {
 					log_info("Received %s - stopping clients "
@@ -276,7 +300,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
 			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
 			      (rs.cum.conns_open == 0 || refused > 0)) ||
-			     atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
+			     atomic_load((_Atomic bool *)&sh->tls_verify_failed) ||
+			     atomic_load((_Atomic bool *)&sh->login_disabled))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -353,6 +378,11 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
 		status = 3;
+	} else if (unusable && atomic_load((_Atomic bool *)&sh->login_disabled)) {
+		log_error("server unusable: it says LOGINDISABLED, and LOGIN or "
+			  "AUTHENTICATE PLAIN in clear would give away the "
+			  "password; use --starttls (or --tls on a TLS port)");
+		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
 			  "(connect errors %llu, refused logins %llu, timeouts %llu, "
@@ -367,8 +397,19 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		   rr.unfinished > 0)) {
 		status = 1;
 	}
+	/* Output that could not be written (a full disk under --json or
+	 * the rawlog) is an error too: what was measured is not all there. */
+	if (status == 0 && (report_failed(rep) ||
+	    atomic_load((_Atomic unsigned *)&sh->rawlog_failures) > 0))
+		status = 1;
 	rr.exit_status = status;
-	report_final(rep, &rr, &tot);
+	if (report_final(rep, &rr, &tot) < 0 && status == 0)
+		status = 1;
+	/* The drain's replies close the last interval (rs.win still holds
+	 * the last, partial tick's window); then the final page, and a last
+	 * scrape of it if --metrics-linger asks. */
+	run_feed_sinks(&rs, &rr, t_end, true);
+	metrics_linger(sinks->metrics, &sigs);
 
 	stats_snap_free(&tot);
 	stats_snap_free(&rs.cum);

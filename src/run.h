@@ -3,13 +3,22 @@
 #define IMAPSTRESS_RUN_H
 
 #include "config.h"
+#include "hdrlog.h"
+#include "metrics.h"
 #include "report.h"
 #include "worker.h"
+
+/* Outputs fed from the main thread's snapshots besides the report: each
+ * may be NULL. */
+struct run_sinks {
+	struct metrics *metrics;	/* --metrics-listen */
+	struct hdrlog *hdr;		/* --hdr-log */
+};
 
 /* Workers must be started, and SIGINT/SIGTERM blocked in every thread.
  * Returns the exit status: 0 clean, 1 errors / SLA failed / unfinished
  * commands, 3 server unusable. */
 int run_loop(struct worker **w, unsigned n, const struct config *cfg,
-	     struct report *rep);
+	     struct report *rep, const struct run_sinks *sinks);
 
 #endif

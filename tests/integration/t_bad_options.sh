@@ -133,6 +133,9 @@ output --output                 : /nonexistent/dir/out @empty @none
 --warmup                        : -1 abc 10q @empty @none
 --warmup                        | --warmup 5 -d 5
 --sla                           : foo APPEND.p95 APPEND.p95< FOO.p95<1s APPEND.p5<1s APPEND.x<1s APPEND.p95<abc APPEND.p95<0 APPEND.p95<-1s APPEND.p95<10q .p95<1s @empty @none
+--hdr-log                       : /nonexistent/dir/run.hdr - @empty @none
+--metrics-listen                : abc 127.0.0.1:99999 127.0.0.1:x localhost:9100 [::1 [::1]9100 1.2.3.4.5:80 :9100 @empty @none
+--metrics-linger                : -1 abc 5q @empty @none
 --help -h                       | --help=1
 --version -V                    | --version=1
 # unknown

@@ -1,0 +1,16 @@
+#!/bin/bash
+# The Debian package: scripts/test-package builds it with
+# dpkg-buildpackage -us -uc -b (in build/deb), requires lintian to report no
+# error, and checks the name, Depends (from the shared libraries), the file
+# list and the version of the binary inside.  The package is built from the
+# source, not from the binary under test, so the ASan pass skips it.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+case $IMAPSTRESS in
+*/build-asan/*) skip "the package is built from source; the plain pass checks it" ;;
+esac
+need_cmd dpkg-buildpackage dh lintian
+"$ROOT/scripts/test-package" >"$TEST_TMP/log" 2>&1 || fail "$(tail -n 20 "$TEST_TMP/log")"
+note "$(grep -E 'ok:|lintian' "$TEST_TMP/log" | head -n 6)"
+echo "PASS: $TEST_NAME"
