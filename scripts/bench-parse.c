@@ -1,6 +1,6 @@
 /* bench-parse.c: CPU cost of the response path of a FETCH-heavy run,
  * without sockets.  scripts/bench-parse compiles it with the response
- * parser and the mailbox model (src/imap*.c, src/mbox_*.c) into /tmp; it
+ * parser and the mailbox model (src/imap/imap*.c, src/model/mbox_*.c) into /tmp; it
  * is not part of the build.
  *
  *   bench-parse [--runs 5] [--secs 1] [--chunk 131072] FILE

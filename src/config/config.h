@@ -149,7 +149,7 @@ struct config {
 	char *args_key;
 };
 
-extern const char imapstress_version[];	/* "0.1.0" */
+extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */
 void config_defaults(struct config *cfg);

@@ -1,6 +1,7 @@
-/* conn.c: a connection's life: connect, read loop, timeouts, close and
- * reconnect.  What is sent lives in conn_cmd.c, what is received in
- * conn_resp.c. */
+/* conn.c: a connection's life: connect (or attach), timeouts, close, and
+ * the calls its driver makes (conn.h).  What comes next after a close is
+ * the driver's (the closed hook).  What is sent lives in conn_cmd.c, what
+ * is received in conn_resp.c. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -260,8 +261,7 @@ conn_start(struct conn *c)
 	fd = conn_socket(c, sa);
 	if (fd < 0) {
 		conn_count_port_error(c, errno);
-		conn_log_err(c, ERR_CONNECT, "socket: %s", strerror(errno));
-		conn_close(c, ERR_CONNECT, true);
+		conn_fail(c, ERR_CONNECT, "socket: %s", strerror(errno));
 		return;
 	}
 	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
@@ -269,8 +269,7 @@ conn_start(struct conn *c)
 	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
-		conn_log_err(c, ERR_TLS, "cannot set up TLS");
-		conn_close(c, ERR_TLS, true);
+		conn_fail(c, ERR_TLS, "cannot set up TLS");
 		return;
 	}
 	conn_bev_setup(c);
@@ -282,8 +281,7 @@ conn_start(struct conn *c)
 	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
 		conn_count_port_error(c, errno);
-		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
-		conn_close(c, ERR_CONNECT, true);
+		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
 	}
 }
 
@@ -446,18 +444,16 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	switch (c->st) {
 	case CONN_S_CONNECTING:
 		if (now - c->t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
-			conn_log_err(c, ERR_TIMEOUT, "connect timed out after %.0f s",
-				     cfg->connect_timeout);
-			conn_close(c, ERR_TIMEOUT, true);
+			conn_fail(c, ERR_TIMEOUT, "connect timed out after %.0f s",
+				  cfg->connect_timeout);
 		}
 		return;
 	case CONN_S_GREETING:
 		/* From when TCP (and implicit TLS) completed, not from the last
 		 * byte: a server dripping its greeting must not hold us. */
 		if (now - c->t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
-			conn_log_err(c, ERR_TIMEOUT, "no greeting after %.0f s",
-				     cfg->greeting_timeout);
-			conn_close(c, ERR_TIMEOUT, true);
+			conn_fail(c, ERR_TIMEOUT, "no greeting after %.0f s",
+				  cfg->greeting_timeout);
 		}
 		return;
 	case CONN_S_SESSION:
@@ -473,16 +469,14 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 		if (c->fl[i].t_sent < oldest)
 			oldest = c->fl[i].t_sent;
 	if (now - oldest > (uint64_t)(cfg->cmd_timeout * 1e6)) {
-		conn_log_err(c, ERR_TIMEOUT, "%s: no reply after %.0f s",
-			     conn_inflight_name(&c->fl[0]), cfg->cmd_timeout);
-		conn_close(c, ERR_TIMEOUT, true);
+		conn_fail(c, ERR_TIMEOUT, "%s: no reply after %.0f s",
+			  conn_inflight_name(&c->fl[0]), cfg->cmd_timeout);
 		return;
 	}
 	if (cfg->stalled_disconnect_timeout > 0 &&
 	    now - c->t_last_io > cfg->stalled_disconnect_timeout * 1000000ull) {
-		conn_log_err(c, ERR_TIMEOUT, "stalled for %u s, disconnecting",
-			     cfg->stalled_disconnect_timeout);
-		conn_close(c, ERR_TIMEOUT, true);
+		conn_fail(c, ERR_TIMEOUT, "stalled for %u s, disconnecting",
+			  cfg->stalled_disconnect_timeout);
 	}
 }
 

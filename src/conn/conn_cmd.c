@@ -202,9 +202,8 @@ conn_login_disabled(struct conn *c)
 	    m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256)
 		return false;
 	atomic_store(&c->env->sh->live->login_disabled, true);
-	conn_log_err(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
-		     "password in clear (use --starttls)");
-	conn_close(c, ERR_TLS, true);
+	conn_fail(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
+		  "password in clear (use --starttls)");
 	return true;
 }
 
@@ -248,9 +247,8 @@ conn_send_more(struct conn *c)
 		if (c->starttls_sent || c->n_fl > 0)
 			return;
 		if (!(c->caps & CAP_STARTTLS)) {
-			conn_log_err(c, ERR_TLS, "server does not advertise STARTTLS; "
-				     "not logging in without TLS");
-			conn_close(c, ERR_TLS, true);
+			conn_fail(c, ERR_TLS, "server does not advertise STARTTLS; "
+				  "not logging in without TLS");
 			return;
 		}
 		c->starttls_sent = true;

@@ -2,7 +2,7 @@
  * (parsing, EOF, errors), the layers that can be put over the socket
  * mid-session (STARTTLS, COMPRESS=DEFLATE), and counting octets on the
  * wire and at the IMAP level.  The life of a connection (connect, close,
- * reconnect, timeouts) is in conn.c. */
+ * timeouts) is in conn.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -85,8 +85,7 @@ conn_starttls_upgrade(struct conn *c)
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
 	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->tls_sess);
 	if (tls == NULL) {
-		conn_log_err(c, ERR_TLS, "STARTTLS: cannot set up TLS");
-		conn_close(c, ERR_TLS, true);
+		conn_fail(c, ERR_TLS, "STARTTLS: cannot set up TLS");
 		return;
 	}
 	c->bev = tls;
@@ -119,8 +118,7 @@ conn_compress_upgrade(struct conn *c)
 	}
 	z = compress_bev_new(c->bev, -1, &c->zc, err, sizeof(err));
 	if (z == NULL) {
-		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", err);
-		conn_close(c, ERR_PROTOCOL, true);
+		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", err);
 		return;
 	}
 	c->bev = z;
@@ -160,14 +158,12 @@ conn_feed(struct conn *c, const char *data, size_t len)
 		size_t l = eol != NULL ? (size_t)(eol - data) : len;
 		if (l > 0 && data[l - 1] == '\r')
 			l--;
-		conn_log_err(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
-			     imap_resp_excerpt(ex, sizeof(ex), data, l));
-		conn_close(c, ERR_PROTOCOL, true);
+		conn_fail(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+			  imap_resp_excerpt(ex, sizeof(ex), data, l));
 		return -1;
 	}
 	if (n < 0) {
-		conn_log_err(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
-		conn_close(c, ERR_PROTOCOL, true);
+		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
 		return -1;
 	}
 	if (c->closing) {
@@ -312,8 +308,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	}
 	bool verify;
 	if (c->compress_on && compress_error(&c->zc) != NULL) {
-		conn_log_err(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
-		conn_close(c, ERR_PROTOCOL, true);
+		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
 		return;
 	}
 	if (tls_bev_error(c->compress_on ? bufferevent_get_underlying(bev) : bev,
@@ -323,16 +318,14 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			 * got in, instead of retrying for ever. */
 			atomic_store(&c->env->sh->live->tls_verify_failed, true);
 		}
-		conn_log_err(c, ERR_TLS, "TLS: %s", why);
-		conn_close(c, ERR_TLS, true);
+		conn_fail(c, ERR_TLS, "TLS: %s", why);
 		return;
 	}
 	if (c->st == CONN_S_CONNECTING) {
 		conn_count_port_error(c, EVUTIL_SOCKET_ERROR());
-		conn_log_err(c, ERR_CONNECT, "connect(%s) failed: %s",
-			     c->env->cfg->host,
-			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-		conn_close(c, ERR_CONNECT, true);
+		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
+			  c->env->cfg->host,
+			  evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		return;
 	}
 	if (c->compress_on) {
@@ -353,10 +346,9 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (what & BEV_EVENT_EOF)
-		conn_log_err(c, ERR_DISCONNECT, "server closed the connection%s",
-			     c->n_fl > 0 ? " with commands in flight" : "");
+		conn_fail(c, ERR_DISCONNECT, "server closed the connection%s",
+			  c->n_fl > 0 ? " with commands in flight" : "");
 	else
-		conn_log_err(c, ERR_DISCONNECT, "connection error: %s",
-			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
-	conn_close(c, ERR_DISCONNECT, true);
+		conn_fail(c, ERR_DISCONNECT, "connection error: %s",
+			  evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 }

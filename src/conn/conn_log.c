@@ -1,3 +1,4 @@
+/* conn_log.c: see conn_log.h. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -24,8 +25,8 @@ conn_inflight_name(const struct inflight *f)
 	return op_table[f->op].name;
 }
 
-void
-conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
+static void
+conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
 {
 	/* Shared by all workers: the only atomic read-modify-write, and it
 	 * happens on the error path only. */
@@ -33,14 +34,43 @@ conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
 	unsigned n = atomic_fetch_add_explicit(&live->err_logged[kind], 1,
 					       memory_order_relaxed);
 	char msg[1024];
-	va_list ap;
 
 	if (n >= CONN_LOG_MAX_PER_KIND)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	log_error("%s[%u]: %s%s", c->user, c->slot, msg,
 		  n + 1 == CONN_LOG_MAX_PER_KIND ?
 		  " (further errors of this kind are only counted)" : "");
+}
+
+void
+conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	conn_vlog_err(c, kind, fmt, ap);
+	va_end(ap);
+}
+
+void
+conn_fail(struct conn *c, enum err_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	conn_vlog_err(c, kind, fmt, ap);
+	va_end(ap);
+	conn_close(c, kind, true);
+}
+
+void
+conn_fail_later(struct conn *c, enum err_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	conn_vlog_err(c, kind, fmt, ap);
+	va_end(ap);
+	conn_close_later(c, kind, true);
 }

@@ -13,6 +13,14 @@
 void conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The connection failed: the error line (as conn_log_err), then close it,
+ * counting one error of `kind`.  conn_fail_later is for the parser's
+ * callbacks: the close happens once the callback returns. */
+void conn_fail(struct conn *c, enum err_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void conn_fail_later(struct conn *c, enum err_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* "APPEND" or "CAPABILITY" (for internal commands). */
 const char *conn_inflight_name(const struct inflight *f);
 

@@ -516,8 +516,8 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		conn_disconnect_soon(c);
 		return true;
 	default:
-		/* IDLE, COMPRESS, DISCONNECT, CHECKPOINT, LMTP: not in the
-		 * plan loop (see conn_session.c) or not supported. */
+		/* CHECKPOINT (src/run/checkpoint.c) and LMTP are not sent
+		 * by the plan loop, or not supported. */
 		return false;
 	}
 }

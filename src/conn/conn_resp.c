@@ -78,16 +78,14 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
 	     r->cond != IMAP_COND_BYE)) {
 		char ex[208];
-		conn_log_err(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
-			     imap_resp_excerpt(ex, sizeof(ex), r->line,
-					       r->line_len));
-		conn_close_later(c, ERR_PROTOCOL, true);
+		conn_fail_later(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+				imap_resp_excerpt(ex, sizeof(ex), r->line,
+						  r->line_len));
 		return 1;
 	}
 	if (r->cond == IMAP_COND_BYE) {
-		conn_log_err(c, ERR_BYE, "server said BYE in its greeting: %.200s",
-			     r->line);
-		conn_close_later(c, ERR_BYE, true);
+		conn_fail_later(c, ERR_BYE, "server said BYE in its greeting: %.200s",
+				r->line);
 		return 1;
 	}
 	hist_record(c->env->stats->connect_lat, now - c->t_connect);
@@ -161,8 +159,7 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	case IMAP_COND_BYE:
 		c->bye_seen = true;
 		if (!c->logout_sent) {
-			conn_log_err(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
-			conn_close_later(c, ERR_BYE, true);
+			conn_fail_later(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
 		}
 		return;
 	case IMAP_COND_OK:
@@ -230,14 +227,6 @@ conn_enable_qresync(struct conn *c)
 			 (c->caps & CAP_ENABLE) ? "QRESYNC" : "ENABLE");
 }
 
-/* Our own set-up commands, by name, for their error lines. */
-static const char *const internal_names[] = {
-	[CONN_I_NONE] = "?", [CONN_I_CAPABILITY] = "CAPABILITY",
-	[CONN_I_ENABLE] = "ENABLE", [CONN_I_STARTTLS] = "STARTTLS",
-	[CONN_I_ID] = "ID", [CONN_I_CREATE] = "CREATE",
-	[CONN_I_CHECK] = "CHECK", [CONN_I_LIST] = "LIST",
-};
-
 static void
 conn_internal_reply(struct conn *c, const struct inflight *f,
 		    const struct imap_resp *r)
@@ -252,13 +241,12 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 			c->upgrade = true;	/* after the parser returns */
 			return;
 		}
-		conn_log_err(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
-		conn_close_later(c, ERR_TLS, true);
+		conn_fail_later(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
 		return;
 	}
 	/* Counted and shown like any command's: they decide the exit
 	 * status too.  CREATE's NO is the mailbox that already exists. */
-	const char *name = internal_names[f->internal];
+	const char *name = conn_inflight_name(f);
 	if (r->cond == IMAP_COND_BAD) {
 		stats_err(c->env->stats, ERR_BAD);
 		conn_log_err(c, ERR_BAD, "%s (set-up) replied BAD: %.200s",
@@ -365,9 +353,9 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
 
 	if (i < 0) {
-		conn_log_err(c, ERR_PROTOCOL, "reply with a tag we did not send: %.200s",
-			     r->line);
-		conn_close_later(c, ERR_PROTOCOL, true);
+		conn_fail_later(c, ERR_PROTOCOL,
+				"reply with a tag we did not send: %.200s",
+				r->line);
 		return;
 	}
 	struct inflight f = c->fl[i];

@@ -1,5 +1,5 @@
 #!/bin/bash
-# imapstress's mailbox-state checks (src/mbox_model.h) against scripted
+# imapstress's mailbox-state checks (src/model/mbox_model.h) against scripted
 # servers: each tests/fake/scenarios/state-NAME.conf behaves like a normal
 # server (3 messages, UIDs 10 11 12, UIDVALIDITY 7, UIDNEXT 13) except that
 # it breaks exactly one rule.  imapstress must count it as a "state" error,
@@ -7,7 +7,7 @@
 # Each state-NAME-legal.conf twin sends the same kind of response within the
 # rules and must give no state error at all (no false positives).
 #
-# Workloads, one connection each, secs=2 (src/conn_ops.c):
+# Workloads, one connection each, secs=2 (src/conn/conn_ops.c):
 #   fetch  SELECT once, then FETCH forever (FETCH needs EXISTS > 0)
 #   noop   SELECT once, then NOOP forever; EXPUNGE and VANISHED are legal in
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)

@@ -1,8 +1,7 @@
 /* fuzz_imap.c: libFuzzer harness for the response parser.
  *
- *   clang -fsanitize=fuzzer,address,undefined -Isrc tests/fuzz/fuzz_imap.c \
- *       src/imap.c src/imap_resp.c src/xmalloc.c src/log.c -o fuzz_imap
- *   ./fuzz_imap tests/fuzz/seeds-imap
+ *   make -f tests/fuzz/Makefile build-fuzz/fuzz_imap
+ *   build-fuzz/fuzz_imap tests/fuzz/seeds-imap
  *
  * The input is raw server output.  It is parsed whole, one byte at a time,
  * in pseudo-random splits, and with the callback stopping after every

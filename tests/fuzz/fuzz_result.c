@@ -1,5 +1,5 @@
 /* fuzz_result.c: libFuzzer harness for the result file reader
- * (src/result_read.c).  Any bytes: the reader must accept or refuse them
+ * (src/merge/result_read.c).  Any bytes: the reader must accept or refuse them
  * with a message, never crash, hang or leak; an accepted file's
  * histograms must be self-consistent (count = sum of buckets). */
 #include <stdint.h>

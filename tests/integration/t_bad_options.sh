@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every option, imaptest word and long/short spelling alike (the rows of
-# the option table in src/config_opts.c), given bad values: negative,
+# the option table in src/config/config_opts.c), given bad values: negative,
 # overflowing, the wrong unit, empty, missing, not a number, an unknown
 # word, a missing file, a combination that cannot work.  Each must be
 # refused before any connection is made with

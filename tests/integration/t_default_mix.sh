@@ -3,7 +3,7 @@
 # errors (issue 3, "must show" 1): no state words, COPY on, 50 clients over
 # 20 users, so sessions of one user race each other's EXPUNGEs, STOREs and
 # APPENDs -- and a correct server must still never trip a check of
-# src/mbox_model.h.
+# src/model/mbox_model.h.
 #   run 1: copybox=Copies clients=50 users=1-20 user=mix%d secs=MIX_SECS
 #          exit 0, errors.state 0, every default state (LOGIN LIST STATUS
 #          SELECT FETCH FETCH2 COPY STORE DELETE EXPUNGE APPEND LOGOUT)
