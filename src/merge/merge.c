@@ -289,7 +289,8 @@ merge_final_run(struct merge *m, struct report *rep, struct report_run *rr)
 	unsigned all_unusable = 0, quit = 0;
 	for (unsigned i = 0; i < m->n; i++) {
 		all_unusable += m->sf[i].fin.exit_status == 3;
-		quit += strstr(m->sf[i].stop_reason, "_quit") != NULL;
+		int why = stop_reason_lookup(m->sf[i].stop_reason);
+		quit += why == STOP_ERROR_QUIT || why == STOP_DISCONNECT_QUIT;
 	}
 	rr->sla_failed = report_sla_failures(rep, &m->tot);
 	/* The rules of a single run (run.c), on the merged numbers: errors a

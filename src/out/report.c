@@ -52,39 +52,81 @@ report_achieved_rate(const struct report_run *run,
 	return report_div((double)n, run->measured_s);
 }
 
+static const char *const stop_names[STOP_COUNT] = {
+	[STOP_DURATION] = "duration",
+	[STOP_SIGNAL] = "signal",
+	[STOP_ERROR_QUIT] = "error_quit",
+	[STOP_DISCONNECT_QUIT] = "disconnect_quit",
+	[STOP_UNUSABLE] = "server unusable",
+};
+
+const char *
+stop_reason_name(enum stop_reason r)
+{
+	return r < STOP_COUNT ? stop_names[r] : "?";
+}
+
+int
+stop_reason_lookup(const char *name)
+{
+	for (int i = 0; i < STOP_COUNT; i++)
+		if (name != NULL && strcmp(name, stop_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The one place a --sla bound is judged: the value over every sample of
+ * its command (or of all commands), the mean truncated to microseconds,
+ * and "<" taken literally; a bound with no samples fails (an SLA on a
+ * command that never ran proves nothing). */
+static bool
+sla_judge(const struct sla *sla, const struct stats_snap *tot,
+	  struct hist *scratch, uint64_t *actual, uint64_t *samples)
+{
+	hist_reset(scratch);
+	for (int op = 0; op < OP_COUNT; op++)
+		if (sla->op < 0 || sla->op == op)
+			hist_merge(scratch, tot->lat[op]);
+	*samples = hist_count(scratch);
+	*actual = sla->percentile <= 0.0 ? (uint64_t)hist_mean(scratch) :
+	    hist_percentile(scratch, sla->percentile);
+	return *samples > 0 && *actual < sla->max_us;
+}
+
+bool
+sla_eval(const struct config *cfg, const struct stats_snap *tot,
+	 bool *ok, uint64_t *actual)
+{
+	struct hist *h = hist_new();
+	bool all = true;
+	uint64_t n;
+
+	for (unsigned i = 0; i < cfg->n_slas; i++) {
+		ok[i] = sla_judge(&cfg->slas[i], tot, h, &actual[i], &n);
+		all = all && ok[i];
+	}
+	hist_free(h);
+	return all;
+}
+
+/* The run's verdict when it gave one (a live run: run.c), else judged
+ * here on `tot` (merge). */
 uint64_t
 report_sla_actual(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot, unsigned i, uint64_t *samples)
 {
-	const struct sla *sla = &r->cfg->slas[i];
-	const struct hist *h;
-	if (sla->op >= 0 && sla->op < OP_COUNT) {
-		h = tot->lat[sla->op];
-	} else {
-		hist_reset(r->scratch);
-		for (int op = 0; op < OP_COUNT; op++)
-			hist_merge(r->scratch, tot->lat[op]);
-		h = r->scratch;
-	}
-	*samples = hist_count(h);
-	if (run->sla_actual_us != NULL)
-		return run->sla_actual_us[i];
-	if (sla->percentile <= 0.0)
-		return (uint64_t)llround(hist_mean(h));
-	return hist_percentile(h, sla->percentile);
+	uint64_t v;
+	sla_judge(&r->cfg->slas[i], tot, r->scratch, &v, samples);
+	return run->sla_actual_us != NULL ? run->sla_actual_us[i] : v;
 }
 
-/* Without a verdict from main, "<" is taken literally, and a bound with no
- * samples at all fails: an SLA on a command that never ran proves nothing. */
 bool
 report_sla_ok(struct report *r, const struct report_run *run,
 	      const struct stats_snap *tot, unsigned i)
 {
-	if (run->sla_ok != NULL)
-		return run->sla_ok[i];
-	uint64_t n;
-	uint64_t v = report_sla_actual(r, run, tot, i, &n);
-	return n > 0 && v < r->cfg->slas[i].max_us;
+	uint64_t v, n;
+	bool ok = sla_judge(&r->cfg->slas[i], tot, r->scratch, &v, &n);
+	return run->sla_ok != NULL ? run->sla_ok[i] : ok;
 }
 
 unsigned

@@ -35,11 +35,26 @@ struct report_run {
 	uint64_t peak_rss_kb;			/* final only */
 	uint64_t unfinished;	/* final: commands still in flight at hard stop */
 	int exit_status;	/* final */
-	const char *stop_reason;	/* final: "duration", "signal", ... */
+	const char *stop_reason;	/* final: stop_reason_name(), or a
+					 * result file's word */
 	unsigned sla_failed;	/* final: how many --sla bounds failed */
 	const bool *sla_ok;	/* final: per cfg->slas[i] */
 	const uint64_t *sla_actual_us;	/* final: the measured value per SLA */
 };
+
+/* Why a run stopped.  The names are what the JSON summary and result
+ * files say. */
+enum stop_reason {
+	STOP_DURATION,		/* "duration": secs= ran out */
+	STOP_SIGNAL,		/* "signal": SIGINT or SIGTERM */
+	STOP_ERROR_QUIT,	/* "error_quit": --error-quit reached */
+	STOP_DISCONNECT_QUIT,	/* "disconnect_quit": --disconnect-quit */
+	STOP_UNUSABLE,		/* "server unusable": nobody got in */
+	STOP_COUNT
+};
+const char *stop_reason_name(enum stop_reason r);
+/* The reason a name says, or -1 (a name this version does not know). */
+int stop_reason_lookup(const char *name);
 
 /* Opens the --json/--csv/output= files (or stdout for "-").  NULL with a
  * message naming the file on error. */
@@ -70,6 +85,14 @@ int report_final(struct report *r, const struct report_run *run,
  * stream that failed, so what was measured still reaches the terminal.
  * report_failed: has anything failed so far? */
 bool report_failed(const struct report *r);
+
+/* --sla: each bound's verdict and measured value over tot (the mean is
+ * truncated to microseconds; a bound with no samples fails); true when
+ * all hold.  The one place SLAs are judged: run.c gives the result to
+ * the report, and the report judges with the same code when it is not
+ * given one (merge). */
+bool sla_eval(const struct config *cfg, const struct stats_snap *tot,
+	      bool *ok, uint64_t *actual);
 
 /* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
  * and sla_actual_us ignored): for a report rebuilt from result files. */

@@ -181,29 +181,6 @@ run_hard_errors(const struct stats_snap *s)
 	return n;
 }
 
-static bool
-run_sla_eval(const struct config *cfg, const struct stats_snap *tot,
-	     bool *ok, uint64_t *actual)
-{
-	bool all = true;
-	struct hist *h = hist_new();
-
-	for (unsigned i = 0; i < cfg->n_slas; i++) {
-		const struct sla *s = &cfg->slas[i];
-		hist_reset(h);
-		for (int op = 0; op < OP_COUNT; op++)
-			if (s->op < 0 || s->op == op)
-				hist_merge(h, tot->lat[op]);
-		uint64_t v = s->percentile <= 0 ? (uint64_t)hist_mean(h) :
-		    hist_percentile(h, s->percentile);
-		actual[i] = v;
-		ok[i] = hist_count(h) > 0 && v < s->max_us;
-		all = all && ok[i];
-	}
-	hist_free(h);
-	return all;
-}
-
 int
 run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	 struct report *rep, const struct run_sinks *sinks)
@@ -212,7 +189,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep,
 				.sinks = sinks };
 	enum run_phase phase = PHASE_RUN;
-	const char *stop_reason = "duration";
+	enum stop_reason why = STOP_DURATION;
 	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
 	int status = 0;
 	sigset_t sigs;
@@ -250,7 +227,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 					log_info("Received %s - stopping clients "
 						 "(send it again to stop at once)",
 						 sig == SIGINT ? "SIGINT" : "SIGTERM");
-					stop_reason = "signal";
+					why = STOP_SIGNAL;
 					phase = PHASE_DRAIN;
 					drain_deadline = clock_us() +
 					    (uint64_t)(cfg->grace_secs * 1e6);
@@ -282,14 +259,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			if (cfg->error_quit &&
 			    stats_snap_total_errors(&rs.cum) > 0) {
 				log_error("error_quit: stopping at the first error");
-				stop_reason = "error_quit";
+				why = STOP_ERROR_QUIT;
 				status = 1;
 				stop = true;
 			}
 			if (cfg->disconnect_quit && (rs.cum.errors[ERR_DISCONNECT] +
 			    rs.cum.errors[ERR_BYE] + rs.cum.errors[ERR_TIMEOUT]) > 0) {
 				log_error("disconnect_quit: a client was disconnected");
-				stop_reason = "disconnect_quit";
+				why = STOP_DISCONNECT_QUIT;
 				status = 1;
 				stop = true;
 			}
@@ -303,13 +280,13 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			     atomic_load(&sh->live->tls_verify_failed) ||
 			     atomic_load(&sh->live->login_disabled))) {
 				unusable = true;
-				stop_reason = "server unusable";
+				why = STOP_UNUSABLE;
 				stop = true;
 			}
 			if (stop) {
 				phase = PHASE_DRAIN;
 				drain_deadline = now + (uint64_t)(cfg->grace_secs * 1e6);
-				if (unusable || stop_reason[0] == 'e')
+				if (unusable || why == STOP_ERROR_QUIT)
 					drain_deadline = now;
 				rs.stopping = true;
 					run_stop_all(&rs, WORKER_DRAIN);
@@ -360,8 +337,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	    rs.self_limited_ticks * 10 >= rs.ticks;
 	rr.cpu_pct = rs.cpu_max;
 	rr.loop_lag_max_us = rs.lag_max_ever;
-	rr.stop_reason = stop_reason;
-	if (!run_sla_eval(cfg, &tot, sla_ok, sla_actual)) {
+	rr.stop_reason = stop_reason_name(why);
+	if (!sla_eval(cfg, &tot, sla_ok, sla_actual)) {
 		for (unsigned i = 0; i < cfg->n_slas; i++)
 			rr.sla_failed += !sla_ok[i];
 	}
