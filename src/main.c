@@ -1,38 +1,26 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
 #include <errno.h>
-#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <openssl/rand.h>
-
 #include "clock.h"
-#include "checkpoint.h"
 #include "config.h"
 #include "latency_log.h"
 #include "log.h"
 #include "merge.h"
-#include "msg.h"
 #include "report.h"
 #include "run.h"
+#include "setup.h"
 #include "shard.h"
-#include "tls.h"
-#include "userfile.h"
 #include "workload.h"
 #include "worker.h"
 #include "xmalloc.h"
-
-/* The message pool never holds more than this: enough variety, little
- * memory (the 75 KB run must stay under 64 MB in all). */
-#define POOL_MAX_BYTES (16u << 20)
 
 static void
 raise_nofile(unsigned clients)
@@ -49,86 +37,10 @@ raise_nofile(unsigned clients)
 		      clients + 64, (unsigned long long)rl.rlim_cur);
 }
 
-static void
-resolve(struct shared *sh, const struct config *cfg)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char port[16];
-	const char *name = cfg->hostip ? cfg->hostip : cfg->host;
-
-	snprintf(port, sizeof(port), "%d", config_port(cfg));
-	int e = getaddrinfo(name, port, &hints, &res);
-	if (e != 0)
-		fatal(2, "host=%s: %s", name, gai_strerror(e));
-	/* Every address is used, round-robin, as imaptest does. */
-	for (ai = res; ai != NULL && sh->n_addrs < 16; ai = ai->ai_next) {
-		memcpy(&sh->addrs[sh->n_addrs], ai->ai_addr, ai->ai_addrlen);
-		sh->addr_lens[sh->n_addrs++] = ai->ai_addrlen;
-	}
-	freeaddrinfo(res);
-	for (unsigned i = 0; i < cfg->n_sources; i++) {
-		hints.ai_flags = AI_NUMERICHOST;
-		if (getaddrinfo(cfg->sources[i], NULL, &hints, &res) != 0)
-			fatal(2, "--source %s: not an address", cfg->sources[i]);
-		memcpy(&sh->sources[i], res->ai_addr, res->ai_addrlen);
-		sh->source_lens[i] = res->ai_addrlen;
-		freeaddrinfo(res);
-	}
-	sh->n_sources = cfg->n_sources;
-}
-
-static struct msg_pool *
-make_pool(const struct config *cfg, uint32_t seed)
-{
-	char err[512];
-
-	/* Without APPEND nothing is sent from the pool: keep it tiny (it
-	 * still exists, so no code has to check). */
-	if (cfg->states[OP_APPEND].prob == 0)
-		return msg_pool_generate(seed, 512, 8 * 512);
-	if (cfg->mbox_path != NULL) {
-		struct msg_pool *p = msg_pool_from_mbox(cfg->mbox_path, err,
-							sizeof(err));
-		if (p == NULL)
-			fatal(2, "%s", err);
-		return p;
-	}
-	if (cfg->random_msg_size > 0)
-		return msg_pool_random(seed, cfg->random_msg_size, POOL_MAX_BYTES);
-	return msg_pool_generate(seed, cfg->msg_size_mean, POOL_MAX_BYTES);
-}
-
 static const char *
 shard_getenv(const char *name)
 {
 	return getenv(name);
-}
-
-/* A userfile is split like users=: shard I takes its I-th slice. */
-static void
-shard_users(const struct config *cfg, struct userfile *uf)
-{
-	unsigned long long lo, hi;
-	if (cfg->shard_count <= 1)
-		return;
-	if (uf->n < cfg->shard_count)
-		fatal(2, "userfile=%s: %u users for %u shards", cfg->userfile,
-		      uf->n, cfg->shard_count);
-	shard_slice(uf->n, cfg->shard_index, cfg->shard_count, &lo, &hi);
-	/* userfile_free frees only the block and the text, whatever n is. */
-	memmove(uf->e, uf->e + lo, (size_t)(hi - lo) * sizeof(*uf->e));
-	uf->n = (unsigned)(hi - lo);
-}
-
-static unsigned
-pick_workers(const struct config *cfg)
-{
-	long n = cfg->workers ? (long)cfg->workers : sysconf(_SC_NPROCESSORS_ONLN);
-	if (n < 1)
-		n = 1;
-	if ((unsigned long)n > cfg->clients)
-		n = (long)cfg->clients;
-	return (unsigned)n;
 }
 
 int
@@ -177,22 +89,6 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile(cfg.clients);
 
-	struct shared *sh = xcalloc(1, sizeof(*sh));
-	sh->cfg = &cfg;
-	sh->live = xcalloc(1, sizeof(*sh->live));
-	if (RAND_bytes((unsigned char *)&sh->run_id, sizeof(sh->run_id)) != 1)
-		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-	resolve(sh, &cfg);
-	if (cfg.userfile != NULL) {
-		sh->users = userfile_load(cfg.userfile, err, sizeof(err));
-		if (sh->users == NULL)
-			fatal(2, "%s", err);
-		shard_users(&cfg, (struct userfile *)sh->users);
-	}
-	if (cfg.latency_log != NULL &&
-	    (sh->latency_log_fd = latency_log_open(cfg.latency_log)) < 0)
-		fatal(2, "--latency-log %s: cannot create: %s", cfg.latency_log,
-		      strerror(errno));
 	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
 	 * session compresses right after login. */
 	if (cfg.compress && cfg.states[OP_COMPRESS].prob == 0)
@@ -201,17 +97,7 @@ main(int argc, char **argv)
 	 * LOGOUT, so the plan never walks it). */
 	if (cfg.checkpoint_secs > 0)
 		cfg.states[OP_CHECKPOINT].prob = 100;
-	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
-	if (cfg.tls != TLS_NONE) {
-		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
-		if (sh->tls == NULL)
-			fatal(2, "%s", err);
-	}
-	sh->n_workers = pick_workers(&cfg);
-	/* One checkpoint for all workers: a mailbox's sessions may live in
-	 * several (a user= without %d is one mailbox for everyone). */
-	if (cfg.checkpoint_secs > 0 && !cfg.no_tracking)
-		sh->cp_coord = cp_coord_new(sh->n_workers);
+	struct shared *sh = shared_new(&cfg);
 	cfg.color = isatty(STDOUT_FILENO);
 
 	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
@@ -250,12 +136,7 @@ main(int argc, char **argv)
 	if (status == 0 && atomic_load(&sh->live->rawlog_failures) > 0)
 		status = 1;
 	report_free(rep);
-	tls_ctx_free(sh->tls);
-	userfile_free((struct userfile *)sh->users);
-	cp_coord_free(sh->cp_coord);
-	msg_pool_free((struct msg_pool *)sh->pool);
-	free(sh->live);
-	free(sh);
+	shared_free(sh);
 	config_free(&cfg);
 	return status;
 }
