@@ -121,15 +121,15 @@ conn_reset_session(struct conn *c)
 	c->sasl_step = SASL_DONE;
 	c->logout_sent = c->bye_seen = false;
 	c->closing = false;
-	c->tls_done = false;
+	c->tls = CONN_TLS_NONE;
 	c->capa_sent = false;
 	c->enable_due = false;
 	c->quit_after_inflight = false;
-	c->starttls_sent = c->upgrade = c->redact_cont = false;
+	c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
 	c->view_active = false;
 	c->sep_pending = false;
-	c->compress_on = c->compress_sent = c->compress_upgrade = false;
+	c->z = CONN_Z_NONE;
 	memset(&c->zc, 0, sizeof(c->zc));
 	c->id_sent = c->disconnect_pending = false;
 	c->stall_said = 0;
@@ -338,9 +338,9 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
-	if (c->env->cfg->tls_resume && c->tls_done && c->bev != NULL) {
+	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
 		/* Offer this session again when the slot reconnects. */
-		struct ssl_session_st *s = tls_bev_session(c->compress_on ?
+		struct ssl_session_st *s = tls_bev_session(c->z == CONN_Z_ON ?
 		    bufferevent_get_underlying(c->bev) : c->bev);
 		if (s != NULL) {
 			tls_session_free(c->tls_sess);

@@ -197,7 +197,7 @@ conn_login_disabled(struct conn *c)
 
 	/* SCRAM never puts the password on the wire, so RFC 3501's rule
 	 * (no LOGIN under LOGINDISABLED) does not stop it. */
-	if (c->lstate != LSTATE_NONAUTH || c->tls_done ||
+	if (c->lstate != LSTATE_NONAUTH || c->tls == CONN_TLS_DONE ||
 	    !(c->caps & CAP_LOGINDISABLED) ||
 	    m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256)
 		return false;
@@ -218,7 +218,7 @@ conn_send_more(struct conn *c)
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
 	    c->delayed || c->logout_sent || c->closing || c->quit_after_inflight ||
 	    c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
-	    c->compress_sent)
+	    c->z == CONN_Z_ASKED)
 		return;
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
@@ -242,16 +242,16 @@ conn_send_more(struct conn *c)
 		}
 		return;
 	}
-	if (cfg->tls == TLS_STARTTLS && !c->tls_done) {
+	if (cfg->tls == TLS_STARTTLS && c->tls != CONN_TLS_DONE) {
 		/* Never a password in clear when STARTTLS was asked for. */
-		if (c->starttls_sent || c->n_fl > 0)
+		if (c->tls != CONN_TLS_NONE || c->n_fl > 0)
 			return;
 		if (!(c->caps & CAP_STARTTLS)) {
 			conn_fail(c, ERR_TLS, "server does not advertise STARTTLS; "
 				  "not logging in without TLS");
 			return;
 		}
-		c->starttls_sent = true;
+		c->tls = CONN_TLS_ASKED;
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
@@ -317,7 +317,7 @@ conn_send_plan(struct conn *c, unsigned max)
 		if (conn_cmd_op(c, op, &pend)) {
 			sent++;
 			if (c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
-			    c->compress_sent)
+			    c->z == CONN_Z_ASKED)
 				break;
 			continue;
 		}

@@ -63,6 +63,24 @@ enum conn_idle {
 	CONN_IDLE_DONE_SENT	/* DONE sent, waiting for the tagged OK */
 };
 
+/* TLS on one connection.  Implicit TLS goes from NONE to DONE when the
+ * handshake completes; STARTTLS walks every step. */
+enum conn_tls {
+	CONN_TLS_NONE,
+	CONN_TLS_ASKED,		/* STARTTLS sent, reply pending */
+	CONN_TLS_UPGRADE,	/* its OK seen: switch to TLS after parsing */
+	CONN_TLS_HANDSHAKE,	/* the TLS layer is in place, handshaking */
+	CONN_TLS_DONE		/* established */
+};
+
+/* COMPRESS=DEFLATE on one connection. */
+enum conn_compress {
+	CONN_Z_NONE,
+	CONN_Z_ASKED,		/* COMPRESS sent, reply pending */
+	CONN_Z_UPGRADE,		/* its OK seen: add the filter after parsing */
+	CONN_Z_ON		/* the filter is in place */
+};
+
 /* How long an IDLE lasts before DONE: a random time up to this. */
 #define CONN_IDLE_MAX_MS 2000
 
@@ -160,19 +178,15 @@ struct conn {
 	bool closing;		/* set inside callbacks: stop parsing */
 	bool close_count;	/* count close_err when closing */
 	enum err_kind close_err;
-	bool tls_done;		/* TLS established on this connection */
+	enum conn_tls tls;	/* TLS on this connection: none to done */
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
-	bool compress_on;	/* COMPRESS=DEFLATE is active */
-	bool compress_sent;	/* COMPRESS asked, reply pending */
-	bool compress_upgrade;	/* COMPRESS OK seen: add the filter after parsing */
+	enum conn_compress z;	/* COMPRESS=DEFLATE: none to on */
 	struct compress_counts zc;	/* the filter's octet counts */
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
 	bool enable_due;	/* qresync: ENABLE waits for post-login caps */
 	bool quit_after_inflight;	/* a BAD: close once nothing is in flight */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
-	bool starttls_sent;	/* STARTTLS asked on this connection */
-	bool upgrade;		/* STARTTLS OK seen: switch to TLS after parsing */
 	bool redact_cont;	/* the pending continuation holds a secret */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	enum conn_idle idle;	/* IDLE command progress */

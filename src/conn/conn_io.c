@@ -31,10 +31,10 @@ conn_sync_wire(struct conn *c)
 
 	if (c->bev == NULL)
 		return;
-	if (c->compress_on && !c->tls_layer) {
+	if (c->z == CONN_Z_ON && !c->tls_layer) {
 		in = c->zc.wire_in;
 		out = c->zc.wire_out;
-	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->compress_on ?
+	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->z == CONN_Z_ON ?
 			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
 		return;
 	}
@@ -48,7 +48,7 @@ void
 conn_count_received(struct conn *c, uint64_t n)
 {
 	ctr_add(&c->env->stats->imap_received, n);
-	if (!c->tls_layer && !c->compress_on)
+	if (!c->tls_layer && c->z != CONN_Z_ON)
 		ctr_add(&c->env->stats->bytes_received, n);
 }
 
@@ -56,7 +56,7 @@ void
 conn_count_sent(struct conn *c, uint64_t n)
 {
 	ctr_add(&c->env->stats->imap_sent, n);
-	if (!c->tls_layer && !c->compress_on)
+	if (!c->tls_layer && c->z != CONN_Z_ON)
 		ctr_add(&c->env->stats->bytes_sent, n);
 }
 
@@ -79,7 +79,7 @@ conn_starttls_upgrade(struct conn *c)
 {
 	struct bufferevent *tls;
 
-	c->upgrade = false;
+	c->tls = CONN_TLS_HANDSHAKE;
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
@@ -108,7 +108,7 @@ conn_compress_upgrade(struct conn *c)
 	char err[160];
 	struct bufferevent *z;
 
-	c->compress_upgrade = false;
+	c->z = CONN_Z_NONE;
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
@@ -122,7 +122,7 @@ conn_compress_upgrade(struct conn *c)
 		return;
 	}
 	c->bev = z;
-	c->compress_on = true;
+	c->z = CONN_Z_ON;
 	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
 	bufferevent_setcb(z, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(z, EV_WRITE, CONN_OUT_LOW, 0);
@@ -178,11 +178,11 @@ conn_feed(struct conn *c, const char *data, size_t len)
 static bool
 conn_upgrade_due(struct conn *c)
 {
-	if (c->upgrade) {
+	if (c->tls == CONN_TLS_UPGRADE) {
 		conn_starttls_upgrade(c);
 		return true;
 	}
-	if (c->compress_upgrade) {
+	if (c->z == CONN_Z_UPGRADE) {
 		conn_compress_upgrade(c);
 		return true;
 	}
@@ -287,7 +287,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls_done = true;
+			c->tls = CONN_TLS_DONE;
 			rawlog_note(c->rawlog, "TLS established");
 			conn_send_more(c);
 			return;
@@ -301,17 +301,17 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls_done = true;
+			c->tls = CONN_TLS_DONE;
 			rawlog_note(c->rawlog, "TLS established");
 		}
 		return;
 	}
 	bool verify;
-	if (c->compress_on && compress_error(&c->zc) != NULL) {
+	if (c->z == CONN_Z_ON && compress_error(&c->zc) != NULL) {
 		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
 		return;
 	}
-	if (tls_bev_error(c->compress_on ? bufferevent_get_underlying(bev) : bev,
+	if (tls_bev_error(c->z == CONN_Z_ON ? bufferevent_get_underlying(bev) : bev,
 			  why, sizeof(why), &verify)) {
 		if (verify) {
 			/* Not transient: main stops the run if nobody ever
@@ -328,7 +328,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			  evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
 		return;
 	}
-	if (c->compress_on) {
+	if (c->z == CONN_Z_ON) {
 		/* Same for the compress filter: inflate what the layer
 		 * below already holds before taking its EOF. */
 		bufferevent_flush(bev, EV_READ, BEV_FLUSH);

@@ -496,14 +496,14 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 	case OP_DELAY:
 		return conn_delay_start(c);
 	case OP_COMPRESS:
-		if (c->compress_on)
+		if (c->z == CONN_Z_ON)
 			return false;
 		if (!(c->caps & CAP_COMPRESS)) {
 			warn_unsupported(c, op, "COMPRESS=DEFLATE");
 			return false;
 		}
 		/* Nothing may follow until the filter is in place. */
-		c->compress_sent = true;
+		c->z = CONN_Z_ASKED;
 		return op_text(c, op, "%s", "COMPRESS DEFLATE");
 	case OP_IDLE:
 		if (!(c->caps & CAP_IDLE)) {

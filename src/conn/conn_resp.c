@@ -238,7 +238,7 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 		conn_enable_qresync(c);
 	if (f->internal == CONN_I_STARTTLS) {
 		if (r->cond == IMAP_COND_OK) {
-			c->upgrade = true;	/* after the parser returns */
+			c->tls = CONN_TLS_UPGRADE;	/* after the parser returns */
 			return;
 		}
 		conn_fail_later(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
@@ -466,9 +466,8 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		c->idle = CONN_IDLE_NONE;
 		return;
 	case OP_COMPRESS:
-		c->compress_sent = false;
-		if (rep == STATS_OK)
-			c->compress_upgrade = true;	/* after the parser returns */
+		/* On OK the filter goes in after the parser returns. */
+		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
 		return;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
@@ -520,5 +519,6 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		conn_tagged(c, r);
 		break;
 	}
-	return c->closing || c->upgrade || c->compress_upgrade ? 1 : 0;
+	return c->closing || c->tls == CONN_TLS_UPGRADE ||
+	    c->z == CONN_Z_UPGRADE ? 1 : 0;
 }
