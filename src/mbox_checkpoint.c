@@ -41,7 +41,7 @@ cp_message(struct mbox_reporter *rep, const struct mbox_view *v,
 	   struct cp_ref *ref, uint32_t seq)
 {
 	const struct mbox_store *s = v->store;
-	const struct mbox_msg *m = &v->msgs[seq - 1];
+	const struct mbox_msg *m = mbox_msg_get(v, seq);
 	char a[256], b[256];
 
 	ref->flag_views++;
@@ -151,7 +151,7 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 		else
 			cp_keywords(&rep, s, v, first);
 		for (uint32_t seq = 1; seq <= v->count; seq++) {
-			const struct mbox_msg *m = &v->msgs[seq - 1];
+			const struct mbox_msg *m = mbox_msg_get(v, seq);
 			struct cp_ref *ref = &refs[seq - 1];
 			if (m->uid == 0)
 				continue;
