@@ -131,6 +131,7 @@ struct conn {
 	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
 	unsigned n_cont_splits, cont_next;
 	bool cont_wait;
+	uint32_t cont_tag;	/* the command whose "+" cont_wait awaits */
 
 	uint32_t exists;	/* messages in the selected mailbox */
 	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
