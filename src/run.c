@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "log.h"
 #include "report.h"
+#include "conn_log.h"
 #include "run.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
@@ -279,6 +280,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	t_end = clock_us();
 	for (unsigned i = 0; i < n; i++)
 		worker_join(w[i]);
+	unsigned stalls = atomic_load(&((struct shared *)sh)->stalls_said);
+	if (stalls > CONN_LOG_MAX_PER_KIND)
+		log_warn("stall warnings: %u in all, %u shown", stalls,
+			 CONN_LOG_MAX_PER_KIND);
 
 	/* Totals: everything acknowledged, including replies to commands
 	 * that finished during the drain, minus the warm-up. */

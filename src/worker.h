@@ -35,6 +35,7 @@ struct shared {
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
+	_Atomic unsigned stalls_said;	/* "stalled for" lines, shown or not */
 	unsigned n_workers;
 };
 
