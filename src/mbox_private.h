@@ -104,12 +104,19 @@ struct mbox_msg {
 	uint32_t rec;		/* hint: its store record's position + 1 */
 };
 
-/* MBOX_PAGE messages at most; m == NULL: a hole of n unknown messages. */
+/* MBOX_PAGE messages at most; m == NULL: a hole of n unknown messages.
+ * An own STORE over a hole marks the whole hole (hole_gen, hole_st: what
+ * store_mark would have set), so a STORE of random numbers in a claimed
+ * million costs no message memory; the marks reach the messages when the
+ * page becomes real.  Marking more than the STORE named only skips
+ * ownership checks of messages whose flags were unknown anyway. */
 #define MBOX_PAGE	512u
 struct mbox_page {
 	uint32_t n;
 	uint32_t known;		/* entries with a UID */
 	struct mbox_msg *m;
+	uint32_t hole_gen;
+	uint8_t hole_st;
 };
 
 struct mbox_reporter {
@@ -218,6 +225,10 @@ void mbox_msgs_free(struct mbox_view *v);
 /* The nearest seq before / after seq with a known UID; 0 = none. */
 uint32_t mbox_msgs_prev_known(const struct mbox_view *v, uint32_t seq);
 uint32_t mbox_msgs_next_known(const struct mbox_view *v, uint32_t seq);
+/* If seq is in a hole: mark the hole for STORE generation gen (silent:
+ * a .SILENT one) and return how many seqs from seq on it covers; else 0. */
+uint32_t mbox_msgs_hole_mark(struct mbox_view *v, uint32_t seq, uint32_t gen,
+			     bool silent);
 /* Drop, in one pass, the messages marked MSG_DOOMED and those whose seq
  * lies in drop[] (sorted, disjoint); fn sees each one first with its old
  * seq (in ascending order).  O(count + pages). */

@@ -57,6 +57,20 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 	return v->pages[p].m ? &v->pages[p].m[seq - 1 - f] : &zero_msg;
 }
 
+/* A hole becomes real: its entries get the hole's STORE marks. */
+static void
+page_materialize(struct mbox_page *pg)
+{
+	pg->m = xcalloc(MBOX_PAGE, sizeof(*pg->m));
+	if (pg->hole_gen != 0)
+		for (uint32_t k = 0; k < pg->n; k++) {
+			pg->m[k].store_gen = pg->hole_gen;
+			pg->m[k].st = pg->hole_st;
+		}
+	pg->hole_gen = 0;
+	pg->hole_st = 0;
+}
+
 struct mbox_msg *
 mbox_msg_mut(struct mbox_view *v, uint32_t seq)
 {
@@ -64,8 +78,23 @@ mbox_msg_mut(struct mbox_view *v, uint32_t seq)
 	struct mbox_page *pg = &v->pages[p];
 
 	if (pg->m == NULL)
-		pg->m = xcalloc(MBOX_PAGE, sizeof(*pg->m));
+		page_materialize(pg);
 	return &pg->m[seq - 1 - f];
+}
+
+uint32_t
+mbox_msgs_hole_mark(struct mbox_view *v, uint32_t seq, uint32_t gen,
+		    bool silent)
+{
+	uint32_t f, p = locate(v, seq, &f);
+	struct mbox_page *pg = &v->pages[p];
+
+	if (pg->m != NULL)
+		return 0;
+	pg->hole_gen = gen;
+	if (silent)
+		pg->hole_st |= MSG_SILENT;
+	return f + pg->n - (seq - 1);
 }
 
 void
@@ -113,7 +142,7 @@ mbox_msgs_grow(struct mbox_view *v, uint32_t n)
 			add = n - v->count < MBOX_PAGE ? n - v->count
 						       : MBOX_PAGE;
 			v->pages[v->n_pages++] = (struct mbox_page){ add, 0,
-								     NULL };
+								     NULL, 0, 0 };
 		}
 		v->count += add;
 	}
@@ -174,9 +203,15 @@ pages_merge(struct mbox_view *v, uint32_t p)
 
 	if (a->m != NULL || b->m != NULL) {
 		if (a->m == NULL)
-			a->m = xcalloc(MBOX_PAGE, sizeof(*a->m));
-		if (b->m != NULL)
-			memcpy(&a->m[a->n], b->m, (size_t)b->n * sizeof(*b->m));
+			page_materialize(a);
+		if (b->m == NULL)
+			page_materialize(b);
+		memcpy(&a->m[a->n], b->m, (size_t)b->n * sizeof(*b->m));
+	} else if (b->hole_gen != 0) {
+		/* two holes: the later STORE's mark covers both */
+		if (b->hole_gen > a->hole_gen)
+			a->hole_gen = b->hole_gen;
+		a->hole_st |= b->hole_st;
 	}
 	a->n += b->n;
 	a->known += b->known;
@@ -254,10 +289,11 @@ mbox_msgs_next_known(const struct mbox_view *v, uint32_t seq)
 	}
 }
 
-/* Append one entry (NULL: an unknown one) to the page list being built. */
+/* Append one entry to the page list being built: a message, or (m NULL)
+ * an entry of the hole src, which stays a hole if it can. */
 static void
 build_push(struct mbox_page **pages, uint32_t *n, uint32_t *cap,
-	   const struct mbox_msg *m)
+	   const struct mbox_msg *m, const struct mbox_page *src)
 {
 	struct mbox_page *t = *n ? &(*pages)[*n - 1] : NULL;
 
@@ -267,14 +303,22 @@ build_push(struct mbox_page **pages, uint32_t *n, uint32_t *cap,
 			*pages = xrealloc(*pages, (size_t)*cap * sizeof(**pages));
 		}
 		t = &(*pages)[(*n)++];
-		*t = (struct mbox_page){ 0, 0, NULL };
+		*t = (struct mbox_page){ 0, 0, NULL, 0, 0 };
 	}
-	if (m != NULL) {
+	if (m == NULL && t->m == NULL) {
+		if (src->hole_gen > t->hole_gen)
+			t->hole_gen = src->hole_gen;
+		t->hole_st |= src->hole_st;
+	} else {
 		if (t->m == NULL)
-			t->m = xcalloc(MBOX_PAGE, sizeof(*t->m));
-		t->m[t->n] = *m;
-		if (m->uid != 0)
-			t->known++;
+			page_materialize(t);
+		if (m != NULL) {
+			t->m[t->n] = *m;
+			t->known += m->uid != 0;
+		} else {
+			t->m[t->n].store_gen = src->hole_gen;
+			t->m[t->n].st = src->hole_st;
+		}
 	}
 	t->n++;
 }
@@ -300,9 +344,8 @@ mbox_msgs_compact(struct mbox_view *v, const struct mbox_range *drop,
 				fn(arg, m, seq);
 				continue;
 			}
-			/* unknown entries stay holes */
-			build_push(&np, &nn, &ncap,
-				   memcmp(m, &zero_msg, sizeof(*m)) ? m : NULL);
+			/* entries of holes stay holes */
+			build_push(&np, &nn, &ncap, pg->m ? m : NULL, pg);
 			kept++;
 			known += m->uid != 0;
 		}

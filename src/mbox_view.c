@@ -250,15 +250,32 @@ mbox_view_store_begin(struct mbox_view *v, const char *set, size_t len,
 			uint32_t hi = s->ranges[k].hi < v->count ?
 			    s->ranges[k].hi : v->count;
 			uint32_t lo = s->ranges[k].lo ? s->ranges[k].lo : 1;
-			for (uint32_t seq = lo; seq <= hi; seq++)
-				marked += store_mark(mbox_msg_mut(v, seq), gen,
-						     silent);
+			for (uint32_t seq = lo; seq <= hi; seq++) {
+				uint32_t run = mbox_msgs_hole_mark(v, seq, gen,
+								   silent);
+				if (run == 0) {
+					marked += store_mark(mbox_msg_mut(v, seq),
+							     gen, silent);
+					continue;
+				}
+				uint32_t left = hi - seq + 1;
+				run = run < left ? run : left;
+				marked += (int)run;
+				seq += run - 1;
+			}
 		}
 		return marked;
 	}
 	for (uint32_t seq = 1; seq <= v->count; seq++) {
+		/* a UID STORE may hit any message whose UID we lack: all
+		 * of a hole */
+		uint32_t run = mbox_msgs_hole_mark(v, seq, gen, silent);
+		if (run != 0) {
+			marked += (int)run;
+			seq += run - 1;
+			continue;
+		}
 		uint32_t u = mbox_msg_get(v, seq)->uid;
-		/* a UID STORE may hit any message whose UID we lack */
 		if (u == 0 || mbox_ranges_has(s, u))
 			marked += store_mark(mbox_msg_mut(v, seq), gen,
 					     silent);

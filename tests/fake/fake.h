@@ -237,6 +237,10 @@ size_t fake_script_rules(const struct fake_script *s);
 bool fake_script_greet(struct fake_conn *c);
 void fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd);
 void fake_script_continuation(struct fake_conn *c, const char *line);
+/* A sync literal announced on the command line so far: true when an
+ * "on LITERAL" rule answered it instead of "+" (the client then sends no
+ * literal; the command is over). */
+bool fake_script_literal(struct fake_conn *c, const char *cmdline);
 
 /* fake_net.c */
 int fake_listen_socket(const struct fake_cfg *cfg, unsigned port,

@@ -497,6 +497,11 @@ fake_conn_line(struct fake_conn *c, char *seg, size_t n)
 			c->lit_mailbox = true;
 			c->lit_mailbox_bytes = size;
 		}
+		if (!plus && c->sh->script != NULL &&
+		    fake_script_literal(c, c->cmd)) {
+			fake_conn_reset_command(c);
+			return;
+		}
 		c->lit_count++;
 		c->lit_bytes += size;
 		if (!plus && fake_fault_continuation_allowed(c))

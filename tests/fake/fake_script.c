@@ -5,11 +5,16 @@
  *   on [once] COMMAND BODY        COMMAND is a word or *, case-insensitive
  *
  * A BODY is split into lines at the four characters \r\n.  Each line is
- * sent with CRLF after $tag is replaced by the command's tag, except the
- * directives "sleep MS" (later lines go out MS later), "close" and
- * "bye TEXT" ("* BYE TEXT", then close).  First matching rule wins; a
+ * sent with CRLF after $tag is replaced by the command's tag (and $tagn
+ * by the part after its last '.', for replies with another client's
+ * tag), except the directives "sleep MS" (later lines go out MS later),
+ * "close", "bye TEXT" ("* BYE TEXT", then close) and "repeat N LINE"
+ * (LINE N times, N <= 10000000, with $i counting 1..N and $j N..1: a
+ * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script).  First matching rule wins; a
  * "once" rule fires once per connection, later matches fall through.
- * UID commands match the word UID.  When a reply ends in a "+" line the
+ * UID commands match the word UID.  A rule "on LITERAL" answers every
+ * synchronizing literal instead of "+" (RFC 3501 allows a tagged NO or
+ * BAD there), with the tag of the command that announced it.  When a reply ends in a "+" line the
  * client's next line is data, matched as DONE (if it is DONE) or
  * CONTINUE, with the tag of the command that asked for it. */
 #include <ctype.h>
@@ -26,6 +31,7 @@ enum fake_op_kind {
 	FAKE_OP_SLEEP,
 	FAKE_OP_CLOSE,
 	FAKE_OP_BYE,
+	FAKE_OP_REPEAT,
 };
 
 struct fake_op {
@@ -113,6 +119,19 @@ fake_body_add(struct fake_body *b, const char *s, size_t len, char *err,
 		}
 		op.kind = FAKE_OP_SLEEP;
 		op.ms = ms;
+	} else if (len >= 7 && strncmp(s, "repeat ", 7) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(s + 7, &end, 10);
+		if (errno != 0 || !isdigit((unsigned char)s[7]) || *end != ' ' ||
+		    n == 0 || n > 10000000ull || end + 1 >= s + len) {
+			snprintf(err, err_len, "'repeat' needs a count 1..10000000 "
+				 "and a line");
+			return false;
+		}
+		op.kind = FAKE_OP_REPEAT;
+		op.ms = n;
+		op.text = xstrndup(end + 1, (size_t)(s + len - end - 1));
 	} else {
 		op.text = xstrndup(s, len);
 	}
@@ -239,18 +258,38 @@ fake_script_load(const char *path, char *err, size_t err_len)
 	return s;
 }
 
+/* One line with $tag, $tagn and (inside a repeat) $i, $j replaced. */
 static void
-fake_script_text(struct fake_conn *c, const char *text, const char *tag)
+fake_script_line_out(struct fake_conn *c, const char *text, const char *tag,
+		     uint64_t i, uint64_t j)
 {
-	const char *p = text;
-	const char *hit;
-	while ((hit = strstr(p, "$tag")) != NULL) {
+	const char *p = text, *hit;
+	const char *dot = strrchr(tag, '.');
+	while ((hit = strchr(p, '$')) != NULL) {
 		fake_out(c, p, (size_t)(hit - p));
-		fake_outs(c, tag);
-		p = hit + 4;
+		if (strncmp(hit, "$tagn", 5) == 0) {
+			fake_outs(c, dot ? dot + 1 : tag);
+			p = hit + 5;
+		} else if (strncmp(hit, "$tag", 4) == 0) {
+			fake_outs(c, tag);
+			p = hit + 4;
+		} else if (i != 0 && (hit[1] == 'i' || hit[1] == 'j')) {
+			fake_outf(c, "%llu", (unsigned long long)(hit[1] == 'i' ?
+								  i : j));
+			p = hit + 2;
+		} else {
+			fake_out(c, hit, 1);
+			p = hit + 1;
+		}
 	}
 	fake_outs(c, p);
 	fake_out(c, "\r\n", 2);
+}
+
+static void
+fake_script_text(struct fake_conn *c, const char *text, const char *tag)
+{
+	fake_script_line_out(c, text, tag, 0, 0);
 }
 
 /* Returns true when the reply's last line was a "+" continuation. */
@@ -271,6 +310,12 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 			fake_reply_end(c, 0);
 			delay_us += op->ms * 1000u;
 			fake_reply_begin(c, delay_us);
+			break;
+		case FAKE_OP_REPEAT:
+			for (uint64_t k = 1; k <= op->ms; k++)
+				fake_script_line_out(c, op->text, tag, k,
+						     op->ms + 1 - k);
+			cont = false;
 			break;
 		case FAKE_OP_BYE:
 			fake_outs(c, "* BYE ");
@@ -334,6 +379,26 @@ fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd)
 	} else if (fake_eq(cmd->name, "FETCH"))
 		st->fetches++;
 	fake_script_match(c, word, cmd->tag);
+}
+
+bool
+fake_script_literal(struct fake_conn *c, const char *cmdline)
+{
+	const struct fake_script *s = c->sh->script;
+	char tag[FAKE_TAG_MAX + 1];
+	size_t n = strcspn(cmdline, " ");
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rules[i].name != NULL &&
+		    fake_eq(s->rules[i].name, "LITERAL")) {
+			if (n > FAKE_TAG_MAX)
+				n = FAKE_TAG_MAX;
+			memcpy(tag, cmdline, n);
+			tag[n] = '\0';
+			fake_script_match(c, "LITERAL", tag);
+			return true;
+		}
+	return false;
 }
 
 void
