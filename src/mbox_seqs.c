@@ -148,6 +148,8 @@ mbox_msgs_grow(struct mbox_view *v, uint32_t n)
 	}
 }
 
+static void pages_fold(struct mbox_view *v, uint32_t p);
+
 void
 mbox_msgs_truncate(struct mbox_view *v, uint32_t n)
 {
@@ -173,8 +175,9 @@ mbox_msgs_truncate(struct mbox_view *v, uint32_t n)
 		pg->n -= drop;
 		v->count -= drop;
 	}
-	if (v->cur >= v->n_pages)
-		v->cur = v->cur_first = 0;
+	if (v->n_pages > 0)
+		pages_fold(v, v->n_pages - 1);
+	v->cur = v->cur_first = 0;
 }
 
 void
@@ -218,6 +221,20 @@ pages_merge(struct mbox_view *v, uint32_t p)
 	pages_remove(v, p + 1);
 }
 
+/* Keep "two neighbours hold more than half a page" around page p after
+ * it shrank: fold it into its next, then the result into its previous. */
+static void
+pages_fold(struct mbox_view *v, uint32_t p)
+{
+	if (p >= v->n_pages)
+		return;
+	if (p + 1 < v->n_pages &&
+	    v->pages[p].n + v->pages[p + 1].n <= MBOX_PAGE / 2)
+		pages_merge(v, p);
+	if (p > 0 && v->pages[p - 1].n + v->pages[p].n <= MBOX_PAGE / 2)
+		pages_merge(v, p - 1);
+}
+
 void
 mbox_msgs_delete(struct mbox_view *v, uint32_t seq)
 {
@@ -238,11 +255,11 @@ mbox_msgs_delete(struct mbox_view *v, uint32_t seq)
 	v->count--;
 	if (pg->n == 0) {
 		pages_remove(v, p);
-	} else if (p + 1 < v->n_pages &&
-		   pg->n + v->pages[p + 1].n <= MBOX_PAGE / 2) {
-		pages_merge(v, p);
-	} else if (p > 0 && pg->n + v->pages[p - 1].n <= MBOX_PAGE / 2) {
-		pages_merge(v, p - 1);
+		/* its neighbours meet: they may be small together */
+		if (p > 0)
+			pages_fold(v, p - 1);
+	} else {
+		pages_fold(v, p);
 	}
 	/* pages before the cursor may have moved: start over */
 	v->cur = v->cur_first = 0;

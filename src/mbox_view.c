@@ -99,6 +99,7 @@ mbox_view_on_exists(struct mbox_view *v, uint32_t n)
 			    "until the next SELECT", n, v->store->max_msgs);
 		v->disabled = true;
 		mbox_msgs_truncate(v, 0);
+		v->old_count = v->recent = 0;	/* nothing is tracked */
 		return v->rep.n - start;
 	}
 	if (n < v->count) {
@@ -150,6 +151,11 @@ mbox_view_forget(struct mbox_view *v, const struct mbox_msg *m,
 	} else if (v->recent == count) {
 		v->recent--;
 	} else if (v->recent > 0) {
+		v->recent_uncertain = true;
+	}
+	if (v->recent >= count) {
+		/* a server's RECENT and \Recent flags disagreed (fuzz_model) */
+		v->recent = count - 1;
 		v->recent_uncertain = true;
 	}
 	if (m->uid != 0 && (v->uidvalidity == 0 ||

@@ -152,6 +152,50 @@ START_TEST(test_storms)
 }
 END_TEST
 
+/* fuzz_model findings.  RECENT 2 of 2, then a message known not to be
+ * \Recent is expunged: RECENT must not stay above EXISTS. */
+START_TEST(test_recent_never_above_exists)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed(v, "!reset");
+	feed(v, "* 2 EXISTS");
+	feed(v, "* 2 RECENT");
+	feed(v, "* 1 FETCH (UID 1 FLAGS ())");
+	ck_assert_uint_eq(feed(v, "* 1 EXPUNGE"), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 1);
+	ck_assert_uint_le(mbox_view_recent(v), 1);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* An EXISTS past the tracking limit stops tracking: nothing of the old
+ * selection (old_count, RECENT) may outlive the messages. */
+START_TEST(test_disabled_view_keeps_nothing)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 100);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed(v, "!reset");
+	feed(v, "* 50 EXISTS");
+	feed(v, "* 3 RECENT");
+	feed(v, "* OK [UIDNEXT 60] x");
+	feed(v, "!done");
+	ck_assert_uint_eq(feed(v, "* 100 EXISTS"), 0);	/* at the limit */
+	ck_assert_uint_eq(feed(v, "* 101 EXISTS"), 1);	/* one past it */
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_LIMIT);
+	ck_assert_uint_eq(mbox_view_exists(v), 0);
+	ck_assert_uint_eq(mbox_view_recent(v), 0);
+	ck_assert_uint_eq(v->old_count, 0);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
 /* ---- the paged map against a flat array ---- */
 
 struct flat {
@@ -176,8 +220,14 @@ check_same(struct mbox_view *v, const struct flat *f)
 	for (uint32_t p = 0; p < v->n_pages; p++) {
 		if (v->pages[p].n == 0 || v->pages[p].n > MBOX_PAGE)
 			ck_abort_msg("page %u holds %u", p, v->pages[p].n);
+		if (p + 1 < v->n_pages &&
+		    v->pages[p].n + v->pages[p + 1].n <= MBOX_PAGE / 2)
+			ck_abort_msg("pages %u and %u hold %u + %u", p, p + 1,
+				     v->pages[p].n, v->pages[p + 1].n);
 		sum += v->pages[p].n;
 	}
+	if (v->n_pages > 4 * f->n / MBOX_PAGE + 1)
+		ck_abort_msg("%u pages for %u messages", v->n_pages, f->n);
 	ck_assert_uint_eq(sum, f->n);
 }
 
@@ -278,6 +328,8 @@ mbox_bounds_suite(void)
 	tcase_add_test(tc, test_vanished_new_takes_arrival);
 	tcase_add_test(tc, test_exists_claim_costs_no_messages);
 	tcase_add_test(tc, test_storms);
+	tcase_add_test(tc, test_recent_never_above_exists);
+	tcase_add_test(tc, test_disabled_view_keeps_nothing);
 	tcase_add_test(tc, test_seqs_random);
 	suite_add_tcase(s, tc);
 	return s;
