@@ -10,7 +10,10 @@
  * tag), except the directives "sleep MS" (later lines go out MS later),
  * "close", "bye TEXT" ("* BYE TEXT", then close) and "repeat N LINE"
  * (LINE N times, N <= 10000000, with $i counting 1..N and $j N..1: a
- * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script).  First matching rule wins; a
+ * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script),
+ * "fill N x" / "fill N random" (N octets, N <= 100000000, of 'x' or of
+ * random letters, no CRLF: a line that never ends) and "deflate" (the
+ * reply so far goes out as it is, then COMPRESS=DEFLATE both ways).  First matching rule wins; a
  * "once" rule fires once per connection, later matches fall through.
  * UID commands match the word UID.  A rule "on LITERAL" answers every
  * synchronizing literal instead of "+" (RFC 3501 allows a tagged NO or
@@ -32,6 +35,8 @@ enum fake_op_kind {
 	FAKE_OP_CLOSE,
 	FAKE_OP_BYE,
 	FAKE_OP_REPEAT,
+	FAKE_OP_FILL,
+	FAKE_OP_DEFLATE,
 };
 
 struct fake_op {
@@ -119,6 +124,24 @@ fake_body_add(struct fake_body *b, const char *s, size_t len, char *err,
 		}
 		op.kind = FAKE_OP_SLEEP;
 		op.ms = ms;
+	} else if (len == 7 && strncmp(s, "deflate", 7) == 0) {
+		op.kind = FAKE_OP_DEFLATE;
+	} else if (len >= 5 && strncmp(s, "fill ", 5) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(s + 5, &end, 10);
+		size_t rest = (size_t)(s + len - end);
+		bool x = rest == 2 && strncmp(end, " x", 2) == 0;
+		bool rnd = rest == 7 && strncmp(end, " random", 7) == 0;
+		if (errno != 0 || !isdigit((unsigned char)s[5]) || n == 0 ||
+		    n > 100000000ull || !(x || rnd)) {
+			snprintf(err, err_len, "'fill' needs a count "
+				 "1..100000000 and 'x' or 'random'");
+			return false;
+		}
+		op.kind = FAKE_OP_FILL;
+		op.ms = n;
+		op.text = xstrdup(x ? "x" : "random");
 	} else if (len >= 7 && strncmp(s, "repeat ", 7) == 0) {
 		char *end;
 		errno = 0;
@@ -292,6 +315,27 @@ fake_script_text(struct fake_conn *c, const char *text, const char *tag)
 	fake_script_line_out(c, text, tag, 0, 0);
 }
 
+/* A storm goes out as one write, not a write per line: under COMPRESS
+ * each write is a deflate batch with its own flush marker, and a bomb
+ * must deflate as one.  _begin collects into a buffer of its own and
+ * returns where the reply was going; _end hands the lot over there. */
+static struct evbuffer *
+fake_script_batch_begin(struct fake_conn *c)
+{
+	struct evbuffer *real = c->w;
+	c->w = evbuffer_new();
+	return real;
+}
+
+static void
+fake_script_batch_end(struct fake_conn *c, struct evbuffer *real)
+{
+	struct evbuffer *batch = c->w;
+	c->w = real;
+	evbuffer_add_buffer(c->w, batch);
+	evbuffer_free(batch);
+}
+
 /* Returns true when the reply's last line was a "+" continuation. */
 static bool
 fake_script_run(struct fake_conn *c, const struct fake_body *b,
@@ -311,11 +355,43 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 			delay_us += op->ms * 1000u;
 			fake_reply_begin(c, delay_us);
 			break;
-		case FAKE_OP_REPEAT:
+		case FAKE_OP_REPEAT: {
+			struct evbuffer *real = fake_script_batch_begin(c);
 			for (uint64_t k = 1; k <= op->ms; k++)
 				fake_script_line_out(c, op->text, tag, k,
 						     op->ms + 1 - k);
+			fake_script_batch_end(c, real);
 			cont = false;
+			break;
+		}
+		case FAKE_OP_FILL: {
+			struct evbuffer *real = fake_script_batch_begin(c);
+			char chunk[4096];
+			uint64_t r = 0x9e3779b97f4a7c15ull;
+			for (uint64_t left = op->ms; left > 0;) {
+				size_t n = left < sizeof(chunk) ? (size_t)left
+							       : sizeof(chunk);
+				for (size_t k = 0; k < n; k++) {
+					r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+					chunk[k] = op->text[0] == 'x' ? 'x' :
+					    (char)('a' + (r >> 33) % 26);
+				}
+				fake_out(c, chunk, n);
+				left -= n;
+			}
+			fake_script_batch_end(c, real);
+			cont = false;
+			break;
+		}
+		case FAKE_OP_DEFLATE:
+			fake_reply_end(c, 0);
+			if (!fake_conn_deflate(c)) {
+				fake_reply_begin(c, 0);
+				fake_outs(c, "* BYE cannot start COMPRESS\r\n");
+				fake_reply_end(c, FAKE_P_CLOSE);
+				return false;
+			}
+			fake_reply_begin(c, delay_us);
 			break;
 		case FAKE_OP_BYE:
 			fake_outs(c, "* BYE ");

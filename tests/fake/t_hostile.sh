@@ -15,12 +15,14 @@
 #   short-literal  {100} then 7 octets, silence                timeout
 #   idle-silent    IDLE never answered                         timeout
 #   stall          NOOP never answered                         timeout
+#   compress-long-line  COMPRESS, then 2 MB without CRLF        protocol
+#   compress-bomb  COMPRESS, then 2.2 MB deflated 450:1        protocol
 # (the last three with --cmd-timeout 3: the bound the user sets), and
 #   stall-300      300 stalled clients past 15 s: at most 5 "stalled for"
 #                  lines, then one line with the count
 #   tls-old        a TLS 1.1-only server (openssl s_server): "TLS version
 #                  refused", and the run stops at once as unusable
-# Before issue 13 the model rows took minutes of CPU or 0.3-1.6 GB, the
+# Before issue 13 the model rows took minutes of CPU or 1.6 GB, the
 # literal-no run wedged until the 30 s grace, foreign-tag counted nothing
 # and stall-300 printed 300 lines.
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
@@ -52,6 +54,8 @@ hostile short-literal "${fetch[@]}" "${common[@]}" --cmd-timeout 3
 hostile idle-silent - select=100 idle=100 logout=0 "${common[@]}" \
 	--cmd-timeout 3
 hostile stall "${noop[@]}" "${common[@]}" --cmd-timeout 3
+hostile compress-long-line "${noop[@]}" "${common[@]}" compress
+hostile compress-bomb "${noop[@]}" "${common[@]}" compress
 fault_server stall-300 --script "$SCEN/hostile-stall.conf"
 fault_run stall-300 "${noop[@]}" user=tester clients=300 secs=1 --grace 17 \
 	--cmd-timeout 30
@@ -115,6 +119,18 @@ for name in short-literal idle-silent stall; do
 	fault_kinds "$name" timeout
 	fault_stderr "$name" "no reply after 3 s" "the timeout is reported"
 done
+
+for name in compress-long-line compress-bomb; do
+	fault_note "$name"
+	fault_common "$name" $SECS 5
+	fault_exit "$name" 1
+	fault_kinds "$name" protocol
+	fault_cmp "$name" cmd.COMPRESS.ok -ge 50
+done
+fault_stderr compress-long-line "response line longer than 65536 bytes" \
+	"the line limit holds after inflation"
+fault_stderr compress-bomb "COMPRESS: inflation over 256:1 \([0-9]+ octets from [0-9]+\)" \
+	"the bomb is refused by name"
 
 fault_note stall-300
 fault_common stall-300 1 17
