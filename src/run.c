@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "conn_log.h"
 #include "log.h"
 #include "report.h"
-#include "conn_log.h"
 #include "run.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
