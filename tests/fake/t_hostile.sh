@@ -125,7 +125,7 @@ for name in compress-long-line compress-bomb; do
 	fault_common "$name" $SECS 5
 	fault_exit "$name" 1
 	fault_kinds "$name" protocol
-	fault_cmp "$name" cmd.COMPRESS.ok -ge 50
+	fault_cmp "$name" cmd.COMPRESS.ok -gt 0
 done
 fault_stderr compress-long-line "response line longer than 65536 bytes" \
 	"the line limit holds after inflation"
