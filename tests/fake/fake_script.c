@@ -371,13 +371,13 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 			enum { CHUNK = 1024 * 1024 };
 			char *chunk = xmalloc(CHUNK);
 			uint64_t r = 0x9e3779b97f4a7c15ull;
+			for (size_t k = 0; k < CHUNK; k++) {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				chunk[k] = op->text[0] == 'x' ? 'x' :
+				    (char)('a' + (r >> 33) % 26);
+			}
 			for (uint64_t left = op->ms; left > 0;) {
 				size_t n = left < CHUNK ? (size_t)left : CHUNK;
-				for (size_t k = 0; k < n; k++) {
-					r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-					chunk[k] = op->text[0] == 'x' ? 'x' :
-					    (char)('a' + (r >> 33) % 26);
-				}
 				fake_out(c, chunk, n);
 				left -= n;
 			}
