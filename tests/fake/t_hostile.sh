@@ -1,7 +1,7 @@
 #!/bin/bash
 # A hostile server cannot make imapstress hang, balloon or miscount (issue
 # 13): one scripted server per behaviour (tests/fake/scenarios/hostile-*),
-# 50 clients each, all at once.  Every run must end within secs + 10 s,
+# 50 clients each, in two waves.  Every run must end within secs + 10 s,
 # stay under 64 MB peak RSS (fault_common: a plain build), write its JSON
 # summary, print no sanitizer report, and count the right kind of error:
 #   exists-claim   `* 1000000 EXISTS`, nothing else           no error
