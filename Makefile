@@ -32,10 +32,10 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-SRC       := $(wildcard src/*.c)
+SRC       := $(wildcard src/*.c src/*/*.c)
 LIB_SRC   := $(filter-out src/main.c,$(SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
-UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)

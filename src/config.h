@@ -118,6 +118,10 @@ struct config {
 	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
 	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
 	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
+
+	/* --- profile mode (src/profile/) --- */
+	char *profile_path;	/* profile=, --profile FILE: imaptest's format */
+	bool profile_check;	/* --profile-check: print the plan and exit */
 };
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "log.h"
 #include "msg.h"
+#include "profile/profile_cli.h"
 #include "report.h"
 #include "run.h"
 #include "tls.h"
@@ -121,6 +122,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "imapstress: %s\n", err);
 		config_free(&cfg);
 		return 2;
+	}
+	if (cfg.profile_path != NULL) {
+		int rc = profile_cli(&cfg);
+		config_free(&cfg);
+		return rc;
 	}
 	if (!plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
