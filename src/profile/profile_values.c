@@ -44,6 +44,10 @@ profile_parse_time(const char *s, uint64_t *us, const char **why)
 		n++;
 	}
 	num[n] = '\0';
+	if (n == 0) {
+		*why = "not a number";
+		return -1;
+	}
 	/* The number alone, without a unit, is seconds to units.c. */
 	if (units_parse_duration(num, &secs, why) < 0)
 		return -1;
