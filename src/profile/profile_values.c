@@ -195,7 +195,7 @@ template_var(const char *s, struct profile_template *t, const char **why)
 		while (*p == ' ')
 			p++;
 		if ((p[0] != '\'' && p[0] != '"') || p[1] == '\0' ||
-		    p[2] != p[0] || !isprint((unsigned char)p[1]))
+		    p[2] != p[0] || !isgraph((unsigned char)p[1]))
 			return 0;
 		pad = p[1];
 		p += 3;
@@ -218,35 +218,31 @@ template_var(const char *s, struct profile_template *t, const char **why)
 	return (size_t)(p + 1 - s);
 }
 
-/* The older "%n", "%03n" or "%<pad char><width>n" at s (past the '%'). */
+/* The older "%n", or "%0Nn" (zero-padded to N digits) at s (past the
+ * '%').  Dovecot's other modifiers (%N.Mn substrings, other pad bytes)
+ * are refused rather than guessed at. */
 static size_t
 template_old(const char *s, struct profile_template *t, const char **why)
 {
 	const char *p = s;
-	char pad = ' ';
 	unsigned w = 0;
 
-	if (*p != 'n' && !isdigit((unsigned char)*p) &&
-	    (p[0] == '\0' || !isdigit((unsigned char)p[1]))) {
-		*why = "unknown %-sequence (use %{username_idx} or %n)";
-		return 0;
+	*why = "unknown %-sequence (use %{username_idx}, %n or %0Nn)";
+	if (*p == '0') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p) && w < 1000)
+			w = w * 10 + (unsigned)(*p++ - '0');
 	}
-	if (*p != 'n' && !isdigit((unsigned char)*p))
-		pad = *p++;
-	else if (*p == '0')
-		pad = '0';
-	while (isdigit((unsigned char)*p) && w < 1000)
-		w = w * 10 + (unsigned)(*p++ - '0');
-	if (*p != 'n') {
-		*why = "unknown %-sequence (use %{username_idx} or %n)";
+	if (*p != 'n')
 		return 0;
-	}
 	if (w > 32) {
 		*why = "padding width over 32";
 		return 0;
 	}
 	t->width = w;
-	t->pad = pad;
+	t->pad = '0';
 	return (size_t)(p + 1 - s);
 }
 
