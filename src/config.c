@@ -14,6 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "infile.h"
+#include "memlimit.h"
+#include "msg.h"
 #include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
@@ -41,16 +45,14 @@ config_fail(struct pctx *c, const char *fmt, ...)
 	return -1;
 }
 
-/* One printable line whatever the user typed: control octets become '?'
- * so a value cannot break the line or send escapes to the terminal. */
+/* One printable line whatever the user typed: the value goes through
+ * escape.c like every other byte bound for the terminal, so it cannot
+ * break the line or send escapes to it (the buffer may also be read by
+ * callers that do not print through log.c). */
 void
 config_clean_err(char *err, size_t errlen)
 {
-	if (err == NULL || errlen == 0)
-		return;
-	for (char *p = err; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	escape_in_place(err, errlen);
 }
 
 void
@@ -323,6 +325,7 @@ config_defaults(struct config *cfg)
 	cfg->mech = xstrdup("LOGIN");
 	cfg->box = xstrdup("INBOX");
 	cfg->msg_size_mean = 4096;
+	cfg->mem_budget = memlimit_budget();
 	cfg->msgs = 30;
 	cfg->grace_secs = 30;
 	for (int i = 0; i < OP_COUNT; i++) {
@@ -351,9 +354,36 @@ config_validate(struct config *cfg, char *err, size_t errlen)
 	return r;
 }
 
+/* A size the message pool must hold, against what this machine can
+ * spare (memlimit.h): a usage error naming the option, not an abort in
+ * xmalloc after minutes of swapping. */
+static int
+config_check_pool_size(const struct config *cfg, const char *opt,
+		       uint64_t size, char *err, size_t errlen)
+{
+	uint64_t need = msg_pool_peak(size);
+	if (size == 0 || need <= cfg->mem_budget)
+		return 0;
+	char sz[32], nd[32], bud[32], most[32];
+	units_fmt_size(sz, sizeof(sz), size);
+	units_fmt_size(nd, sizeof(nd), need);
+	units_fmt_size(bud, sizeof(bud), cfg->mem_budget);
+	units_fmt_size(most, sizeof(most), cfg->mem_budget / msg_pool_peak(1));
+	snprintf(err, errlen, "%s%s: the message pool would need up to %s, more "
+		 "than this machine can spare (%s: a quarter of its memory, or "
+		 "half the ulimit -v/-d); at most %s here", opt, sz, nd, bud,
+		 most);
+	return -1;
+}
+
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
+	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
+				   err, errlen) < 0 ||
+	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,
+				   err, errlen) < 0)
+		return -1;
 	if (cfg->rawlog) {
 		struct stat st;
 		if (stat(cfg->rawlog_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -386,6 +416,14 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 				 what);
 			return -1;
 		}
+	}
+	/* OpenSSL would read a FIFO or /dev/zero without end. */
+	char why[128];
+	if (cfg->ca_file != NULL &&
+	    infile_check_regular(cfg->ca_file, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--ca-file/ssl_ca_file=%s: %s", cfg->ca_file,
+			 why);
+		return -1;
 	}
 	if (cfg->secs > 0 && cfg->warmup_secs >= cfg->secs) {
 		snprintf(err, errlen, "--warmup %g: must be shorter than the "

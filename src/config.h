@@ -76,6 +76,10 @@ struct config {
 	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
 	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
 	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	/* What the message pool may take (memlimit_budget() at
+	 * config_defaults; unit tests set their own): config_validate
+	 * refuses sizes whose pool would not fit. */
+	uint64_t mem_budget;
 	unsigned msgs;		/* msgs=, --msgs; default 30 */
 	double secs;		/* secs=N, --duration; 0 = until SIGINT */
 	double grace_secs;	/* secs=N,F; --grace; default 30 */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "infile.h"
 #include "units.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -173,37 +174,38 @@ h_user(struct pctx *c, const struct opt *o)
 	return 0;
 }
 
+/* The password is the first line; the file is read whole, so it must be
+ * a regular file and small (infile.h): a FIFO or /dev/zero is refused
+ * instead of hanging the start. */
+#define PASSWORD_FILE_MAX (64u << 10)
+
 static int
 h_password_file(struct pctx *c, const struct opt *o)
 {
-	FILE *f = fopen(c->val, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int read_err;
+	char why[256];
+	size_t len;
+	char *text = infile_read(c->val, PASSWORD_FILE_MAX, &len, why,
+				 sizeof(why));
 
-	if (f == NULL)
-		return config_fail(c, "cannot read %s: %s", c->val,
-				   strerror(errno));
-	errno = 0;
-	n = getline(&line, &cap, f);
-	read_err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (n < 0) {
-		free(line);
-		if (read_err != 0)
-			return config_fail(c, "cannot read %s: %s", c->val,
-					   strerror(read_err));
-		return config_fail(c, "%s is empty", c->val);
+	if (text == NULL)
+		return config_fail(c, "%s", why);
+	if (len == 0) {
+		free(text);
+		return config_fail(c, "the file is empty");
 	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = '\0';
+	size_t n = strcspn(text, "\n");
+	while (n > 0 && text[n - 1] == '\r')
+		n--;
+	text[n] = '\0';
 	if (n == 0) {
-		free(line);
-		return config_fail(c, "the first line of %s is empty", c->val);
+		free(text);
+		return config_fail(c, "the first line is empty");
 	}
 	free(c->cfg->pass);
-	c->cfg->pass = line;
+	c->cfg->pass = xstrdup(text);
+	/* The copy on the heap is all that stays of the file. */
+	explicit_bzero(text, len);
+	free(text);
 	config_set_str(&c->cfg->password_file, c->val);
 	return 0;
 }

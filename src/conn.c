@@ -106,7 +106,8 @@ conn_new(struct worker *w, unsigned slot)
 	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
 	if (cfg->rawlog)
-		c->rawlog = rawlog_open(cfg->rawlog_dir, slot);
+		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
+		    &((struct shared *)w->sh)->rawlog_failures);
 	conn_pick_user(c);
 	return c;
 }

@@ -184,6 +184,24 @@ conn_retry_later(struct conn *c)
 	evtimer_add(c->timer, &tv);
 }
 
+/* RFC 3501 6.2.3: under LOGINDISABLED a client must not send LOGIN, and
+ * AUTHENTICATE PLAIN would put the same password on the wire.  In clear,
+ * neither is sent: the connection is closed (kind tls, like a server
+ * without STARTTLS) and the run stops as unusable, with a line saying to
+ * use --starttls (run.c). */
+static bool
+conn_login_disabled(struct conn *c)
+{
+	if (c->lstate != LSTATE_NONAUTH || c->tls_done ||
+	    !(c->caps & CAP_LOGINDISABLED))
+		return false;
+	atomic_store(&((struct shared *)c->w->sh)->login_disabled, true);
+	conn_log_err(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
+		     "password in clear (use --starttls)");
+	conn_close(c, ERR_TLS, true);
+	return true;
+}
+
 static unsigned conn_send_plan(struct conn *c, unsigned max);
 
 void
@@ -233,6 +251,8 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
+	if (conn_login_disabled(c))
+		return;
 	if (!c->id_sent && (c->caps & CAP_ID) && cfg->send_id) {
 		/* A session id the server can log (imap_id_log), so one of
 		 * our error lines can be matched to the server's. */

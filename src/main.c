@@ -1,5 +1,6 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -115,13 +116,17 @@ main(int argc, char **argv)
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
 	if (r == 1) {
+		/* --help, --version: output that cannot be written is an
+		 * error here too. */
 		config_free(&cfg);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			fatal(1, "standard output: cannot write: %s",
+			      strerror(errno != 0 ? errno : EIO));
 		return 0;
 	}
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "imapstress: %s\n", err);
 		config_free(&cfg);
-		return 2;
+		fatal(2, "%s", err);
 	}
 	if (cfg.profile_path != NULL) {
 		int rc = profile_cli(&cfg);
@@ -209,6 +214,10 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
 	free(w);
+	/* Closing the rawlogs is their last write: a failure there counts
+	 * like any other lost output. */
+	if (status == 0 && atomic_load(&sh->rawlog_failures) > 0)
+		status = 1;
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_int.h"
 #include "units.h"
 
@@ -270,9 +271,11 @@ print_sla(struct report *r, const struct report_run *run,
 		uint64_t n;
 		uint64_t v = report_sla_actual(r, run, tot, i, &n);
 		bool ok = report_sla_ok(r, run, tot, i);
-		char actual[32];
+		char actual[32], text[256];
 		units_fmt_us(actual, sizeof(actual), v);
-		fprintf(o, "SLA %s: %s (", sla->text, ok ? "ok" : "FAILED");
+		/* Typed by the user: it reaches the terminal escaped. */
+		escape_text(text, sizeof(text), sla->text, strlen(sla->text));
+		fprintf(o, "SLA %s: %s (", text, ok ? "ok" : "FAILED");
 		if (n == 0)
 			fputs("no samples)\n", o);
 		else

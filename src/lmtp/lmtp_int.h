@@ -14,8 +14,8 @@
 int lmtp_reply_line(const char *line, size_t len, int *code, bool *last,
 		    const char **text, size_t *text_len);
 
-/* Copies text into out (n bytes) with every byte that is not printable
- * ASCII shown as '?': server text never reaches a terminal raw. */
+/* Copies text into out (n bytes) escaped (escape.h): server text never
+ * reaches a terminal or a log raw. */
 void lmtp_printable(char *out, size_t n, const char *text, size_t len);
 
 /* An address lmtp_deliver accepts. */

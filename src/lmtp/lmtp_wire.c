@@ -6,6 +6,7 @@
 
 #include <event2/buffer.h>
 
+#include "escape.h"
 #include "hist.h"
 #include "lmtp/lmtp_int.h"
 #include "xmalloc.h"
@@ -42,13 +43,7 @@ lmtp_reply_line(const char *line, size_t len, int *code, bool *last,
 void
 lmtp_printable(char *out, size_t n, const char *text, size_t len)
 {
-	size_t i;
-
-	if (n == 0)
-		return;
-	for (i = 0; i < len && i + 1 < n; i++)
-		out[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
-	out[i] = '\0';
+	escape_text(out, n, text, len);
 }
 
 bool

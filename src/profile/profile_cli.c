@@ -2,6 +2,9 @@
  * now, so a profile can be written and validated before the driver that
  * plays it exists. */
 #include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
 
 #include "profile/profile.h"
 #include "profile/profile_cli.h"
@@ -25,9 +28,12 @@ profile_cli(const struct config *cfg)
 		profile_free(p);
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
+	char path[512];
+	escape_text(path, sizeof(path), cfg->profile_path,
+		    strlen(cfg->profile_path));
 	fprintf(stderr, "imapstress: profile %s is valid, but profile mode's "
 		"user driver is not built yet (--profile-check prints the "
-		"plan)\n", cfg->profile_path);
+		"plan)\n", path);
 	profile_free(p);
 	return 2;
 }

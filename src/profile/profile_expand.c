@@ -1,12 +1,12 @@
 /* profile_expand.c: from the parsed blocks to the users of a run (names,
  * passwords, client kinds), the schedule helpers every user's timers will
  * use, and the plan --profile-check prints. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "profile/profile_int.h"
 #include "userfile.h"
 #include "xmalloc.h"
@@ -64,9 +64,12 @@ name_block_users(struct profile *p, unsigned b, unsigned first, char *err,
 		}
 		p->userfiles[b] = uf;
 		if (uf->n < ub->n_users) {
+			char shown[256];
+			escape_text(shown, sizeof(shown), ub->userfile,
+				    strlen(ub->userfile));
 			snprintf(err, errlen, "%s:%u: userfile: %s has %u users, "
 				 "but this block needs %u (count = %u%% of %u)",
-				 p->path, ub->userfile_line, ub->userfile, uf->n,
+				 p->path, ub->userfile_line, shown, uf->n,
 				 ub->n_users, ub->count_pct, p->total_users);
 			return -1;
 		}
@@ -226,11 +229,7 @@ every(char *buf, size_t n, uint64_t us)
 static const char *
 safe(char *buf, size_t n, const char *s)
 {
-	size_t i = 0;
-
-	for (; s[i] != '\0' && i + 1 < n; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	buf[i] = '\0';
+	escape_text(buf, n, s, strlen(s));
 	return buf;
 }
 
@@ -284,8 +283,10 @@ profile_print_plan(const struct profile *p, FILE *out)
 	char d1[48];
 	unsigned first = 0;
 
+	char path[512];
 	fprintf(out, "profile %s: %u users, LMTP port %u (%s%u sessions), "
-		"ramp-up %s\n", p->path, p->total_users, p->lmtp_port,
+		"ramp-up %s\n", safe(path, sizeof(path), p->path),
+		p->total_users, p->lmtp_port,
 		p->lmtp_max_parallel ? "at most " : "unlimited: ",
 		p->lmtp_max_parallel, dur(d1, sizeof(d1), p->rampup_us, "none"));
 	for (unsigned b = 0; b < p->n_user_blocks; b++) {

@@ -4,16 +4,14 @@
  * "FILE:LINE: KEY: problem".  The checks that need the whole file (required
  * keys, counts adding up to 100%) run at the end. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "escape.h"
+#include "infile.h"
 #include "profile/profile_int.h"
 #include "units.h"
 #include "userfile.h"
@@ -118,19 +116,14 @@ struct parser {
 	size_t errlen;
 };
 
-/* A piece of the file, safe for a terminal: no control bytes, bounded. */
+/* A piece of the file, safe for a terminal (escape.h) and bounded. */
 static void
 shown(char *out, size_t n, const char *s)
 {
-	size_t i = 0;
+	size_t len = strlen(s), w = escape_text(out, n, s, len);
 
-	for (; s[i] != '\0' && i + 4 < n; i++)
-		out[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i] != '\0' && n >= 4) {
-		memcpy(out + i, "...", 3);
-		i += 3;
-	}
-	out[i] = '\0';
+	if (escape_len(s, len) > w && w >= 3)
+		memcpy(out + w - 3, "...", 3);
 }
 
 static int __attribute__((format(printf, 4, 5)))
@@ -144,6 +137,7 @@ fail(struct parser *ps, unsigned line, const char *key, const char *fmt, ...)
 	va_end(ap);
 	shown(k, sizeof(k), key);
 	snprintf(ps->err, ps->errlen, "%s:%u: %s: %s", ps->path, line, k, why);
+	/* The value in why came from the file: shown() escaped it. */
 	return -1;
 }
 
@@ -452,14 +446,18 @@ struct profile *
 profile_parse(const char *path, const char *text, size_t len, char *err,
 	      size_t errlen)
 {
-	struct parser ps = { .path = path, .err = err, .errlen = errlen };
+	struct parser ps = { .err = err, .errlen = errlen };
 	char *copy = xmalloc(len + 1);
 	int rc = 0;
 
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	ps.p = xcalloc(1, sizeof(*ps.p));
-	ps.p->path = xstrdup(path);
+	/* Kept escaped: it is only ever shown, in messages and the plan. */
+	ps.p->path = xmalloc(escape_len(path, strlen(path)) + 1);
+	escape_text(ps.p->path, escape_len(path, strlen(path)) + 1, path,
+		    strlen(path));
+	ps.path = ps.p->path;
 	if (memchr(text, '\0', len) != NULL) {
 		const char *nul = memchr(text, '\0', len);
 		unsigned line = 1;
@@ -491,43 +489,19 @@ profile_parse(const char *path, const char *text, size_t len, char *err,
 struct profile *
 profile_load(const char *path, char *err, size_t errlen)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	char why[256];
+	size_t len;
+	/* A regular file only, and bounded: a FIFO or /dev/zero would hang
+	 * or fill memory at startup. */
+	char *buf = infile_read(path, PROFILE_MAX_FILE, &len, why, sizeof(why));
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	if (buf == NULL) {
+		char shown_path[256];
+		escape_text(shown_path, sizeof(shown_path), path, strlen(path));
+		snprintf(err, errlen, "%s: %s", shown_path, why);
 		return NULL;
 	}
-	/* Not a FIFO or a device: a profile is read whole, and a read that
-	 * never ends would hang the start. */
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return NULL;
-	}
-	if (st.st_size > (off_t)PROFILE_MAX_FILE) {
-		snprintf(err, errlen, "%s: larger than %u bytes (not a profile?)",
-			 path, PROFILE_MAX_FILE);
-		close(fd);
-		return NULL;
-	}
-	char *buf = xmalloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			snprintf(err, errlen, "%s: cannot read: %s", path,
-				 r < 0 ? strerror(errno) : "file shrank");
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	struct profile *p = profile_parse(path, buf, got, err, errlen);
+	struct profile *p = profile_parse(path, buf, len, err, errlen);
 	free(buf);
 	return p;
 }

@@ -9,6 +9,7 @@
 
 #include "check_main.h"
 #include "config.h"
+#include "memlimit.h"
 
 #define OFF(f) offsetof(struct config, f)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -384,11 +385,14 @@ static const struct bad bads[] = {
 	{ { "pass=" }, "pass=: empty value" },
 	{ { "--password" }, "--password: missing value" },
 	{ { "--password-file", "/nonexistent/imapstress-pw" },
-	  "--password-file /nonexistent/imapstress-pw: cannot read "
-	  "/nonexistent/imapstress-pw: No such file or directory" },
-	{ { "--password-file", "/" }, "--password-file /: cannot read /: " },
+	  "--password-file /nonexistent/imapstress-pw: cannot open: "
+	  "No such file or directory" },
+	{ { "--password-file", "/" },
+	  "--password-file /: not a regular file (a directory)" },
 	{ { "--password-file", "/dev/null" },
-	  "--password-file /dev/null: /dev/null is empty" },
+	  "--password-file /dev/null: not a regular file (a character device)" },
+	{ { "--password-file", "/dev/zero" },
+	  "--password-file /dev/zero: not a regular file (a character device)" },
 	{ { "master=" }, "master=: empty value" },
 	{ { "mech=" }, "mech=: empty value" },
 	{ { "ssl=yes" }, "ssl=yes: expected bare 'ssl' or 'ssl=any-cert'" },
@@ -687,6 +691,50 @@ START_TEST(test_password_file)
 }
 END_TEST
 
+/* Sizes against what the machine can spare (cfg.mem_budget, set here so
+ * the test does not depend on the machine): a pool needs 16 times the
+ * size, so with 1 GiB to spare 64 MiB fits and one octet more does not.
+ * main at 1a4eff3 took --msg-size 1g and aborted in xmalloc. */
+START_TEST(test_pool_size_budget)
+{
+	ck_assert_int_eq(parse(ARGS("--msg-size", "64m")), 0);
+	cfg.mem_budget = 1ull << 30;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	cfg.msg_size_mean++;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strncmp(err, "--msg-size 64.0 MiB: the message pool would "
+			      "need up to 1.0 GiB, more than this machine can "
+			      "spare (1.0 GiB", 96) == 0, "%s", err);
+	ck_assert_msg(strstr(err, "at most 64.0 MiB here") != NULL, "%s", err);
+
+	ck_assert_int_eq(parse(ARGS("random_msg_size=1g")), 0);
+	cfg.mem_budget = 16ull << 30;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	cfg.mem_budget--;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strncmp(err, "random_msg_size=1.0 GiB: ", 25) == 0, "%s",
+		      err);
+	/* random_msg_size=0 is "off": nothing to hold. */
+	ck_assert_int_eq(parse(ARGS("random_msg_size=0", "--msg-size", "4k")), 0);
+	cfg.mem_budget = 1ull << 20;
+	ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0, "%s", err);
+}
+END_TEST
+
+/* The rule: a quarter of the memory, half of a ulimit. */
+START_TEST(test_memlimit_rule)
+{
+	const uint64_t G = 1ull << 30, none = UINT64_MAX;
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, none, none), 4 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, 4 * G, none), 2 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, none, 2 * G), 1 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, 4 * G, 6 * G), 2 * G);
+	ck_assert_uint_eq(memlimit_budget_of(0, none, none), none);
+	ck_assert_uint_eq(memlimit_budget_of(0, 8 * G, none), 4 * G);
+	ck_assert_uint_gt(memlimit_budget(), 0);
+}
+END_TEST
+
 START_TEST(test_sources)
 {
 	ck_assert_int_eq(parse(ARGS("--source", "127.0.0.1,127.0.0.2,::1")), 0);
@@ -888,7 +936,8 @@ START_TEST(test_validate_err_one_line)
 	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
 	ck_assert_ptr_null(strchr(err, '\n'));
 	ck_assert_ptr_null(strchr(err, '\033'));
-	ck_assert_msg(strstr(err, "--rawlog-dir no?such?dir") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "--rawlog-dir no\\x0asuch\\x1bdir") != NULL,
+		      "%s", err);
 }
 END_TEST
 
@@ -908,7 +957,7 @@ START_TEST(test_err_is_one_line)
 {
 	ck_assert_int_eq(parse(ARGS("host=", "x")), -1);
 	ck_assert_int_eq(parse(ARGS("foo=a\nb\rc")), -1);
-	ck_assert_str_eq(err, "foo=a?b?c: unknown word (see --help)");
+	ck_assert_str_eq(err, "foo=a\\x0ab\\x0dc: unknown word (see --help)");
 }
 END_TEST
 
@@ -938,6 +987,8 @@ config_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_defaults_from_environment);
 	tcase_add_test(tc, test_password_file);
+	tcase_add_test(tc, test_pool_size_budget);
+	tcase_add_test(tc, test_memlimit_rule);
 	tcase_add_test(tc, test_sources);
 	tcase_add_loop_test(tc, test_sla, 0, N(slas));
 	tcase_add_test(tc, test_sla_repeats);

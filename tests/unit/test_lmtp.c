@@ -734,9 +734,9 @@ END_TEST
 
 START_TEST(test_printable)
 {
-	char out[8];
+	char out[12];
 	lmtp_printable(out, sizeof(out), "a\033[2Jbcdefgh", 12);
-	ck_assert_str_eq(out, "a?[2Jbc");
+	ck_assert_str_eq(out, "a\\x1b[2Jbcd");
 }
 END_TEST
 

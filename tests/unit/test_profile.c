@@ -459,7 +459,7 @@ START_TEST(test_load_errors)
 	ck_assert_ptr_null(profile_load("/nonexistent/p.conf", err, sizeof(err)));
 	ck_assert_str_eq(err, "/nonexistent/p.conf: cannot open: No such file or directory");
 	ck_assert_ptr_null(profile_load("/", err, sizeof(err)));
-	ck_assert_str_eq(err, "/: not a regular file");
+	ck_assert_str_eq(err, "/: not a regular file (a directory)");
 }
 END_TEST
 
