@@ -172,12 +172,17 @@ opt_run(struct pctx *c, const struct opt *o)
 {
 	if (o->arg == ARG_NONE && c->val != NULL)
 		return config_fail(c, "takes no value");
-	if (o->arg == ARG_REQ && c->val == NULL)
+	bool needs_val = o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY;
+
+	if (needs_val && c->val == NULL)
 		return config_fail(c, "missing value");
 	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return o->fn(c, o);
+	int r = o->fn(c, o);
+	if (r == 0)
+		config_key_note(c->cfg, o->lng ? o->lng : o->word, c->val);
+	return r;
 }
 
 /* An imaptest word: a key, a flag, `-` or a state. */
@@ -190,6 +195,7 @@ parse_word(struct pctx *c, const char *word)
 
 	if (strcmp(word, "-") == 0) {
 		states_clear(c->cfg);
+		config_key_note(c->cfg, "-", NULL);
 		return 0;
 	}
 	c->sep = "=";
@@ -207,7 +213,8 @@ parse_word(struct pctx *c, const char *word)
 			/* "compress=50" is the COMPRESS state, not the flag;
 			 * "checkpoint" alone is the CHECKPOINT! state. */
 			if ((o->arg == ARG_NONE && eq != NULL) ||
-			    (o->arg == ARG_REQ && eq == NULL)) {
+			    ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) &&
+			     eq == NULL)) {
 				if (op_lookup(key, (unsigned)klen) >= 0)
 					break;
 			}
@@ -222,7 +229,10 @@ parse_word(struct pctx *c, const char *word)
 	}
 	if (c->val != NULL && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return config_state_set(c, op, c->val);
+	if (config_state_set(c, op, c->val) < 0)
+		return -1;
+	config_key_note(c->cfg, op_table[op].name, c->val);
+	return 0;
 }
 
 /* The row for a long option name (without "--"), through its aliases. */
@@ -283,7 +293,8 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 		c->val = NULL;
 		return config_fail(c, "unknown option (see --help)");
 	}
-	if (o->arg == ARG_REQ && !attached && *i + 1 < argc)
+	if ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) && !attached &&
+	    *i + 1 < argc)
 		c->val = argv[++*i];
 	return opt_run(c, o);
 }
@@ -341,6 +352,50 @@ config_defaults(struct config *cfg)
 	cfg->max_line = 64 * 1024;
 	cfg->max_literal = 256ULL << 20;
 	cfg->format = OUT_TEXT;
+}
+
+static const char *const mech_names[] = {
+	[MECH_LOGIN] = "LOGIN",
+	[MECH_PLAIN] = "PLAIN",
+	[MECH_SCRAM_SHA1] = "SCRAM-SHA-1",
+	[MECH_SCRAM_SHA256] = "SCRAM-SHA-256",
+};
+
+const char *
+config_mech_name(enum auth_mech m)
+{
+	return (unsigned)m < sizeof(mech_names) / sizeof(mech_names[0]) ?
+	    mech_names[m] : "?";
+}
+
+/* mech= is matched without regard to case, as SASL names are. */
+static int
+resolve_mech(struct config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < sizeof(mech_names) / sizeof(mech_names[0]); i++) {
+		if (strcasecmp(cfg->mech, mech_names[i]) == 0) {
+			cfg->mech_id = (enum auth_mech)i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "mech=%s: unknown mechanism (imapstress has "
+		 "LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)", cfg->mech);
+	return -1;
+}
+
+/* imaptest's AUTHENTICATE and LOGIN states are one draw: a new session
+ * logs in with one or the other, so their chances add up to 100 (auth=30
+ * shows Logi 70%, login=50 shows Auth 50%, auth=100 hides Logi). */
+static void
+split_login_chance(struct config *cfg)
+{
+	int *auth = &cfg->states[OP_AUTHENTICATE].prob;
+	int *login = &cfg->states[OP_LOGIN].prob;
+
+	if (*auth > 0)
+		*login = *auth >= 100 ? 0 : 100 - *auth;
+	else
+		*auth = *login >= 100 ? 0 : 100 - *login;
 }
 
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
@@ -407,6 +462,9 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "clients=0: must be at least 1");
 		return -1;
 	}
+	if (resolve_mech(cfg, err, errlen) < 0)
+		return -1;
+	split_login_chance(cfg);
 	if (cfg->tls == TLS_NONE) {
 		const char *what = cfg->tls_insecure ? "--insecure"
 			: cfg->ca_file != NULL ? "--ca-file"
@@ -523,7 +581,8 @@ config_free(struct config *cfg)
 		&cfg->userfile, &cfg->pass, &cfg->password_file, &cfg->master,
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
-		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
+		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
+		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->profile_path,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "report_int.h"
+#include "result.h"
 #include "xmalloc.h"
 
 bool
@@ -84,6 +85,16 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	uint64_t n;
 	uint64_t v = report_sla_actual(r, run, tot, i, &n);
 	return n > 0 && v < r->cfg->slas[i].max_us;
+}
+
+unsigned
+report_sla_failures(struct report *r, const struct stats_snap *tot)
+{
+	const struct report_run none = { 0 };
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->cfg->n_slas; i++)
+		n += !report_sla_ok(r, &none, tot, i);
+	return n;
 }
 
 static bool
@@ -223,6 +234,13 @@ report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 		report_free(r);
 		return NULL;
 	}
+	/* The result file is one more output of the same calls, so that
+	 * merge, replaying it through this file, prints what we print. */
+	if (cfg->result_path != NULL &&
+	    (r->result = result_writer_new(cfg, err, errlen)) == NULL) {
+		report_free(r);
+		return NULL;
+	}
 	r->scratch = hist_new();
 	REPORT_WRITE(r, r->csv, report_csv_header(r));
 	REPORT_WRITE(r, r->tsv, report_tsv_header(r));
@@ -254,6 +272,7 @@ report_free(struct report *r)
 	close_output(r, &r->json, r->json_own);
 	close_output(r, &r->csv, r->csv_own);
 	close_output(r, &r->tsv, r->tsv_own);
+	result_writer_free(r->result);
 	hist_free(r->scratch);
 	free(r);
 }
@@ -283,6 +302,8 @@ report_tick(struct report *r, const struct report_run *run,
 	}
 	REPORT_WRITE(r, r->json, report_json_tick(r, run, win, cum));
 	REPORT_WRITE(r, r->csv, report_csv_tick(r, run, win, cum));
+	if (r->result != NULL)
+		result_writer_tick(r->result, run, win);
 	r->ticks++;
 }
 
@@ -291,6 +312,11 @@ report_final(struct report *r, const struct report_run *run,
 	     const struct stats_snap *tot)
 {
 	struct report_run rr = *run;
+
+	/* The result file first: what was measured, whatever happens to
+	 * the other outputs (merge judges its own). */
+	if (r->result != NULL)
+		result_writer_final(r->result, run, tot);
 
 	/* Every CSV and TSV row was written at its tick; a totals row would
 	 * break "one row per second" for scripts.  Closed first, so that

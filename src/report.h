@@ -68,6 +68,10 @@ int report_final(struct report *r, const struct report_run *run,
  * report_failed: has anything failed so far? */
 bool report_failed(const struct report *r);
 
+/* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
+ * and sla_actual_us ignored): for a report rebuilt from result files. */
+unsigned report_sla_failures(struct report *r, const struct stats_snap *tot);
+
 /* Is a state shown as a column (its probability is not 0)? */
 bool report_visible(const struct config *cfg, int op);
 

@@ -28,6 +28,7 @@ struct report {
 	uint64_t lat_sum_us[OP_COUNT];
 	uint64_t lat_cnt[OP_COUNT];
 	struct hist *scratch;			/* for merging over ops */
+	struct result_writer *result;		/* --result, else NULL */
 };
 
 /* text: imaptest's terminal layout plus the extended summary */

@@ -10,6 +10,7 @@
 #include "check_main.h"
 #include "config.h"
 #include "memlimit.h"
+#include "user_template.h"
 
 #define OFF(f) offsetof(struct config, f)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -101,6 +102,8 @@ static const struct good goods[] = {
 	G_STR(user_template, "u%d", "user=u%d"),
 	G_STR(user_template, "u%d@d%i.example", "user=u%d@d%i.example"),
 	G_STR(user_template, "100%%u%i", "user=100%%u%i"),
+	G_STR(user_template, "u%04d", "user=u%04d"),
+	G_STR(user_template, "user%04d@d%2i", "user=user%04d@d%2i"),
 	G_STR(user_template, "bob", "--user", "bob"),
 	G_STR(user_template, "al", "-u", "al"),
 	G_UINT(users_min, 1, "users=100"),
@@ -120,6 +123,9 @@ static const struct good goods[] = {
 	G_STR(pass, "secret", "pass=secret"),
 	G_STR(pass, "pw", "--password", "pw"),
 	G_STR(pass, "a=b", "--password=a=b"),
+	/* imaptest takes an empty pass= (a CI action's default). */
+	G_STR(pass, "", "pass="),
+	G_STR(pass, "", "--password="),
 	G_STR(master, "admin", "master=admin"),
 	G_PROB(OP_AUTHENTICATE, 100, "master=admin"),
 	G_STR(master, "root", "--master", "root"),
@@ -365,6 +371,10 @@ static const struct bad bads[] = {
 	{ { "user=u%s" }, "user=u%s: '%s' is not supported" },
 	{ { "user=%d%i%d" }, "user=%d%i%d: more than two %d/%i" },
 	{ { "user=abc%" }, "user=abc%: '%' at the end" },
+	{ { "user=abc%04" }, "user=abc%04: '%04' at the end" },
+	{ { "user=u%-4d" }, "user=u%-4d: '%-' is not supported" },
+	{ { "user=u%021d" }, "user=u%021d: field width over 20" },
+	{ { "user=u%4s" }, "user=u%4s: '%4s' is not supported" },
 	{ { "--user=%x" }, "--user=%x: '%x' is not supported" },
 	{ { "-u", "%n" }, "-u %n: '%n' is not supported" },
 	{ { "users=0" }, "users=0: must be between 1 and 4294967295" },
@@ -382,7 +392,6 @@ static const struct bad bads[] = {
 	{ { "domains=9-1" }, "domains=9-1: range start is greater" },
 	{ { "user2=" }, "user2=: empty value" },
 	{ { "userfile=" }, "userfile=: empty value" },
-	{ { "pass=" }, "pass=: empty value" },
 	{ { "--password" }, "--password: missing value" },
 	{ { "--password-file", "/nonexistent/imapstress-pw" },
 	  "--password-file /nonexistent/imapstress-pw: cannot open: "
@@ -872,6 +881,9 @@ static const struct bad vbads[] = {
 	{ { "secs=10", "--warmup", "10s" }, "--warmup 10: must be shorter" },
 	{ { "-d", "10", "--warmup", "20" }, "--warmup 20: must be shorter" },
 	{ { "--json", "-", "--csv", "-" }, "--json - and --csv -: only one" },
+	{ { "mech=cram-md5" }, "mech=cram-md5: unknown mechanism (imapstress "
+	  "has LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)" },
+	{ { "--mech", "SCRAM-SHA-512" }, "mech=SCRAM-SHA-512: unknown" },
 };
 
 START_TEST(test_validate_bad)
@@ -903,6 +915,39 @@ START_TEST(test_validate_good)
 	cfg.clients = 0;		/* built by hand, not by parse */
 	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "clients"));
+}
+END_TEST
+
+/* imaptest's AUTHENTICATE and LOGIN chances add up to 100, and mech=
+ * (any case) names the mechanism without touching them. */
+START_TEST(test_validate_login_states)
+{
+	const struct {
+		const char *const *argv;
+		int auth, login;
+		enum auth_mech mech;
+	} rows[] = {
+		{ ARGS("secs=1"), 0, 100, MECH_LOGIN },
+		{ ARGS("auth=100"), 100, 0, MECH_LOGIN },
+		{ ARGS("auth=30"), 30, 70, MECH_LOGIN },
+		{ ARGS("auth=10", "login=100"), 10, 90, MECH_LOGIN },
+		{ ARGS("login=50"), 50, 50, MECH_LOGIN },
+		{ ARGS("master=m"), 100, 0, MECH_LOGIN },
+		{ ARGS("mech=plain"), 0, 100, MECH_PLAIN },
+		{ ARGS("mech=scram-sha-1"), 0, 100, MECH_SCRAM_SHA1 },
+		{ ARGS("--mech", "Scram-Sha-256"), 0, 100, MECH_SCRAM_SHA256 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		config_free(&cfg);
+		config_defaults(&cfg);
+		ck_assert_int_eq(parse(rows[i].argv), 0);
+		ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0,
+			      "%zu: %s", i, err);
+		ck_assert_int_eq(cfg.states[OP_AUTHENTICATE].prob, rows[i].auth);
+		ck_assert_int_eq(cfg.states[OP_LOGIN].prob, rows[i].login);
+		ck_assert_int_eq(cfg.mech_id, rows[i].mech);
+	}
+	ck_assert_str_eq(config_mech_name(MECH_SCRAM_SHA256), "SCRAM-SHA-256");
 }
 END_TEST
 
@@ -973,6 +1018,33 @@ START_TEST(test_free_is_idempotent)
 }
 END_TEST
 
+/* user=u%04d gives u0001, as imaptest's printf does. */
+START_TEST(test_user_template_fill)
+{
+	static const struct { const char *t; unsigned u, d; const char *want; }
+	rows[] = {
+		{ "u%d", 7, 1, "u7" },
+		{ "u%04d", 1, 1, "u0001" },
+		{ "user%04d", 12345, 1, "user12345" },
+		{ "u%4d", 7, 1, "u   7" },
+		{ "u%03d@d%02i", 5, 3, "u005@d03" },
+		{ "100%%u%i", 9, 1, "100%u9" },
+		{ "plain", 1, 1, "plain" },
+	};
+	char out[64], small[5];
+
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_int_eq(user_template_check(rows[i].t, err,
+						     sizeof(err)), 0);
+		user_template_fill(rows[i].t, rows[i].u, rows[i].d, out,
+				   sizeof(out));
+		ck_assert_str_eq(out, rows[i].want);
+	}
+	user_template_fill("u%020d", 1, 1, small, sizeof(small));
+	ck_assert_str_eq(small, "u000");	/* cut, still terminated */
+}
+END_TEST
+
 static Suite *
 config_suite(void)
 {
@@ -996,12 +1068,14 @@ config_suite(void)
 	tcase_add_test(tc, test_small_err_buffer);
 	tcase_add_test(tc, test_err_is_one_line);
 	tcase_add_test(tc, test_free_is_idempotent);
+	tcase_add_test(tc, test_user_template_fill);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validate");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_validate_copy_without_copybox);
 	tcase_add_loop_test(tc, test_validate_bad, 0, N(vbads));
 	tcase_add_test(tc, test_validate_good);
+	tcase_add_test(tc, test_validate_login_states);
 	tcase_add_test(tc, test_port);
 	tcase_add_test(tc, test_zero_err_buffer);
 	tcase_add_test(tc, test_validate_err_one_line);
