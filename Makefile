@@ -32,10 +32,10 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-SRC       := $(wildcard src/*.c)
+SRC       := $(wildcard src/*.c src/*/*.c)
 LIB_SRC   := $(filter-out src/main.c,$(SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
-UNIT_SRC  := $(wildcard tests/unit/*.c)
+UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
@@ -46,6 +46,8 @@ RUN_ALL_JOBS ?= 3
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
+# Tests-only: K messages over LMTP to U users (tests/lmtp/lmtp_deliver.c).
+LMTP_BIN  := $(BUILD)/lmtp-deliver
 GEN_COMP  := $(BUILD)/gen-completion
 COMPLETION := $(BUILD)/imapstress.bash
 
@@ -78,6 +80,9 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIB_OBJ)
 $(FAKE_BIN): $(FAKE_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(LMTP_BIN): $(BUILD)/tests/lmtp/lmtp_deliver.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 # The bash completion's option, word and state lists come from the
 # program's own tables, so they cannot drift from what it parses.
 $(GEN_COMP): $(BUILD)/tools/gen_completion.o $(LIB_OBJ)
@@ -99,7 +104,7 @@ unit: $(UNIT_BIN)
 # Every test: unit suites, then the fault-injection and Dovecot tests, which
 # find the binaries through IMAPSTRESS / FAKEIMAPD.
 check: deps
-	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
+	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN) $(LMTP_BIN)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 

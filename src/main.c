@@ -21,6 +21,7 @@
 #include "log.h"
 #include "merge.h"
 #include "msg.h"
+#include "profile/profile_cli.h"
 #include "report.h"
 #include "run.h"
 #include "shard.h"
@@ -159,6 +160,11 @@ main(int argc, char **argv)
 	    shard_setup(&cfg, shard_getenv, err, sizeof(err)) < 0) {
 		config_free(&cfg);
 		fatal(2, "%s", err);
+	}
+	if (cfg.profile_path != NULL) {
+		int rc = profile_cli(&cfg);
+		config_free(&cfg);
+		return rc;
 	}
 	if (cfg.shard_count > 1)
 		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",
