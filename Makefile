@@ -51,6 +51,8 @@ RUN_ALL_JOBS ?= 3
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
 FAKE_BIN  := $(BUILD)/fakeimapd
+# Tests-only: K messages over LMTP to U users (tests/lmtp/lmtp_deliver.c).
+LMTP_BIN  := $(BUILD)/lmtp-deliver
 GEN_COMP  := $(BUILD)/gen-completion
 COMPLETION := $(BUILD)/imapstress.bash
 
@@ -83,6 +85,9 @@ $(UNIT_BIN): $(UNIT_OBJ) $(LIB_OBJ)
 $(FAKE_BIN): $(FAKE_OBJ) $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(LMTP_BIN): $(BUILD)/tests/lmtp/lmtp_deliver.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 # The bash completion's option, word and state lists come from the
 # program's own tables, so they cannot drift from what it parses.
 $(GEN_COMP): $(BUILD)/tools/gen_completion.o $(LIB_OBJ)
@@ -108,7 +113,7 @@ unit: $(UNIT_BIN)
 # from the objects' symbols), unit suites, then the fault-injection and
 # Dovecot tests, which find the binaries through IMAPSTRESS / FAKEIMAPD.
 check: deps
-	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN)
+	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN) $(LMTP_BIN)
 	scripts/check-layers $(BUILD)
 	CK_FORK=yes CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
@@ -123,7 +128,7 @@ demo: deps
 # Each harness for FUZZ_SECONDS (default 600); `make fuzz-smoke` is the
 # short run CI does.
 fuzz:
-	$(MAKE) -f tests/fuzz/Makefile run-imap run-config
+	$(MAKE) -f tests/fuzz/Makefile run
 
 fuzz-smoke:
 	scripts/fuzz-smoke

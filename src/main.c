@@ -14,6 +14,8 @@
 #include "latency_log.h"
 #include "log.h"
 #include "merge.h"
+#include "msg.h"
+#include "profile/profile_cli.h"
 #include "report.h"
 #include "run.h"
 #include "setup.h"
@@ -71,6 +73,11 @@ main(int argc, char **argv)
 	    shard_setup(&cfg, shard_getenv, err, sizeof(err)) < 0) {
 		config_free(&cfg);
 		fatal(2, "%s", err);
+	}
+	if (cfg.profile_path != NULL) {
+		int rc = profile_cli(&cfg);
+		config_free(&cfg);
+		return rc;
 	}
 	if (cfg.shard_count > 1)
 		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",

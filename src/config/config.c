@@ -448,6 +448,10 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	if (cfg->profile_check && cfg->profile_path == NULL) {
+		snprintf(err, errlen, "--profile-check: needs --profile FILE");
+		return -1;
+	}
 	/* imaptest silently disables COPY when there is nowhere to copy to;
 	 * pasted command lines rely on that. */
 	if (cfg->copybox == NULL) {
@@ -579,7 +583,7 @@ config_free(struct config *cfg)
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
 		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
-		&cfg->metrics_listen,
+		&cfg->metrics_listen, &cfg->profile_path,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

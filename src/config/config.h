@@ -147,6 +147,10 @@ struct config {
 	 * leaving out those that may differ between the shards of one run;
 	 * merge refuses result files whose keys differ. */
 	char *args_key;
+
+	/* --- profile mode (src/profile/) --- */
+	char *profile_path;	/* profile=, --profile FILE: imaptest's format */
+	bool profile_check;	/* --profile-check: print the plan and exit */
 };
 
 extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */

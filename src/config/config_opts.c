@@ -317,9 +317,7 @@ h_seed(struct pctx *c, const struct opt *o)
 static int
 h_unsupported(struct pctx *c, const struct opt *o)
 {
-	return config_fail(c, "%s mode is not supported by imapstress",
-			   strcmp(o->word, "test") == 0 ? "scripted"
-							: "profile");
+	return config_fail(c, "scripted mode is not supported by imapstress");
 }
 
 static int
@@ -452,6 +450,7 @@ static const char usage[] =
 "      --pipeline N       commands in flight per connection (10)\n"
 "      --rate N           open loop: N commands per second\n"
 "      --seed N           random seed\n"
+"      --profile FILE     imaptest profile; --profile-check prints its plan\n"
 "Output:\n"
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
@@ -541,7 +540,8 @@ const struct opt config_opts[] = {
 	{ "stalled_disconnect_timeout", "stalled-disconnect-timeout", 0,
 	  ARG_REQ, h_uint, OFF(stalled_disconnect_timeout), 0, UINT_MAX },
 	{ "test", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
-	{ "profile", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
+	{ "profile", "profile", 0, ARG_REQ, h_str, OFF(profile_path), 0, 0 },
+	{ NULL, "profile-check", 0, ARG_NONE, h_flag, OFF(profile_check), 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },

@@ -429,10 +429,20 @@ conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 		/* imaptest's " - <id> stalled for <s> secs in command:
 		 * <tag> <cmd>", once per 15 s per client. */
 		c->stall_said = now;
-		log_warn("%s[%u]: stalled for %llu secs in command: %u.%u %s",
-			 c->user, c->slot,
-			 (unsigned long long)((now - c->t_last_io) / 1000000),
-			 c->slot, c->fl[0].tag, conn_inflight_name(&c->fl[0]));
+		/* capped like error lines: 300 stalled clients printed 666
+		 * lines (run.c says how many in all) */
+		unsigned k = atomic_fetch_add_explicit(
+		    &c->env->sh->live->stalls_said, 1, memory_order_relaxed);
+		if (k < CONN_LOG_MAX_PER_KIND)
+			log_warn("%s[%u]: stalled for %llu secs in command: "
+				 "%u.%u %s%s", c->user, c->slot,
+				 (unsigned long long)((now - c->t_last_io) /
+						      1000000),
+				 c->slot, c->fl[0].tag,
+				 conn_inflight_name(&c->fl[0]),
+				 k + 1 == CONN_LOG_MAX_PER_KIND ?
+				 " (further stall warnings are only counted)" :
+				 "");
 	}
 }
 

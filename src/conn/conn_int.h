@@ -43,6 +43,10 @@ enum conn_internal {
 };
 
 #define CONN_MAX_INFLIGHT 64
+/* Under COMPRESS, inflate at most this far ahead of the parser: its
+ * line and literal limits then hold for the inflated stream, and a bomb
+ * costs each connection this much, not what it inflates to. */
+#define CONN_INFLATE_AHEAD (128 * 1024)
 /* One writev() may carry this much (libevent's default is 16 KiB, five
  * rounds through the event loop for a 75 KB APPEND). */
 #define CONN_MAX_WRITE CONN_OUT_HIGH
@@ -152,6 +156,7 @@ struct conn {
 	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
 	unsigned n_cont_splits, cont_next;
 	bool cont_wait;
+	uint32_t cont_tag;	/* the command whose "+" cont_wait awaits */
 
 	uint32_t exists;	/* messages in the selected mailbox */
 	struct mbox_view *view;	/* model of the selected mailbox, or NULL */

@@ -48,11 +48,10 @@ sasl_send(struct conn *c, const void *data, size_t len)
 static void
 sasl_fail(struct conn *c, const char *why)
 {
-	conn_log_err(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
-		     config_mech_name(c->sasl_mech), why);
 	/* Counted as a protocol error: unlike a refused login, a wrong
 	 * signature or a malformed challenge is the server's fault. */
-	conn_close_later(c, ERR_PROTOCOL, true);
+	conn_fail_later(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
+			config_mech_name(c->sasl_mech), why);
 }
 
 bool

@@ -88,8 +88,8 @@ checkpoint --checkpoint         : -1 4294967296 abc 10s @empty
 stalled_disconnect_timeout --stalled-disconnect-timeout : -1 4294967296 abc 10s 1.5 @empty @none
 test                            | test
 test                            | test=foo
-profile                         | profile
-profile                         | profile=/nonexistent/profile
+profile --profile               : /nonexistent/profile @emptyfile @blankfile @empty @none
+--profile-check                 | --profile-check
 random --random                 | random=1
 random --random                 | --random=1
 no_pipelining --no-pipelining   | no_pipelining=1

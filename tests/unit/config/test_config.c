@@ -448,8 +448,8 @@ static const struct bad bads[] = {
 	{ { "output=" }, "output=: empty value" },
 	{ { "test=/dir" }, "test=/dir: scripted mode is not supported by imapstress" },
 	{ { "test=" }, "test=: scripted mode is not supported by imapstress" },
-	{ { "profile=p.conf" },
-	  "profile=p.conf: profile mode is not supported by imapstress" },
+	{ { "profile=" }, "profile=: empty value" },
+	{ { "--profile" }, "--profile: missing value" },
 	{ { "random=1" }, "random=1: takes no value" },
 	{ { "--random=1" }, "--random=1: takes no value" },
 	/* unlike the bare word, the long option is never the state */

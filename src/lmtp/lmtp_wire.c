@@ -1,0 +1,101 @@
+/* lmtp_wire.c: the byte-level pieces of LMTP that need no session:
+ * reply lines, dot-stuffing, address checks, the stats block. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "escape.h"
+#include "hist.h"
+#include "lmtp/lmtp_int.h"
+#include "xmalloc.h"
+
+const char *const lmtp_fail_name[LMTP_F_COUNT] = {
+	"none", "connect", "timeout", "disconnect", "protocol", "shutdown",
+};
+
+int
+lmtp_reply_line(const char *line, size_t len, int *code, bool *last,
+		const char **text, size_t *text_len)
+{
+	if (len < 3 || !isdigit((unsigned char)line[0]) ||
+	    !isdigit((unsigned char)line[1]) || !isdigit((unsigned char)line[2]))
+		return -1;
+	/* RFC 5321 4.2: the first digit is 2..5 (1yz is never used). */
+	if (line[0] < '2' || line[0] > '5')
+		return -1;
+	*code = (line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0');
+	if (len == 3) {
+		*last = true;
+		*text = line + 3;
+		*text_len = 0;
+		return 0;
+	}
+	if (line[3] != ' ' && line[3] != '-')
+		return -1;
+	*last = line[3] == ' ';
+	*text = line + 4;
+	*text_len = len - 4;
+	return 0;
+}
+
+void
+lmtp_printable(char *out, size_t n, const char *text, size_t len)
+{
+	escape_text(out, n, text, len);
+}
+
+bool
+lmtp_addr_ok(const char *a)
+{
+	size_t n = strlen(a);
+
+	if (n == 0 || n > 256)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)a[i];
+		if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>')
+			return false;
+	}
+	return true;
+}
+
+void
+lmtp_dot_stuff(struct evbuffer *out, const char *data, size_t n, bool *at_bol)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (*at_bol && data[i] == '.') {
+			/* Everything up to and including this dot, then the
+			 * extra one. */
+			evbuffer_add(out, data + start, i + 1 - start);
+			evbuffer_add(out, ".", 1);
+			start = i + 1;
+		}
+		*at_bol = data[i] == '\n';
+	}
+	if (start < n)
+		evbuffer_add(out, data + start, n - start);
+}
+
+struct lmtp_stats *
+lmtp_stats_new(void)
+{
+	struct lmtp_stats *s = xcalloc(1, sizeof(*s));
+
+	s->lat_total = hist_new();
+	s->lat_data = hist_new();
+	return s;
+}
+
+void
+lmtp_stats_free(struct lmtp_stats *s)
+{
+	if (s == NULL)
+		return;
+	hist_free(s->lat_total);
+	hist_free(s->lat_data);
+	free(s);
+}

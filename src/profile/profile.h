@@ -1,0 +1,155 @@
+/* profile.h: imaptest's profile file (profile=FILE, --profile FILE), parsed
+ * into a plain struct, and its expansion into the users a run will play.
+ *
+ * The format (imaptest's docs/profile.md, read as a spec; our own parser):
+ *
+ *   # comment                       whole lines only, after optional blanks
+ *   lmtp_port = 24                  global keys, outside any block
+ *   user NAME {                     NAME optional; one line opens a block
+ *     count = 10%                   ... key = value lines ...
+ *   }                               alone on its line
+ *   client NAME { ... }
+ *
+ * Durations are Dovecot's time settings: a number, optional blanks and a
+ * unit (ms, s, sec(s), second(s), m, min(s), minute(s), h, hour(s), d,
+ * day(s), w, week(s); none = seconds): "3 min", "10s", "2 mins", "1 hour".
+ * A duration of 0 means "never" (the imaptest meaning) for the intervals.
+ *
+ * Every error is one line "FILE:LINE: KEY: problem" (the caller prefixes
+ * the program name); keys imaptest has but imapstress does not implement
+ * (protocol = pop3, pop3_keep_mails, imap_status_interval, ...) are refused
+ * by name, never ignored.
+ *
+ * Nothing here opens a socket or starts a timer: the profile user driver
+ * (a later piece of work) reads these structs. */
+#ifndef IMAPSTRESS_PROFILE_H
+#define IMAPSTRESS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rng.h"
+
+#define PROFILE_MAX_BLOCKS 64		/* of each kind */
+#define PROFILE_MAX_USERS 1000000u	/* total_user_count */
+#define PROFILE_MAX_FILE (1u << 20)	/* bytes of profile text */
+#define PROFILE_MAX_FETCH 1024		/* imap_fetch_* value length */
+#define PROFILE_MAX_NAME 64		/* block name length */
+
+/* username_format, compiled: a literal prefix and suffix around one index
+ * (imaptest's templates hold at most one), padded to `width` with `pad`. */
+struct profile_template {
+	char *text;		/* as written, for messages */
+	char *prefix, *suffix;	/* %% already unescaped */
+	bool has_index;		/* false: every user gets the same name */
+	unsigned width;		/* 0 = no padding */
+	char pad;
+};
+
+/* A `user NAME { }` block.  Durations in microseconds; 0 = never/none. */
+struct profile_user_block {
+	char name[PROFILE_MAX_NAME + 1];
+	unsigned line;			/* where the block opened */
+	unsigned count_pct;		/* count = N% */
+	struct profile_template username;	/* when has_username */
+	bool has_username;
+	char *userfile;			/* NULL unless userfile = */
+	unsigned userfile_line;
+	unsigned start_index;		/* username_start_index, default 1 */
+	uint64_t session_length_us;	/* mail_session_length; 0 = forever */
+	uint64_t inbox_delivery_us;	/* mail_inbox_delivery_interval */
+	uint64_t spam_delivery_us;	/* mail_spam_delivery_interval */
+	uint64_t action_delay_us;	/* mail_action_delay */
+	uint64_t action_repeat_us;	/* mail_action_repeat_delay */
+	uint64_t send_interval_us;	/* mail_send_interval */
+	uint64_t write_duration_us;	/* mail_write_duration */
+	unsigned reply_pct, delete_pct, move_pct, move_filter_pct;
+	unsigned n_users;		/* after apportioning (profile_expand) */
+};
+
+enum profile_protocol { PROFILE_PROTO_IMAP };
+
+/* A `client NAME { }` block. */
+struct profile_client_block {
+	char name[PROFILE_MAX_NAME + 1];
+	unsigned line;
+	unsigned count_pct;
+	unsigned connection_max;	/* connection_max_count; 0 = 1 */
+	bool imap_idle;
+	char *fetch_immediate;		/* NULL = imaptest's "UID" default */
+	char *fetch_manual;		/* NULL = "BODY.PEEK[]" */
+	uint64_t login_interval_us;	/* 0 = stay logged in */
+	enum profile_protocol protocol;
+	unsigned n_users;		/* after profile_expand */
+};
+
+/* One user of the run, after expansion. */
+struct profile_user {
+	char *name;
+	const char *pass;	/* from the userfile; NULL = the run's pass= */
+	unsigned index;		/* its username_idx (or userfile line) */
+	unsigned block;		/* index into profile.users */
+	unsigned client;	/* index into profile.clients */
+};
+
+struct profile {
+	char *path;
+	unsigned lmtp_port;		/* required, 1..65535 */
+	unsigned lmtp_max_parallel;	/* 0 = unlimited */
+	unsigned total_users;		/* required */
+	uint64_t rampup_us;
+	struct profile_user_block users[PROFILE_MAX_BLOCKS];
+	unsigned n_user_blocks;
+	struct profile_client_block clients[PROFILE_MAX_BLOCKS];
+	unsigned n_client_blocks;
+	/* Filled by profile_expand: */
+	struct profile_user *u;
+	unsigned n_u;
+	struct userfile *userfiles[PROFILE_MAX_BLOCKS];	/* per user block */
+};
+
+/* Parse `len` bytes of profile text (need not be NUL-terminated; a NUL
+ * byte is an error).  `path` only names the file in messages.  NULL with
+ * "PATH:LINE: KEY: problem" in err on any error. */
+struct profile *profile_parse(const char *path, const char *text, size_t len,
+			      char *err, size_t errlen);
+
+/* Read PATH (a regular file of at most PROFILE_MAX_FILE bytes) and parse
+ * it. */
+struct profile *profile_load(const char *path, char *err, size_t errlen);
+
+/* Split total_user_count over the user blocks and the client blocks by
+ * their count= (largest remainder, so the shares add up exactly), name
+ * every user (username_format with username_start_index, or the first
+ * lines of the block's userfile) and give each a client kind: a
+ * Fisher-Yates shuffle seeded with `seed`, so the same seed gives the same
+ * assignment.  0, or -1 with a message naming the file, line and key. */
+int profile_expand(struct profile *p, uint64_t seed, char *err, size_t errlen);
+
+void profile_free(struct profile *p);		/* NULL is a no-op */
+
+/* username_format for index idx into out (always NUL-terminated); the
+ * length it needed, like snprintf. */
+size_t profile_template_expand(const struct profile_template *t, unsigned idx,
+			       char *out, size_t n);
+
+/* imaptest's randomized interval: around n, spread normal-like with
+ * sigma = n/2, clamped to [0, 2n] so that the mean stays exactly n (a
+ * user's deliveries per hour are then 3600 s / n on average).  Pure: all
+ * randomness comes from r.  n = 0 gives 0. */
+uint64_t profile_jitter_us(struct rng *r, uint64_t n_us);
+
+/* The first start time of user i of n: spread linearly over rampup, as
+ * imaptest does (user i starts at rampup * (i + 1) / n). */
+uint64_t profile_start_offset_us(const struct profile *p, unsigned i,
+				 unsigned n);
+
+/* Expected LMTP deliveries per hour (INBOX + Spam) of the expanded plan. */
+double profile_deliveries_per_hour(const struct profile *p);
+
+/* --profile-check: the expanded plan, a few lines per block. */
+void profile_print_plan(const struct profile *p, FILE *out);
+
+#endif
