@@ -32,7 +32,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-SRC       := $(wildcard src/*.c)
+SRC       := $(wildcard src/*.c src/*/*.c)
 LIB_SRC   := $(filter-out src/main.c,$(SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC  := $(wildcard tests/unit/*.c)

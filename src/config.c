@@ -172,7 +172,6 @@ opt_run(struct pctx *c, const struct opt *o)
 		return config_fail(c, "takes no value");
 	if (o->arg == ARG_REQ && c->val == NULL)
 		return config_fail(c, "missing value");
-	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
 		return config_fail(c, "empty value");
 	return o->fn(c, o);
@@ -482,7 +481,7 @@ config_free(struct config *cfg)
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
 		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
-		&cfg->metrics_listen,
+		&cfg->metrics_listen, &cfg->test_path,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

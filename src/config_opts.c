@@ -325,9 +325,7 @@ h_seed(struct pctx *c, const struct opt *o)
 static int
 h_unsupported(struct pctx *c, const struct opt *o)
 {
-	return config_fail(c, "%s mode is not supported by imapstress",
-			   strcmp(o->word, "test") == 0 ? "scripted"
-							: "profile");
+	return config_fail(c, "profile mode is not supported by imapstress");
 }
 
 static int
@@ -543,7 +541,7 @@ const struct opt config_opts[] = {
 	  0, UINT_MAX },
 	{ "stalled_disconnect_timeout", "stalled-disconnect-timeout", 0,
 	  ARG_REQ, h_uint, OFF(stalled_disconnect_timeout), 0, UINT_MAX },
-	{ "test", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
+	{ "test", "test", 0, ARG_REQ, h_str, OFF(test_path), 0, 0 },
 	{ "profile", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,

@@ -19,6 +19,7 @@
 #include "msg.h"
 #include "report.h"
 #include "run.h"
+#include "script/script_net.h"
 #include "tls.h"
 #include "userfile.h"
 #include "workload.h"
@@ -121,6 +122,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "imapstress: %s\n", err);
 		config_free(&cfg);
 		return 2;
+	}
+	/* Scripted tests: their own (stopgap) driver, src/script/. */
+	if (cfg.test_path != NULL) {
+		signal(SIGPIPE, SIG_IGN);
+		r = script_net_main(&cfg);
+		config_free(&cfg);
+		return r;
 	}
 	if (!plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
