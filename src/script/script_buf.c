@@ -68,8 +68,6 @@ sbuf_add_escaped(struct sbuf *b, const char *s, size_t n)
 			sbuf_add(b, "\\n", 2);
 		else if (c == '\t')
 			sbuf_add(b, "\\t", 2);
-		else if (c == '\\')
-			sbuf_add(b, "\\\\", 2);
 		else if (c < 0x20 || c >= 0x7f)
 			sbuf_addf(b, "\\x%02x", c);
 		else

@@ -16,7 +16,7 @@ void sbuf_add(struct sbuf *b, const char *s, size_t n);
 void sbuf_adds(struct sbuf *b, const char *s);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The octets of s as printable ASCII: \r \n \t \\ and \xHH for other
+/* The octets of s as printable ASCII: \r \n \t and \xHH for other
  * control or non-ASCII octets.  The one place server text is made safe
  * for a terminal or a log. */
 void sbuf_add_escaped(struct sbuf *b, const char *s, size_t n);

@@ -451,18 +451,31 @@ smatch_tagged(struct smatch *m, const struct script_cmd *c,
 	}
 	if (c->prefix == NULL)
 		return true;
-	struct sbuf pre = { 0 };
-	if (smatch_expand(m, c->prefix, &pre, why) < 0)
-		return false;
-	bool ok = r->text_len >= pre.len &&
-		  strncasecmp(r->text, pre.s, pre.len) == 0;
+	/* The prefix is a pattern over the result text's first arguments
+	 * (a response code up to its ']', so the human text need not
+	 * tokenize); variables in it are captured like anywhere else. */
+	size_t cut = r->text_len;
+	if (cut > 0 && r->text[0] == '[') {
+		const char *close = memchr(r->text, ']', r->text_len);
+		if (close != NULL)
+			cut = (size_t)(close + 1 - r->text);
+	}
+	char err[160];
+	struct spat *pat = spat_compile(c->prefix, strlen(c->prefix), err,
+					sizeof(err));
+	const struct imap_arg *root = imap_args_parse(m->args, r->text, cut);
+	unsigned mark = m->vars->n;
+	bool ok = pat != NULL && root != NULL &&
+		  match_list(m, pat, root, true, why);
 	if (!ok) {
+		svars_undo(m->vars, mark);
+		sbuf_adds(why, why->len ? "; " : "");
 		sbuf_adds(why, "expected the result text to begin with '");
-		sbuf_add_escaped(why, pre.s, pre.len);
+		sbuf_add_escaped(why, c->prefix, strlen(c->prefix));
 		sbuf_adds(why, "'");
 		why_got(why, "", r->line, r->line_len);
 	}
-	sbuf_reset(&pre);
+	spat_free(pat);
 	return ok;
 }
 
