@@ -216,9 +216,13 @@ step_complete(struct script_run *r, const struct script_step *st)
 	for (unsigned i = 0; i < st->n_untagged; i++) {
 		if (r->matched[i])
 			continue;
-		step_fail(r, st->untagged[i].line, st->untagged[i].text,
+		struct sbuf exp = { 0 };
+		sbuf_adds(&exp, "* ");
+		sbuf_adds(&exp, st->untagged[i].text);
+		step_fail(r, st->untagged[i].line, exp.s,
 			  r->near_miss[i] ? r->near_miss[i]
 					  : "no reply of the server matched this line");
+		sbuf_reset(&exp);
 		return;
 	}
 	if (r->extra.len > 0) {
