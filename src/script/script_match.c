@@ -247,8 +247,10 @@ match_text(struct smatch *m, const struct spat *p, const char *a, size_t an,
 		const struct spat_part *v = &p->parts[unset];
 		const char *val = a + pre.len;
 		size_t vlen = an - pre.len - suf.len;
-		if (ok && !modseq_ok(m, v->s, v->n, val, vlen, why))
+		if (ok && !modseq_ok(m, v->s, v->n, val, vlen, why)) {
+			ok = false;
 			goto out;
+		}
 		if (ok)
 			svars_put(m->vars, v->s, v->n, val, vlen);
 	}
@@ -355,28 +357,44 @@ match_list(struct smatch *m, const struct spat *p, const struct imap_arg *a,
 	} else {
 		for (i = 0; i < p->n_kids; i += c) {
 			bool found = false;
+			/* Why the chain that came closest failed: a FETCH
+			 * item whose name matched but not its value. */
+			struct sbuf best = { 0 };
+			unsigned best_got = 0;
 			for (unsigned j = 0; j < n && !found; j += c) {
 				if (used[j])
 					continue;
-				unsigned mark = m->vars->n;
+				unsigned mark = m->vars->n, got = 0;
 				struct sbuf tmp = { 0 };
-				found = true;
-				for (unsigned k = 0; k < c && found; k++)
-					found = match_node(m, p->kids[i + k],
-							   act[j + k], &tmp);
-				sbuf_reset(&tmp);
-				if (found)
+				while (got < c && match_node(m, p->kids[i + got],
+							     act[j + got], &tmp))
+					got++;
+				found = got == c;
+				if (found) {
 					used[j] = true;
-				else
+				} else {
 					svars_undo(m->vars, mark);
+					if (got > best_got || best.s == NULL) {
+						sbuf_reset(&best);
+						best = tmp;
+						tmp = (struct sbuf){ 0 };
+						best_got = got;
+					}
+				}
+				sbuf_reset(&tmp);
 			}
 			if (!found) {
-				sbuf_adds(why, "no element of the server's list matches "
-					  "element ");
-				sbuf_addf(why, "%u of the pattern: ", i / c + 1);
-				why_got(why, "", a->str, a->len);
+				if (best_got > 0 || (c == 1 && n == 1)) {
+					sbuf_adds(why, best.s ? best.s : "");
+				} else {
+					sbuf_addf(why, "no element of the server's list "
+						  "matches element %u of the pattern", i / c + 1);
+					why_got(why, "", a->str, a->len);
+				}
+				sbuf_reset(&best);
 				goto out;
 			}
+			sbuf_reset(&best);
 		}
 	}
 	for (i = 0; i < n; i += c)
