@@ -113,7 +113,7 @@ demo: deps
 # Each harness for FUZZ_SECONDS (default 600); `make fuzz-smoke` is the
 # short run CI does.
 fuzz:
-	$(MAKE) -f tests/fuzz/Makefile run-imap run-config
+	$(MAKE) -f tests/fuzz/Makefile run-imap run-config run-script
 
 fuzz-smoke:
 	scripts/fuzz-smoke
