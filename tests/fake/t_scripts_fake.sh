@@ -33,3 +33,17 @@ exists 3 \* 3 exists
 flags 4 \* flags
 readonly 12 OK \[read-only\]
 CASES
+
+# A malformed test file: nothing is sent, one line naming file and line,
+# exit 2 (the good server is still up: it must not be reached).
+bad=$TEST_TMP/bad
+mkdir "$bad"
+printf 'ok noop\n' >"$bad/a-good"
+printf 'state: selected\n\nok fetch 1 flags\n* 1 fetch (flags ($!bogus))\n' >"$bad/b-bad"
+rc=0
+"$IMAPSTRESS" test="$bad" port=1 user=u pass=p >"$TEST_TMP/bad.out" 2>"$TEST_TMP/bad.err" || rc=$?
+assert_eq 2 "$rc" "malformed file: exit status"
+assert_eq 1 "$(wc -l <"$TEST_TMP/bad.err")" "malformed file: one line on stderr"
+assert_match "^imapstress: test=.*/b-bad:4: unknown list directive" "$(cat "$TEST_TMP/bad.err")" \
+	"malformed file: names file and line"
+assert_eq "" "$(cat "$TEST_TMP/bad.out")" "malformed file: nothing on stdout"
