@@ -405,7 +405,7 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 			srun_fail_setup(r, what[was] ? what[was] : "failed", resp);
 		return;
 	}
-	if (was == SU_LIST)
+	if (was == SU_LIST && r->n_boxes > 1)
 		qsort(r->boxes, r->n_boxes, sizeof(char *), by_length);
 	setup_next(r);
 }

@@ -224,14 +224,14 @@ START_TEST(test_wrong_result)
 {
 	start("select x\nok [read-only]\n");
 	setup_to_steps("IMAP4rev1", 2);
-	took(0);
+	free(took(0));
 	server(0, "s9 OK [READ-WRITE] ok");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(outcome()->line, 2);
 	finish();
 	start("ok delete x\n");
 	setup_to_steps("IMAP4rev1", 2);
-	took(0);
+	free(took(0));
 	server(0, "s9 NO nope");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(outcome()->line, 1);
@@ -310,7 +310,7 @@ START_TEST(test_ignore_extra_untagged)
 {
 	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n");
 	setup_to_steps("IMAP4rev1", 0);
-	took(0);
+	free(took(0));
 	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_msg(strstr(outcome()->detail, "* 1 RECENT"), "%s", outcome()->detail);
