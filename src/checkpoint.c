@@ -1,5 +1,7 @@
 /* checkpoint.c: see checkpoint.h. */
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -8,15 +10,89 @@
 #include "conn.h"
 #include "log.h"
 #include "mbox_model.h"
+#include "store_map.h"
 #include "worker.h"
 #include "xmalloc.h"
+
+struct cp_coord {
+	pthread_mutex_t mu;
+	unsigned n;			/* workers */
+	struct checkpoint **members;	/* by worker id, NULL until joined */
+	unsigned gen;			/* checkpoints started */
+	enum cp_phase phase;
+	unsigned arrived;		/* workers at the current barrier */
+	bool failed;			/* the last comparison found errors */
+	/* imaptest's rules for RECENT: its sums only hold while no session
+	 * has ever ended (each takes its \Recent flags with it), and after
+	 * the first RECENT error they are not checked again. */
+	bool session_ended, recent_off;
+	/* CP_CHECK: every worker's views, copied into one store per
+	 * mailbox (named after the worker's store). */
+	struct store_map *copies;
+	struct mbox_view **views;
+	unsigned n_views, cap_views;
+	struct mbox_store **stores;	/* distinct stores of copies */
+	unsigned n_stores;
+};
+
+struct cp_coord *
+cp_coord_new(unsigned n_workers)
+{
+	struct cp_coord *co = xcalloc(1, sizeof(*co));
+	pthread_mutex_init(&co->mu, NULL);
+	co->n = n_workers;
+	co->members = xcalloc(n_workers, sizeof(*co->members));
+	return co;
+}
+
+static void
+coord_clear_copies(struct cp_coord *co)
+{
+	for (unsigned i = 0; i < co->n_views; i++)
+		mbox_view_free(co->views[i]);
+	co->n_views = 0;
+	co->n_stores = 0;
+	store_map_free(co->copies);	/* after the views */
+	co->copies = NULL;
+}
+
+void
+cp_coord_free(struct cp_coord *co)
+{
+	if (co == NULL)
+		return;
+	coord_clear_copies(co);
+	free(co->views);
+	free(co->stores);
+	free(co->members);
+	pthread_mutex_destroy(&co->mu);
+	free(co);
+}
+
+/* Another worker's loop looks at the coordinator when woken. */
+static void
+coord_wake_others(struct cp_coord *co, const struct checkpoint *self)
+{
+	for (unsigned i = 0; i < co->n; i++) {
+		struct checkpoint *m = co->members[i];
+		if (m != NULL && m != self) {
+			ssize_t r = write(m->w->wake_fd[1], "c", 1);
+			(void)r;	/* a full pipe already wakes it */
+		}
+	}
+}
 
 static void
 checkpoint_err(void *arg, enum mbox_err kind, const char *msg)
 {
 	struct checkpoint *cp = arg;
+	if (kind == MBOX_ERR_RECENT && !cp->co->recent_off) {
+		cp->co->recent_off = true;	/* comparing: no lock needed */
+		log_warn("Disabling \\Recent flag tracking");
+	}
 	stats_err(cp->w->stats, ERR_MBOXSTATE);
-	log_error("Checkpoint: %s (%s)", msg, mbox_err_name(kind));
+	/* msg already starts "Checkpoint: ", imaptest's prefix */
+	log_error("%s (%s)", msg, mbox_err_name(kind));
 }
 
 static int
@@ -27,53 +103,176 @@ cmp_store(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every CHECK answered: compare the views of each mailbox. */
-static void
-checkpoint_compare(struct checkpoint *cp)
+/* The last worker at the CHECK barrier, without the lock: nobody else
+ * touches the copies until the phase goes back to CP_NONE. */
+static unsigned
+coord_compare(struct cp_coord *co, struct checkpoint *cp)
 {
-	struct worker *w = cp->w;
-	struct mbox_view **v = xcalloc(w->n_conns ? w->n_conns : 1, sizeof(*v));
-	unsigned n = 0;
+	unsigned errs = 0;
 
-	for (unsigned i = 0; i < w->n_conns; i++) {
-		struct conn *c = w->conns[i];
-		if (c->cp_checked && c->view != NULL)
-			v[n++] = c->view;
-		c->cp_checked = false;
-	}
-	qsort(v, n, sizeof(*v), cmp_store);
-	for (unsigned i = 0; i < n;) {
+	qsort(co->views, co->n_views, sizeof(*co->views), cmp_store);
+	for (unsigned i = 0; i < co->n_views;) {
 		unsigned j = i + 1;
-		while (j < n && mbox_view_store(v[j]) == mbox_view_store(v[i]))
+		while (j < co->n_views && mbox_view_store(co->views[j]) ==
+		       mbox_view_store(co->views[i]))
 			j++;
-		/* RECENT sums are only meaningful when every session of
-		 * the mailbox is in this process's one worker. */
-		mbox_view_checkpoint_compare(v + i, j - i, w->sh->n_workers == 1,
-					     checkpoint_err, cp);
+		/* Every session of the mailbox, of every worker, is here. */
+		errs += mbox_view_checkpoint_compare(co->views + i, j - i,
+						     !co->session_ended &&
+						     !co->recent_off,
+						     checkpoint_err, cp);
 		i = j;
 	}
-	free(v);
+	return errs;
+}
+
+/* This worker's views that take part, into the coordinator (locked). */
+static void
+coord_add_views(struct cp_coord *co, struct checkpoint *cp)
+{
+	struct worker *w = cp->w;
+	uint64_t live = 0;
+
+	if (co->copies == NULL)
+		co->copies = store_map_new();
+	/* Every login still in session: fewer than this worker's logins
+	 * ever means one has ended. */
+	for (unsigned i = 0; i < w->n_conns; i++)
+		if (w->conns[i]->st == CONN_S_SESSION &&
+		    w->conns[i]->lstate != LSTATE_NONAUTH)
+			live++;
+	if (ctr_get(&w->stats->logins) > live)
+		co->session_ended = true;
+	for (unsigned i = 0; i < w->n_conns; i++) {
+		struct conn *c = w->conns[i];
+		if (!c->cp_checked || c->view == NULL)
+			continue;
+		const struct mbox_store *src = mbox_view_store(c->view);
+		struct mbox_store *dst = store_map_get(co->copies,
+						       mbox_store_name(src), "");
+		unsigned k = 0;
+		while (k < co->n_stores && co->stores[k] != dst)
+			k++;
+		if (k == co->n_stores) {
+			co->stores = xrealloc(co->stores, (k + 1) *
+					      sizeof(*co->stores));
+			co->stores[co->n_stores++] = dst;
+			mbox_store_set_seen_all_recent(dst, true);
+		}
+		/* RECENT is checked when every worker's model of it did. */
+		if (!mbox_store_seen_all_recent(src))
+			mbox_store_set_seen_all_recent(dst, false);
+		if (co->n_views == co->cap_views) {
+			co->cap_views = co->cap_views ? co->cap_views * 2 : 64;
+			co->views = xrealloc(co->views, co->cap_views *
+					     sizeof(*co->views));
+		}
+		co->views[co->n_views++] = mbox_view_checkpoint_copy(c->view, dst);
+		cp->checked++;
+	}
+}
+
+/* This worker reached the barrier of its phase.  The last one moves the
+ * coordinator on (comparing first, at the CHECK barrier). */
+static void
+checkpoint_arrive(struct checkpoint *cp)
+{
+	struct cp_coord *co = cp->co;
+	bool last, compare = false;
+
+	cp->arrived = true;
+	pthread_mutex_lock(&co->mu);
+	if (cp->phase == CP_CHECK && !cp->w->draining)
+		coord_add_views(co, cp);
+	last = ++co->arrived == co->n;
+	if (last) {
+		co->arrived = 0;
+		if (co->phase == CP_DRAIN) {
+			co->phase = CP_CHECK;
+		} else {
+			co->phase = CP_COMPARE;
+			compare = true;
+		}
+	}
+	pthread_mutex_unlock(&co->mu);
+	if (!last)
+		return;
+	if (compare) {
+		unsigned errs = coord_compare(co, cp);
+		pthread_mutex_lock(&co->mu);
+		coord_clear_copies(co);
+		co->failed = errs > 0;
+		co->phase = CP_NONE;
+		pthread_mutex_unlock(&co->mu);
+	}
+	coord_wake_others(co, cp);
+	checkpoint_poll(cp);
 }
 
 static void
-checkpoint_finish(struct checkpoint *cp)
+checkpoint_finish(struct checkpoint *cp, bool failed)
 {
-	struct worker *w = cp->w;
+	uint64_t us = clock_us() - cp->t_start;
 
-	checkpoint_compare(cp);
-	stats_cmd(w->stats, OP_CHECKPOINT, STATS_OK, clock_us() - cp->t_start);
+	/* imaptest counts the sessions a clean checkpoint checked. */
+	if (!failed)
+		for (unsigned i = 0; i < cp->checked; i++)
+			stats_cmd(cp->w->stats, OP_CHECKPOINT, STATS_OK, us);
+	for (unsigned i = 0; i < cp->w->n_conns; i++)
+		cp->w->conns[i]->cp_checked = false;
 	cp->phase = CP_NONE;
+	cp->checked = 0;
 	/* Resume from the loop, not from inside whichever connection's
 	 * callback finished the checkpoint. */
 	event_active(cp->resume_ev, EV_TIMEOUT, 0);
 }
 
 static void
-checkpoint_resume_cb(evutil_socket_t fd, short what, void *arg)
+checkpoint_send_checks(struct checkpoint *cp)
 {
-	struct checkpoint *cp = arg;
-	for (unsigned i = 0; i < cp->w->n_conns; i++)
-		conn_send_more(cp->w->conns[i]);
+	struct worker *w = cp->w;
+
+	if (w->draining)
+		return;
+	for (unsigned i = 0; i < w->n_conns; i++) {
+		struct conn *c = w->conns[i];
+		if (c->st == CONN_S_SESSION && c->bev != NULL &&
+		    c->lstate == LSTATE_SELECTED && c->view != NULL) {
+			c->cp_waiting = c->cp_checked = true;
+			conn_send_internal(c, CONN_I_CHECK, "CHECK");
+		}
+	}
+}
+
+void
+checkpoint_poll(struct checkpoint *cp)
+{
+	if (cp == NULL)
+		return;
+	struct cp_coord *co = cp->co;
+	pthread_mutex_lock(&co->mu);
+	unsigned gen = co->gen;
+	enum cp_phase phase = co->phase;
+	bool failed = co->failed;
+	pthread_mutex_unlock(&co->mu);
+
+	/* The checkpoint this worker was in is over (the next may have
+	 * begun already). */
+	if (cp->phase != CP_NONE && (gen != cp->gen || phase == CP_NONE))
+		checkpoint_finish(cp, failed && gen == cp->gen);
+	if (phase == CP_DRAIN && gen != cp->gen) {
+		cp->gen = gen;
+		cp->phase = CP_DRAIN;
+		cp->arrived = false;
+		cp->checked = 0;
+		cp->t_start = clock_us();
+	} else if (phase == CP_CHECK && gen == cp->gen &&
+		   cp->phase == CP_DRAIN) {
+		cp->phase = CP_CHECK;
+		cp->arrived = false;
+		checkpoint_send_checks(cp);
+	}
+	checkpoint_progress(cp);
 }
 
 void
@@ -81,10 +280,10 @@ checkpoint_progress(struct checkpoint *cp)
 {
 	struct worker *w;
 
-	if (cp == NULL || cp->phase == CP_NONE)
+	if (cp == NULL || cp->phase == CP_NONE || cp->arrived)
 		return;
 	w = cp->w;
-	if (cp->phase == CP_DRAIN) {
+	if (cp->phase == CP_DRAIN && !w->draining) {
 		for (unsigned i = 0; i < w->n_conns; i++) {
 			struct conn *c = w->conns[i];
 			if (c->st != CONN_S_SESSION)
@@ -96,43 +295,63 @@ checkpoint_progress(struct checkpoint *cp)
 			if (c->n_fl > 0 || c->cont_wait)
 				return;		/* still draining */
 		}
-		cp->phase = CP_CHECK;
-		for (unsigned i = 0; i < w->n_conns; i++) {
-			struct conn *c = w->conns[i];
-			if (c->st == CONN_S_SESSION && c->bev != NULL &&
-			    c->lstate == LSTATE_SELECTED && c->view != NULL) {
-				c->cp_waiting = c->cp_checked = true;
-				conn_send_internal(c, CONN_I_CHECK, "CHECK");
-			}
-		}
 	}
-	for (unsigned i = 0; i < w->n_conns; i++)
-		if (w->conns[i]->cp_waiting)
-			return;
-	checkpoint_finish(cp);
+	if (cp->phase == CP_CHECK && !w->draining)
+		for (unsigned i = 0; i < w->n_conns; i++)
+			if (w->conns[i]->cp_waiting)
+				return;
+	checkpoint_arrive(cp);
 }
 
+static void
+checkpoint_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct checkpoint *cp = arg;
+	for (unsigned i = 0; i < cp->w->n_conns; i++)
+		conn_send_more(cp->w->conns[i]);
+}
+
+/* Worker 0's clock starts each checkpoint for everyone. */
 static void
 checkpoint_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct checkpoint *cp = arg;
+	struct cp_coord *co = cp->co;
+	bool started = false;
 
-	if (cp->phase != CP_NONE || cp->w->draining)
+	if (cp->w->draining)
 		return;
-	cp->phase = CP_DRAIN;
-	cp->t_start = clock_us();
-	checkpoint_progress(cp);
+	pthread_mutex_lock(&co->mu);
+	if (co->phase == CP_NONE) {
+		co->gen++;
+		co->phase = CP_DRAIN;
+		co->arrived = 0;
+		started = true;
+	}
+	pthread_mutex_unlock(&co->mu);
+	if (!started)
+		return;
+	coord_wake_others(co, cp);
+	checkpoint_poll(cp);
 }
 
 struct checkpoint *
-checkpoint_new(struct worker *w, unsigned secs)
+checkpoint_new(struct worker *w, struct cp_coord *co, unsigned secs)
 {
 	struct checkpoint *cp = xcalloc(1, sizeof(*cp));
 	struct timeval tv = { (time_t)secs, 0 };
 	cp->w = w;
-	cp->ev = event_new(w->base, -1, EV_PERSIST, checkpoint_timer_cb, cp);
+	cp->co = co;
+	pthread_mutex_lock(&co->mu);
+	if (w->id < co->n)
+		co->members[w->id] = cp;
+	pthread_mutex_unlock(&co->mu);
 	cp->resume_ev = event_new(w->base, -1, 0, checkpoint_resume_cb, cp);
-	event_add(cp->ev, &tv);
+	if (w->id == 0) {
+		cp->ev = event_new(w->base, -1, EV_PERSIST, checkpoint_timer_cb,
+				   cp);
+		event_add(cp->ev, &tv);
+	}
 	return cp;
 }
 
@@ -141,7 +360,12 @@ checkpoint_free(struct checkpoint *cp)
 {
 	if (cp == NULL)
 		return;
-	event_free(cp->ev);
+	pthread_mutex_lock(&cp->co->mu);
+	if (cp->w->id < cp->co->n)
+		cp->co->members[cp->w->id] = NULL;
+	pthread_mutex_unlock(&cp->co->mu);
+	if (cp->ev != NULL)
+		event_free(cp->ev);
 	event_free(cp->resume_ev);
 	free(cp);
 }

@@ -1,10 +1,17 @@
-/* checkpoint.h: imaptest's checkpoint=S.  Every S seconds a worker stops
- * sending new commands, lets what is in flight finish, sends CHECK on
- * every session that has a mailbox selected, and when all have answered
- * compares the views of each mailbox (message count, UIDs, flags, RECENT):
- * sessions of one mailbox must agree.  Each disagreement is a "state"
- * error; each completed checkpoint counts in the ChkP column.  Users are
- * partitioned by worker, so every session of a mailbox is compared. */
+/* checkpoint.h: imaptest's checkpoint=S, over every worker at once.
+ * Every S seconds all workers stop sending new commands; once every
+ * session of every worker has nothing in flight, each sends CHECK on its
+ * sessions that have a mailbox selected; once every CHECK of every worker
+ * is answered, each worker copies those views into one store per mailbox
+ * (the coordinator's), and the last one compares them: message count,
+ * UIDs, flags, and RECENT summed over all sessions of the mailbox.  Each
+ * disagreement is a "state" error; ChkP counts the sessions checked by
+ * checkpoints that found none (imaptest's count).
+ *
+ * The workers meet at two barriers under the coordinator's mutex and wake
+ * each other through their wake pipes (worker_wake_cb calls
+ * checkpoint_poll); connections only ask checkpoint_holding and report
+ * progress. */
 #ifndef IMAPSTRESS_CHECKPOINT_H
 #define IMAPSTRESS_CHECKPOINT_H
 
@@ -12,22 +19,33 @@
 #include <stdint.h>
 
 struct worker;
+struct cp_coord;
 
 enum cp_phase {
 	CP_NONE,
 	CP_DRAIN,	/* waiting for in-flight commands to finish */
-	CP_CHECK	/* CHECK sent, waiting for every reply */
+	CP_CHECK,	/* CHECK sent, waiting for every reply */
+	CP_COMPARE	/* coordinator only: the last worker is comparing */
 };
 
 struct checkpoint {
 	struct worker *w;
-	struct event *ev;
+	struct cp_coord *co;
+	struct event *ev;		/* worker 0: starts each checkpoint */
 	struct event *resume_ev;	/* sends again once a checkpoint is over */
-	enum cp_phase phase;
+	enum cp_phase phase;		/* this worker's */
+	bool arrived;			/* at the current barrier */
+	unsigned gen;			/* the checkpoint taken part in */
+	unsigned checked;		/* sessions checked in it */
 	uint64_t t_start;
 };
 
-struct checkpoint *checkpoint_new(struct worker *w, unsigned secs);
+/* One per run, shared by the workers' checkpoints. */
+struct cp_coord *cp_coord_new(unsigned n_workers);
+void cp_coord_free(struct cp_coord *co);	/* NULL is a no-op */
+
+struct checkpoint *checkpoint_new(struct worker *w, struct cp_coord *co,
+				  unsigned secs);
 void checkpoint_free(struct checkpoint *cp);	/* NULL is a no-op */
 
 /* Is a checkpoint holding new commands back? */
@@ -36,5 +54,8 @@ bool checkpoint_holding(const struct checkpoint *cp);
 /* Something finished (a reply, a close): see whether the checkpoint can
  * move on. */
 void checkpoint_progress(struct checkpoint *cp);
+
+/* The worker was woken: follow the coordinator's phase. */
+void checkpoint_poll(struct checkpoint *cp);
 
 #endif

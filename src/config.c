@@ -14,6 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
+#include "infile.h"
+#include "memlimit.h"
+#include "msg.h"
 #include "config_int.h"
 #include "units.h"
 #include "xmalloc.h"
@@ -41,16 +45,14 @@ config_fail(struct pctx *c, const char *fmt, ...)
 	return -1;
 }
 
-/* One printable line whatever the user typed: control octets become '?'
- * so a value cannot break the line or send escapes to the terminal. */
+/* One printable line whatever the user typed: the value goes through
+ * escape.c like every other byte bound for the terminal, so it cannot
+ * break the line or send escapes to it (the buffer may also be read by
+ * callers that do not print through log.c). */
 void
 config_clean_err(char *err, size_t errlen)
 {
-	if (err == NULL || errlen == 0)
-		return;
-	for (char *p = err; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	escape_in_place(err, errlen);
 }
 
 void
@@ -170,11 +172,16 @@ opt_run(struct pctx *c, const struct opt *o)
 {
 	if (o->arg == ARG_NONE && c->val != NULL)
 		return config_fail(c, "takes no value");
-	if (o->arg == ARG_REQ && c->val == NULL)
+	bool needs_val = o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY;
+
+	if (needs_val && c->val == NULL)
 		return config_fail(c, "missing value");
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return o->fn(c, o);
+	int r = o->fn(c, o);
+	if (r == 0)
+		config_key_note(c->cfg, o->lng ? o->lng : o->word, c->val);
+	return r;
 }
 
 /* An imaptest word: a key, a flag, `-` or a state. */
@@ -187,6 +194,7 @@ parse_word(struct pctx *c, const char *word)
 
 	if (strcmp(word, "-") == 0) {
 		states_clear(c->cfg);
+		config_key_note(c->cfg, "-", NULL);
 		return 0;
 	}
 	c->sep = "=";
@@ -204,7 +212,8 @@ parse_word(struct pctx *c, const char *word)
 			/* "compress=50" is the COMPRESS state, not the flag;
 			 * "checkpoint" alone is the CHECKPOINT! state. */
 			if ((o->arg == ARG_NONE && eq != NULL) ||
-			    (o->arg == ARG_REQ && eq == NULL)) {
+			    ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) &&
+			     eq == NULL)) {
 				if (op_lookup(key, (unsigned)klen) >= 0)
 					break;
 			}
@@ -219,7 +228,10 @@ parse_word(struct pctx *c, const char *word)
 	}
 	if (c->val != NULL && c->val[0] == '\0')
 		return config_fail(c, "empty value");
-	return config_state_set(c, op, c->val);
+	if (config_state_set(c, op, c->val) < 0)
+		return -1;
+	config_key_note(c->cfg, op_table[op].name, c->val);
+	return 0;
 }
 
 /* The row for a long option name (without "--"), through its aliases. */
@@ -280,7 +292,8 @@ parse_option(struct pctx *c, int argc, char **argv, int *i)
 		c->val = NULL;
 		return config_fail(c, "unknown option (see --help)");
 	}
-	if (o->arg == ARG_REQ && !attached && *i + 1 < argc)
+	if ((o->arg == ARG_REQ || o->arg == ARG_REQ_EMPTY) && !attached &&
+	    *i + 1 < argc)
 		c->val = argv[++*i];
 	return opt_run(c, o);
 }
@@ -322,6 +335,7 @@ config_defaults(struct config *cfg)
 	cfg->mech = xstrdup("LOGIN");
 	cfg->box = xstrdup("INBOX");
 	cfg->msg_size_mean = 4096;
+	cfg->mem_budget = memlimit_budget();
 	cfg->msgs = 30;
 	cfg->grace_secs = 30;
 	for (int i = 0; i < OP_COUNT; i++) {
@@ -339,6 +353,50 @@ config_defaults(struct config *cfg)
 	cfg->format = OUT_TEXT;
 }
 
+static const char *const mech_names[] = {
+	[MECH_LOGIN] = "LOGIN",
+	[MECH_PLAIN] = "PLAIN",
+	[MECH_SCRAM_SHA1] = "SCRAM-SHA-1",
+	[MECH_SCRAM_SHA256] = "SCRAM-SHA-256",
+};
+
+const char *
+config_mech_name(enum auth_mech m)
+{
+	return (unsigned)m < sizeof(mech_names) / sizeof(mech_names[0]) ?
+	    mech_names[m] : "?";
+}
+
+/* mech= is matched without regard to case, as SASL names are. */
+static int
+resolve_mech(struct config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < sizeof(mech_names) / sizeof(mech_names[0]); i++) {
+		if (strcasecmp(cfg->mech, mech_names[i]) == 0) {
+			cfg->mech_id = (enum auth_mech)i;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "mech=%s: unknown mechanism (imapstress has "
+		 "LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)", cfg->mech);
+	return -1;
+}
+
+/* imaptest's AUTHENTICATE and LOGIN states are one draw: a new session
+ * logs in with one or the other, so their chances add up to 100 (auth=30
+ * shows Logi 70%, login=50 shows Auth 50%, auth=100 hides Logi). */
+static void
+split_login_chance(struct config *cfg)
+{
+	int *auth = &cfg->states[OP_AUTHENTICATE].prob;
+	int *login = &cfg->states[OP_LOGIN].prob;
+
+	if (*auth > 0)
+		*login = *auth >= 100 ? 0 : 100 - *auth;
+	else
+		*auth = *login >= 100 ? 0 : 100 - *login;
+}
+
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
 
 int
@@ -350,9 +408,36 @@ config_validate(struct config *cfg, char *err, size_t errlen)
 	return r;
 }
 
+/* A size the message pool must hold, against what this machine can
+ * spare (memlimit.h): a usage error naming the option, not an abort in
+ * xmalloc after minutes of swapping. */
+static int
+config_check_pool_size(const struct config *cfg, const char *opt,
+		       uint64_t size, char *err, size_t errlen)
+{
+	uint64_t need = msg_pool_peak(size);
+	if (size == 0 || need <= cfg->mem_budget)
+		return 0;
+	char sz[32], nd[32], bud[32], most[32];
+	units_fmt_size(sz, sizeof(sz), size);
+	units_fmt_size(nd, sizeof(nd), need);
+	units_fmt_size(bud, sizeof(bud), cfg->mem_budget);
+	units_fmt_size(most, sizeof(most), cfg->mem_budget / msg_pool_peak(1));
+	snprintf(err, errlen, "%s%s: the message pool would need up to %s, more "
+		 "than this machine can spare (%s: a quarter of its memory, or "
+		 "half the ulimit -v/-d); at most %s here", opt, sz, nd, bud,
+		 most);
+	return -1;
+}
+
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
+	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
+				   err, errlen) < 0 ||
+	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,
+				   err, errlen) < 0)
+		return -1;
 	if (cfg->rawlog) {
 		struct stat st;
 		if (stat(cfg->rawlog_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -372,6 +457,9 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "clients=0: must be at least 1");
 		return -1;
 	}
+	if (resolve_mech(cfg, err, errlen) < 0)
+		return -1;
+	split_login_chance(cfg);
 	if (cfg->tls == TLS_NONE) {
 		const char *what = cfg->tls_insecure ? "--insecure"
 			: cfg->ca_file != NULL ? "--ca-file"
@@ -381,6 +469,14 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 				 what);
 			return -1;
 		}
+	}
+	/* OpenSSL would read a FIFO or /dev/zero without end. */
+	char why[128];
+	if (cfg->ca_file != NULL &&
+	    infile_check_regular(cfg->ca_file, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--ca-file/ssl_ca_file=%s: %s", cfg->ca_file,
+			 why);
+		return -1;
 	}
 	if (cfg->secs > 0 && cfg->warmup_secs >= cfg->secs) {
 		snprintf(err, errlen, "--warmup %g: must be shorter than the "
@@ -480,7 +576,8 @@ config_free(struct config *cfg)
 		&cfg->userfile, &cfg->pass, &cfg->password_file, &cfg->master,
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
-		&cfg->json_path, &cfg->csv_path, &cfg->hdr_log_path,
+		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
+		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->test_path,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {

@@ -41,6 +41,18 @@ struct sla {
 	char text[64];		/* as given, for the report */
 };
 
+/* How a session logs in (mech=): the LOGIN command, or AUTHENTICATE with
+ * one of these SASL mechanisms. */
+enum auth_mech {
+	MECH_LOGIN,
+	MECH_PLAIN,
+	MECH_SCRAM_SHA1,
+	MECH_SCRAM_SHA256
+};
+
+/* The mechanism's IANA name ("SCRAM-SHA-1"). */
+const char *config_mech_name(enum auth_mech m);
+
 struct config {
 	/* --- connection --- */
 	char *host;		/* host=, --host; default "127.0.0.1" */
@@ -62,6 +74,7 @@ struct config {
 	char *password_file;	/* --password-file */
 	char *master;		/* master= (imaptest: forces AUTHENTICATE) */
 	char *mech;		/* mech=, --mech; default "LOGIN" */
+	enum auth_mech mech_id;	/* mech, resolved by config_validate */
 
 	/* --- TLS / compression --- */
 	enum tls_mode tls;
@@ -76,6 +89,10 @@ struct config {
 	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
 	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
 	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	/* What the message pool may take (memlimit_budget() at
+	 * config_defaults; unit tests set their own): config_validate
+	 * refuses sizes whose pool would not fit. */
+	uint64_t mem_budget;
 	unsigned msgs;		/* msgs=, --msgs; default 30 */
 	double secs;		/* secs=N, --duration; 0 = until SIGINT */
 	double grace_secs;	/* secs=N,F; --grace; default 30 */
@@ -119,7 +136,21 @@ struct config {
 	char *test_path;	/* test=, --test: scripted tests (src/script/) */
 	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
 	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
+
+	/* --- one of several cooperating processes (shard.c, result*.c) --- */
+	unsigned shard_index, shard_count; /* --shard I/N; count 0 = not given */
+	unsigned shards;	/* --shards N: the count for an index-only launcher */
+	const char *shard_from;	/* where the shard came from, for the report */
+	double start_at;	/* --start-at: epoch seconds; 0 = at once */
+	char *result_path;	/* --result FILE */
+	char *latency_log;	/* --latency-log FILE: every sample (testing) */
+	/* The options as parsed, "name=value" each (values %-escaped),
+	 * leaving out those that may differ between the shards of one run;
+	 * merge refuses result files whose keys differ. */
+	char *args_key;
 };
+
+extern const char imapstress_version[];	/* "0.1.0" */
 
 /* Fill *cfg with the defaults (imaptest's where it has one). */
 void config_defaults(struct config *cfg);

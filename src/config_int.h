@@ -22,6 +22,7 @@ struct pctx {
 enum arg_kind {
 	ARG_NONE,	/* flag */
 	ARG_REQ,	/* needs a value */
+	ARG_REQ_EMPTY,	/* needs a value, which may be empty (pass=) */
 	ARG_OPT		/* imaptest's `ssl` and `ssl=any-cert` */
 };
 
@@ -64,5 +65,11 @@ int config_parse_size(struct pctx *c, const struct opt *o, uint64_t *out);
 int config_parse_dur(struct pctx *c, const char *s, bool positive,
 		     double *out);
 int config_state_set(struct pctx *c, int op, const char *val);
+
+/* config_shard.c: --shard, --start-at, and the args key (config.h) */
+int config_h_shard(struct pctx *c, const struct opt *o);
+int config_h_start_at(struct pctx *c, const struct opt *o);
+/* Called for every option and word that config_parse accepted. */
+void config_key_note(struct config *cfg, const char *name, const char *val);
 
 #endif

@@ -15,9 +15,13 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "infile.h"
 #include "units.h"
 #include "version.h"
+#include "user_template.h"
 #include "xmalloc.h"
+
+const char imapstress_version[] = IMAPSTRESS_VERSION;
 
 #define GIB (1ULL << 30)
 
@@ -147,63 +151,51 @@ h_domains(struct pctx *c, const struct opt *o)
 	return parse_range(c, &c->cfg->domains_min, &c->cfg->domains_max);
 }
 
-/* imaptest fills up to two %d/%i with the user and domain numbers; any
- * other conversion would reach snprintf-like code later, so refuse it. */
+/* imaptest fills up to two %d/%i (printf-style width and 0 flag) with the
+ * user and domain numbers; anything else is refused here. */
 static int
 h_user(struct pctx *c, const struct opt *o)
 {
-	int n = 0;
+	char why[128];
 
-	for (const char *p = c->val; *p != '\0'; p++) {
-		if (*p != '%')
-			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		if (*p == '\0')
-			return config_fail(c, "'%%' at the end (write %%%% "
-					   "for a literal %%)");
-		if (*p != 'd' && *p != 'i')
-			return config_fail(c, "'%%%c' is not supported (only "
-					   "%%d, %%i and %%%%)", *p);
-		if (++n > 2)
-			return config_fail(c, "more than two %%d/%%i");
-	}
+	if (user_template_check(c->val, why, sizeof(why)) < 0)
+		return config_fail(c, "%s", why);
 	config_set_str(&c->cfg->user_template, c->val);
 	return 0;
 }
 
+/* The password is the first line; the file is read whole, so it must be
+ * a regular file and small (infile.h): a FIFO or /dev/zero is refused
+ * instead of hanging the start. */
+#define PASSWORD_FILE_MAX (64u << 10)
+
 static int
 h_password_file(struct pctx *c, const struct opt *o)
 {
-	FILE *f = fopen(c->val, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int read_err;
+	char why[256];
+	size_t len;
+	char *text = infile_read(c->val, PASSWORD_FILE_MAX, &len, why,
+				 sizeof(why));
 
-	if (f == NULL)
-		return config_fail(c, "cannot read %s: %s", c->val,
-				   strerror(errno));
-	errno = 0;
-	n = getline(&line, &cap, f);
-	read_err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (n < 0) {
-		free(line);
-		if (read_err != 0)
-			return config_fail(c, "cannot read %s: %s", c->val,
-					   strerror(read_err));
-		return config_fail(c, "%s is empty", c->val);
+	if (text == NULL)
+		return config_fail(c, "%s", why);
+	if (len == 0) {
+		free(text);
+		return config_fail(c, "the file is empty");
 	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = '\0';
+	size_t n = strcspn(text, "\n");
+	while (n > 0 && text[n - 1] == '\r')
+		n--;
+	text[n] = '\0';
 	if (n == 0) {
-		free(line);
-		return config_fail(c, "the first line of %s is empty", c->val);
+		free(text);
+		return config_fail(c, "the first line is empty");
 	}
 	free(c->cfg->pass);
-	c->cfg->pass = line;
+	c->cfg->pass = xstrdup(text);
+	/* The copy on the heap is all that stays of the file. */
+	explicit_bzero(text, len);
+	free(text);
 	config_set_str(&c->cfg->password_file, c->val);
 	return 0;
 }
@@ -447,7 +439,7 @@ static const char usage[] =
 "      --password PW      password (pass; or $IMAPSTRESS_PASSWORD)\n"
 "      --password-file F  read the password from the first line of F\n"
 "      --userfile F       one user or user:pass per line\n"
-"      --mech MECH        LOGIN, or PLAIN for AUTHENTICATE (LOGIN)\n"
+"      --mech MECH        LOGIN, PLAIN, SCRAM-SHA-1, SCRAM-SHA-256 (LOGIN)\n"
 "Workload:\n"
 "  -d, --duration T       run time, e.g. 30s or 5m (until Ctrl-C)\n"
 "      --mailbox BOX      mailbox (INBOX); --copybox BOX enables COPY\n"
@@ -462,6 +454,10 @@ static const char usage[] =
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
+"Several processes (man imapstress: SHARDS):\n"
+"      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
+"      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
+"  imapstress merge [--json F] [--csv F] [-q] FILE...  one report of all\n"
 "      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
@@ -512,7 +508,8 @@ const struct opt config_opts[] = {
 	{ "domains", "domains", 0, ARG_REQ, h_domains, 0, 0, 0 },
 	{ "user2", "user2", 0, ARG_REQ, h_str, OFF(user2), 0, 0 },
 	{ "userfile", "userfile", 0, ARG_REQ, h_str, OFF(userfile), 0, 0 },
-	{ "pass", "password", 0, ARG_REQ, h_str, OFF(pass), 0, 0 },
+	/* An empty pass= is imaptest's: a CI action uses it as its default. */
+	{ "pass", "password", 0, ARG_REQ_EMPTY, h_str, OFF(pass), 0, 0 },
 	{ NULL, "password-file", 0, ARG_REQ, h_password_file, 0, 0, 0 },
 	{ "master", "master", 0, ARG_REQ, h_master, 0, 0, 0 },
 	{ "mech", "mech", 0, ARG_REQ, h_str, OFF(mech), 0, 0 },
@@ -581,6 +578,12 @@ const struct opt config_opts[] = {
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
+	/* several processes */
+	{ NULL, "shard", 0, ARG_REQ, config_h_shard, 0, 0, 0 },
+	{ NULL, "shards", 0, ARG_REQ, h_uint, OFF(shards), 1, 1000000 },
+	{ NULL, "start-at", 0, ARG_REQ, config_h_start_at, 0, 0, 0 },
+	{ NULL, "result", 0, ARG_REQ, h_str, OFF(result_path), 0, 0 },
+	{ NULL, "latency-log", 0, ARG_REQ, h_str, OFF(latency_log), 0, 0 },
 	{ NULL, "hdr-log", 0, ARG_REQ, h_str, OFF(hdr_log_path), 0, 0 },
 	{ NULL, "metrics-listen", 0, ARG_REQ, h_metrics_listen,
 	  OFF(metrics_listen), 0, 0 },

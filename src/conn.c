@@ -22,8 +22,10 @@
 #include "checkpoint.h"
 #include "openloop.h"
 #include "rawlog.h"
+#include "scram.h"
 #include "tls.h"
 #include "store_map.h"
+#include "user_template.h"
 #include "userfile.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -35,16 +37,11 @@
 
 static void conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 
-/* Fill `user` from the user= template: the first %d/%i is the user
- * number, the second the domain number. */
+/* Pick a user: from userfile=, or a number for the user= template. */
 static void
 conn_pick_user(struct conn *c)
 {
 	const struct config *cfg = c->w->cfg;
-	const char *t = cfg->user_template;
-	size_t o = 0;
-	int nth = 0;
-
 	const struct userfile *uf = c->w->sh->users;
 	c->pass = cfg->pass;
 	if (uf != NULL) {
@@ -67,19 +64,8 @@ conn_pick_user(struct conn *c)
 	}
 	c->domain_no = cfg->domains_min +
 	    rng_below(&c->rng, cfg->domains_max - cfg->domains_min + 1);
-	for (; *t != '\0' && o + 12 < sizeof(c->user); t++) {
-		if (t[0] == '%' && (t[1] == 'd' || t[1] == 'i')) {
-			o += (size_t)snprintf(c->user + o, sizeof(c->user) - o,
-			    "%u", nth++ == 0 ? c->user_no : c->domain_no);
-			t++;
-		} else if (t[0] == '%' && t[1] == '%') {
-			c->user[o++] = '%';
-			t++;
-		} else {
-			c->user[o++] = *t;
-		}
-	}
-	c->user[o] = '\0';
+	user_template_fill(cfg->user_template, c->user_no, c->domain_no,
+			   c->user, sizeof(c->user));
 }
 
 struct conn *
@@ -106,7 +92,8 @@ conn_new(struct worker *w, unsigned slot)
 	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : w->sh->run_id, slot);
 	if (cfg->rawlog)
-		c->rawlog = rawlog_open(cfg->rawlog_dir, slot);
+		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
+		    &((struct shared *)w->sh)->rawlog_failures);
 	conn_pick_user(c);
 	return c;
 }
@@ -129,6 +116,7 @@ conn_free(struct conn *c)
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
 	tls_session_free(c->tls_sess);
+	scram_free(c->scram);
 	free(c);
 }
 
@@ -142,6 +130,9 @@ conn_reset_session(struct conn *c)
 	c->exists = 0;
 	c->cont_wait = false;
 	c->n_cont_splits = c->cont_next = 0;
+	scram_free(c->scram);
+	c->scram = NULL;
+	c->sasl_step = SASL_DONE;
 	c->logout_sent = c->bye_seen = false;
 	c->closing = false;
 	c->tls_done = false;
@@ -214,11 +205,23 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 		    &c->w->sh->sources[c->slot % c->w->sh->n_sources];
 		if (bind(fd, (const struct sockaddr *)src,
 			 c->w->sh->source_lens[c->slot % c->w->sh->n_sources]) < 0) {
+			int e = errno;
 			evutil_closesocket(fd);
+			errno = e;
 			return -1;
 		}
 	}
 	return fd;
+}
+
+/* Out of local ports for this source address: bind() to an address with
+ * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
+ * Counted apart so the report can say so plainly. */
+void
+conn_count_port_error(struct conn *c, int e)
+{
+	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->w->cfg->n_sources > 0))
+		ctr_add(&c->w->stats->ports_exhausted, 1);
 }
 
 void
@@ -239,6 +242,7 @@ conn_start(struct conn *c)
 
 	fd = conn_socket(c, sa);
 	if (fd < 0) {
+		conn_count_port_error(c, errno);
 		conn_log_err(c, ERR_CONNECT, "socket: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
 		return;
@@ -265,6 +269,7 @@ conn_start(struct conn *c)
 			 conn_sock_read_cb, c) == 0;
 	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
 	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
+		conn_count_port_error(c, errno);
 		conn_log_err(c, ERR_CONNECT, "connect: %s", strerror(errno));
 		conn_close(c, ERR_CONNECT, true);
 	}
@@ -349,7 +354,7 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 	}
 	if (c->w->openloop != NULL)
 		openloop_conn_gone(c->w->openloop, c);
-	bool in_checkpoint = c->cp_waiting || c->cp_checked;
+	bool in_checkpoint = checkpoint_holding(c->w->cp);
 	c->cp_waiting = c->cp_checked = false;
 	if (count_err)
 		stats_err(c->w->stats, why);

@@ -105,6 +105,16 @@ enum conn_cap {
 	CAP_KNOWN = 1u << 31	/* a capability list has been seen */
 };
 
+/* Where a SCRAM exchange is (conn_sasl.c). */
+enum conn_sasl_step {
+	SASL_DONE,
+	SASL_SEND_FIRST,	/* no SASL-IR: client-first after the "+" */
+	SASL_SERVER_FIRST,	/* waiting for server-first-message */
+	SASL_SERVER_FINAL	/* waiting for server-final-message */
+};
+
+struct scram;
+
 struct conn {
 	struct worker *w;
 	unsigned slot;		/* global client index */
@@ -143,6 +153,10 @@ struct conn {
 	unsigned user_no, domain_no;
 	char user[256];
 	const char *pass;	/* this user's password */
+	struct scram *scram;	/* a SCRAM login in progress, or NULL */
+	enum auth_mech sasl_mech;	/* the AUTHENTICATE being sent */
+	enum conn_sasl_step sasl_step;
+	bool sasl_verified;	/* the server's SCRAM signature was right */
 
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
 	struct ssl_session_st *tls_sess;	/* --tls-resume: last session */
@@ -186,6 +200,8 @@ void conn_free(struct conn *c);			/* NULL is a no-op */
 
 /* Start connecting now (st must be CONN_S_WAIT). */
 void conn_start(struct conn *c);
+/* Count errno e from bind/connect as "out of local ports" when it is. */
+void conn_count_port_error(struct conn *c, int e);
 
 /* The worker's 100 ms tick: timeouts and stall accounting. */
 void conn_tick(struct conn *c, uint64_t now);
@@ -235,6 +251,14 @@ bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
 bool conn_delay_start(struct conn *c);
 void conn_disconnect_soon(struct conn *c);
 void conn_flush_cont(struct conn *c);
+/* AUTHENTICATE (conn_sasl.c): the mechanism of a login state, the command
+ * text after the tag, the challenges, and the tagged reply (false: an OK
+ * that must not count as a login). */
+enum auth_mech conn_sasl_mech(const struct conn *c, enum op op);
+bool conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd);
+bool conn_sasl_active(const struct conn *c);
+void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
+bool conn_sasl_end(struct conn *c, bool ok);
 /* Ask for the connection to be closed once the parser callback returns. */
 void conn_close_later(struct conn *c, enum err_kind why, bool count_err);
 

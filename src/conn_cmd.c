@@ -45,9 +45,12 @@ conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
 {
 	char line[512];
 	if (internal == CONN_I_NONE && (op == OP_LOGIN || op == OP_AUTHENTICATE)) {
-		int n = snprintf(line, sizeof(line), "%u.%u %s %s <secret redacted>\r\n",
-				 c->slot, tag, op == OP_LOGIN ? "LOGIN" : "AUTHENTICATE PLAIN",
-				 op == OP_LOGIN ? c->user : "");
+		enum auth_mech m = conn_sasl_mech(c, op);
+		int n = m == MECH_LOGIN ?
+		    snprintf(line, sizeof(line), "%u.%u LOGIN %s <secret "
+			     "redacted>\r\n", c->slot, tag, c->user) :
+		    snprintf(line, sizeof(line), "%u.%u AUTHENTICATE %s <secret "
+			     "redacted>\r\n", c->slot, tag, config_mech_name(m));
 		rawlog_data(c->rawlog, 'C', line, (size_t)n);
 		c->redact_cont = true;
 		return;
@@ -184,6 +187,29 @@ conn_retry_later(struct conn *c)
 	evtimer_add(c->timer, &tv);
 }
 
+/* RFC 3501 6.2.3: under LOGINDISABLED a client must not send LOGIN, and
+ * AUTHENTICATE PLAIN would put the same password on the wire.  In clear,
+ * neither is sent: the connection is closed (kind tls, like a server
+ * without STARTTLS) and the run stops as unusable, with a line saying to
+ * use --starttls (run.c). */
+static bool
+conn_login_disabled(struct conn *c)
+{
+	enum auth_mech m = c->w->cfg->mech_id;
+
+	/* SCRAM never puts the password on the wire, so RFC 3501's rule
+	 * (no LOGIN under LOGINDISABLED) does not stop it. */
+	if (c->lstate != LSTATE_NONAUTH || c->tls_done ||
+	    !(c->caps & CAP_LOGINDISABLED) ||
+	    m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256)
+		return false;
+	atomic_store(&((struct shared *)c->w->sh)->login_disabled, true);
+	conn_log_err(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
+		     "password in clear (use --starttls)");
+	conn_close(c, ERR_TLS, true);
+	return true;
+}
+
 static unsigned conn_send_plan(struct conn *c, unsigned max);
 
 void
@@ -233,6 +259,8 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
+	if (conn_login_disabled(c))
+		return;
 	if (!c->id_sent && (c->caps & CAP_ID) && cfg->send_id) {
 		/* A session id the server can log (imap_id_log), so one of
 		 * our error lines can be matched to the server's. */

@@ -314,6 +314,7 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	if (c->st == CONN_S_CONNECTING) {
+		conn_count_port_error(c, EVUTIL_SOCKET_ERROR());
 		conn_log_err(c, ERR_CONNECT, "connect(%s) failed: %s",
 			     c->w->cfg->host,
 			     evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));

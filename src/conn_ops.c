@@ -158,7 +158,7 @@ op_login(struct conn *c, enum op op)
 	uint32_t tag;
 
 	cmd_begin(c, &cmd, &tag);
-	if (op == OP_LOGIN) {
+	if (conn_sasl_mech(c, op) == MECH_LOGIN) {
 		imap_cmd_adds(&cmd, "LOGIN ");
 		imap_cmd_astring(&cmd, c->user, strlen(c->user));
 		imap_cmd_adds(&cmd, " ");
@@ -166,25 +166,10 @@ op_login(struct conn *c, enum op op)
 		cmd_end(c, &cmd, op, tag);
 		return true;
 	}
-	/* AUTHENTICATE PLAIN: "\0user\0pass" in base64, as an initial
-	 * response when the server has SASL-IR, else after the "+". */
-	unsigned char raw[600], b64[820];
-	size_t ul = strlen(c->user), pl = strlen(pass);
-	if (ul + pl + 2 > sizeof(raw))
-		pl = sizeof(raw) - ul - 2;
-	raw[0] = '\0';
-	memcpy(raw + 1, c->user, ul);
-	raw[1 + ul] = '\0';
-	memcpy(raw + 2 + ul, pass, pl);
-	int n = EVP_EncodeBlock(b64, raw, (int)(ul + pl + 2));
-	imap_cmd_adds(&cmd, "AUTHENTICATE PLAIN");
-	if (c->caps & CAP_SASL_IR) {
-		imap_cmd_adds(&cmd, " ");
-	} else {
-		imap_cmd_adds(&cmd, "\r\n");
-		cmd.splits[cmd.n_splits++] = evbuffer_get_length(cmd.buf);
+	if (!conn_sasl_start(c, op, &cmd)) {
+		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+		return false;
 	}
-	imap_cmd_add(&cmd, (const char *)b64, (size_t)n);
 	cmd_end(c, &cmd, op, tag);
 	return true;
 }
@@ -237,13 +222,19 @@ op_fetch2(struct conn *c)
 }
 
 /* own_msgs / own_flags: keep only messages this connection owns (claiming
- * unowned ones) and refuse a flag another connection owns. */
+ * unowned ones) and refuse a flag another connection owns.  With
+ * own_msgs the set becomes the owned UIDs (sent as UID STORE): what was
+ * claimed is exactly what is changed, whatever the sequence numbers do
+ * meanwhile.  Workers keep separate models, so with several a message may
+ * only be claimed in the worker its UID falls to (UID mod workers): two
+ * workers' sessions on one mailbox never own the same message. */
 static bool
 own_filter(struct conn *c, uint32_t *seqs, unsigned *n, const char *flag)
 {
 	const struct config *cfg = c->w->cfg;
 	struct mbox_store *s = mbox_view_store(c->view);
 	uint32_t me = mbox_view_conn_id(c->view);
+	unsigned nw = c->w->sh->n_workers;
 
 	if (cfg->own_flags && !mbox_store_claim_flag(s, flag, strlen(flag), me))
 		return false;
@@ -252,8 +243,9 @@ own_filter(struct conn *c, uint32_t *seqs, unsigned *n, const char *flag)
 	unsigned k = 0;
 	for (unsigned i = 0; i < *n; i++) {
 		uint32_t uid = mbox_view_uid(c->view, seqs[i]);
-		if (uid != 0 && mbox_store_claim_msg(s, uid, me))
-			seqs[k++] = seqs[i];
+		if (uid != 0 && (nw <= 1 || uid % nw == c->w->id) &&
+		    mbox_store_claim_msg(s, uid, me))
+			seqs[k++] = uid;
 	}
 	*n = k;
 	return true;
@@ -285,8 +277,9 @@ op_store(struct conn *c, enum op op)
 		return false;
 	char set[1200];
 	size_t set_len = imap_seqset_str(set, sizeof(set), seqs, n);
+	bool by_uid = c->view != NULL && cfg->own_msgs;	/* own_filter */
 	cmd_begin(c, &cmd, &tag);
-	imap_cmd_adds(&cmd, "STORE ");
+	imap_cmd_adds(&cmd, by_uid ? "UID STORE " : "STORE ");
 	imap_cmd_add(&cmd, set, set_len);
 	if (op == OP_DELETE) {
 		imap_cmd_adds(&cmd, silent ? " +FLAGS.SILENT \\Deleted" :
@@ -300,7 +293,7 @@ op_store(struct conn *c, enum op op)
 		imap_cmd_adds(&cmd, ")");
 	}
 	if (c->view != NULL)
-		mbox_view_store_begin(c->view, set, set_len, false, silent);
+		mbox_view_store_begin(c->view, set, set_len, by_uid, silent);
 	cmd_end(c, &cmd, op, tag);
 	return true;
 }

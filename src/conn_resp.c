@@ -209,6 +209,33 @@ conn_has_code(const struct imap_resp *r, const char *want)
 	    code_len == strlen(want) && strncasecmp(code, want, code_len) == 0;
 }
 
+/* The states that work on random mailbox names. */
+static bool
+op_random_names(enum op op)
+{
+	return op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
+	    op == OP_MSUBS;
+}
+
+/* The benign code of a NO (see enum benign_code), or -1.  Mailbox-name
+ * codes are benign only for the states that pick random names: for
+ * SELECT or APPEND a missing box= is a real problem. */
+static int
+conn_benign_code(enum op op, const struct imap_resp *r)
+{
+	bool names = op_random_names(op);
+
+	if ((op == OP_COPY || op == OP_MOVE) && conn_has_code(r, "TRYCREATE"))
+		return BENIGN_TRYCREATE;
+	if (conn_has_code(r, "EXPUNGEISSUED"))
+		return BENIGN_EXPUNGEISSUED;
+	if (names && conn_has_code(r, "ALREADYEXISTS"))
+		return BENIGN_ALREADYEXISTS;
+	if (names && conn_has_code(r, "NONEXISTENT"))
+		return BENIGN_NONEXISTENT;
+	return -1;
+}
+
 static void
 conn_logged_in(struct conn *c, const struct imap_resp *r)
 {
@@ -282,7 +309,12 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	enum op op = (enum op)f.op;
 	enum stats_reply rep = r->cond == IMAP_COND_OK ? STATS_OK :
 	    r->cond == IMAP_COND_NO ? STATS_NO : STATS_BAD;
-	stats_cmd(c->w->stats, op, rep, now - f.t_sent);
+	int benign = rep == STATS_NO ? conn_benign_code(op, r) : -1;
+	if (benign >= 0)
+		stats_cmd_benign(c->w->stats, op, (enum benign_code)benign,
+				 now - f.t_sent);
+	else
+		stats_cmd(c->w->stats, op, rep, now - f.t_sent);
 	if (rep == STATS_OK && op != OP_LOGOUT && !c->logout_sent && c->n_fl == 0 &&
 	    !c->disconnect_pending && c->w->cfg->states[OP_DISCONNECT].prob > 0 &&
 	    rng_pct(&c->rng, c->w->cfg->states[OP_DISCONNECT].prob))
@@ -295,26 +327,23 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		conn_close_later(c, ERR_BAD, false);
 		return;
 	}
-	if (rep == STATS_NO && (op == OP_COPY || op == OP_MOVE) &&
-	    conn_has_code(r, "TRYCREATE")) {
+	if (benign == BENIGN_TRYCREATE) {
 		/* The copy target does not exist yet: create it, as
-		 * imaptest does, and count the NO without an error line. */
+		 * imaptest does, and go on. */
 		conn_try_create(c, c->w->cfg->copybox);
 		return;
 	}
-	/* A NO for messages another session just expunged is ordinary
-	 * under concurrency (imaptest ignores these too): counted, not
-	 * shown. */
 	/* Random mailbox names often do not exist, or do already: like
 	 * imaptest, those NOs are counted, not shown. */
-	bool names = op == OP_MCREATE || op == OP_MDELETE || op == OP_MRENAME ||
-	    op == OP_MSUBS || op == OP_COPY || op == OP_MOVE;
-	if (rep == STATS_NO && !names && !conn_has_code(r, "EXPUNGEISSUED"))
+	bool names = op_random_names(op) || op == OP_COPY || op == OP_MOVE;
+	if (rep == STATS_NO && !names && benign < 0)
 		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
 			     r->line);
 	switch (op) {
 	case OP_LOGIN:
 	case OP_AUTHENTICATE:
+		if (!conn_sasl_end(c, rep == STATS_OK))
+			return;		/* an unproven SCRAM server */
 		if (rep == STATS_OK) {
 			conn_logged_in(c, r);
 		} else {
@@ -391,6 +420,8 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 	case IMAP_CONTINUATION:
 		if (c->idle == CONN_IDLE_STARTING) {
 			conn_idle_started(c);
+		} else if (conn_sasl_active(c)) {
+			conn_sasl_continue(c, r);
 		} else if (c->cont_wait) {
 			conn_flush_cont(c);
 		} else {

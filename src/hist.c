@@ -364,6 +364,66 @@ hist_percentile(const struct hist *h, double p)
 	return mx;
 }
 
+bool
+hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count)
+{
+	for (unsigned i = *idx; i < HIST_BUCKETS; ) {
+		unsigned block = i / HIST_BLOCK;
+		if (!(get(&h->used[block / 64]) & (1ull << (block % 64)))) {
+			i = (block + 1) * HIST_BLOCK;
+			continue;
+		}
+		uint64_t c = get(&h->buckets[i]);
+		if (c != 0) {
+			*idx = i;
+			*count = c;
+			return true;
+		}
+		i++;
+	}
+	return false;
+}
+
+int
+hist_load_bucket(struct hist *h, unsigned idx, uint64_t count)
+{
+	if (idx > HIST_TOP_INDEX || count == 0 ||
+	    get(&h->count) + count < get(&h->count))
+		return -1;
+	uint64_t c = get(&h->buckets[idx]);
+	put(&h->buckets[idx], c + count);
+	mark_block(h, idx / HIST_BLOCK);
+	put(&h->count, get(&h->count) + count);
+	return 0;
+}
+
+int
+hist_load_end(struct hist *h, uint64_t sum, uint64_t min, uint64_t max)
+{
+	uint64_t n = get(&h->count);
+	if (n == 0) {
+		if (sum != 0 || min != 0 || max != 0)
+			goto bad;
+		return 0;
+	}
+	unsigned lo = 0, hi = 0;
+	uint64_t c;
+	if (!hist_next_bucket(h, &lo, &c) || min > max || max > HIST_MAX_US)
+		goto bad;
+	for (unsigned i = lo; hist_next_bucket(h, &i, &c); i++)
+		hi = i;
+	if (hist_index(min) != lo || hist_index(max) != hi ||
+	    sum < min || sum / n > max)
+		goto bad;
+	put(&h->sum, sum);
+	put(&h->min, min);
+	put(&h->max, max);
+	return 0;
+bad:
+	hist_reset(h);
+	return -1;
+}
+
 /* The blocks with data, in order: the walk both exports below need. */
 static unsigned
 used_blocks(const struct hist *h, unsigned out[HIST_BLOCKS])

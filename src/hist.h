@@ -10,6 +10,7 @@
 #ifndef IMAPSTRESS_HIST_H
 #define IMAPSTRESS_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HIST_MAX_US 3600000000ULL	/* 1 hour; larger values are clamped */
@@ -39,6 +40,17 @@ uint64_t hist_sum(const struct hist *h);
  * the max).  0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/* Lossless export and import (result files): the non-empty buckets in
+ * index order (indexes below HIST_N_BUCKETS), and the exact scalars.
+ * hist_next_bucket starts at *idx and returns false past the last;
+ * callers loop with idx = found + 1. */
+bool hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count);
+/* Rebuild: add buckets to an empty (reset) histogram, then hist_load_end
+ * sets sum/min/max.  It returns -1 (and leaves h reset) when they cannot
+ * belong to those buckets: min/max outside the first/last bucket, a
+ * count of buckets with no samples, or an index out of range. */
+int hist_load_bucket(struct hist *h, unsigned idx, uint64_t count);
+int hist_load_end(struct hist *h, uint64_t sum, uint64_t min, uint64_t max);
 /* HdrHistogram export.  Our bucket i holds exactly the values of index i
  * in an HdrHistogram with lowest discernible value 1 and 3 significant
  * digits; HIST_N_BUCKETS covers HIST_MAX_US.  hist_export fills

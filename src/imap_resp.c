@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "imap.h"
+#include "escape.h"
 #include "imap_resp.h"
 
 static void
@@ -31,14 +32,10 @@ resp_fail(char *err, size_t errsz, const char *fmt, ...)
 const char *
 imap_resp_excerpt(char *out, size_t outsz, const char *s, size_t n)
 {
-	size_t max = outsz - 4, o = 0;
-	for (size_t i = 0; i < n && o < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		out[o++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
-	if (n > max)
-		memcpy(out + o, "...", 3), o += 3;
-	out[o] = '\0';
+	/* escape.h's one escaping function, and "..." when it was cut. */
+	size_t o = escape_text(out, outsz - 3, s, n);
+	if (o < escape_len(s, n))
+		memcpy(out + o, "...", 4);
 	return out;
 }
 

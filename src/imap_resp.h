@@ -15,9 +15,9 @@
 int imap_resp_decode(struct imap_resp *r, const char *line, size_t len,
 		     char *err, size_t errsz);
 
-/* A printable excerpt of server bytes for error messages: control and
- * non-ASCII octets become '?' and long input is cut with "...".  Returns
- * out. */
+/* A printable excerpt of server bytes for error messages: escaped by
+ * escape_text (escape.h), and cut with "..." when it does not fit.
+ * Returns out. */
 const char *imap_resp_excerpt(char *out, size_t outsz, const char *s,
 			      size_t n);
 

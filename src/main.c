@@ -1,5 +1,6 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,12 +15,16 @@
 #include <openssl/rand.h>
 
 #include "clock.h"
+#include "checkpoint.h"
 #include "config.h"
+#include "latency_log.h"
 #include "log.h"
+#include "merge.h"
 #include "msg.h"
 #include "report.h"
 #include "run.h"
 #include "script/script_net.h"
+#include "shard.h"
 #include "tls.h"
 #include "userfile.h"
 #include "workload.h"
@@ -94,6 +99,28 @@ make_pool(const struct config *cfg, uint32_t seed)
 	return msg_pool_generate(seed, cfg->msg_size_mean, POOL_MAX_BYTES);
 }
 
+static const char *
+shard_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+/* A userfile is split like users=: shard I takes its I-th slice. */
+static void
+shard_users(const struct config *cfg, struct userfile *uf)
+{
+	unsigned long long lo, hi;
+	if (cfg->shard_count <= 1)
+		return;
+	if (uf->n < cfg->shard_count)
+		fatal(2, "userfile=%s: %u users for %u shards", cfg->userfile,
+		      uf->n, cfg->shard_count);
+	shard_slice(uf->n, cfg->shard_index, cfg->shard_count, &lo, &hi);
+	/* userfile_free frees only the block and the text, whatever n is. */
+	memmove(uf->e, uf->e + lo, (size_t)(hi - lo) * sizeof(*uf->e));
+	uf->n = (unsigned)(hi - lo);
+}
+
 static unsigned
 pick_workers(const struct config *cfg)
 {
@@ -112,16 +139,27 @@ main(int argc, char **argv)
 	char err[1024];
 	sigset_t sigs;
 
+	/* Subcommands that read files instead of running. */
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return merge_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "latency") == 0)
+		return latency_main(argc - 1, argv + 1);
+
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
 	if (r == 1) {
+		/* --help, --version: output that cannot be written is an
+		 * error here too. */
 		config_free(&cfg);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			fatal(1, "standard output: cannot write: %s",
+			      strerror(errno != 0 ? errno : EIO));
 		return 0;
 	}
-	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "imapstress: %s\n", err);
+	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0 ||
+	    shard_setup(&cfg, shard_getenv, err, sizeof(err)) < 0) {
 		config_free(&cfg);
-		return 2;
+		fatal(2, "%s", err);
 	}
 	/* Scripted tests: their own (stopgap) driver, src/script/. */
 	if (cfg.test_path != NULL) {
@@ -130,6 +168,11 @@ main(int argc, char **argv)
 		config_free(&cfg);
 		return r;
 	}
+	if (cfg.shard_count > 1)
+		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",
+			 cfg.shard_index, cfg.shard_count, cfg.shard_from,
+			 cfg.clients, cfg.users_min, cfg.users_max,
+			 cfg.userfile ? " (userfile: its slice)" : "");
 	if (!plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
 
@@ -151,7 +194,12 @@ main(int argc, char **argv)
 		sh->users = userfile_load(cfg.userfile, err, sizeof(err));
 		if (sh->users == NULL)
 			fatal(2, "%s", err);
+		shard_users(&cfg, (struct userfile *)sh->users);
 	}
+	if (cfg.latency_log != NULL &&
+	    (sh->latency_log_fd = latency_log_open(cfg.latency_log)) < 0)
+		fatal(2, "--latency-log %s: cannot create: %s", cfg.latency_log,
+		      strerror(errno));
 	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
 	 * session compresses right after login. */
 	if (cfg.compress && cfg.states[OP_COMPRESS].prob == 0)
@@ -160,12 +208,6 @@ main(int argc, char **argv)
 	 * LOGOUT, so the plan never walks it). */
 	if (cfg.checkpoint_secs > 0)
 		cfg.states[OP_CHECKPOINT].prob = 100;
-	/* mech= picks the login command: LOGIN, or AUTHENTICATE PLAIN. */
-	if (strcasecmp(cfg.mech, "PLAIN") == 0)
-		cfg.states[OP_AUTHENTICATE].prob = 100;
-	else if (strcasecmp(cfg.mech, "LOGIN") != 0)
-		fatal(2, "mech=%s: only LOGIN (the LOGIN command) and PLAIN "
-		      "(AUTHENTICATE PLAIN) are supported", cfg.mech);
 	sh->pool = make_pool(&cfg, cfg.have_seed ? cfg.seed : (uint32_t)sh->run_id);
 	if (cfg.tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(&cfg, err, sizeof(err));
@@ -173,12 +215,10 @@ main(int argc, char **argv)
 			fatal(2, "%s", err);
 	}
 	sh->n_workers = pick_workers(&cfg);
-	if (cfg.checkpoint_secs > 0 && sh->n_workers > 1 &&
-	    cfg.users_max - cfg.users_min + 1 < sh->n_workers) {
-		/* Fewer users than workers: a mailbox's sessions would be
-		 * spread over threads and could not be compared. */
-		sh->n_workers = 1;
-	}
+	/* One checkpoint for all workers: a mailbox's sessions may live in
+	 * several (a user= without %d is one mailbox for everyone). */
+	if (cfg.checkpoint_secs > 0 && !cfg.no_tracking)
+		sh->cp_coord = cp_coord_new(sh->n_workers);
 	cfg.color = isatty(STDOUT_FILENO);
 
 	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
@@ -199,6 +239,7 @@ main(int argc, char **argv)
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		w[i] = worker_new(i, sh);
+	shard_wait_start(&cfg);
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		if (worker_start(w[i]) != 0)
 			fatal(1, "cannot start worker thread %u", i);
@@ -211,9 +252,14 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
 	free(w);
+	/* Closing the rawlogs is their last write: a failure there counts
+	 * like any other lost output. */
+	if (status == 0 && atomic_load(&sh->rawlog_failures) > 0)
+		status = 1;
 	report_free(rep);
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);
+	cp_coord_free(sh->cp_coord);
 	msg_pool_free((struct msg_pool *)sh->pool);
 	free(sh);
 	config_free(&cfg);

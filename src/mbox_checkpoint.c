@@ -173,3 +173,54 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 	free(refs);
 	return rep.n;
 }
+
+/* A copy of src in dst, for a checkpoint that compares the views of
+ * several threads: what the comparison reads (messages, flags with the
+ * keywords mapped by name, RECENT, the SELECT snapshot), and nothing that
+ * points back into src's store. */
+struct mbox_view *
+mbox_view_checkpoint_copy(const struct mbox_view *src, struct mbox_store *dst)
+{
+	const struct mbox_store *ss = src->store;
+	struct mbox_view *v = mbox_view_new(dst, src->conn_id, NULL);
+	int map[MBOX_MAX_KEYWORDS];
+
+	for (unsigned k = 0; k < ss->n_kw; k++)
+		map[k] = mbox_store_kw_intern(dst, ss->kw[k].name, ss->kw[k].len);
+	v->count = v->cap = src->count;
+	v->msgs = xcalloc(src->count ? src->count : 1, sizeof(*v->msgs));
+	for (uint32_t i = 0; i < src->count; i++) {
+		struct mbox_msg *m = &v->msgs[i];
+		*m = src->msgs[i];
+		m->rec = 0;	/* a position in src's store */
+		m->kw = 0;
+		for (unsigned k = 0; k < ss->n_kw; k++)
+			if ((src->msgs[i].kw & (1ull << k)) && map[k] >= 0)
+				m->kw |= 1ull << map[k];
+	}
+	for (unsigned k = 0; k < ss->n_kw; k++)
+		if ((src->kw_in_flags & (1ull << k)) && map[k] >= 0)
+			v->kw_in_flags |= 1ull << map[k];
+	v->known_uids = src->known_uids;
+	v->recent = src->recent;
+	v->recent_uncertain = src->recent_uncertain;
+	v->select_uidnext = src->select_uidnext;
+	v->old_count = src->old_count;
+	v->readonly = src->readonly;
+	v->disabled = src->disabled;
+	v->store_gen = src->store_gen;
+	v->idle_gen = src->idle_gen;
+	return v;
+}
+
+bool
+mbox_store_seen_all_recent(const struct mbox_store *s)
+{
+	return s->seen_all_recent;
+}
+
+void
+mbox_store_set_seen_all_recent(struct mbox_store *s, bool yes)
+{
+	s->seen_all_recent = yes;
+}

@@ -257,4 +257,15 @@ unsigned mbox_view_checkpoint_compare(struct mbox_view *const *views,
 				      unsigned n, bool recent_reliable,
 				      mbox_err_cb cb, void *arg);
 
+/* A copy of src as a view of dst (keywords mapped by name), for comparing
+ * views kept by different threads: each thread copies its own views into
+ * one store per mailbox, and the comparison reads only the copies.  Free
+ * with mbox_view_free before dst. */
+struct mbox_view *mbox_view_checkpoint_copy(const struct mbox_view *src,
+					    struct mbox_store *dst);
+/* Whether a view of s once saw every message \Recent (RECENT checks are
+ * meaningful), and setting it on a store of copies. */
+bool mbox_store_seen_all_recent(const struct mbox_store *s);
+void mbox_store_set_seen_all_recent(struct mbox_store *s, bool yes);
+
 #endif

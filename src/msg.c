@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "msg.h"
 #include "msg_private.h"
 #include "xmalloc.h"
@@ -140,54 +141,22 @@ mbox_scan(struct mbox_scan *s, const char *in, size_t n)
 		mbox_end_msg(s);
 }
 
-/* For pipes and other files mmap cannot map. */
-static char *
-mbox_read_all(int fd, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0;
-	char *buf = xmalloc(cap);
-
-	for (;;) {
-		if (n == cap)
-			buf = xrealloc(buf, cap *= 2);
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*len = n;
-	return buf;
-}
-
 struct msg_pool *
 msg_pool_from_mbox(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
-	char *in = NULL;
+	char *in = NULL, why[256];
 	size_t n = 0;
 	bool mapped = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A regular file only (infile.h): a FIFO or /dev/zero would hang
+	 * the start or fill memory. */
+	int fd = infile_open(path, MSG_MBOX_MAX, &st, why, sizeof(why));
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "mbox=%s: cannot open: %s", path,
-		    strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0) {
+		snprintf(err, errlen, "mbox=%s: %s", path, why);
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "mbox=%s: cannot open: %s", path,
-		    strerror(EISDIR));
-		close(fd);
-		return NULL;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (st.st_size > 0) {
 		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
 		    MAP_PRIVATE, fd, 0);
 		if (m != MAP_FAILED) {
@@ -197,9 +166,9 @@ msg_pool_from_mbox(const char *path, char *err, size_t errlen)
 			(void)madvise(m, n, MADV_SEQUENTIAL);
 		}
 	}
-	if (!mapped && (in = mbox_read_all(fd, &n)) == NULL) {
-		snprintf(err, errlen, "mbox=%s: cannot read: %s", path,
-		    strerror(errno));
+	if (!mapped && (in = infile_read_fd(fd, MSG_MBOX_MAX, &n, why,
+					    sizeof(why))) == NULL) {
+		snprintf(err, errlen, "mbox=%s: %s", path, why);
 		close(fd);
 		return NULL;
 	}

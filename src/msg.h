@@ -26,8 +26,27 @@ struct msg {
 
 struct msg_pool;
 
-/* Read an mbox.  NULL with a message in err (naming the file and line)
- * when it cannot be read or holds no message. */
+/* The largest mbox= read.  Its arena is the file with CRLF line ends, up
+ * to twice the file for bare-LF input. */
+#define MSG_MBOX_MAX ((size_t)1 << 30)
+
+/* A generated pool holds at least this many messages, however large. */
+#define MSG_POOL_MIN_COUNT	8
+
+/* The most memory a generated pool of messages of up to `size` octets
+ * (--msg-size's mean, random_msg_size=) can take while it is built: at
+ * least MSG_POOL_MIN_COUNT messages, in an arena that doubles as it
+ * grows.  Inline, so config.c can check sizes without linking msg.c. */
+static inline uint64_t
+msg_pool_peak(uint64_t size)
+{
+	const uint64_t per = 2 * MSG_POOL_MIN_COUNT;
+	return size > UINT64_MAX / per ? UINT64_MAX : size * per;
+}
+
+/* Read an mbox: a regular file of at most MSG_MBOX_MAX octets.  NULL with
+ * a message in err (naming the file and line) when it cannot be read, is
+ * not a regular file (a FIFO, /dev/zero), or holds no message. */
 struct msg_pool *msg_pool_from_mbox(const char *path, char *err, size_t errlen);
 
 /* Generated messages whose sizes average mean_size (at least 512 bytes),

@@ -18,9 +18,9 @@ struct msg_pool {
 	uint64_t bytes;
 };
 
-/* Generated pools: as many messages as fit in max_total, within these.
- * An mbox pool holds every message of the file. */
-#define MSG_POOL_MIN_COUNT	8
+/* Generated pools: as many messages as fit in max_total, within
+ * MSG_POOL_MIN_COUNT (msg.h) and this.  An mbox pool holds every message
+ * of the file. */
 #define MSG_POOL_MAX_COUNT	1000
 
 /* The generators' random stream: rng.h's splitmix64, seeded so that a

@@ -16,9 +16,9 @@ enum op {
 	OP_MSUBS,
 	OP_STATUS,
 	OP_SELECT,
+	OP_UIDFETCH,	/* before FETCH, as in imaptest's table */
 	OP_FETCH,
 	OP_FETCH2,
-	OP_UIDFETCH,
 	OP_SEARCH,
 	OP_SORT,
 	OP_THREAD,

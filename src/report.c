@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "report_int.h"
+#include "result.h"
 #include "xmalloc.h"
 
 bool
@@ -85,6 +87,16 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	return n > 0 && v < r->cfg->slas[i].max_us;
 }
 
+unsigned
+report_sla_failures(struct report *r, const struct stats_snap *tot)
+{
+	const struct report_run none = { 0 };
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->cfg->n_slas; i++)
+		n += !report_sla_ok(r, &none, tot, i);
+	return n;
+}
+
 static bool
 is_stdout(const char *path)
 {
@@ -122,6 +134,82 @@ open_output(const char *opt, const char *path, FILE *out, FILE **fp,
 	return 0;
 }
 
+/* How a stream is named in its error line. */
+static void
+stream_name(const struct report *r, const FILE *fp, char *buf, size_t n)
+{
+	const struct config *cfg = r->cfg;
+	if (fp == r->json && r->json_own)
+		snprintf(buf, n, "--json %s", cfg->json_path);
+	else if (fp == r->csv && r->csv_own)
+		snprintf(buf, n, "--csv %s", cfg->csv_path);
+	else if (fp == r->tsv && r->tsv_own)
+		snprintf(buf, n, "output=%s", cfg->output_path);
+	else
+		snprintf(buf, n, "standard output");
+}
+
+/* The first failure of a stream (a write, flush or close) is named once
+ * with its errno; the stream then gets nothing more, so a half-written
+ * file is not made worse. */
+static void
+report_fail(struct report *r, FILE *fp, bool *failed, int e)
+{
+	char name[512];
+	if (*failed)
+		return;
+	*failed = r->failed = true;
+	stream_name(r, fp, name, sizeof(name));
+	log_error("%s: cannot write: %s; nothing more is written there, and "
+		  "the exit status will say so", name, strerror(e != 0 ? e : EIO));
+}
+
+/* After a batch of writes to fp: stdio keeps the first error in
+ * ferror(), and a flush writes what is left.  glibc drops the buffer of
+ * a failed write, so that flush may "succeed": the errno of the batch
+ * (callers zero it before) is the one to show then (ENOSPC on a full
+ * disk). */
+static bool
+report_check(struct report *r, FILE *fp, bool *failed)
+{
+	int batch = errno;
+	if (fp == NULL || *failed)
+		return !*failed;
+	errno = 0;
+	if (fflush(fp) != 0 || ferror(fp))
+		report_fail(r, fp, failed, errno != 0 ? errno : batch);
+	return !*failed;
+}
+
+/* One writer call on one stream, checked. */
+#define REPORT_WRITE(r, fp, call)					\
+	do {								\
+		if ((fp) != NULL && !*failed_flag((r), (fp))) {		\
+			errno = 0;					\
+			call;						\
+			report_check((r), (fp), failed_flag((r), (fp))); \
+		}							\
+	} while (0)
+
+/* The stdout flags are shared: with "-" the machine format is stdout. */
+static bool *
+failed_flag(struct report *r, FILE *fp)
+{
+	if (fp == r->json && r->json_own)
+		return &r->json_failed;
+	if (fp == r->csv && r->csv_own)
+		return &r->csv_failed;
+	if (fp == r->tsv && r->tsv_own)
+		return &r->tsv_failed;
+	return &r->out_failed;
+}
+
+bool
+report_failed(const struct report *r)
+{
+	return r->failed;
+}
+
 struct report *
 report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 {
@@ -146,23 +234,34 @@ report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 		report_free(r);
 		return NULL;
 	}
+	/* The result file is one more output of the same calls, so that
+	 * merge, replaying it through this file, prints what we print. */
+	if (cfg->result_path != NULL &&
+	    (r->result = result_writer_new(cfg, err, errlen)) == NULL) {
+		report_free(r);
+		return NULL;
+	}
 	r->scratch = hist_new();
-	if (r->csv != NULL)
-		report_csv_header(r);
-	if (r->tsv != NULL)
-		report_tsv_header(r);
+	REPORT_WRITE(r, r->csv, report_csv_header(r));
+	REPORT_WRITE(r, r->tsv, report_tsv_header(r));
 	return r;
 }
 
+/* Flush, and close what is ours; *fp is NULL afterwards. */
 static void
-close_output(FILE *fp, bool own)
+close_output(struct report *r, FILE **fp, bool own)
 {
-	if (fp == NULL)
+	if (*fp == NULL)
 		return;
-	if (own)
-		fclose(fp);
-	else
-		fflush(fp);
+	bool *failed = failed_flag(r, *fp);
+	errno = 0;
+	report_check(r, *fp, failed);
+	if (own) {
+		errno = 0;
+		if (fclose(*fp) != 0)
+			report_fail(r, *fp, failed, errno);
+	}
+	*fp = NULL;
 }
 
 void
@@ -170,9 +269,10 @@ report_free(struct report *r)
 {
 	if (r == NULL)
 		return;
-	close_output(r->json, r->json_own);
-	close_output(r->csv, r->csv_own);
-	close_output(r->tsv, r->tsv_own);
+	close_output(r, &r->json, r->json_own);
+	close_output(r, &r->csv, r->csv_own);
+	close_output(r, &r->tsv, r->tsv_own);
+	result_writer_free(r->result);
 	hist_free(r->scratch);
 	free(r);
 }
@@ -182,11 +282,14 @@ report_tick(struct report *r, const struct report_run *run,
 	    const struct stats_snap *win, const struct stats_snap *cum)
 {
 	/* imaptest writes its TSV row before the terminal line. */
-	if (r->tsv != NULL)
-		report_tsv_tick(r, win);
+	REPORT_WRITE(r, r->tsv, report_tsv_tick(r, win));
 	/* The text writer prints the ms/cmd line of the ten seconds before
 	 * this one, then counts this second into the next. */
-	report_text_tick(r, run, win, cum);
+	if (!r->out_failed) {
+		errno = 0;
+		report_text_tick(r, run, win, cum);
+		report_check(r, r->out, &r->out_failed);
+	}
 	/* The window restarts every ten ticks even when no line is shown
 	 * (quiet, output=), so the final line always covers the last one. */
 	if (r->ticks % 10 == 0) {
@@ -197,24 +300,51 @@ report_tick(struct report *r, const struct report_run *run,
 		r->lat_sum_us[op] += hist_sum(win->lat[op]);
 		r->lat_cnt[op] += hist_count(win->lat[op]);
 	}
-	if (r->json != NULL)
-		report_json_tick(r, run, win, cum);
-	if (r->csv != NULL)
-		report_csv_tick(r, run, win, cum);
+	REPORT_WRITE(r, r->json, report_json_tick(r, run, win, cum));
+	REPORT_WRITE(r, r->csv, report_csv_tick(r, run, win, cum));
+	if (r->result != NULL)
+		result_writer_tick(r->result, run, win);
 	r->ticks++;
 }
 
-void
+int
 report_final(struct report *r, const struct report_run *run,
 	     const struct stats_snap *tot)
 {
-	report_text_final(r, run, tot);
-	if (r->json != NULL)
-		report_json_final(r, run, tot);
-	/* Every CSV and TSV row was written and flushed at its tick; a
-	 * totals row would break "one row per second" for scripts. */
-	if (r->csv != NULL)
-		fflush(r->csv);
-	if (r->tsv != NULL)
-		fflush(r->tsv);
+	struct report_run rr = *run;
+
+	/* The result file first: what was measured, whatever happens to
+	 * the other outputs (merge judges its own). */
+	if (r->result != NULL)
+		result_writer_final(r->result, run, tot);
+
+	/* Every CSV and TSV row was written at its tick; a totals row would
+	 * break "one row per second" for scripts.  Closed first, so that
+	 * the JSON summary's exit status can count their loss. */
+	close_output(r, &r->csv, r->csv_own);
+	close_output(r, &r->tsv, r->tsv_own);
+	if (r->failed && rr.exit_status == 0)
+		rr.exit_status = 1;
+	REPORT_WRITE(r, r->json, report_json_final(r, &rr, tot));
+	close_output(r, &r->json, r->json_own);
+
+	FILE *text = r->out_failed ? NULL : r->out;
+	if (text != NULL) {
+		errno = 0;
+		report_text_final(r, &rr, tot);
+		report_check(r, text, &r->out_failed);
+	}
+	if (r->out_failed) {
+		/* What was measured still reaches the terminal: stdout
+		 * (the text, or the machine format on "-") failed, so the
+		 * summary goes to stderr.  report_text_final prints to
+		 * r->out, lent to stderr for this one call. */
+		FILE *saved = r->out;
+		log_error("standard output could not be written: the summary "
+			  "follows on stderr");
+		r->out = stderr;
+		report_text_final(r, &rr, tot);
+		r->out = saved;
+	}
+	return r->failed ? -1 : 0;
 }

@@ -52,9 +52,25 @@ void report_tick(struct report *r, const struct report_run *run,
 /* The end: imaptest's final latency line and Totals block, then the
  * extended summary (per command count, rate, mean, percentiles, errors by
  * kind, bytes, messages appended), the JSON summary object and the last
- * CSV row.  tot is the measured interval (warm-up excluded). */
-void report_final(struct report *r, const struct report_run *run,
-		  const struct stats_snap *tot);
+ * CSV row.  tot is the measured interval (warm-up excluded).  0, or -1
+ * when some output could not be written (see below). */
+int report_final(struct report *r, const struct report_run *run,
+		 const struct stats_snap *tot);
+
+/* Output that cannot be written is an error: every write, flush and
+ * close of stdout (the text, or the one machine format on "-") and of the
+ * --json/--csv/output= files is checked.  The first failure of each is
+ * printed once with the file and errno and the stream gets nothing more;
+ * the run goes on.  report_final closes the files, returns -1 when any
+ * output was lost (its JSON exit_status already says 1 when the loss came
+ * first), and then prints the text summary to stderr if stdout was the
+ * stream that failed, so what was measured still reaches the terminal.
+ * report_failed: has anything failed so far? */
+bool report_failed(const struct report *r);
+
+/* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
+ * and sla_actual_us ignored): for a report rebuilt from result files. */
+unsigned report_sla_failures(struct report *r, const struct stats_snap *tot);
 
 /* Is a state shown as a column (its probability is not 0)? */
 bool report_visible(const struct config *cfg, int op);

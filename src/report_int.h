@@ -19,11 +19,16 @@ struct report {
 	FILE *out;
 	FILE *json, *csv, *tsv;
 	bool json_own, csv_own, tsv_own;	/* ours to fclose */
+	/* A stream whose write, flush or close failed: named once on
+	 * stderr, then given nothing more (report.c, report_check). */
+	bool out_failed, json_failed, csv_failed, tsv_failed;
+	bool failed;				/* any of them */
 	unsigned ticks;				/* report_tick calls so far */
 	/* imaptest's ms/cmd line: latency since the last such line. */
 	uint64_t lat_sum_us[OP_COUNT];
 	uint64_t lat_cnt[OP_COUNT];
 	struct hist *scratch;			/* for merging over ops */
+	struct result_writer *result;		/* --result, else NULL */
 };
 
 /* text: imaptest's terminal layout plus the extended summary */

@@ -123,6 +123,15 @@ json_errors(FILE *f, const struct stats_snap *s)
 			fputc(',', f);
 		json_u64(f, err_kind_name[k], s->errors[k]);
 	}
+	/* Benign NOs by code, beside the errors they are not. */
+	fputs("},", f);
+	json_key(f, "benign_codes");
+	fputc('{', f);
+	for (int k = 0; k < BENIGN_COUNT; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_u64(f, benign_code_name[k], s->benign[k]);
+	}
 	fputc('}', f);
 }
 
@@ -328,11 +337,14 @@ report_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);
 	fputc(',', f);
+
 	json_latency(f, "connect_latency_us", tot->connect_lat);
 	json_summary_tls(f, tot);
 	json_summary_open_loop(f, r->cfg, run, tot);
 	fputc(',', f);
 	json_u64(f, "unfinished", run->unfinished);
+	fputc(',', f);
+	json_u64(f, "ports_exhausted", tot->ports_exhausted);
 	fputs(",\"cpu\":{\"user_s\":", f);
 	json_num(f, (double)run->cpu_user_us / 1e6);
 	fputs(",\"sys_s\":", f);

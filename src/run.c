@@ -276,7 +276,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
 			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
 			      (rs.cum.conns_open == 0 || refused > 0)) ||
-			     atomic_load((_Atomic bool *)&sh->tls_verify_failed))) {
+			     atomic_load((_Atomic bool *)&sh->tls_verify_failed) ||
+			     atomic_load((_Atomic bool *)&sh->login_disabled))) {
 				unusable = true;
 				stop_reason = "server unusable";
 				stop = true;
@@ -352,6 +353,11 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
 		status = 3;
+	} else if (unusable && atomic_load((_Atomic bool *)&sh->login_disabled)) {
+		log_error("server unusable: it says LOGINDISABLED, and LOGIN or "
+			  "AUTHENTICATE PLAIN in clear would give away the "
+			  "password; use --starttls (or --tls on a TLS port)");
+		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
 			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
@@ -364,8 +370,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		   rr.unfinished > 0)) {
 		status = 1;
 	}
+	/* Output that could not be written (a full disk under --json or
+	 * the rawlog) is an error too: what was measured is not all there. */
+	if (status == 0 && (report_failed(rep) ||
+	    atomic_load((_Atomic unsigned *)&sh->rawlog_failures) > 0))
+		status = 1;
 	rr.exit_status = status;
-	report_final(rep, &rr, &tot);
+	if (report_final(rep, &rr, &tot) < 0 && status == 0)
+		status = 1;
 	/* The drain's replies close the last interval; then the final
 	 * page, and a last scrape of it if --metrics-linger asks. */
 	stats_snap_diff(&rs.win, &rs.cum, &rs.prev);

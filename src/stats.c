@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latency_log.h"
 #include "log.h"
 #include "stats.h"
 #include "xmalloc.h"
@@ -21,14 +22,12 @@ const char *const err_kind_name[ERR_COUNT] = {
 	[ERR_MBOXSTATE] = "state",
 };
 
-/* Scalar counters that only grow: summed by add, subtracted by diff. */
-#define STATS_COUNTERS(X)						\
-	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
-	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
-	X(tls_handshakes) X(tls_resumed) X(rate_missed)
-
-/* Gauges that add up across shards (loop_lag_max_us is a max instead). */
-#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
+const char *const benign_code_name[BENIGN_COUNT] = {
+	[BENIGN_TRYCREATE] = "TRYCREATE",
+	[BENIGN_EXPUNGEISSUED] = "EXPUNGEISSUED",
+	[BENIGN_ALREADYEXISTS] = "ALREADYEXISTS",
+	[BENIGN_NONEXISTENT] = "NONEXISTENT",
+};
 
 static uint64_t
 sat_sub(uint64_t a, uint64_t b)
@@ -44,6 +43,7 @@ stats_new(void)
 		s->lat[i] = hist_new();
 	s->tls_lat = hist_new();
 	s->connect_lat = hist_new();
+	s->latency_log_fd = -1;
 	return s;
 }
 
@@ -86,6 +86,22 @@ stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 		log_warn("stats: command with unknown reply kind %d ignored", (int)r);
 		return;
 	}
+	hist_record(s->lat[op], us);
+	if (s->latency_log_fd >= 0)
+		latency_log_write(s->latency_log_fd, op, us);
+}
+
+void
+stats_cmd_benign(struct stats *s, enum op op, enum benign_code code,
+		 uint64_t us)
+{
+	if ((unsigned)op >= OP_COUNT || (unsigned)code >= BENIGN_COUNT) {
+		log_warn("stats: benign NO with out-of-range op %d or code %d "
+			 "ignored", (int)op, (int)code);
+		return;
+	}
+	ctr_add(&s->no[op], 1);
+	ctr_add(&s->benign[code], 1);
 	hist_record(s->lat[op], us);
 }
 
@@ -149,6 +165,8 @@ stats_snap_add_live(struct stats_snap *d, const struct stats *s)
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] += ctr_get(&s->errors[k]);
+	for (int k = 0; k < BENIGN_COUNT; k++)
+		d->benign[k] += ctr_get(&s->benign[k]);
 #define X(f) d->f += ctr_get(&s->f);
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)
@@ -172,6 +190,8 @@ stats_snap_add(struct stats_snap *d, const struct stats_snap *s)
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] += s->errors[k];
+	for (int k = 0; k < BENIGN_COUNT; k++)
+		d->benign[k] += s->benign[k];
 #define X(f) d->f += s->f;
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)
@@ -198,6 +218,8 @@ stats_snap_diff(struct stats_snap *d, const struct stats_snap *a,
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] = sat_sub(a->errors[k], b->errors[k]);
+	for (int k = 0; k < BENIGN_COUNT; k++)
+		d->benign[k] = sat_sub(a->benign[k], b->benign[k]);
 #define X(f) d->f = sat_sub(a->f, b->f);
 	STATS_COUNTERS(X)
 #undef X
@@ -219,6 +241,7 @@ stats_snap_copy(struct stats_snap *d, const struct stats_snap *s)
 	memcpy(d->bad, s->bad, sizeof(d->bad));
 	memcpy(d->failed, s->failed, sizeof(d->failed));
 	memcpy(d->errors, s->errors, sizeof(d->errors));
+	memcpy(d->benign, s->benign, sizeof(d->benign));
 #define X(f) d->f = s->f;
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)

@@ -31,6 +31,20 @@ enum err_kind {
 
 extern const char *const err_kind_name[ERR_COUNT]; /* "no", "bad", ... */
 
+/* Response codes on a NO that describe an ordinary outcome under
+ * concurrency, not a fault (imaptest does not report them either): such a
+ * NO is counted for its command and by its code, but is not an error for
+ * error_quit, err= or the exit status. */
+enum benign_code {
+	BENIGN_TRYCREATE,	/* COPY/MOVE target missing: we CREATE it */
+	BENIGN_EXPUNGEISSUED,	/* another session expunged the messages */
+	BENIGN_ALREADYEXISTS,	/* random mailbox name taken (MCREATE...) */
+	BENIGN_NONEXISTENT,	/* random mailbox name missing (MDELETE...) */
+	BENIGN_COUNT
+};
+
+extern const char *const benign_code_name[BENIGN_COUNT]; /* "TRYCREATE" */
+
 typedef _Atomic uint64_t ctr_t;
 
 /* Single-writer increment: a plain load and store, no lock prefix. */
@@ -60,11 +74,13 @@ struct stats {
 	ctr_t bad[OP_COUNT];
 	ctr_t failed[OP_COUNT];	/* in flight when the connection died */
 	ctr_t errors[ERR_COUNT];
+	ctr_t benign[BENIGN_COUNT];	/* NOs with a benign code */
 	ctr_t bytes_sent, bytes_received;	/* on the wire */
 	ctr_t imap_sent, imap_received;		/* IMAP octets (pre-compress) */
 	ctr_t append_msgs, append_bytes;	/* messages in OK'd APPENDs */
 	ctr_t connects, logins, tls_handshakes, tls_resumed;
 	ctr_t rate_missed;	/* open loop: sends later than scheduled */
+	ctr_t ports_exhausted;	/* bind/connect: EADDRNOTAVAIL (no local port) */
 	ctr_t loop_lag_max_us;	/* gauge: worst event-loop lag this second */
 	ctr_t conns_open;	/* gauge: connections past the greeting */
 	ctr_t conns_total;	/* gauge: connection objects that exist */
@@ -72,20 +88,32 @@ struct stats {
 	struct hist *lat[OP_COUNT];	/* send -> tagged reply, us */
 	struct hist *tls_lat;		/* TLS handshake, us */
 	struct hist *connect_lat;	/* connect -> greeting, us */
+	int latency_log_fd;	/* --latency-log, or -1 */
 };
 
 /* A plain copy, owned by one thread. */
 struct stats_snap {
 	uint64_t ok[OP_COUNT], no[OP_COUNT], bad[OP_COUNT], failed[OP_COUNT];
 	uint64_t errors[ERR_COUNT];
+	uint64_t benign[BENIGN_COUNT];
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
+	uint64_t ports_exhausted;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
 	struct hist *tls_lat, *connect_lat;
 };
+
+/* The scalar fields of both structs by name, for code that must visit
+ * every one (add/diff/copy here, result files): counters that only grow,
+ * then gauges that add up across shards (loop_lag_max_us is a max). */
+#define STATS_COUNTERS(X)						\
+	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
+	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
+	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted)
+#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
 
 struct stats *stats_new(void);
 void stats_free(struct stats *s);		/* NULL is a no-op */
@@ -95,6 +123,10 @@ void stats_free(struct stats *s);		/* NULL is a no-op */
 enum stats_reply { STATS_OK, STATS_NO, STATS_BAD, STATS_FAILED };
 void stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us);
 void stats_err(struct stats *s, enum err_kind k);
+/* A NO carrying a benign code: counted in no[op] and benign[code], not as
+ * an error. */
+void stats_cmd_benign(struct stats *s, enum op op, enum benign_code code,
+		      uint64_t us);
 
 void stats_snap_init(struct stats_snap *d);	/* zeroed, hists allocated */
 void stats_snap_free(struct stats_snap *d);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "escape.h"
 #include "units.h"
 
 /* A duration past this is a typo, and keeping durations well inside what a
@@ -77,15 +78,12 @@ unknown_unit(const char *unit)
 {
 	static _Thread_local char buf[48];
 	char shown[24];
-	size_t i;
+	size_t len = strlen(unit);
 
-	for (i = 0; unit[i] != '\0' && i < sizeof(shown) - 4; i++)
-		shown[i] = isprint((unsigned char)unit[i]) ? unit[i] : '?';
-	if (unit[i] != '\0') {
-		memcpy(shown + i, "...", 3);
-		i += 3;
-	}
-	shown[i] = '\0';
+	/* Escaped (escape.h) like every argument shown to the user. */
+	size_t i = escape_text(shown, sizeof(shown) - 3, unit, len);
+	if (i < escape_len(unit, len))
+		memcpy(shown + i, "...", 4);
 	snprintf(buf, sizeof(buf), "unknown unit '%s'", shown);
 	return buf;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "userfile.h"
 #include "xmalloc.h"
 
@@ -12,32 +13,12 @@
 static char *
 read_all(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (f == NULL) {
-		snprintf(err, errlen, "userfile=%s: cannot open: %s", path,
-			 strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = xmalloc(cap);
-	size_t n;
-	while ((n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			if (cap >= USERFILE_MAX) {
-				snprintf(err, errlen, "userfile=%s: larger than %u MiB",
-					 path, USERFILE_MAX >> 20);
-				fclose(f);
-				free(buf);
-				return NULL;
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
+	char why[256];
+	size_t len;
+	char *text = infile_read(path, USERFILE_MAX, &len, why, sizeof(why));
+	if (text == NULL)
+		snprintf(err, errlen, "userfile=%s: %s", path, why);
+	return text;
 }
 
 struct userfile *

@@ -88,6 +88,7 @@ worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	worker_apply_stop(w);
+	checkpoint_poll(w->cp);		/* another worker moved it on */
 }
 
 static void
@@ -109,7 +110,9 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	for (unsigned i = 0; i < w->n_started; i++) {
 		struct conn *c = w->conns[i];
 		conn_tick(c, now);
-		if (c->bev != NULL)
+		/* imaptest's client objects: a slot between two sessions
+		 * (it reconnects at once) still is one; [P%] is the ramp. */
+		if (c->st != CONN_S_DONE)
 			total++;
 		if (c->st == CONN_S_SESSION)
 			open++;
@@ -183,6 +186,8 @@ worker_new(unsigned id, const struct shared *sh)
 	if (w->base == NULL)
 		fatal(1, "cannot create an event base");
 	w->stats = stats_new();
+	if (sh->cfg->latency_log != NULL)
+		w->stats->latency_log_fd = sh->latency_log_fd;
 	w->rbuf = xmalloc(CONN_MAX_READ);
 
 	for (unsigned s = id; s < cfg->clients; s += sh->n_workers)
@@ -202,8 +207,8 @@ worker_new(unsigned id, const struct shared *sh)
 	event_add(w->tick_ev, &tick);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new();
-	if (cfg->checkpoint_secs > 0 && w->stores != NULL)
-		w->cp = checkpoint_new(w, cfg->checkpoint_secs);
+	if (cfg->checkpoint_secs > 0 && w->stores != NULL && sh->cp_coord != NULL)
+		w->cp = checkpoint_new(w, sh->cp_coord, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
 		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
 	if (cfg->connect_rate > 0) {

@@ -18,6 +18,7 @@ struct conn;
 struct event_base;
 struct event;
 struct tls_ctx;
+struct cp_coord;
 
 /* What the main thread builds once and every worker shares read-only. */
 struct shared {
@@ -35,7 +36,12 @@ struct shared {
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
+	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
+	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
 	unsigned n_workers;
+	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
+					 * point (checkpoint.c), else NULL */
+	int latency_log_fd;		/* --latency-log (only when cfg has it) */
 };
 
 enum worker_stop {

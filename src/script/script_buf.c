@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "script/script_buf.h"
 #include "xmalloc.h"
 
@@ -59,20 +60,10 @@ sbuf_addf(struct sbuf *b, const char *fmt, ...)
 void
 sbuf_add_escaped(struct sbuf *b, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	size_t need = escape_len(s, n);
 
-		if (c == '\r')
-			sbuf_add(b, "\\r", 2);
-		else if (c == '\n')
-			sbuf_add(b, "\\n", 2);
-		else if (c == '\t')
-			sbuf_add(b, "\\t", 2);
-		else if (c < 0x20 || c >= 0x7f)
-			sbuf_addf(b, "\\x%02x", c);
-		else
-			sbuf_add(b, (const char *)&s[i], 1);
-	}
+	sbuf_grow(b, need);
+	b->len += escape_text(b->s + b->len, need + 1, s, n);
 }
 
 char *

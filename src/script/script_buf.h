@@ -16,9 +16,9 @@ void sbuf_add(struct sbuf *b, const char *s, size_t n);
 void sbuf_adds(struct sbuf *b, const char *s);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* The octets of s as printable ASCII: \r \n \t and \xHH for other
- * control or non-ASCII octets.  The one place server text is made safe
- * for a terminal or a log. */
+/* The octets of s made safe for a terminal or a log by escape.h's
+ * escape_text (\xNN for anything outside printable ASCII): every server
+ * or file byte the script code shows goes through here. */
 void sbuf_add_escaped(struct sbuf *b, const char *s, size_t n);
 /* The string (never NULL: "" when empty); the buffer is emptied and the
  * caller owns the result. */

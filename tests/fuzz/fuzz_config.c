@@ -174,6 +174,13 @@ fz_template_ok(const char *t)
 		p++;
 		if (*p == '%')
 			continue;
+		/* printf's zero flag and a width of at most 20 */
+		unsigned width = 0;
+		if (*p == '0')
+			p++;
+		while (*p >= '0' && *p <= '9')
+			if ((width = width * 10 + (unsigned)(*p++ - '0')) > 20)
+				return false;
 		if ((*p != 'd' && *p != 'i') || ++n > 2)
 			return false;
 	}
@@ -190,7 +197,8 @@ fz_check_config(const struct config *cfg)
 		   cfg->box && cfg->rawlog_dir, "defaulted strings non-NULL",
 		   NULL);
 	fz_require(fz_template_ok(cfg->user_template),
-		   "user template has only %d/%i/%%", cfg->user_template);
+		   "user template has only %[0][W]d/%[0][W]i/%%",
+		   cfg->user_template);
 	fz_require(cfg->clients >= 1 && cfg->clients <= 1000000,
 		   "clients in 1..1000000", NULL);
 	fz_require(cfg->workers <= 1024, "workers <= 1024", NULL);

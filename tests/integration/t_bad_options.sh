@@ -45,12 +45,12 @@ procs --workers --procs -w      : -1 1025 99999999999999999999999 2x abc @empty 
 --connect-rate                  : -1 0 abc 1e3 10/s 1.5.5 9999999999999999 @empty @none
 --source                        : 10.0.0.1 192.168.1.1 ::2 abc 127.0.0.1,abc 127.0.0.1,,127.0.0.2 ,127.0.0.1 @empty @none
 # authentication
-user --user -u                  : u%s u% u%d%d%d %x @empty @none
+user --user -u                  : u%s u% u%d%d%d %x u%-4d u%99d @empty @none
 users --users                   : -1 0 5-1 1-x x-5 1-99999999999 abc @empty @none
 domains --domains               : -1 0 5-1 1-x 99999999999 abc @empty @none
 user2 --user2                   : @empty @none
 userfile --userfile             : /nonexistent/users @emptyfile @blankfile @empty @none
-pass --password                 : @empty @none
+pass --password                 : @none
 --password-file                 : /nonexistent/pw @emptyfile @blankfile @empty @none
 master --master                 : @empty @none
 mech --mech                     : FOO LOGINX @empty @none
@@ -135,6 +135,14 @@ output --output                 : /nonexistent/dir/out @empty @none
 --hdr-log                       : /nonexistent/dir/run.hdr - @empty @none
 --metrics-listen                : abc 127.0.0.1:99999 127.0.0.1:x localhost:9100 [::1 [::1]9100 1.2.3.4.5:80 :9100 @empty @none
 --metrics-linger                : -1 abc 5q @empty @none
+# several processes
+--shard                         : 3/3 1 x/3 1/x -1/3 1/0 /3 1/ 0/1000001 @empty @none
+--shards                        : 0 -1 1000001 abc @empty @none
+--shards                        | --shards 3
+--shards                        | --shard 1/3 --shards 4
+--start-at                      : 5 -1 abc +abc +-5s 99999999999 @empty @none
+--result                        : /nonexistent/dir/r @empty @none
+--latency-log                   : /nonexistent/dir/l @empty @none
 --help -h                       | --help=1
 --version -V                    | --version=1
 # unknown

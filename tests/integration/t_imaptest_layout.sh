@@ -61,7 +61,8 @@ assert_eq "Logi Appe " "$(sed -n "$((tl + 1))p" "$out")" "Totals header line 1"
 assert_eq "100% 100% " "$(sed -n "$((tl + 2))p" "$out")" "Totals header line 2"
 assert_eq "       5% " "$(sed -n "$((tl + 3))p" "$out")" "Totals header line 3"
 row=$(sed -n "$((tl + 4))p" "$out")
-assert_match "$TICK_RE\$" "$row" "totals row"
+# imaptest's Totals row ends after the last count: no connection count.
+assert_match '^ *[0-9]+ +[0-9]+ $' "$row" "totals row"
 tot_logi=$(printf '%s\n' "$row" | awk '{ print $1 }')
 tot_appe=$(printf '%s\n' "$row" | awk '{ print $2 }')
 note "per-second lines: $ticks, Appe sum $tick_appe, Totals Appe $tot_appe, Logi $tot_logi"

@@ -9,6 +9,8 @@
 
 #include "check_main.h"
 #include "config.h"
+#include "memlimit.h"
+#include "user_template.h"
 
 #define OFF(f) offsetof(struct config, f)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -100,6 +102,8 @@ static const struct good goods[] = {
 	G_STR(user_template, "u%d", "user=u%d"),
 	G_STR(user_template, "u%d@d%i.example", "user=u%d@d%i.example"),
 	G_STR(user_template, "100%%u%i", "user=100%%u%i"),
+	G_STR(user_template, "u%04d", "user=u%04d"),
+	G_STR(user_template, "user%04d@d%2i", "user=user%04d@d%2i"),
 	G_STR(user_template, "bob", "--user", "bob"),
 	G_STR(user_template, "al", "-u", "al"),
 	G_UINT(users_min, 1, "users=100"),
@@ -119,6 +123,9 @@ static const struct good goods[] = {
 	G_STR(pass, "secret", "pass=secret"),
 	G_STR(pass, "pw", "--password", "pw"),
 	G_STR(pass, "a=b", "--password=a=b"),
+	/* imaptest takes an empty pass= (a CI action's default). */
+	G_STR(pass, "", "pass="),
+	G_STR(pass, "", "--password="),
 	G_STR(master, "admin", "master=admin"),
 	G_PROB(OP_AUTHENTICATE, 100, "master=admin"),
 	G_STR(master, "root", "--master", "root"),
@@ -364,6 +371,10 @@ static const struct bad bads[] = {
 	{ { "user=u%s" }, "user=u%s: '%s' is not supported" },
 	{ { "user=%d%i%d" }, "user=%d%i%d: more than two %d/%i" },
 	{ { "user=abc%" }, "user=abc%: '%' at the end" },
+	{ { "user=abc%04" }, "user=abc%04: '%04' at the end" },
+	{ { "user=u%-4d" }, "user=u%-4d: '%-' is not supported" },
+	{ { "user=u%021d" }, "user=u%021d: field width over 20" },
+	{ { "user=u%4s" }, "user=u%4s: '%4s' is not supported" },
 	{ { "--user=%x" }, "--user=%x: '%x' is not supported" },
 	{ { "-u", "%n" }, "-u %n: '%n' is not supported" },
 	{ { "users=0" }, "users=0: must be between 1 and 4294967295" },
@@ -381,14 +392,16 @@ static const struct bad bads[] = {
 	{ { "domains=9-1" }, "domains=9-1: range start is greater" },
 	{ { "user2=" }, "user2=: empty value" },
 	{ { "userfile=" }, "userfile=: empty value" },
-	{ { "pass=" }, "pass=: empty value" },
 	{ { "--password" }, "--password: missing value" },
 	{ { "--password-file", "/nonexistent/imapstress-pw" },
-	  "--password-file /nonexistent/imapstress-pw: cannot read "
-	  "/nonexistent/imapstress-pw: No such file or directory" },
-	{ { "--password-file", "/" }, "--password-file /: cannot read /: " },
+	  "--password-file /nonexistent/imapstress-pw: cannot open: "
+	  "No such file or directory" },
+	{ { "--password-file", "/" },
+	  "--password-file /: not a regular file (a directory)" },
 	{ { "--password-file", "/dev/null" },
-	  "--password-file /dev/null: /dev/null is empty" },
+	  "--password-file /dev/null: not a regular file (a character device)" },
+	{ { "--password-file", "/dev/zero" },
+	  "--password-file /dev/zero: not a regular file (a character device)" },
 	{ { "master=" }, "master=: empty value" },
 	{ { "mech=" }, "mech=: empty value" },
 	{ { "ssl=yes" }, "ssl=yes: expected bare 'ssl' or 'ssl=any-cert'" },
@@ -687,6 +700,50 @@ START_TEST(test_password_file)
 }
 END_TEST
 
+/* Sizes against what the machine can spare (cfg.mem_budget, set here so
+ * the test does not depend on the machine): a pool needs 16 times the
+ * size, so with 1 GiB to spare 64 MiB fits and one octet more does not.
+ * main at 1a4eff3 took --msg-size 1g and aborted in xmalloc. */
+START_TEST(test_pool_size_budget)
+{
+	ck_assert_int_eq(parse(ARGS("--msg-size", "64m")), 0);
+	cfg.mem_budget = 1ull << 30;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	cfg.msg_size_mean++;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strncmp(err, "--msg-size 64.0 MiB: the message pool would "
+			      "need up to 1.0 GiB, more than this machine can "
+			      "spare (1.0 GiB", 96) == 0, "%s", err);
+	ck_assert_msg(strstr(err, "at most 64.0 MiB here") != NULL, "%s", err);
+
+	ck_assert_int_eq(parse(ARGS("random_msg_size=1g")), 0);
+	cfg.mem_budget = 16ull << 30;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	cfg.mem_budget--;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strncmp(err, "random_msg_size=1.0 GiB: ", 25) == 0, "%s",
+		      err);
+	/* random_msg_size=0 is "off": nothing to hold. */
+	ck_assert_int_eq(parse(ARGS("random_msg_size=0", "--msg-size", "4k")), 0);
+	cfg.mem_budget = 1ull << 20;
+	ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0, "%s", err);
+}
+END_TEST
+
+/* The rule: a quarter of the memory, half of a ulimit. */
+START_TEST(test_memlimit_rule)
+{
+	const uint64_t G = 1ull << 30, none = UINT64_MAX;
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, none, none), 4 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, 4 * G, none), 2 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, none, 2 * G), 1 * G);
+	ck_assert_uint_eq(memlimit_budget_of(16 * G, 4 * G, 6 * G), 2 * G);
+	ck_assert_uint_eq(memlimit_budget_of(0, none, none), none);
+	ck_assert_uint_eq(memlimit_budget_of(0, 8 * G, none), 4 * G);
+	ck_assert_uint_gt(memlimit_budget(), 0);
+}
+END_TEST
+
 START_TEST(test_sources)
 {
 	ck_assert_int_eq(parse(ARGS("--source", "127.0.0.1,127.0.0.2,::1")), 0);
@@ -824,6 +881,9 @@ static const struct bad vbads[] = {
 	{ { "secs=10", "--warmup", "10s" }, "--warmup 10: must be shorter" },
 	{ { "-d", "10", "--warmup", "20" }, "--warmup 20: must be shorter" },
 	{ { "--json", "-", "--csv", "-" }, "--json - and --csv -: only one" },
+	{ { "mech=cram-md5" }, "mech=cram-md5: unknown mechanism (imapstress "
+	  "has LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)" },
+	{ { "--mech", "SCRAM-SHA-512" }, "mech=SCRAM-SHA-512: unknown" },
 };
 
 START_TEST(test_validate_bad)
@@ -858,6 +918,39 @@ START_TEST(test_validate_good)
 }
 END_TEST
 
+/* imaptest's AUTHENTICATE and LOGIN chances add up to 100, and mech=
+ * (any case) names the mechanism without touching them. */
+START_TEST(test_validate_login_states)
+{
+	const struct {
+		const char *const *argv;
+		int auth, login;
+		enum auth_mech mech;
+	} rows[] = {
+		{ ARGS("secs=1"), 0, 100, MECH_LOGIN },
+		{ ARGS("auth=100"), 100, 0, MECH_LOGIN },
+		{ ARGS("auth=30"), 30, 70, MECH_LOGIN },
+		{ ARGS("auth=10", "login=100"), 10, 90, MECH_LOGIN },
+		{ ARGS("login=50"), 50, 50, MECH_LOGIN },
+		{ ARGS("master=m"), 100, 0, MECH_LOGIN },
+		{ ARGS("mech=plain"), 0, 100, MECH_PLAIN },
+		{ ARGS("mech=scram-sha-1"), 0, 100, MECH_SCRAM_SHA1 },
+		{ ARGS("--mech", "Scram-Sha-256"), 0, 100, MECH_SCRAM_SHA256 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		config_free(&cfg);
+		config_defaults(&cfg);
+		ck_assert_int_eq(parse(rows[i].argv), 0);
+		ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0,
+			      "%zu: %s", i, err);
+		ck_assert_int_eq(cfg.states[OP_AUTHENTICATE].prob, rows[i].auth);
+		ck_assert_int_eq(cfg.states[OP_LOGIN].prob, rows[i].login);
+		ck_assert_int_eq(cfg.mech_id, rows[i].mech);
+	}
+	ck_assert_str_eq(config_mech_name(MECH_SCRAM_SHA256), "SCRAM-SHA-256");
+}
+END_TEST
+
 START_TEST(test_port)
 {
 	ck_assert_int_eq(config_port(&cfg), 143);
@@ -888,7 +981,8 @@ START_TEST(test_validate_err_one_line)
 	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
 	ck_assert_ptr_null(strchr(err, '\n'));
 	ck_assert_ptr_null(strchr(err, '\033'));
-	ck_assert_msg(strstr(err, "--rawlog-dir no?such?dir") != NULL, "%s", err);
+	ck_assert_msg(strstr(err, "--rawlog-dir no\\x0asuch\\x1bdir") != NULL,
+		      "%s", err);
 }
 END_TEST
 
@@ -908,7 +1002,7 @@ START_TEST(test_err_is_one_line)
 {
 	ck_assert_int_eq(parse(ARGS("host=", "x")), -1);
 	ck_assert_int_eq(parse(ARGS("foo=a\nb\rc")), -1);
-	ck_assert_str_eq(err, "foo=a?b?c: unknown word (see --help)");
+	ck_assert_str_eq(err, "foo=a\\x0ab\\x0dc: unknown word (see --help)");
 }
 END_TEST
 
@@ -921,6 +1015,33 @@ START_TEST(test_free_is_idempotent)
 	config_free(NULL);
 	ck_assert_ptr_null(cfg.host);
 	ck_assert_uint_eq(cfg.n_sources, 0);
+}
+END_TEST
+
+/* user=u%04d gives u0001, as imaptest's printf does. */
+START_TEST(test_user_template_fill)
+{
+	static const struct { const char *t; unsigned u, d; const char *want; }
+	rows[] = {
+		{ "u%d", 7, 1, "u7" },
+		{ "u%04d", 1, 1, "u0001" },
+		{ "user%04d", 12345, 1, "user12345" },
+		{ "u%4d", 7, 1, "u   7" },
+		{ "u%03d@d%02i", 5, 3, "u005@d03" },
+		{ "100%%u%i", 9, 1, "100%u9" },
+		{ "plain", 1, 1, "plain" },
+	};
+	char out[64], small[5];
+
+	for (unsigned i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_int_eq(user_template_check(rows[i].t, err,
+						     sizeof(err)), 0);
+		user_template_fill(rows[i].t, rows[i].u, rows[i].d, out,
+				   sizeof(out));
+		ck_assert_str_eq(out, rows[i].want);
+	}
+	user_template_fill("u%020d", 1, 1, small, sizeof(small));
+	ck_assert_str_eq(small, "u000");	/* cut, still terminated */
 }
 END_TEST
 
@@ -938,6 +1059,8 @@ config_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_defaults_from_environment);
 	tcase_add_test(tc, test_password_file);
+	tcase_add_test(tc, test_pool_size_budget);
+	tcase_add_test(tc, test_memlimit_rule);
 	tcase_add_test(tc, test_sources);
 	tcase_add_loop_test(tc, test_sla, 0, N(slas));
 	tcase_add_test(tc, test_sla_repeats);
@@ -945,12 +1068,14 @@ config_suite(void)
 	tcase_add_test(tc, test_small_err_buffer);
 	tcase_add_test(tc, test_err_is_one_line);
 	tcase_add_test(tc, test_free_is_idempotent);
+	tcase_add_test(tc, test_user_template_fill);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validate");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_validate_copy_without_copybox);
 	tcase_add_loop_test(tc, test_validate_bad, 0, N(vbads));
 	tcase_add_test(tc, test_validate_good);
+	tcase_add_test(tc, test_validate_login_states);
 	tcase_add_test(tc, test_port);
 	tcase_add_test(tc, test_zero_err_buffer);
 	tcase_add_test(tc, test_validate_err_one_line);

@@ -377,7 +377,7 @@ static const struct bad_case bad_cases[] = {
 	{ S("\n"), "empty response line" },
 	{ S(" a1 OK\r\n"), "response does not start with a tag, \"*\" or \"+\": \" a1 OK\"" },
 	{ S("(a1) OK\r\n"), "does not start with a tag" },
-	{ S("\x16\x03\x01\x02\x00\r\n"), "does not start with a tag, \"*\" or \"+\": \"?????\"" },
+	{ S("\x16\x03\x01\x02\x00\r\n"), "does not start with a tag, \"*\" or \"+\": \"\\x16\\x03\\x01\\x02\\x00\"" },
 	{ S("a(1 OK x\r\n"), "invalid character 0x28 in tag: \"a(1 OK x\"" },
 	{ S("a1+ OK\r\n"), "invalid character 0x2b in tag" },
 	{ S("a\"1 OK\r\n"), "invalid character 0x22 in tag" },

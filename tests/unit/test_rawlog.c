@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_main.h"
@@ -94,7 +97,7 @@ expect_file(const char *what, const char *want)
 static struct rawlog *
 open_log(void)
 {
-	struct rawlog *r = rawlog_open(dir, SLOT);
+	struct rawlog *r = rawlog_open(dir, SLOT, NULL);
 	ck_assert_ptr_nonnull(r);
 	return r;
 }
@@ -368,8 +371,92 @@ START_TEST(test_null_and_bad_dir)
 
 	char missing[128];
 	snprintf(missing, sizeof(missing), "%s/no/such/dir", dir);
-	ck_assert_ptr_null(rawlog_open(missing, SLOT));
+	ck_assert_ptr_null(rawlog_open(missing, SLOT, NULL));
 	ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+/* Names already taken in the directory (issue 13): a symlink (to a file,
+ * or dangling), a hard link, a FIFO.  Each is refused, counted, and what
+ * it points to is untouched; main at 1a4eff3 appended through them. */
+START_TEST(test_taken_names)
+{
+	char victim[160], link_path[160];
+	_Atomic unsigned failures = 0;
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	FILE *f = fopen(victim, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("victim\n", f);
+	fclose(f);
+
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_ptr_null(rawlog_open(dir, SLOT, &failures));
+	unlink(path);
+	snprintf(link_path, sizeof(link_path), "%s/dangling", dir);
+	ck_assert_int_eq(symlink(link_path, path), 0);
+	ck_assert_ptr_null(rawlog_open(dir, SLOT, &failures));
+	ck_assert_int_ne(access(link_path, F_OK), 0);
+	unlink(path);
+	ck_assert_int_eq(link(victim, path), 0);
+	ck_assert_ptr_null(rawlog_open(dir, SLOT, &failures));
+	unlink(path);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_ptr_null(rawlog_open(dir, SLOT, &failures));
+	unlink(path);
+	ck_assert_uint_eq(failures, 4);
+
+	size_t len;
+	char *got;
+	f = fopen(victim, "r");
+	char buf[32] = "";
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "victim\n");
+	unlink(victim);
+
+	/* An old rawlog of ours is appended to, as before. */
+	struct rawlog *r = open_log();
+	rawlog_note(r, "first");
+	rawlog_close(r);
+	r = rawlog_open(dir, SLOT, &failures);
+	ck_assert_ptr_nonnull(r);
+	rawlog_note(r, "second \033]0;x\007");
+	rawlog_close(r);
+	got = slurp(&len);
+	ck_assert_str_eq(got, "# first\n# second \\x1b]0;x\\x07\n");
+	free(got);
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_uint_eq(failures, 4);
+}
+END_TEST
+
+/* A write that fails (RLIMIT_FSIZE here, a full disk in the field) is
+ * counted once, and nothing more is written to that file. */
+START_TEST(test_write_failure)
+{
+	struct rlimit old, rl;
+	_Atomic unsigned failures = 0;
+	static char line[3000];
+	signal(SIGXFSZ, SIG_IGN);
+	/* The soft limit only, put back at the end: with CK_FORK=no the
+	 * runner goes on writing files. */
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	rl = old;
+	rl.rlim_cur = 4096;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	memset(line, 'x', sizeof(line) - 3);
+	memcpy(line + sizeof(line) - 3, "\r\n", 3);
+	struct rawlog *r = rawlog_open(dir, SLOT, &failures);
+	ck_assert_ptr_nonnull(r);
+	for (int i = 0; i < 10; i++)
+		rawlog_data(r, 'S', line, sizeof(line) - 1);
+	ck_assert_uint_eq(failures, 1);
+	rawlog_close(r);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert_uint_eq(failures, 1);
 }
 END_TEST
 
@@ -393,6 +480,8 @@ rawlog_suite(void)
 	tcase_add_test(tc, test_notes);
 	tcase_add_test(tc, test_binary_passes);
 	tcase_add_test(tc, test_null_and_bad_dir);
+	tcase_add_test(tc, test_taken_names);
+	tcase_add_test(tc, test_write_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -59,7 +59,7 @@ START_TEST(test_duration_odd_unit_is_printable)
 	double v;
 	const char *why = NULL;
 	ck_assert_int_eq(units_parse_duration("5\x01\x02", &v, &why), -1);
-	ck_assert_str_eq(why, "unknown unit '?" "?'");
+	ck_assert_str_eq(why, "unknown unit '\\x01\\x02'");
 	ck_assert_int_eq(units_parse_duration("5abcdefghijklmnopqrstuvwxyz",
 					      &v, &why), -1);
 	ck_assert_ptr_nonnull(strstr(why, "..."));

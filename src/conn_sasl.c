@@ -1,0 +1,182 @@
+/* conn_sasl.c: logging in with AUTHENTICATE.  PLAIN is one message (an
+ * initial response with SASL-IR, else after the "+"); SCRAM-SHA-1/256
+ * answer the server's challenges (scram.c), and the server's signature
+ * in its last challenge must be right, else the session is an error: a
+ * server that does not know the password passed our proof along. */
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "conn.h"
+#include "conn_log.h"
+#include "rawlog.h"
+#include "scram.h"
+#include "worker.h"
+
+/* The mechanism a login state uses: mech= for both states, except that
+ * the default (mech=LOGIN, the LOGIN command) leaves imaptest's
+ * AUTHENTICATE state with PLAIN. */
+enum auth_mech
+conn_sasl_mech(const struct conn *c, enum op op)
+{
+	enum auth_mech m = c->w->cfg->mech_id;
+	return op == OP_AUTHENTICATE && m == MECH_LOGIN ? MECH_PLAIN : m;
+}
+
+/* Send one SASL response line (base64 of len bytes, or "" for len 0);
+ * never rawlogged, it holds or proves the password. */
+static void
+sasl_send(struct conn *c, const void *data, size_t len)
+{
+	char b64[4200];
+	size_t n = len > 0 && len <= 3000 ?
+	    scram_b64_encode(data, len, b64) : 0;
+
+	b64[n++] = '\r';
+	b64[n++] = '\n';
+	rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+	conn_count_sent(c, n);
+	bufferevent_write(c->bev, b64, n);
+	conn_write_now(c);
+	OPENSSL_cleanse(b64, sizeof(b64));
+}
+
+static void
+sasl_fail(struct conn *c, const char *why)
+{
+	conn_log_err(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
+		     config_mech_name(c->sasl_mech), why);
+	/* Counted as a protocol error: unlike a refused login, a wrong
+	 * signature or a malformed challenge is the server's fault. */
+	conn_close_later(c, ERR_PROTOCOL, true);
+}
+
+bool
+conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
+{
+	enum auth_mech m = conn_sasl_mech(c, op);
+	const char *pass = c->pass;
+	unsigned char raw[600];
+	char b64[820];
+	size_t n;
+
+	scram_free(c->scram);
+	c->scram = NULL;
+	c->sasl_mech = m;
+	c->sasl_verified = false;
+	imap_cmd_adds(cmd, "AUTHENTICATE ");
+	imap_cmd_adds(cmd, config_mech_name(m));
+	if (m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256) {
+		unsigned char rnd[18];
+		char nonce[32];
+		if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+			return false;
+		scram_b64_encode(rnd, sizeof(rnd), nonce);
+		c->scram = scram_new(m == MECH_SCRAM_SHA1 ? SCRAM_SHA1 :
+				     SCRAM_SHA256, c->user, pass, nonce);
+		const char *first = scram_client_first(c->scram);
+		if (c->caps & CAP_SASL_IR) {
+			n = scram_b64_encode((const unsigned char *)first,
+					     strlen(first), b64);
+			imap_cmd_adds(cmd, " ");
+			imap_cmd_add(cmd, b64, n);
+			c->sasl_step = SASL_SERVER_FIRST;
+		} else {
+			c->sasl_step = SASL_SEND_FIRST;
+		}
+		c->cont_wait = true;	/* nothing else until it is over */
+		return true;
+	}
+	/* PLAIN: "\0user\0pass", as an initial response when the server has
+	 * SASL-IR, else after the "+". */
+	size_t ul = strlen(c->user), pl = strlen(pass);
+	if (ul + pl + 2 > sizeof(raw))
+		pl = sizeof(raw) - ul - 2;
+	raw[0] = '\0';
+	memcpy(raw + 1, c->user, ul);
+	raw[1 + ul] = '\0';
+	memcpy(raw + 2 + ul, pass, pl);
+	n = scram_b64_encode(raw, ul + pl + 2, b64);
+	if (c->caps & CAP_SASL_IR) {
+		imap_cmd_adds(cmd, " ");
+	} else {
+		imap_cmd_adds(cmd, "\r\n");
+		cmd->splits[cmd->n_splits++] = evbuffer_get_length(cmd->buf);
+	}
+	imap_cmd_add(cmd, b64, n);
+	OPENSSL_cleanse(raw, sizeof(raw));
+	OPENSSL_cleanse(b64, sizeof(b64));
+	return true;
+}
+
+bool
+conn_sasl_active(const struct conn *c)
+{
+	return c->scram != NULL && c->sasl_step != SASL_DONE;
+}
+
+/* A "+ challenge" during a SCRAM exchange. */
+void
+conn_sasl_continue(struct conn *c, const struct imap_resp *r)
+{
+	unsigned char msg[2048];
+	char err[256];
+	int mn = scram_b64_decode(r->text, r->text_len, msg, sizeof(msg) - 1);
+	if (c->sasl_step == SASL_SEND_FIRST) {
+		const char *first = scram_client_first(c->scram);
+		sasl_send(c, first, strlen(first));
+		c->sasl_step = SASL_SERVER_FIRST;
+		return;
+	}
+	if (mn < 0) {
+		sasl_fail(c, "challenge is not base64");
+		return;
+	}
+	msg[mn] = '\0';
+	if (c->sasl_step == SASL_SERVER_FIRST) {
+		const char *fin = scram_client_final(c->scram, (char *)msg,
+						     (size_t)mn, err,
+						     sizeof(err));
+		if (fin == NULL) {
+			sasl_fail(c, err);
+			return;
+		}
+		sasl_send(c, fin, strlen(fin));
+		c->sasl_step = SASL_SERVER_FINAL;
+		return;
+	}
+	if (c->sasl_step == SASL_SERVER_FINAL) {
+		if (!scram_server_final_ok(c->scram, (char *)msg, (size_t)mn,
+					   err, sizeof(err))) {
+			sasl_fail(c, err);
+			return;
+		}
+		c->sasl_verified = true;
+		c->sasl_step = SASL_DONE;
+		c->cont_wait = false;
+		sasl_send(c, NULL, 0);	/* the empty response that ends it */
+		return;
+	}
+	sasl_fail(c, "unexpected challenge after the exchange ended");
+}
+
+/* The tagged reply to AUTHENTICATE: false when an OK must not be
+ * believed (SCRAM without the server's signature). */
+bool
+conn_sasl_end(struct conn *c, bool ok)
+{
+	bool was_scram = c->scram != NULL;
+
+	scram_free(c->scram);
+	c->scram = NULL;
+	c->cont_wait = false;
+	if (ok && was_scram && !c->sasl_verified) {
+		sasl_fail(c, "OK without the server's signature");
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# Security probes from issue 13 that a server (or a careless command line)
+# can set off, each of which main at 1a4eff3 got wrong:
+#   logindisabled      the server says STARTTLS LOGINDISABLED and the run
+#   logindisabled-plain  has no --starttls: neither LOGIN nor AUTHENTICATE
+#                      PLAIN may be sent (RFC 3501 6.2.3).  The server must
+#                      see no login at all; the run stops at once as
+#                      unusable (exit 3) with a line suggesting --starttls.
+#   alert, bye         a NO [ALERT] to LOGIN, and a BYE to the first command
+#                      after it, carrying OSC title, clear-screen and CR
+#                      bytes: the error lines show them as \x1b, \x07,
+#                      \x0d, never raw.
+#   user-escapes       a user= with escapes, echoed in error lines: escaped.
+#   host-escapes       a host= with escapes, echoed in the usage error.
+# fault_common's "no control or non-ASCII bytes in the output" check is
+# what fails on main for the escape rows.
+# shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
+. "$(dirname "$0")/fault_lib.sh"
+
+SECS=3 GRACE=2
+common=("secs=$SECS" --grace "$GRACE")
+ESC=$'\033' BEL=$'\007' CR=$'\r'
+HOSTILE="${ESC}]0;pwned${BEL}${ESC}[2J${CR}gone"
+HOSTILE_SHOWN='\\x1b\]0;pwned\\x07\\x1b\[2J\\x0dgone'
+
+# A fakeimapd whose --stats-file is wanted: started and stopped here, so
+# its counts are written before they are read.
+fake_pid=
+start_counting_fake() {
+	local name=$1 i port=
+	shift
+	: >"$TEST_TMP/$name.fake.out"
+	"$FAKEIMAPD" --stats-file "$TEST_TMP/$name.stats" "$@" \
+		>"$TEST_TMP/$name.fake.out" 2>"$TEST_TMP/$name.fake.err" &
+	fake_pid=$!
+	on_exit "kill $fake_pid 2>/dev/null; wait $fake_pid 2>/dev/null"
+	for ((i = 0; i < 200; i++)); do
+		port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$TEST_TMP/$name.fake.out")
+		[ -z "$port" ] || break
+		sleep 0.05
+	done
+	[ -n "$port" ] || fail "fakeimapd $* printed no PORT line"
+	FAULT_PORT=$port
+}
+
+start_counting_fake ld --caps "IMAP4rev1 LITERAL+ STARTTLS LOGINDISABLED AUTH=PLAIN SASL-IR ID"
+ld_pid=$fake_pid
+# secs=20: a run that did not stop at the first refusal would take 5 s
+# (the unusable rule) or 20.
+LD_SECS=20
+fault_run logindisabled clients=10 secs=$LD_SECS --grace "$GRACE"
+fault_run logindisabled-plain clients=10 secs=$LD_SECS --grace "$GRACE" mech=PLAIN
+
+printf '%s\n' \
+	'greeting * OK [CAPABILITY IMAP4rev1 LITERAL+] hostile' \
+	"on LOGIN \$tag NO [ALERT] $HOSTILE" >"$TEST_TMP/alert.conf"
+fault_server alert --mode script --script "$TEST_TMP/alert.conf"
+fault_run alert clients=3 "${common[@]}"
+printf '%s\n' \
+	'greeting * OK [CAPABILITY IMAP4rev1 LITERAL+] hostile' \
+	'on LOGIN $tag OK in' \
+	"on * bye $HOSTILE" >"$TEST_TMP/bye.conf"
+fault_server bye --mode script --script "$TEST_TMP/bye.conf"
+fault_run bye clients=3 "${common[@]}"
+fault_server refuse --mode login-refuse
+fault_run user-escapes clients=2 "${common[@]}" "user=me${HOSTILE}%d"
+fault_wait
+
+kill "$ld_pid"
+wait "$ld_pid" 2>/dev/null || true
+for s in logindisabled logindisabled-plain; do
+	fault_note "$s"
+	fault_common "$s" $LD_SECS $GRACE
+	fault_exit "$s" 3
+	fault_kinds "$s" tls
+	fault_cmp "$s" logins -eq 0
+	fault_cmp "$s" connects -gt 0
+	fault_stderr "$s" 'LOGINDISABLED.*--starttls' "the stop line names the cure"
+	# The run stops at the first refusal, not after the 5 s rule (a
+	# generous bound: it takes well under a second).
+	ms=$(cat "$TEST_TMP/$s.ms")
+	[ "$ms" -lt 4500 ] || _fault_bad "$s: took $ms ms to give up"
+done
+# The server's side: not one LOGIN or AUTHENTICATE arrived.
+logins=$(sed -n 's/^logins=//p' "$TEST_TMP/ld.stats")
+conns=$(sed -n 's/^connections=//p' "$TEST_TMP/ld.stats")
+[ "$logins" = 0 ] || _fault_bad "the LOGINDISABLED server saw $logins logins"
+[ "${conns:-0}" -gt 0 ] || _fault_bad "the LOGINDISABLED server saw no connection"
+
+fault_note alert
+fault_common alert $SECS $GRACE
+fault_exit alert 3
+fault_stderr alert "LOGIN failed: .*NO \[ALERT\] $HOSTILE_SHOWN\$" "the ALERT, escaped"
+fault_note bye
+fault_common bye $SECS $GRACE
+fault_exit bye 1
+fault_stderr bye "unexpected BYE: \* BYE $HOSTILE_SHOWN\$" "the BYE, escaped"
+fault_cmp bye err.bye -gt 0
+fault_cmp bye logins -gt 0
+
+fault_note user-escapes
+fault_common user-escapes $SECS $GRACE
+fault_stderr user-escapes "^Error: me${HOSTILE_SHOWN}[0-9]+\[[0-9]+\]: " "the user name, escaped"
+
+# host= never reaches a server: the usage error echoes it, escaped.
+rc=0
+timeout 20 "$IMAPSTRESS" "host=nowhere${HOSTILE}.invalid" secs=1 \
+	>"$TEST_TMP/host.out" 2>"$TEST_TMP/host.err" </dev/null || rc=$?
+[ "$rc" = 2 ] || _fault_bad "host-escapes: exit $rc, expected 2"
+grep -Eq "host=nowhere${HOSTILE_SHOWN}\.invalid" "$TEST_TMP/host.err" ||
+	_fault_bad "host-escapes: no escaped host in: $(head -c 300 "$TEST_TMP/host.err")"
+if LC_ALL=C grep -q -P '[^\t\n\x20-\x7e]' "$TEST_TMP/host.out" "$TEST_TMP/host.err"; then
+	_fault_bad "host-escapes: control bytes in the output"
+fi
+note "host-escapes: exit $rc: $(head -n 1 "$TEST_TMP/host.err")"
+
+fault_finish

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Issue 12 item 1: checkpoint=1 with two workers, on the command lines
+# people paste (`logout=0 expunge=10`, `rawlog no_pipelining`) and a user=
+# without %d, so every session of both workers shares one mailbox.  The
+# checkpoint is global: all sessions of both workers drained, CHECKed and
+# compared together, so no "Checkpoint: client N: Mailbox has only X of Y
+# messages" (or any other disagreement between sessions); RECENT is summed
+# over all of them and, as in imaptest, not checked after a session ended
+# nor after its first error.  ChkP counts the sessions checked: more than
+# one worker's share.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}" "${DOVECOT:-/usr/sbin/dovecot}"
+[ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
+
+dovecot_start --fsync no
+rl=$(make_tmpdir)
+n=0
+for words in "logout=0 expunge=10" "rawlog no_pipelining"; do
+	n=$((n + 1))
+	rc=0
+	# shellcheck disable=SC2086
+	run_with_timeout 60 "$IMAPSTRESS" port="$DOVECOT_PORT" user=cpuser$n clients=10 \
+		secs=4 checkpoint=1 $words --workers 2 --rawlog-dir "$rl" \
+		--json "$TEST_TMP/$n.json" >"$TEST_TMP/$n.out" 2>"$TEST_TMP/$n.err" || rc=$?
+	summary "$TEST_TMP/$n.json" 'commands.CHECKPOINT!.ok' errors.state workers
+	disagree=$(grep -c 'Checkpoint: client' "$TEST_TMP/$n.err" || true)
+	recent=$(grep -c 'Checkpoint: .*Recent\|Checkpoint: Total RECENT' "$TEST_TMP/$n.err" || true)
+	note "'$words': exit $rc, ChkP ${S[0]}, state errors ${S[1]}, disagreements $disagree, RECENT $recent"
+	assert_eq 2 "${S[2]}" "workers"
+	assert_eq 0 "$disagree" "sessions disagreeing at a checkpoint with '$words' ($(grep -m 2 'Checkpoint' "$TEST_TMP/$n.err"))"
+	# imaptest's rule: the first RECENT error switches RECENT checks off.
+	[ "$recent" -le 1 ] || fail "$recent RECENT errors: tracking was not disabled after the first"
+	assert_eq "$recent" "${S[1]}" "state errors other than one RECENT error"
+	if [ "$recent" = 0 ]; then
+		assert_eq 0 "$rc" "exit status with '$words'"
+	else
+		assert_eq 1 "$rc" "exit status with '$words' and one RECENT error"
+	fi
+	# 10 sessions, 5 per worker; each clean checkpoint counts every
+	# selected session of both (with logout=0 all 10 stay selected; with
+	# imaptest's default logout=100 many are between sessions).
+	if [ "$n" = 1 ]; then min=6; else min=1; fi
+	assert_ge "${S[0]}" "$min" "sessions checked (ChkP) with '$words'"
+done
+note ok
