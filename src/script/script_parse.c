@@ -3,13 +3,10 @@
  * forms grouped into steps.  See script.h for the format. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "script/script.h"
 #include "script/script_lines.h"
@@ -27,6 +24,18 @@ struct pstate {
 	struct script_step *cur;	/* the step lines attach to */
 	unsigned open;			/* its commands still without a result */
 	bool sealed;			/* its last result line has been read */
+	/* "conn word OK|NO|BAD" lines by (conn, word), with the last line
+	 * each pair has: tells a tag from a command in one lookup. */
+	struct rkey *rkeys;
+	unsigned n_rkeys;
+	bool rkeys_built;
+};
+
+struct rkey {
+	unsigned conn;
+	const char *w;
+	size_t n;
+	unsigned last;		/* index into the logical lines */
 };
 
 static const char *const state_names[] = {
@@ -275,11 +284,23 @@ set_result(struct script_cmd *c, int kind, const char *prefix, unsigned line)
 	c->result_line = line;
 }
 
-/* Is there, after line i, a result line "<conn> <tag> OK|NO|BAD|\"\""? */
-static bool
-tag_has_result(struct pstate *p, unsigned i, const struct head *h)
+static int
+rkey_cmp(const void *x, const void *y)
 {
-	for (unsigned j = i + 1; j < p->ls->n; j++) {
+	const struct rkey *a = x, *b = y;
+
+	if (a->conn != b->conn)
+		return a->conn < b->conn ? -1 : 1;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	return memcmp(a->w, b->w, a->n);
+}
+
+static void
+rkeys_build(struct pstate *p)
+{
+	p->rkeys = xcalloc(p->ls->n + 1, sizeof(*p->rkeys));
+	for (unsigned j = 0; j < p->ls->n; j++) {
 		const struct sline *l = &p->ls->v[j];
 		struct head o;
 
@@ -291,11 +312,35 @@ tag_has_result(struct pstate *p, unsigned i, const struct head *h)
 				p->err[0] = '\0';
 			continue;
 		}
-		if (o.conn == h->conn && o.w1 == h->w1 && o.w2_result >= 0 &&
-		    strncmp(o.rest, h->rest, h->w1) == 0)
-			return true;
+		if (o.w2_result >= 0)
+			p->rkeys[p->n_rkeys++] = (struct rkey){ o.conn, o.rest, o.w1, j };
 	}
-	return false;
+	qsort(p->rkeys, p->n_rkeys, sizeof(*p->rkeys), rkey_cmp);
+	/* keep the last line of each (conn, word) */
+	unsigned k = 0;
+	for (unsigned j = 0; j < p->n_rkeys; j++) {
+		if (k > 0 && rkey_cmp(&p->rkeys[k - 1], &p->rkeys[j]) == 0) {
+			if (p->rkeys[j].last > p->rkeys[k - 1].last)
+				p->rkeys[k - 1].last = p->rkeys[j].last;
+			continue;
+		}
+		p->rkeys[k++] = p->rkeys[j];
+	}
+	p->n_rkeys = k;
+	p->rkeys_built = true;
+}
+
+/* Is there, after line i, a result line "<conn> <tag> OK|NO|BAD|\"\""? */
+static bool
+tag_has_result(struct pstate *p, unsigned i, const struct head *h)
+{
+	struct rkey key = { h->conn, h->rest, h->w1, 0 };
+
+	if (!p->rkeys_built)
+		rkeys_build(p);
+	const struct rkey *f = p->n_rkeys == 0 ? NULL :
+		bsearch(&key, p->rkeys, p->n_rkeys, sizeof(key), rkey_cmp);
+	return f != NULL && f->last > i;
 }
 
 static struct script_cmd *
@@ -492,84 +537,12 @@ script_parse(const char *path, const char *text, size_t len, char *err,
 	}
 	if (check_patterns(&p) < 0)
 		goto fail;
+	free(p.rkeys);
 	slines_free(&ls);
 	return s;
 fail:
+	free(p.rkeys);
 	slines_free(&ls);
 	script_free(s);
 	return NULL;
-}
-
-struct script *
-script_load(const char *path, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
-	struct stat st;
-
-	if (fd < 0) {
-		slines_fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > SCRIPT_MAX_FILE) {
-		slines_fail(err, errlen, path, 0, "not a regular file of at most %u "
-			    "octets", SCRIPT_MAX_FILE);
-		close(fd);
-		return NULL;
-	}
-	size_t n = (size_t)st.st_size, got = 0;
-	char *buf = xmalloc(n + 1);
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0) {
-			slines_fail(err, errlen, path, 0, "read failed: %s",
-				    r == 0 ? "file shrank" : strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	struct script *s = script_parse(path, buf, n, err, errlen);
-	free(buf);
-	if (s != NULL) {
-		size_t pl = strlen(path);
-		char *mbox = xmalloc(pl + 6);
-		memcpy(mbox, path, pl);
-		memcpy(mbox + pl, ".mbox", 6);
-		if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode))
-			s->mbox_path = mbox;
-		else
-			free(mbox);
-	}
-	return s;
-}
-
-void
-script_free(struct script *s)
-{
-	if (s == NULL)
-		return;
-	for (unsigned i = 0; i < s->n_steps; i++) {
-		struct script_step *st = &s->steps[i];
-		for (unsigned k = 0; k < st->n_cmds; k++) {
-			free(st->cmds[k].tag);
-			free(st->cmds[k].text);
-			free(st->cmds[k].prefix);
-		}
-		for (unsigned k = 0; k < st->n_untagged; k++)
-			free(st->untagged[k].text);
-		free(st->cmds);
-		free(st->untagged);
-	}
-	for (unsigned i = 0; i < s->n_caps; i++)
-		free(s->caps[i]);
-	free(s->caps);
-	free(s->steps);
-	free(s->path);
-	free(s->name);
-	free(s->mbox_path);
-	free(s);
 }

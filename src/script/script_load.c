@@ -1,0 +1,86 @@
+/* script_load.c: a test file from disk (bounded, regular files only) and
+ * its NAME.mbox beside it; freeing a parsed script. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "script/script.h"
+#include "script/script_lines.h"
+#include "xmalloc.h"
+
+struct script *
+script_load(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0) {
+		slines_fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > SCRIPT_MAX_FILE) {
+		slines_fail(err, errlen, path, 0, "not a regular file of at most %u "
+			    "octets", SCRIPT_MAX_FILE);
+		close(fd);
+		return NULL;
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	char *buf = xmalloc(n + 1);
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0) {
+			slines_fail(err, errlen, path, 0, "read failed: %s",
+				    r == 0 ? "file shrank" : strerror(errno));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	struct script *s = script_parse(path, buf, n, err, errlen);
+	free(buf);
+	if (s != NULL) {
+		size_t pl = strlen(path);
+		char *mbox = xmalloc(pl + 6);
+		memcpy(mbox, path, pl);
+		memcpy(mbox + pl, ".mbox", 6);
+		if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode))
+			s->mbox_path = mbox;
+		else
+			free(mbox);
+	}
+	return s;
+}
+
+void
+script_free(struct script *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned i = 0; i < s->n_steps; i++) {
+		struct script_step *st = &s->steps[i];
+		for (unsigned k = 0; k < st->n_cmds; k++) {
+			free(st->cmds[k].tag);
+			free(st->cmds[k].text);
+			free(st->cmds[k].prefix);
+		}
+		for (unsigned k = 0; k < st->n_untagged; k++)
+			free(st->untagged[k].text);
+		free(st->cmds);
+		free(st->untagged);
+	}
+	for (unsigned i = 0; i < s->n_caps; i++)
+		free(s->caps[i]);
+	free(s->caps);
+	free(s->steps);
+	free(s->path);
+	free(s->name);
+	free(s->mbox_path);
+	free(s);
+}
