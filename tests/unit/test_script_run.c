@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "imap.h"
 #include "script/script_buf.h"
+#include "msg.h"
 #include "script/script_run.h"
 
 struct fake {
@@ -87,11 +89,13 @@ expect_sent(unsigned conn, const char *want)
 	free(got);
 }
 
+static struct msg_pool *pool;	/* the test's mbox, when it has one */
+
 static void
-start(const char *text)
+start_env(const char *text, const char *user2)
 {
 	const struct script_env env = {
-		.user = "u@d", .password = "pw", .mailbox = "tbox",
+		.user = "u@d", .user2 = user2, .password = "pw", .mailbox = "tbox",
 		.host = "127.0.0.1", .port = 143,
 	};
 	const struct script_io io = { io_open, io_send, io_close };
@@ -100,9 +104,15 @@ start(const char *text)
 	S = script_parse("t/x", text, strlen(text), err, sizeof(err));
 	ck_assert_msg(S != NULL, "%s", err);
 	F.run = script_run_new(&env, &io, NULL);
-	script_run_start(F.run, S, NULL);
+	script_run_start(F.run, S, pool);
 	for (unsigned i = 0; i < S->connections; i++)
 		ck_assert(F.opened & (1u << i));
+}
+
+static void
+start(const char *text)
+{
+	start_env(text, NULL);
 }
 
 static void
@@ -110,6 +120,8 @@ finish(void)
 {
 	script_run_free(F.run);
 	script_free(S);
+	msg_pool_free(pool);
+	pool = NULL;
 	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++)
 		sbuf_reset(&F.sent[i]);
 }
@@ -349,6 +361,65 @@ START_TEST(test_setup_and_connection_failures)
 }
 END_TEST
 
+START_TEST(test_predefined_variables)
+{
+	start_env("connections: 2\nstate: nonauth\n\n"
+		  "1 ok x $user $username $domain $password $mailbox $mailbox_url\n"
+		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2");
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	server(0, "u1 OK");
+	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox "
+		    "imap://u%40d@127.0.0.1:143/tbox\r\n");
+	server(0, "s2 OK");
+	expect_sent(1, "s3 y v2@e2 v2 e2 pw\r\n");
+	server(1, "s3 OK");
+	finish();
+}
+END_TEST
+
+/* messages: 4 from a 3-message mbox: wraps, one APPEND each, every
+ * literal after the server's "+". */
+START_TEST(test_append_setup)
+{
+	char path[] = "/tmp/imapstress-run-XXXXXX";
+	int fd = mkstemp(path);
+	const char mbox[] = "From a\nSubject: 1\n\none\nFrom b\nSubject: 2\n\ntwo\n"
+			    "From c\nSubject: 3\n\nthree\n";
+	char e[256];
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, mbox, sizeof(mbox) - 1), (ssize_t)(sizeof(mbox) - 1));
+	close(fd);
+	pool = msg_pool_from_mbox(path, e, sizeof(e));
+	unlink(path);
+	ck_assert_msg(pool != NULL, "%s", e);
+	ck_assert_uint_eq(msg_pool_count(pool), 3);
+	start("messages: 4\nstate: appended\n\nok noop\n");
+	setup_to_steps("IMAP4rev1", 1);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct msg *m = msg_pool_get(pool, i % 3);
+		char want[128], tag[16];
+		snprintf(tag, sizeof(tag), "u%u", 8 + i);
+		snprintf(want, sizeof(want), "%s APPEND \"tbox\" {%zu}\r\n", tag, m->len);
+		expect_sent(0, want);
+		server(0, "+ go");
+		char *body = took(0);
+		ck_assert_uint_eq(strlen(body), m->len + 2);
+		ck_assert(memcmp(body, m->data, m->len) == 0);
+		free(body);
+		snprintf(want, sizeof(want), "* %u EXISTS\n%s OK [APPENDUID 1 %u]", i + 1,
+			 tag, i + 1);
+		server(0, want);
+	}
+	expect_sent(0, "s12 noop\r\n");
+	server(0, "s12 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+}
+END_TEST
+
 static Suite *
 script_run_suite(void)
 {
@@ -365,6 +436,8 @@ script_run_suite(void)
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
 	tcase_add_test(tc, test_setup_and_connection_failures);
+	tcase_add_test(tc, test_predefined_variables);
+	tcase_add_test(tc, test_append_setup);
 	suite_add_tcase(s, tc);
 	return s;
 }
