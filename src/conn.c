@@ -137,6 +137,8 @@ conn_reset_session(struct conn *c)
 	c->closing = false;
 	c->tls_done = false;
 	c->capa_sent = false;
+	c->enable_due = false;
+	c->quit_after_inflight = false;
 	c->starttls_sent = c->upgrade = c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
 	c->view_active = false;

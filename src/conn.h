@@ -176,6 +176,8 @@ struct conn {
 	bool compress_upgrade;	/* COMPRESS OK seen: add the filter after parsing */
 	struct compress_counts zc;	/* the filter's octet counts */
 	bool capa_sent;		/* CAPABILITY asked, reply pending */
+	bool enable_due;	/* qresync: ENABLE waits for post-login caps */
+	bool quit_after_inflight;	/* a BAD: close once nothing is in flight */
 	bool delayed;		/* in a DELAY state or retry pause */
 	bool warned_skip;	/* warned about an unsupported command */
 	bool starttls_sent;	/* STARTTLS asked on this connection */

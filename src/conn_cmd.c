@@ -219,7 +219,7 @@ conn_send_more(struct conn *c)
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
 
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
-	    c->delayed || c->logout_sent || c->closing ||
+	    c->delayed || c->logout_sent || c->closing || c->quit_after_inflight ||
 	    c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
 	    c->compress_sent)
 		return;
@@ -344,7 +344,8 @@ bool
 conn_send_scheduled(struct conn *c, uint64_t due)
 {
 	if (c->st != CONN_S_SESSION || c->bev == NULL || c->n_fl > 0 ||
-	    c->cont_wait || c->delayed || c->closing || c->logout_sent)
+	    c->cont_wait || c->delayed || c->closing || c->logout_sent ||
+	    c->quit_after_inflight)
 		return false;
 	c->t_due = due;
 	unsigned n = conn_send_plan(c, c->n_fl + 1);

@@ -19,6 +19,7 @@
 #include "compress.h"
 #include "conn.h"
 #include "conn_log.h"
+#include "imap_resp.h"
 #include "rawlog.h"
 #include "tls.h"
 #include "worker.h"
@@ -151,6 +152,19 @@ conn_feed(struct conn *c, const char *data, size_t len)
 	/* Counted as consumed, so nothing kept for later is counted twice. */
 	if (n > 0)
 		conn_count_received(c, (uint64_t)n);
+	if (n < 0 && c->st == CONN_S_GREETING) {
+		/* Another protocol on this port (LMTP's "220 ...", say): say
+		 * so, with its first line, rather than how it fails to parse. */
+		char ex[208];
+		const char *eol = memchr(data, '\n', len);
+		size_t l = eol != NULL ? (size_t)(eol - data) : len;
+		if (l > 0 && data[l - 1] == '\r')
+			l--;
+		conn_log_err(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+			     imap_resp_excerpt(ex, sizeof(ex), data, l));
+		conn_close(c, ERR_PROTOCOL, true);
+		return -1;
+	}
 	if (n < 0) {
 		conn_log_err(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
 		conn_close(c, ERR_PROTOCOL, true);

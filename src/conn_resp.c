@@ -12,6 +12,8 @@
 #include "clock.h"
 #include "conn.h"
 #include "conn_log.h"
+#include "imap_resp.h"
+#include "log.h"
 #include "worker.h"
 
 static const struct {
@@ -76,7 +78,10 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	if (r->kind != IMAP_UNTAGGED ||
 	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
 	     r->cond != IMAP_COND_BYE)) {
-		conn_log_err(c, ERR_PROTOCOL, "bad greeting: %.200s", r->line);
+		char ex[208];
+		conn_log_err(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+			     imap_resp_excerpt(ex, sizeof(ex), r->line,
+					       r->line_len));
 		conn_close_later(c, ERR_PROTOCOL, true);
 		return 1;
 	}
@@ -94,6 +99,40 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	return 0;
 }
 
+/* How many messages "* VANISHED uid-set" removes: the UIDs it lists
+ * (RFC 7162 3.2.10: only ones the client knows of, so each was a message
+ * of the mailbox), capped at `exists`.  VANISHED (EARLIER) removes none.
+ * An unparsable set removes none here; the mailbox model reports it. */
+static uint32_t
+vanished_count(const char *p, const char *end, uint32_t exists)
+{
+	uint64_t n = 0;
+
+	while (p < end && *p == ' ')
+		p++;
+	if (p < end && *p == '(')
+		return 0;
+	while (p < end && *p != ' ' && n < exists) {
+		uint64_t lo = 0, hi;
+		if (*p < '0' || *p > '9')
+			return 0;
+		while (p < end && *p >= '0' && *p <= '9' && lo <= UINT32_MAX)
+			lo = lo * 10 + (uint64_t)(*p++ - '0');
+		hi = lo;
+		if (p < end && *p == ':') {
+			hi = 0;
+			if (++p >= end || *p < '0' || *p > '9')
+				return 0;
+			while (p < end && *p >= '0' && *p <= '9' && hi <= UINT32_MAX)
+				hi = hi * 10 + (uint64_t)(*p++ - '0');
+		}
+		n += (hi > lo ? hi - lo : lo - hi) + 1;
+		if (p < end && *p == ',')
+			p++;
+	}
+	return n < exists ? (uint32_t)n : exists;
+}
+
 static void
 conn_untagged(struct conn *c, const struct imap_resp *r)
 {
@@ -105,6 +144,13 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 		c->cur_resp = NULL;
 	}
 	enum imap_kw kw = imap_resp_kw(r);
+	if (kw == IMAP_KW_VANISHED) {
+		/* Numbers shift as with EXPUNGE: later commands must not name
+		 * sequence numbers past the end. */
+		c->exists -= vanished_count(r->text, r->text + r->text_len,
+					    c->exists);
+		return;
+	}
 	if (r->has_num) {
 		if (kw == IMAP_KW_EXISTS)
 			c->exists = r->num;
@@ -166,12 +212,42 @@ conn_find_inflight(const struct conn *c, uint32_t tag)
 	return -1;
 }
 
+/* qresync asked: ENABLE it where the logged-in capabilities allow, else
+ * say once that the run goes on without it (as SORT and MOVE do). */
+static void
+conn_enable_qresync(struct conn *c)
+{
+	const struct config *cfg = c->w->cfg;
+	struct shared *sh = (struct shared *)c->w->sh;
+
+	c->enable_due = false;
+	if ((c->caps & CAP_ENABLE) && (c->caps & CAP_QRESYNC)) {
+		conn_send_internal(c, CONN_I_ENABLE, cfg->imap4rev2 ?
+				   "ENABLE QRESYNC IMAP4rev2" : "ENABLE QRESYNC");
+		return;
+	}
+	if (!atomic_exchange(&sh->warned_qresync, true))
+		log_warn("server does not advertise %s: running without QRESYNC",
+			 (c->caps & CAP_ENABLE) ? "QRESYNC" : "ENABLE");
+}
+
+/* Our own set-up commands, by name, for their error lines. */
+static const char *const internal_names[] = {
+	[CONN_I_NONE] = "?", [CONN_I_CAPABILITY] = "CAPABILITY",
+	[CONN_I_ENABLE] = "ENABLE", [CONN_I_STARTTLS] = "STARTTLS",
+	[CONN_I_ID] = "ID", [CONN_I_CREATE] = "CREATE",
+	[CONN_I_CHECK] = "CHECK", [CONN_I_LIST] = "LIST",
+};
+
 static void
 conn_internal_reply(struct conn *c, const struct inflight *f,
 		    const struct imap_resp *r)
 {
 	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
 		c->caps = CAP_KNOWN;	/* answered without a list: none */
+	if (f->internal == CONN_I_CAPABILITY && c->enable_due &&
+	    c->lstate != LSTATE_NONAUTH)
+		conn_enable_qresync(c);
 	if (f->internal == CONN_I_STARTTLS) {
 		if (r->cond == IMAP_COND_OK) {
 			c->upgrade = true;	/* after the parser returns */
@@ -181,10 +257,18 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 		conn_close_later(c, ERR_TLS, true);
 		return;
 	}
-	if (r->cond == IMAP_COND_BAD)
+	/* Counted and shown like any command's: they decide the exit
+	 * status too.  CREATE's NO is the mailbox that already exists. */
+	const char *name = internal_names[f->internal];
+	if (r->cond == IMAP_COND_BAD) {
 		stats_err(c->w->stats, ERR_BAD);
-	else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE)
+		conn_log_err(c, ERR_BAD, "%s (set-up) replied BAD: %.200s",
+			     name, r->line);
+	} else if (r->cond == IMAP_COND_NO && f->internal != CONN_I_CREATE) {
 		stats_err(c->w->stats, ERR_NO);
+		conn_log_err(c, ERR_NO, "%s (set-up) replied NO: %.200s",
+			     name, r->line);
+	}
 }
 
 /* The mailbox may not exist yet: create it, as imaptest does. */
@@ -240,6 +324,7 @@ static void
 conn_logged_in(struct conn *c, const struct imap_resp *r)
 {
 	unsigned before = c->caps;
+	bool caps_follow = false;
 
 	c->lstate = LSTATE_AUTH;
 	c->fail_streak = 0;
@@ -251,6 +336,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		 * only then); keep the old ones until the new list comes. */
 		c->caps = before;
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
+		caps_follow = true;
 	}
 	const struct config *cfg = c->w->cfg;
 	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
@@ -260,10 +346,12 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		c->sep_pending = true;
 		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
-	if (c->w->cfg->qresync && (c->caps & CAP_ENABLE))
-		conn_send_internal(c, CONN_I_ENABLE,
-		    c->w->cfg->imap4rev2 ? "ENABLE QRESYNC IMAP4rev2" :
-					   "ENABLE QRESYNC");
+	if (cfg->qresync) {
+		if (caps_follow)
+			c->enable_due = true;
+		else
+			conn_enable_qresync(c);
+	}
 	worker_conn_logged_in(c->w);
 }
 
@@ -291,6 +379,8 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	if (f.internal == CONN_I_LIST)
 		c->sep_pending = false;
 	conn_tagged_effects(c, &f, r, now);
+	if (c->quit_after_inflight && c->n_fl == 0 && !c->closing)
+		conn_close_later(c, ERR_BAD, false);
 	/* Only now, with the reply's effects (login state, ...) applied. */
 	if (checkpoint_holding(c->w->cp))
 		checkpoint_progress(c->w->cp);
@@ -321,10 +411,16 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		conn_disconnect_soon(c);
 
 	if (rep == STATS_BAD) {
-		/* imaptest gives up on a session after BAD. */
+		/* imaptest gives up on a session after BAD.  What is still in
+		 * flight (pipelined APPENDs, say) may be done by the server
+		 * all the same: nothing new is sent, and the connection closes
+		 * once their replies are read and counted. */
 		conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s",
 			     op_table[op].name, r->line);
-		conn_close_later(c, ERR_BAD, false);
+		if (c->n_fl == 0)
+			conn_close_later(c, ERR_BAD, false);
+		else
+			c->quit_after_inflight = true;
 		return;
 	}
 	if (benign == BENIGN_TRYCREATE) {

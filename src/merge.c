@@ -230,6 +230,10 @@ merge_second(struct merge *m, struct report *rep, int64_t sec)
 		any = true;
 		rr.ramping = rr.ramping || run.ramping;
 		rr.warmup = rr.warmup || run.warmup;
+		/* Only the merged run's last row is partial; a shard that
+		 * drained earlier has its drain inside an ordinary second. */
+		if (sec == m->last_sec)
+			rr.partial_s = maxd(rr.partial_s, run.partial_s);
 		rr.self_limited = rr.self_limited || run.self_limited;
 		rr.cpu_pct = maxd(rr.cpu_pct, run.cpu_pct);
 		if (run.loop_lag_max_us > rr.loop_lag_max_us)

@@ -17,7 +17,8 @@ const struct op_info op_table[OP_COUNT] = {
 	[OP_MSUBS]	= { "MSUBS", "MSub", 0, 0, OP_NEED_AUTH, OPF_EXPUNGES },
 	[OP_STATUS]	= { "STATUS", "Stat", 50, 0, OP_NEED_AUTH, OPF_EXPUNGES },
 	[OP_SELECT]	= { "SELECT", "Sele", 100, 0, OP_NEED_AUTH, OPF_STATECHANGE },
-	[OP_UIDFETCH]	= { "UIDFETCH", "UIDF", 0, 0, OP_NEED_SELECTED, OPF_MSGSET },
+	/* During a UID command the server may send EXPUNGE (RFC 3501 5.5). */
+	[OP_UIDFETCH]	= { "UIDFETCH", "UIDF", 0, 0, OP_NEED_SELECTED, OPF_MSGSET | OPF_EXPUNGES },
 	[OP_FETCH]	= { "FETCH", "Fetc", 100, 0, OP_NEED_SELECTED, OPF_MSGSET },
 	[OP_FETCH2]	= { "FETCH2", "Fet2", 100, 30, OP_NEED_SELECTED, OPF_MSGSET },
 	[OP_SEARCH]	= { "SEARCH", "Sear", 0, 0, OP_NEED_SELECTED, OPF_MSGSET },
@@ -31,7 +32,8 @@ const struct op_info op_table[OP_COUNT] = {
 	[OP_APPEND]	= { "APPEND", "Appe", 100, 5, OP_NEED_AUTH, OPF_EXPUNGES },
 	[OP_NOOP]	= { "NOOP", "Noop", 0, 0, OP_NEED_AUTH, OPF_EXPUNGES },
 	[OP_IDLE]	= { "IDLE", "Idle", 0, 0, OP_NEED_AUTH, OPF_EXPUNGES },
-	[OP_CHECK]	= { "CHECK", "Chec", 0, 0, OP_NEED_AUTH, OPF_EXPUNGES },
+	/* CHECK is a selected-state command (RFC 3501 6.4.1). */
+	[OP_CHECK]	= { "CHECK", "Chec", 0, 0, OP_NEED_SELECTED, OPF_EXPUNGES },
 	[OP_LOGOUT]	= { "LOGOUT", "Logo", 100, 0, OP_NEED_NONAUTH, OPF_STATECHANGE },
 	[OP_DISCONNECT]	= { "DISCONNECT", "Disc", 0, 0, OP_NEED_NONAUTH, 0 },
 	[OP_DELAY]	= { "DELAY", "Dela", 0, 0, OP_NEED_NONAUTH, 0 },

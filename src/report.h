@@ -24,6 +24,9 @@ struct report_run {
 	bool ramping;		/* fewer than clients= connections exist */
 	unsigned ramp_pct;	/* connections that exist, % of clients= */
 	bool warmup;		/* this tick is inside --warmup */
+	/* > 0: the last tick, partial: the seconds since the previous one,
+	 * drain included, so that the ticks add up to the totals */
+	double partial_s;
 	/* generator self-check over the window / the run */
 	double cpu_pct;		/* imapstress's CPU, % of its cores */
 	uint64_t loop_lag_max_us;

@@ -182,6 +182,12 @@ report_json_tick(struct report *r, const struct report_run *run,
 	fputs("{\"type\":\"tick\",\"t\":", f);
 	json_num(f, run->elapsed_s);
 	fprintf(f, ",\"warmup\":%s,", run->warmup ? "true" : "false");
+	if (run->partial_s > 0) {
+		/* The last tick: since the previous one, drain included. */
+		fputs("\"partial_s\":", f);
+		json_num(f, run->partial_s);
+		fputc(',', f);
+	}
 	json_u64(f, "conns_open", cum->conns_open);
 	fputc(',', f);
 	json_u64(f, "conns_total", cum->conns_total);

@@ -124,6 +124,8 @@ report_text_tick(struct report *r, const struct report_run *run,
 	}
 	if (run->warmup)
 		fputs(" (warmup)", o);
+	if (run->partial_s > 0)
+		fprintf(o, " (last %.2f s, drain included)", run->partial_s);
 	fputc('\n', o);
 	fflush(o);
 }
@@ -300,6 +302,11 @@ print_summary(struct report *r, const struct report_run *run,
 			report_div((double)tot->append_msgs,
 				   (double)tot->ok[OP_APPEND]));
 	}
+	if (tot->failed[OP_APPEND] > 0)
+		fprintf(o, "unanswered: %" PRIu64 " APPEND commands got no reply "
+			"before their connection closed: the server may hold "
+			"them (not in messages appended)\n",
+			tot->failed[OP_APPEND]);
 
 	print_bytes(run, tot, o);
 	print_connections(tot, o);
@@ -320,6 +327,9 @@ print_summary(struct report *r, const struct report_run *run,
 			"found no free port (EADDRNOTAVAIL): the load was smaller "
 			"than asked; add --source addresses or shards\n",
 			tot->ports_exhausted);
+	if (run->unfinished > 0)
+		fprintf(o, "unfinished: %" PRIu64 " commands still had no reply "
+			"when the run ended\n", (uint64_t)run->unfinished);
 
 	fprintf(o, "measured: %.1f s (from t=%.1f s to t=%.1f s), "
 		"clients=%u, workers=%u\n",

@@ -67,6 +67,7 @@ const struct result_field result_run_fields[] = {
 	RF(RF_BOOL, ramping),
 	RF(RF_UNSIGNED, ramp_pct),
 	RF(RF_BOOL, warmup),
+	RF(RF_DOUBLE, partial_s),
 	RF(RF_DOUBLE, cpu_pct),
 	RF(RF_U64, loop_lag_max_us),
 	RF(RF_BOOL, self_limited),

@@ -100,6 +100,8 @@ run_tick(struct run_state *rs, uint64_t now)
 	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
 	stats_snap_copy(&rs->prev, &rs->cum);
 	run_fill(rs, &rr, now);
+	/* Counts that the warm-up snapshot will hold, so not the totals'. */
+	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
 
 	/* Self-check: CPU of the whole process against the cores its
 	 * workers can use, and the worst event-loop lag seen. */
@@ -129,6 +131,26 @@ run_tick(struct run_state *rs, uint64_t now)
 		/* CPU per command must leave the warm-up out on both sides. */
 		cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
 	}
+}
+
+/* After the workers are joined: everything since the last tick (the
+ * drain's replies, mostly) in one last, partial tick, so that the ticks
+ * add up to the totals.  No self-check: a fraction of a second of
+ * draining says nothing about saturation. */
+static void
+run_final_tick(struct run_state *rs, uint64_t now, uint64_t last_tick)
+{
+	struct report_run rr;
+
+	run_collect(rs);
+	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
+	stats_snap_copy(&rs->prev, &rs->cum);
+	run_fill(rs, &rr, now);
+	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
+	rr.partial_s = (double)(now - last_tick) / 1e6;
+	if (!(rr.partial_s > 0))
+		rr.partial_s = 1e-6;
+	report_tick(rs->rep, &rr, &rs->win, &rs->cum);
 }
 
 static void
@@ -191,7 +213,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 				.sinks = sinks };
 	enum run_phase phase = PHASE_RUN;
 	const char *stop_reason = "duration";
-	uint64_t next_tick, drain_deadline = 0, t_end;
+	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
 	int status = 0;
 	sigset_t sigs;
 	bool unusable = false;
@@ -208,6 +230,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rs.t_cpu_prev = rs.t0;
 	rs.cpu_prev_us = cpu_us(NULL, NULL);
 	next_tick = rs.t0 + 1000000;
+	last_tick = rs.t0;
 	/* A scrape before the first tick gets zeros, not an empty page. */
 	struct metrics_run mr0 = { 0, cfg->clients, false };
 	metrics_publish(sinks->metrics, &rs.cum, &mr0);
@@ -243,6 +266,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		now = clock_us();
 		if (now >= next_tick) {
 			run_tick(&rs, now);
+			last_tick = now;
 			/* Catch up without printing a burst if we were
 			 * suspended: one line per real second. */
 			while (next_tick <= now)
@@ -305,6 +329,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	for (unsigned i = 0; i < n; i++)
 		worker_join(w[i]);
 
+	run_final_tick(&rs, t_end, last_tick);
 	/* Totals: everything acknowledged, including replies to commands
 	 * that finished during the drain, minus the warm-up. */
 	run_collect(&rs);
@@ -360,11 +385,13 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
-			  "(connect errors %llu, refused logins %llu, timeouts %llu)",
+			  "(connect errors %llu, refused logins %llu, timeouts %llu, "
+			  "protocol errors %llu)",
 			  rr.elapsed_s,
 			  (unsigned long long)tot.errors[ERR_CONNECT],
 			  (unsigned long long)(tot.no[OP_LOGIN] + tot.no[OP_AUTHENTICATE]),
-			  (unsigned long long)tot.errors[ERR_TIMEOUT]);
+			  (unsigned long long)tot.errors[ERR_TIMEOUT],
+			  (unsigned long long)tot.errors[ERR_PROTOCOL]);
 		status = 3;
 	} else if (status == 0 && (run_hard_errors(&tot) > 0 || rr.sla_failed > 0 ||
 		   rr.unfinished > 0)) {
@@ -378,9 +405,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.exit_status = status;
 	if (report_final(rep, &rr, &tot) < 0 && status == 0)
 		status = 1;
-	/* The drain's replies close the last interval; then the final
-	 * page, and a last scrape of it if --metrics-linger asks. */
-	stats_snap_diff(&rs.win, &rs.cum, &rs.prev);
+	/* The drain's replies close the last interval (rs.win still holds
+	 * the last, partial tick's window); then the final page, and a last
+	 * scrape of it if --metrics-linger asks. */
 	run_feed_sinks(&rs, &rr, t_end, true);
 	metrics_linger(sinks->metrics, &sigs);
 

@@ -36,6 +36,7 @@ struct shared {
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
+	_Atomic bool warned_qresync;	/* "runs without QRESYNC" said */
 	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
 	unsigned n_workers;

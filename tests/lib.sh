@@ -20,6 +20,18 @@
 #                                    DOVECOT_* variables, stop it on exit
 #   dovecot_stop [DIR]               stop one now (default $DOVECOT_DIR)
 #   on_exit CMD                      also run CMD (eval'd) at exit
+#   IMAP_SERVER          which real server the server_* helpers start:
+#                        dovecot (default) or cyrus
+#   need_server                      skip unless $IMAP_SERVER can run here
+#   server_start [ARGS]              start a private $IMAP_SERVER (ARGS as
+#                                    for dovecot-private start; cyrus-private
+#                                    takes the same), stop it on exit, and
+#                                    set SERVER_DIR SERVER_PORT SERVER_PASS
+#                                    (with --tls SERVER_TLS_PORT SERVER_CA)
+#   server_count USER [MAILBOX]      the server's own message count
+#   server_count_all [MAILBOX]       the same summed over every user
+#   stress NAME ARGS...              imapstress ARGS --json TEST_TMP/NAME.json,
+#                                    output in NAME.out/.err, exit status in RC
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
 # on_exit.
 # shellcheck shell=bash
@@ -30,14 +42,23 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 IMAPSTRESS=${IMAPSTRESS:-$ROOT/build/imapstress}
 FAKEIMAPD=${FAKEIMAPD:-$ROOT/build/fakeimapd}
 DOVECOT_PRIVATE=$ROOT/scripts/dovecot-private
-export ROOT IMAPSTRESS FAKEIMAPD DOVECOT_PRIVATE
+CYRUS_PRIVATE=$ROOT/scripts/cyrus-private
+IMAP_SERVER=${IMAP_SERVER:-dovecot}
+case $IMAP_SERVER in
+dovecot) SERVER_PRIVATE=$DOVECOT_PRIVATE ;;
+cyrus) SERVER_PRIVATE=$CYRUS_PRIVATE ;;
+*) echo "FAIL: IMAP_SERVER '$IMAP_SERVER' is not dovecot or cyrus" >&2; exit 1 ;;
+esac
+export ROOT IMAPSTRESS FAKEIMAPD DOVECOT_PRIVATE CYRUS_PRIVATE IMAP_SERVER
 
 TEST_NAME=$(basename "$0")
+[ "$IMAP_SERVER" = dovecot ] || TEST_NAME="${TEST_NAME}[$IMAP_SERVER]"
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/imapstress-test.XXXXXX")
 
 # Cleanup state, all in this shell: helpers that need to register something
 # must therefore not be called from a $(...) subshell.
 _lib_dovecot_dirs=()
+_lib_cyrus_dirs=()
 _lib_exit_cmds=()
 
 _lib_cleanup() {
@@ -49,6 +70,9 @@ _lib_cleanup() {
 	done
 	for i in "${!_lib_dovecot_dirs[@]}"; do
 		timeout 30 "$DOVECOT_PRIVATE" stop --dir "${_lib_dovecot_dirs[i]}" >&2
+	done
+	for i in "${!_lib_cyrus_dirs[@]}"; do
+		timeout 30 "$CYRUS_PRIVATE" stop --dir "${_lib_cyrus_dirs[i]}" >&2
 	done
 	rm -rf -- "$TEST_TMP"
 	exit "$rc"
@@ -152,6 +176,52 @@ dovecot_stop() {
 	if [ "$d" = "${DOVECOT_DIR:-}" ]; then
 		unset DOVECOT_DIR DOVECOT_PORT DOVECOT_TLS_PORT DOVECOT_CA DOVECOT_FORMAT
 	fi
+}
+
+# Cyrus is unpacked from Debian's packages into a cache (scripts/deps does
+# it on a fresh machine); fetch is a no-op once it is there.
+need_server() {
+	case $IMAP_SERVER in
+	dovecot) need_cmd "${DOVECOT:-/usr/sbin/dovecot}" ;;
+	cyrus)
+		run_with_timeout 120 "$CYRUS_PRIVATE" fetch >&2 ||
+			skip "Cyrus is not unpacked and could not be fetched (scripts/deps does it)" ;;
+	esac
+}
+
+server_start() {
+	local out
+	case $IMAP_SERVER in
+	dovecot)
+		dovecot_start "$@"
+		SERVER_DIR=$DOVECOT_DIR SERVER_PORT=$DOVECOT_PORT SERVER_PASS=$DOVECOT_PASS
+		SERVER_TLS_PORT=${DOVECOT_TLS_PORT:-} SERVER_CA=${DOVECOT_CA:-} ;;
+	cyrus)
+		out=$(run_with_timeout 60 "$CYRUS_PRIVATE" start "$@") ||
+			fail "could not start the private Cyrus (args: $*)"
+		eval "$out"
+		[ -n "${CYRUS_DIR:-}" ] || fail "cyrus-private start printed no CYRUS_DIR"
+		_lib_cyrus_dirs+=("$CYRUS_DIR")
+		SERVER_DIR=$CYRUS_DIR SERVER_PORT=$CYRUS_PORT SERVER_PASS=$CYRUS_PASS
+		SERVER_TLS_PORT=${CYRUS_TLS_PORT:-} SERVER_CA=${CYRUS_CA:-} ;;
+	esac
+	export SERVER_DIR SERVER_PORT SERVER_PASS SERVER_TLS_PORT SERVER_CA
+}
+
+server_count() {
+	run_with_timeout 30 "$SERVER_PRIVATE" count --dir "$SERVER_DIR" "$@"
+}
+
+server_count_all() {
+	run_with_timeout 60 "$SERVER_PRIVATE" count-all --dir "$SERVER_DIR" "$@"
+}
+
+stress() {
+	local name=$1
+	shift
+	RC=0
+	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
+		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
 }
 
 # summary FILE PATH...: reads the summary object (the last line of a --json

@@ -10,19 +10,11 @@
 
 # Debian's python3 if present: a version-manager shim in PATH is slow.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
-need_cmd "${PYTHON:-python3}" openssl "${DOVECOT:-/usr/sbin/dovecot}"
+need_cmd "${PYTHON:-python3}" openssl
+need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
-# summary FILE PATH... comes from tests/lib.sh.
-
-# stress NAME ARGS...: imapstress with --json $TEST_TMP/NAME.json; sets RC.
-stress() {
-	local name=$1
-	shift
-	RC=0
-	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
-		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
-}
+# summary FILE PATH... and stress NAME ARGS... come from tests/lib.sh.
 
 # expect_clean NAME WHAT: exit 0, no errors of any kind, FETCHes answered.
 expect_clean() {
@@ -38,24 +30,24 @@ expect_clean() {
 USER_NAME=compressuser
 FETCH_WORDS="- select=100 fetch=100 fet2=100 logout=0 clients=5 secs=3"
 
-dovecot_start --tls --fsync no
-note "Dovecot: port $DOVECOT_PORT"
+server_start --tls --fsync no
+note "$IMAP_SERVER: port $SERVER_PORT"
 
 # Fill the mailbox: a second of APPENDs at a time until ~300 messages.
 count=0
 for _ in 1 2 3 4 5 6 7 8 9 10; do
-	stress fill "port=$DOVECOT_PORT" "user=$USER_NAME" - append=100,0 select=0 logout=0 \
+	stress fill "port=$SERVER_PORT" "user=$USER_NAME" - append=100,0 select=0 logout=0 \
 		clients=3 secs=1
 	[ "$RC" = 0 ] || fail "filling the mailbox: exit $RC; stderr: $(head -n 10 "$TEST_TMP/fill.err")"
-	count=$(run_with_timeout 30 "$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" "$USER_NAME") ||
-		fail "dovecot-private count failed"
+	count=$(run_with_timeout 30 "$SERVER_PRIVATE" count --dir "$SERVER_DIR" "$USER_NAME") ||
+		fail "$IMAP_SERVER count failed"
 	[ "$count" -lt 300 ] || break
 done
 assert_ge "$count" 300 "messages in the mailbox after filling"
 note "mailbox holds $count messages"
 
 # shellcheck disable=SC2086
-stress plain "port=$DOVECOT_PORT" "user=$USER_NAME" $FETCH_WORDS
+stress plain "port=$SERVER_PORT" "user=$USER_NAME" $FETCH_WORDS
 expect_clean plain "fetch run without compress"
 summary "$TEST_TMP/plain.json" bytes.sent bytes.imap_sent bytes.received bytes.imap_received \
 	commands.COMPRESS.ok
@@ -66,7 +58,7 @@ assert_eq 0 "${S[4]}" "without compress: COMPRESS commands"
 plain_received=${S[2]}
 
 # shellcheck disable=SC2086
-stress deflate "port=$DOVECOT_PORT" "user=$USER_NAME" compress $FETCH_WORDS
+stress deflate "port=$SERVER_PORT" "user=$USER_NAME" compress $FETCH_WORDS
 expect_clean deflate "fetch run with compress"
 summary "$TEST_TMP/deflate.json" bytes.sent bytes.imap_sent bytes.received bytes.imap_received \
 	commands.COMPRESS.ok logins
@@ -81,7 +73,7 @@ assert_ge "${S[3]}" 1 "with compress: IMAP octets received"
 
 # STARTTLS, then COMPRESS above TLS.
 # shellcheck disable=SC2086
-stress tlsdeflate --starttls --ca-file "$DOVECOT_CA" "port=$DOVECOT_PORT" "user=$USER_NAME" \
+stress tlsdeflate --starttls --ca-file "$SERVER_CA" "port=$SERVER_PORT" "user=$USER_NAME" \
 	compress $FETCH_WORDS
 expect_clean tlsdeflate "STARTTLS + compress"
 summary "$TEST_TMP/tlsdeflate.json" tls.handshakes commands.COMPRESS.ok bytes.received \

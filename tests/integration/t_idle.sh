@@ -12,18 +12,19 @@
 . "$(dirname "$0")/../lib.sh"
 
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
-need_cmd "${PYTHON:-python3}" "${DOVECOT:-/usr/sbin/dovecot}"
+need_cmd "${PYTHON:-python3}"
+need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
-PASS=${DOVECOT_PASS:-pass}
-dovecot_start --fsync no
-note "Dovecot on port $DOVECOT_PORT, dir $DOVECOT_DIR"
+server_start --fsync no
+PASS=$SERVER_PASS
+note "$IMAP_SERVER on port $SERVER_PORT, dir $SERVER_DIR"
 
 RAW=$(make_tmpdir)
 rc=0
 # The password is given explicitly (not $IMAPSTRESS_PASSWORD from the
 # caller's environment), so we know which string must not be logged.
-run_with_timeout 40 env -u IMAPSTRESS_PASSWORD "$IMAPSTRESS" port="$DOVECOT_PORT" \
+run_with_timeout 40 env -u IMAPSTRESS_PASSWORD "$IMAPSTRESS" port="$SERVER_PORT" \
 	- idle=100 append=30 select=100 logout=0 clients=6 users=1-2 user=idle%d \
 	"pass=$PASS" secs=4 --rawlog --rawlog-dir "$RAW" \
 	--json "$TEST_TMP/idle.json" >"$TEST_TMP/idle.out" 2>"$TEST_TMP/idle.err" || rc=$?

@@ -14,8 +14,9 @@
 #   - runs of identical (normalised) rows count once, since how many
 #     per-second rows a run prints depends on timing; the 10-second
 #     "ms/cmd avg" + header repeat of default.out is part of the sequence.
-# imapstress's one addition to a per-second row, " err=N" at its end, is
-# taken off first (imaptest has nothing there); the extended summary after
+# imapstress's additions to a per-second row, " err=N" and the last,
+# partial row's " (last S s, drain included)" at its end, are taken off
+# first (imaptest has nothing there); the extended summary after
 # the Totals row must begin with a blank line.  imaptest is not needed.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
@@ -44,6 +45,7 @@ for i, line in enumerate(lines):
         break               # the Totals row ends imaptest's output
     if line == "Totals:":
         totals = i
+    line = re.sub(r" \(last [0-9.]+ s, drain included\)$", "", line)
     if re.search(r"[A-Za-z%:]", line) and not line.endswith("ms/cmd avg"):
         norm = line         # header rows, "Totals:": as they are
     else:

@@ -13,7 +13,8 @@
 
 # Debian's python3 if present: a version-manager shim in PATH is slow.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
-need_cmd "${PYTHON:-python3}" openssl "${DOVECOT:-/usr/sbin/dovecot}"
+need_cmd "${PYTHON:-python3}" openssl
+need_server
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
 # summary FILE PATH... comes from tests/lib.sh.
@@ -43,23 +44,23 @@ expect_ok() {
 
 APPEND_WORDS="- append=100,0 select=0 logout=0 clients=5 secs=2"
 
-dovecot_start --tls --fsync no
-note "Dovecot: port $DOVECOT_PORT, TLS port $DOVECOT_TLS_PORT"
+server_start --tls --fsync no
+note "$IMAP_SERVER: port $SERVER_PORT, TLS port $SERVER_TLS_PORT"
 
 # Implicit TLS, CA given: imaptest words, then the long options.
 for form in words long; do
 	user=tls$form
 	if [ "$form" = words ]; then
-		args=(ssl "ssl_ca_file=$DOVECOT_CA" "port=$DOVECOT_TLS_PORT")
+		args=(ssl "ssl_ca_file=$SERVER_CA" "port=$SERVER_TLS_PORT")
 	else
-		args=(--tls --ca-file "$DOVECOT_CA" --port "$DOVECOT_TLS_PORT")
+		args=(--tls --ca-file "$SERVER_CA" --port "$SERVER_TLS_PORT")
 	fi
 	# shellcheck disable=SC2086
 	stress "implicit-$form" "${args[@]}" "user=$user" $APPEND_WORDS
 	expect_ok "implicit-$form" "implicit TLS with the CA ($form)"
 	summary "$TEST_TMP/implicit-$form.json" commands.APPEND.ok messages_appended
-	server=$(run_with_timeout 30 "$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" "$user") ||
-		fail "dovecot-private count $user failed"
+	server=$(run_with_timeout 30 "$SERVER_PRIVATE" count --dir "$SERVER_DIR" "$user") ||
+		fail "$IMAP_SERVER count $user failed"
 	note "implicit TLS ($form): APPEND ok ${S[0]}, server has $server"
 	assert_ge "${S[0]}" 1 "implicit TLS ($form): APPEND ok"
 	assert_eq "$server" "${S[0]}" "implicit TLS ($form): APPEND ok vs the server's count"
@@ -68,7 +69,7 @@ done
 
 # No CA: the system store does not know the private CA.  secs=30, so a
 # run that finishes within 5 s has stopped on its own, not by duration.
-stress noca ssl "port=$DOVECOT_TLS_PORT" user=tlsnoca - append=100,0 select=0 clients=5 secs=30
+stress noca ssl "port=$SERVER_TLS_PORT" user=tlsnoca - append=100,0 select=0 clients=5 secs=30
 note "implicit TLS without the CA: exit $RC after ${WALL}s"
 assert_eq 3 "$RC" "implicit TLS without the CA: exit status"
 awk -v w="$WALL" 'BEGIN { exit !(w < 5) }' ||
@@ -81,16 +82,16 @@ assert_eq 0 "${S[1]}" "implicit TLS without the CA: logins"
 
 # Verification turned off explicitly, no CA anywhere.
 # shellcheck disable=SC2086
-stress anycert ssl=any-cert "port=$DOVECOT_TLS_PORT" user=tlsany $APPEND_WORDS
+stress anycert ssl=any-cert "port=$SERVER_TLS_PORT" user=tlsany $APPEND_WORDS
 expect_ok anycert "ssl=any-cert"
 # shellcheck disable=SC2086
-stress insecure --tls --insecure --port "$DOVECOT_TLS_PORT" user=tlsinsecure $APPEND_WORDS
+stress insecure --tls --insecure --port "$SERVER_TLS_PORT" user=tlsinsecure $APPEND_WORDS
 expect_ok insecure "--tls --insecure"
 
 # STARTTLS, with sessions that log out now and then so several
 # connections per slot go through the upgrade.
 rawdir=$(make_tmpdir)
-stress starttls --starttls --ca-file "$DOVECOT_CA" "port=$DOVECOT_PORT" user=tlsstart \
+stress starttls --starttls --ca-file "$SERVER_CA" "port=$SERVER_PORT" user=tlsstart \
 	--rawlog --rawlog-dir "$rawdir" - append=100,0 select=0 logout=10 clients=3 secs=2
 expect_ok starttls "STARTTLS"
 # One line per problem; per connection section ("# connection N"):
@@ -157,12 +158,16 @@ note "STARTTLS: rawlog ok ($check)"
 # --tls-resume: logout=100 reconnects after every command.  The private
 # Dovecot runs several imap-login processes, each with its own ticket key,
 # so only some reconnects land where their ticket is known; some must.
-stress resume --tls --ca-file "$DOVECOT_CA" --port "$DOVECOT_TLS_PORT" --tls-resume \
+stress resume --tls --ca-file "$SERVER_CA" --port "$SERVER_TLS_PORT" --tls-resume \
 	user=tlsresume - logout=100 noop=100 select=0 clients=10 secs=3
 expect_ok resume "--tls --tls-resume"
 summary "$TEST_TMP/resume.json" tls.handshakes tls.resumed
 note "--tls-resume: ${S[1]} of ${S[0]} handshakes resumed"
 assert_ge "${S[0]}" 20 "--tls-resume: handshakes (sessions should reconnect often)"
-assert_ge "${S[1]}" 1 "--tls-resume: resumed handshakes (of ${S[0]})"
+# Cyrus 3.6 serves each connection from one of many imapd processes, each
+# with its own ticket key and no shared cache that resumes here: 0 to 4 of
+# ~70 handshakes resumed by hand, so only Dovecot must show some.
+[ "$IMAP_SERVER" != dovecot ] ||
+	assert_ge "${S[1]}" 1 "--tls-resume: resumed handshakes (of ${S[0]})"
 
 note "ok"

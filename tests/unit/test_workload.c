@@ -493,6 +493,14 @@ static const struct may_case may_cases[] = {
 	{ "FETCH+APPEND pending: LIST", LSTATE_SELECTED, { OP_FETCH, OP_APPEND }, 2,
 	  OP_LIST, true },
 
+	/* RFC 3501 5.5: during a UID command the server may send EXPUNGE
+	 * (only FETCH, STORE and SEARCH forbid it), so sequence numbers may
+	 * shift under whatever follows it (issue 11 item 3). */
+	{ "UID FETCH pending: STORE", LSTATE_SELECTED, { OP_UIDFETCH }, 1, OP_STORE, false },
+	{ "UID FETCH pending: FETCH", LSTATE_SELECTED, { OP_UIDFETCH }, 1, OP_FETCH, false },
+	{ "UID FETCH pending: DELETE", LSTATE_SELECTED, { OP_UIDFETCH }, 1, OP_DELETE, false },
+	{ "UID FETCH pending: LIST", LSTATE_SELECTED, { OP_UIDFETCH }, 1, OP_LIST, true },
+
 	{ "FETCH pending: reSELECT", LSTATE_SELECTED, { OP_FETCH }, 1, OP_SELECT, false },
 	{ "EXPUNGE pending: reSELECT", LSTATE_SELECTED, { OP_EXPUNGE }, 1, OP_SELECT, false },
 	{ "LIST pending: SELECT", LSTATE_AUTH, { OP_LIST }, 1, OP_SELECT, true },
@@ -534,6 +542,14 @@ START_TEST(test_may_send_behind_login)
 			      "%s behind LOGIN: want %s", op_table[op].name,
 			      want ? "true" : "false");
 	}
+}
+END_TEST
+
+/* CHECK is a selected-state command (RFC 3501 6.4.1): the plan must not
+ * send it before SELECT, where servers answer BAD (issue 11 item 2). */
+START_TEST(test_check_needs_selected)
+{
+	ck_assert_int_eq(op_table[OP_CHECK].need, OP_NEED_SELECTED);
 }
 END_TEST
 
@@ -580,6 +596,7 @@ workload_suite(void)
 	tcase_add_test(tc, test_pending_statechange_waits);
 	tcase_add_loop_test(tc, test_may_send_table, 0, (int)N(may_cases));
 	tcase_add_test(tc, test_may_send_behind_login);
+	tcase_add_test(tc, test_check_needs_selected);
 	tcase_add_test(tc, test_target_and_threshold);
 	suite_add_tcase(s, tc);
 	return s;

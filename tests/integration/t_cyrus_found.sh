@@ -1,0 +1,51 @@
+#!/bin/bash
+# What Cyrus IMAP 3.6 found in imapstress (issue 11), each checked against
+# a private Cyrus (scripts/cyrus-private):
+#   - CHECK is a selected-state command (RFC 3501 6.4.1): `random check=30`
+#     gets no "BAD Please select a mailbox first", exits 0 (item 2);
+#   - UID FETCH in the mix: no command answered NO or BAD, exit 0 (item 3:
+#     sequence-number commands used to go out behind UID FETCH, during
+#     which Cyrus sends EXPUNGE, and were answered "NO No matching
+#     messages");
+#   - pointed at Cyrus's LMTP port, imapstress says "not an IMAP greeting:"
+#     with the server's first line, and its one-line unusable-server
+#     summary counts the protocol errors; exit 3 (item 7).
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+IMAP_SERVER=cyrus
+. "$(dirname "$0")/../lib.sh"
+
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}"
+need_server
+[ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
+
+server_start
+# summary FILE PATH... and stress NAME ARGS... come from tests/lib.sh.
+note "cyrus on port $SERVER_PORT, LMTP port $CYRUS_LMTP_PORT"
+
+stress check "port=$SERVER_PORT" random check=30 clients=10 users=1-2 user=check%d secs=3
+summary "$TEST_TMP/check.json" exit_status commands.CHECK.ok commands.CHECK.bad errors.bad
+note "random check=30: exit $RC, CHECK ok ${S[1]}, CHECK bad ${S[2]}"
+assert_eq 0 "${S[2]}" "CHECK answered BAD (stderr: $(grep -m 3 '^Error' "$TEST_TMP/check.err"))"
+assert_eq 0 "${S[3]}" "BAD replies of any command"
+assert_ge "${S[1]}" 1 "CHECK ok"
+assert_eq 0 "$RC" "random check=30: exit status"
+
+stress uidfetch "port=$SERVER_PORT" random uidfetch=50 clients=20 users=1-2 user=uidf%d secs=4
+summary "$TEST_TMP/uidfetch.json" exit_status commands.UIDFETCH.ok errors.no errors.bad errors.state
+note "random uidfetch=50: exit $RC, UID FETCH ok ${S[1]}, no ${S[2]}, bad ${S[3]}"
+assert_ge "${S[1]}" 1 "UID FETCH ok"
+assert_eq 0 "${S[2]}" "NO replies (stderr: $(grep -m 3 '^Error' "$TEST_TMP/uidfetch.err"))"
+assert_eq 0 "${S[3]}" "BAD replies"
+assert_eq 0 "${S[4]}" "state errors"
+assert_eq 0 "$RC" "random uidfetch=50: exit status"
+
+stress lmtp "port=$CYRUS_LMTP_PORT" clients=2 secs=2
+note "LMTP port: exit $RC"
+assert_eq 3 "$RC" "against the LMTP port: exit status"
+err=$(cat "$TEST_TMP/lmtp.err")
+assert_match '^Error: [^ ]+: not an IMAP greeting: "220 .*LMTP' "$err" "the greeting is named"
+assert_match '^Error: server unusable: .*protocol errors [1-9][0-9]*\)$' "$err" \
+	"the unusable-server line counts the protocol errors"
+
+note "ok"
