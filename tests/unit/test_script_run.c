@@ -346,6 +346,20 @@ START_TEST(test_setup_and_connection_failures)
 	ck_assert_msg(strstr(outcome()->detail, "set-up: LOGIN failed"), "%s",
 		      outcome()->detail);
 	finish();
+	/* A refused DELETE of a listed mailbox is named (NONEXISTENT is
+	 * not a refusal: setup_to_steps shows that). */
+	start("ok noop\n");
+	script_on_ready(F.run, 0);
+	server(0, "u1 OK");
+	server(0, "u2 OK");
+	server(0, "u3 OK");
+	server(0, "* LIST () \"/\" tbox\nu4 OK");
+	server(0, "u5 NO [INUSE] mailbox in use");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(outcome()->detail, "set-up: DELETE of an old test mailbox: "
+			     "the server sent 'u5 NO [INUSE] mailbox in use'"), "%s",
+		      outcome()->detail);
+	finish();
 	start("state: auth\n\nok noop\n");
 	setup_to_steps("IMAP4rev1", 0);
 	script_on_closed(F.run, 0, "reset by peer");
