@@ -1,12 +1,10 @@
 /* script_load.c: a test file from disk (bounded, regular files only) and
  * its NAME.mbox beside it; freeing a parsed script. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "infile.h"
 #include "script/script.h"
 #include "script/script_lines.h"
 #include "xmalloc.h"
@@ -14,35 +12,16 @@
 struct script *
 script_load(const char *path, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
+	char why[256];
+	size_t n;
 	struct stat st;
+	/* infile.c: regular files only, never more than the bound read */
+	char *buf = infile_read(path, SCRIPT_MAX_FILE, &n, why, sizeof(why));
 
-	if (fd < 0) {
-		slines_fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
+	if (buf == NULL) {
+		slines_fail(err, errlen, path, 0, "%s", why);
 		return NULL;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > SCRIPT_MAX_FILE) {
-		slines_fail(err, errlen, path, 0, "not a regular file of at most %u "
-			    "octets", SCRIPT_MAX_FILE);
-		close(fd);
-		return NULL;
-	}
-	size_t n = (size_t)st.st_size, got = 0;
-	char *buf = xmalloc(n + 1);
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0) {
-			slines_fail(err, errlen, path, 0, "read failed: %s",
-				    r == 0 ? "file shrank" : strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
 	struct script *s = script_parse(path, buf, n, err, errlen);
 	free(buf);
 	if (s != NULL) {
