@@ -41,6 +41,12 @@
 /* deflate wants more than six octets of room with Z_SYNC_FLUSH, or it may
  * repeat the flush marker. */
 #define COMPRESS_DEFLATE_MIN_ROOM 16
+/* A bomb bound: over every COMPRESS_RATIO_WINDOW inflated octets, at
+ * most COMPRESS_MAX_RATIO of them per compressed octet.  DEFLATE's own
+ * ceiling is about 1032:1 (long runs of one octet); IMAP traffic, even a
+ * FETCH FLAGS of a whole mailbox, stays far below 100:1. */
+#define COMPRESS_MAX_RATIO 256u
+#define COMPRESS_RATIO_WINDOW (1024u * 1024u)
 /* Input extents looked at per evbuffer_peek when deflating. */
 #define COMPRESS_PEEK 8
 struct compress_ctx {
@@ -52,6 +58,7 @@ struct compress_ctx {
 	struct compress_counts own_counts;	/* when the caller gave none */
 	bool failed;
 	bool in_ended;			/* the peer sent a final block */
+	uint64_t win_in, win_out;	/* this ratio window's octets */
 	char err[128];
 };
 
@@ -155,6 +162,7 @@ compress_in_filter(struct evbuffer *src, struct evbuffer *dst,
 	size_t room = lim < 0 ? SIZE_MAX : (size_t)lim, made = 0;
 	bool owed = false;	/* inflate filled its space: it may owe more */
 	const char *why = NULL;
+	char ratio_why[96];
 
 	if (c->failed)
 		return compress_fail(c, src, BEV_EVENT_READING, c->err);
@@ -195,6 +203,21 @@ compress_in_filter(struct evbuffer *src, struct evbuffer *dst,
 		c->counts->wire_in += took;
 		c->counts->plain_in += got;
 		owed = c->in.avail_out == 0;
+		c->win_in += took;
+		c->win_out += got;
+		if (c->win_out >= COMPRESS_RATIO_WINDOW) {
+			if (c->win_out > c->win_in * COMPRESS_MAX_RATIO) {
+				snprintf(ratio_why, sizeof(ratio_why),
+					 "inflation over %u:1 (%llu octets "
+					 "from %llu)",
+					 COMPRESS_MAX_RATIO,
+					 (unsigned long long)c->win_out,
+					 (unsigned long long)c->win_in);
+				why = ratio_why;
+				break;
+			}
+			c->win_in = c->win_out = 0;
+		}
 		if (rc == Z_STREAM_END) {
 			c->in_ended = true;
 		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {

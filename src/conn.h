@@ -50,6 +50,10 @@ enum conn_internal {
  * time whatever bufferevent_set_max_single_read() says, each read after a
  * FIONREAD ioctl, so a 40 KB FETCH answer cost 20 system calls. */
 #define CONN_MAX_READ (128 * 1024)
+/* Under COMPRESS, inflate at most this far ahead of the parser: its
+ * line and literal limits then hold for the inflated stream, and a bomb
+ * costs each connection this much, not what it inflates to. */
+#define CONN_INFLATE_AHEAD (128 * 1024)
 /* One writev() may carry this much (libevent's default is 16 KiB, five
  * rounds through the event loop for a 75 KB APPEND). */
 #define CONN_MAX_WRITE CONN_OUT_HIGH
@@ -141,6 +145,7 @@ struct conn {
 	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
 	unsigned n_cont_splits, cont_next;
 	bool cont_wait;
+	uint32_t cont_tag;	/* the command whose "+" cont_wait awaits */
 
 	uint32_t exists;	/* messages in the selected mailbox */
 	struct mbox_view *view;	/* model of the selected mailbox, or NULL */

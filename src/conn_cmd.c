@@ -103,6 +103,7 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	c->n_cont_splits = cmd->n_splits - 1;
 	c->cont_next = 0;
 	c->cont_wait = true;
+	c->cont_tag = tag;
 }
 
 void

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "checkpoint.h"
@@ -186,21 +187,25 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	}
 }
 
-/* "<slot>.<n>": n, or 0 when the tag is not one of ours. */
+/* "<slot>.<n>" exactly as conn_tag_begin writes it (this connection's
+ * slot, decimal without leading zeros): n, or 0 when the tag is not one
+ * this connection sent in any form ("7.5" on slot 3, "03.5", "3.05"). */
 static uint32_t
-conn_parse_tag(const struct imap_resp *r)
+conn_parse_tag(const struct conn *c, const struct imap_resp *r)
 {
-	const char *dot = memchr(r->tag, '.', r->tag_len);
-	uint32_t n = 0;
+	char mine[24];
+	size_t k = imap_fmt_u64(mine, c->slot);
+	uint64_t n = 0;
 
-	if (dot == NULL)
+	if (r->tag_len < k + 2 || memcmp(r->tag, mine, k) != 0 ||
+	    r->tag[k] != '.' || r->tag[k + 1] == '0')
 		return 0;
-	for (const char *p = dot + 1; p < r->tag + r->tag_len; p++) {
-		if (*p < '0' || *p > '9' || n > 400000000u)
+	for (const char *p = r->tag + k + 1; p < r->tag + r->tag_len; p++) {
+		if (*p < '0' || *p > '9' || n > UINT32_MAX / 10)
 			return 0;
-		n = n * 10 + (uint32_t)(*p - '0');
+		n = n * 10 + (uint64_t)(*p - '0');
 	}
-	return n;
+	return n <= UINT32_MAX ? (uint32_t)n : 0;
 }
 
 static int
@@ -362,17 +367,25 @@ static void
 conn_tagged(struct conn *c, const struct imap_resp *r)
 {
 	uint64_t now = clock_us();
-	uint32_t tag = conn_parse_tag(r);
+	uint32_t tag = conn_parse_tag(c, r);
 	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
 
 	if (i < 0) {
-		conn_log_err(c, ERR_PROTOCOL, "reply with a tag we did not send: %.200s",
-			     r->line);
+		conn_log_err(c, ERR_PROTOCOL, "reply with a tag this connection "
+			     "did not send: %.200s", r->line);
 		conn_close_later(c, ERR_PROTOCOL, true);
 		return;
 	}
 	struct inflight f = c->fl[i];
 	c->fl[i] = c->fl[--c->n_fl];
+	if (c->cont_wait && tag == c->cont_tag) {
+		/* A tagged reply instead of "+" (RFC 3501 7.5: the server
+		 * refused the literal): the command is over, so is the rest
+		 * of it we were holding, and the connection is free. */
+		evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
+		c->cont_wait = false;
+		c->redact_cont = false;
+	}
 
 	if (f.internal == CONN_I_CHECK)
 		c->cp_waiting = false;

@@ -41,7 +41,7 @@ cp_message(struct mbox_reporter *rep, const struct mbox_view *v,
 	   struct cp_ref *ref, uint32_t seq)
 {
 	const struct mbox_store *s = v->store;
-	const struct mbox_msg *m = &v->msgs[seq - 1];
+	const struct mbox_msg *m = mbox_msg_get(v, seq);
 	char a[256], b[256];
 
 	ref->flag_views++;
@@ -151,7 +151,7 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 		else
 			cp_keywords(&rep, s, v, first);
 		for (uint32_t seq = 1; seq <= v->count; seq++) {
-			const struct mbox_msg *m = &v->msgs[seq - 1];
+			const struct mbox_msg *m = mbox_msg_get(v, seq);
 			struct cp_ref *ref = &refs[seq - 1];
 			if (m->uid == 0)
 				continue;
@@ -187,16 +187,29 @@ mbox_view_checkpoint_copy(const struct mbox_view *src, struct mbox_store *dst)
 
 	for (unsigned k = 0; k < ss->n_kw; k++)
 		map[k] = mbox_store_kw_intern(dst, ss->kw[k].name, ss->kw[k].len);
-	v->count = v->cap = src->count;
-	v->msgs = xcalloc(src->count ? src->count : 1, sizeof(*v->msgs));
-	for (uint32_t i = 0; i < src->count; i++) {
-		struct mbox_msg *m = &v->msgs[i];
-		*m = src->msgs[i];
-		m->rec = 0;	/* a position in src's store */
-		m->kw = 0;
-		for (unsigned k = 0; k < ss->n_kw; k++)
-			if ((src->msgs[i].kw & (1ull << k)) && map[k] >= 0)
-				m->kw |= 1ull << map[k];
+	/* The page map as it is (holes stay holes), each real page copied
+	 * with its keywords renumbered for dst. */
+	mbox_msgs_free(v);
+	v->pages = xcalloc(src->n_pages ? src->n_pages : 1, sizeof(*v->pages));
+	v->n_pages = v->pages_cap = src->n_pages;
+	v->count = src->count;
+	v->cur = v->cur_first = 0;
+	for (uint32_t p = 0; p < src->n_pages; p++) {
+		const struct mbox_page *sp = &src->pages[p];
+		struct mbox_page *dp = &v->pages[p];
+		*dp = *sp;
+		if (sp->m == NULL)
+			continue;
+		dp->m = xcalloc(MBOX_PAGE, sizeof(*dp->m));
+		for (uint32_t i = 0; i < sp->n; i++) {
+			struct mbox_msg *m = &dp->m[i];
+			*m = sp->m[i];
+			m->rec = 0;	/* a position in src's store */
+			m->kw = 0;
+			for (unsigned k = 0; k < ss->n_kw; k++)
+				if ((sp->m[i].kw & (1ull << k)) && map[k] >= 0)
+					m->kw |= 1ull << map[k];
+		}
 	}
 	for (unsigned k = 0; k < ss->n_kw; k++)
 		if ((src->kw_in_flags & (1ull << k)) && map[k] >= 0)

@@ -76,10 +76,11 @@ mbox_view_on_flags(struct mbox_view *v, const char *text, size_t len)
 		if (!(dropped & (1ull << k)))
 			continue;
 		uint32_t users = 0;
-		for (uint32_t i = 0; i < v->count; i++)
-			if ((v->msgs[i].st & MSG_FLAGS_KNOWN) &&
-			    (v->msgs[i].kw & (1ull << k)))
+		for (uint32_t seq = 1; seq <= v->count; seq++) {
+			const struct mbox_msg *m = mbox_msg_get(v, seq);
+			if ((m->st & MSG_FLAGS_KNOWN) && (m->kw & (1ull << k)))
 				users++;
+		}
 		if (users > 0)
 			mbox_report(&v->rep, MBOX_ERR_KEYWORD, "Keyword %s "
 				    "dropped from FLAGS but %u messages still "
@@ -149,11 +150,10 @@ code_uidvalidity(struct mbox_view *v, uint32_t n)
 		s->uidvalidity = n;
 	}
 	if (v->uidvalidity != 0 && v->uidvalidity != n) {
-		for (uint32_t i = 0; i < v->count; i++)
-			memset(&v->msgs[i], 0, sizeof(v->msgs[i]));
-		v->known_uids = 0;
-		v->kn_lo = UINT32_MAX;
-		v->kn_hi = 0;
+		/* every message unknown again (holes cost nothing) */
+		uint32_t cnt = v->count;
+		mbox_msgs_truncate(v, 0);
+		mbox_msgs_grow(v, cnt);
 	}
 	v->uidvalidity = n;
 }
@@ -164,15 +164,12 @@ code_uidnext(struct mbox_view *v, uint32_t n)
 	if (v->uidnext != 0 && n < v->uidnext)
 		mbox_report(&v->rep, MBOX_ERR_UIDNEXT,
 			    "UIDNEXT went backwards: %u -> %u", v->uidnext, n);
-	for (uint32_t seq = v->count; seq > 0; seq--) {
-		uint32_t uid = v->msgs[seq - 1].uid;
-		if (uid == 0)
-			continue;
-		if (uid >= n)
-			mbox_report(&v->rep, MBOX_ERR_UIDNEXT, "UIDNEXT %u "
-				    "not above UID %u of seq %u", n, uid, seq);
-		break;	/* UIDs ascend: the last known one is the largest */
-	}
+	/* UIDs ascend: the last known one is the largest */
+	uint32_t seq = mbox_msgs_prev_known(v, v->count + 1);
+	uint32_t uid = seq ? mbox_msg_get(v, seq)->uid : 0;
+	if (uid != 0 && uid >= n)
+		mbox_report(&v->rep, MBOX_ERR_UIDNEXT, "UIDNEXT %u not above "
+			    "UID %u of seq %u", n, uid, seq);
 	v->uidnext = n;
 }
 

@@ -70,32 +70,24 @@ fetch_get_uid(const struct imap_arg *list)
 static void
 uid_order(struct mbox_view *v, uint32_t seq, uint32_t uid)
 {
-	for (uint32_t s = seq - 1; s >= 1 && s >= v->kn_lo; s--) {
-		uint32_t u = v->msgs[s - 1].uid;
-		if (u == 0)
-			continue;
-		if (u >= uid)
-			mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not "
-				    "ascending: seq %u has UID %u but seq %u "
-				    "has UID %u", s, u, seq, uid);
-		break;
-	}
-	for (uint32_t s = seq + 1; s <= v->count && s <= v->kn_hi; s++) {
-		uint32_t u = v->msgs[s - 1].uid;
-		if (u == 0)
-			continue;
-		if (u <= uid)
-			mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not "
-				    "ascending: seq %u has UID %u but seq %u "
-				    "has UID %u", seq, uid, s, u);
-		break;
-	}
+	/* the nearest known neighbours: O(MBOX_PAGE + pages), whatever
+	 * order the FETCHes come in */
+	uint32_t s = mbox_msgs_prev_known(v, seq), u;
+	if (s != 0 && (u = mbox_msg_get(v, s)->uid) >= uid)
+		mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not ascending: "
+			    "seq %u has UID %u but seq %u has UID %u", s, u,
+			    seq, uid);
+	s = mbox_msgs_next_known(v, seq);
+	if (s != 0 && (u = mbox_msg_get(v, s)->uid) <= uid)
+		mbox_report(&v->rep, MBOX_ERR_UID_ORDER, "UIDs not ascending: "
+			    "seq %u has UID %u but seq %u has UID %u", seq, uid,
+			    s, u);
 }
 
 static void
 fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 {
-	struct mbox_msg *m = &v->msgs[seq - 1];
+	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	uint64_t n;
 
 	if (imap_arg_u64(val, &n) != 0 || n == 0 || n > UINT32_MAX) {
@@ -116,15 +108,9 @@ fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 		m->kw = 0;
 		m->modseq = 0;
 		m->store_gen = 0;
-	} else {
-		v->known_uids++;
 	}
-	m->uid = uid;
+	mbox_msg_set_uid(v, seq, uid);
 	uid_order(v, seq, uid);
-	if (seq < v->kn_lo)
-		v->kn_lo = seq;
-	if (seq > v->kn_hi)
-		v->kn_hi = seq;
 	if (v->select_uidnext == 0)
 		return;
 	if (seq > v->old_count && uid < v->select_uidnext)
@@ -178,7 +164,7 @@ static void
 fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 {
 	struct mbox_store *s = v->store;
-	struct mbox_msg *m = &v->msgs[seq - 1];
+	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	unsigned sys = 0;
 	uint64_t kw = 0;
 
@@ -237,7 +223,7 @@ fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 static void
 fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 {
-	struct mbox_msg *m = &v->msgs[seq - 1];
+	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	uint64_t n;
 
 	if (val->type != IMAP_ARG_LIST || val->count != 1 ||
@@ -341,7 +327,6 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 	/* The message's state is a random line of a large array, likely
 	 * evicted by the server since we last ran: start loading it now,
 	 * while the response is tokenized. */
-	__builtin_prefetch(&v->msgs[seq - 1], 1);
 	const struct imap_arg *root = imap_args_parse_fetch(s->args, text, len);
 	if (root == NULL) {
 		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FETCH: %s",
@@ -356,18 +341,18 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		return v->rep.n - start;
 	}
 
-	uint32_t hint = v->msgs[seq - 1].rec;
+	uint32_t hint = mbox_msg_get(v, seq)->rec;
 	if (hint != 0 && hint <= s->count)
 		__builtin_prefetch(&s->recs[hint - 1], 1);
 	const struct imap_arg *val = fetch_get_uid(list);
 	if (val != NULL)
 		fetch_uid(v, seq, val);
 
-	uint32_t uid = v->msgs[seq - 1].uid;
+	uint32_t uid = mbox_msg_get(v, seq)->uid;
 	struct mbox_rec *r = NULL;
 	if (uid != 0 && (v->uidvalidity == 0 ||
 			 v->uidvalidity == s->uidvalidity)) {
-		r = mbox_store_hinted(s, uid, &v->msgs[seq - 1].rec);
+		r = mbox_store_hinted(s, uid, &mbox_msg_mut(v, seq)->rec);
 		if (r == NULL && !s->msgs_limit_told) {
 			mbox_report(&v->rep, MBOX_ERR_LIMIT, "Message limit "
 				    "%u reached: metadata of UID %u and later "

@@ -58,8 +58,11 @@
  *  i) EXPUNGE: EXPUNGE of seq 0; VANISHED naming a UID not in the view,
  *     one expunged earlier included (RFC 7162: SHOULD NOT); VANISHED of
  *     more UIDs than messages.  With some UIDs unknown, a vanished UID is
- *     taken to be the unknown slot before the next known UID (imaptest's
- *     rule; quadratic, fine for the mailbox sizes load tests use)
+ *     taken to be an unknown slot before the next known UID (imaptest's
+ *     rule: the highest free one), but one that existed at SELECT if the
+ *     UID is below the UIDNEXT seen then, and one that arrived since if
+ *     not (Cyrus: known 257 and 261 of 3, one arrival, "VANISHED
+ *     257,261:262" leaves the arrival)
  *  RECENT: RECENT above EXISTS; checkpoint \Recent checks
  *  CHECKPOINT: views disagreeing at a checkpoint
  *  SYNTAX: unparsable data (FETCH not a list, bad flag, bad number, ...)
@@ -77,6 +80,26 @@
  * FETCH never came, leaves the flags unknown until the next FETCH FLAGS).
  * \Recent is never owned.  Expected flags are not computed from the STORE
  * arguments (imaptest's "STORE didn't return FETCH FLAGS" is left out).
+ *
+ * What a server's claims cost (issue 13).  A view keeps its messages in
+ * pages of MBOX_PAGE (512); a page nobody wrote to is a hole and costs no
+ * message memory, so `* 1000000 EXISTS` costs about 2000 page headers
+ * (48 KB) until messages are FETCHed; there are at most 4 * EXISTS / 512
+ * + 1 pages (mbox_seqs.c).  With P pages and B = 512, per response:
+ *   EXISTS            O(added / B) growing, O(dropped pages) shrinking
+ *   EXPUNGE           O(B + P), whatever the order (storms of `* 1
+ *                     EXPUNGE`, descending, random, interleaved with EXISTS)
+ *   FETCH             O(B + P) for the UID order check (the nearest known
+ *                     UIDs either side, pages without one skipped), O(1)
+ *                     amortised for neighbouring seqs, plus the items
+ *   VANISHED          O(count + R log R + P) for R ranges (R is bounded by
+ *                     the line length); never proportional to the UIDs the
+ *                     ranges claim (`VANISHED 1:4294967295` is one pass)
+ *   UID STORE begin   O(count), holes O(1) each
+ *   checkpoint        O(count) per view
+ * A view tracks at most max_msgs messages (MBOX_DEFAULT_MAX_MSGS): past
+ * that, one LIMIT report and no tracking until the next SELECT.  SEARCH
+ * and ESEARCH results are not kept.
  *
  * Left out, on purpose: imaptest's header-value tracking beyond
  * Message-ID, BODY/BODY[] sizes, offline QRESYNC caches, search checks. */

@@ -82,13 +82,16 @@ struct mbox_store {
 	struct imap_args *sub_args;	/* a LIST_RAW value inside args' */
 	struct mbox_range *ranges;
 	size_t n_ranges, ranges_cap;
+	struct mbox_range *drops;	/* seqs a VANISHED drops */
+	size_t n_drops, drops_cap;
 };
 
 /* Per-message state bits (mbox_msg.st). */
 enum {
 	MSG_FLAGS_KNOWN = 1 << 0,
 	MSG_FETCHED = 1 << 1,	/* FETCH FLAGS seen while its STORE ran */
-	MSG_SILENT = 1 << 2	/* touched by a .SILENT STORE */
+	MSG_SILENT = 1 << 2,	/* touched by a .SILENT STORE */
+	MSG_DOOMED = 1 << 3	/* named by the VANISHED being applied */
 };
 
 struct mbox_msg {
@@ -99,6 +102,21 @@ struct mbox_msg {
 	uint8_t sys;
 	uint8_t st;
 	uint32_t rec;		/* hint: its store record's position + 1 */
+};
+
+/* MBOX_PAGE messages at most; m == NULL: a hole of n unknown messages.
+ * An own STORE over a hole marks the whole hole (hole_gen, hole_st: what
+ * store_mark would have set), so a STORE of random numbers in a claimed
+ * million costs no message memory; the marks reach the messages when the
+ * page becomes real.  Marking more than the STORE named only skips
+ * ownership checks of messages whose flags were unknown anyway. */
+#define MBOX_PAGE	512u
+struct mbox_page {
+	uint32_t n;
+	uint32_t known;		/* entries with a UID */
+	struct mbox_msg *m;
+	uint32_t hole_gen;
+	uint8_t hole_st;
 };
 
 struct mbox_reporter {
@@ -114,12 +132,12 @@ struct mbox_view {
 	struct mbox_reporter rep;
 	const char *state;
 
-	struct mbox_msg *msgs;
-	uint32_t count, cap;
+	/* seq -> message, in pages (mbox_seqs.c); count = EXISTS */
+	struct mbox_page *pages;
+	uint32_t n_pages, pages_cap;
+	uint32_t count;
 	uint32_t known_uids;
-	/* No known UID below seq kn_lo or above kn_hi: bounds the UID order
-	 * scans, which would otherwise be quadratic on a first FETCH 1:*. */
-	uint32_t kn_lo, kn_hi;
+	uint32_t cur, cur_first;	/* last page looked up, its seq - 1 */
 
 	uint32_t recent;
 	bool recent_uncertain;
@@ -187,13 +205,44 @@ void mbox_fmt_idate(int64_t utc, int16_t tz, char *buf, size_t size);
 void mbox_msgid_norm(const char *s, size_t n, const char **out,
 		     size_t *out_len);
 /* Parse a sequence/UID set; '*' means star.  Ranges go to s->ranges,
- * normalised lo <= hi.  -1 on a malformed set. */
+ * normalised lo <= hi, sorted and merged (so mbox_ranges_has is a binary
+ * search and their sizes add up to the set's size).  -1 on a malformed
+ * set. */
 int mbox_parse_set(struct mbox_store *s, const char *set, size_t len,
 		   uint32_t star);
 bool mbox_ranges_has(const struct mbox_store *s, uint32_t v);
 
+/* mbox_seqs.c: the seq -> message map (1 <= seq <= v->count).  _get
+ * never allocates (a hole reads as zeros); _mut makes the page real.
+ * UIDs change only through mbox_msg_set_uid (it counts known UIDs). */
+const struct mbox_msg *mbox_msg_get(const struct mbox_view *v, uint32_t seq);
+struct mbox_msg *mbox_msg_mut(struct mbox_view *v, uint32_t seq);
+void mbox_msg_set_uid(struct mbox_view *v, uint32_t seq, uint32_t uid);
+void mbox_msgs_grow(struct mbox_view *v, uint32_t n);	/* unknown ones */
+void mbox_msgs_truncate(struct mbox_view *v, uint32_t n);
+void mbox_msgs_delete(struct mbox_view *v, uint32_t seq);
+void mbox_msgs_free(struct mbox_view *v);
+/* The nearest seq before / after seq with a known UID; 0 = none. */
+uint32_t mbox_msgs_prev_known(const struct mbox_view *v, uint32_t seq);
+uint32_t mbox_msgs_next_known(const struct mbox_view *v, uint32_t seq);
+/* If seq is in a hole: mark the hole for STORE generation gen (silent:
+ * a .SILENT one) and return how many seqs from seq on it covers; else 0. */
+uint32_t mbox_msgs_hole_mark(struct mbox_view *v, uint32_t seq, uint32_t gen,
+			     bool silent);
+/* Drop, in one pass, the messages marked MSG_DOOMED and those whose seq
+ * lies in drop[] (sorted, disjoint); fn sees each one first with its old
+ * seq (in ascending order).  O(count + pages). */
+typedef void (*mbox_drop_fn)(void *arg, const struct mbox_msg *m,
+			     uint32_t old_seq);
+void mbox_msgs_compact(struct mbox_view *v, const struct mbox_range *drop,
+		       size_t n_drop, mbox_drop_fn fn, void *arg);
+
 /* mbox_view.c */
 void mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq);
+/* What expunging m costs the RECENT count and the store; count is the
+ * number of messages just before it goes. */
+void mbox_view_forget(struct mbox_view *v, const struct mbox_msg *m,
+		      uint32_t count);
 /* Is the flag baseline of m trustworthy for the ownership checks? */
 bool mbox_msg_baseline(const struct mbox_view *v, const struct mbox_msg *m);
 

@@ -56,6 +56,7 @@ mbox_store_free(struct mbox_store *s)
 	free(s->msgids);
 	free(s->slots);
 	free(s->ranges);
+	free(s->drops);
 	imap_args_free(s->args);
 	imap_args_free(s->sub_args);
 	free(s->name);

@@ -395,6 +395,35 @@ set_number(const char *s, size_t n, uint32_t star, uint32_t *out)
 	return true;
 }
 
+static int
+range_cmp(const void *a, const void *b)
+{
+	const struct mbox_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Sort and fold overlapping or adjacent ranges: "5:7,1,6,2" -> 1:2,5:7. */
+static void
+ranges_merge(struct mbox_store *s)
+{
+	size_t out = 0;
+
+	if (s->n_ranges < 2)
+		return;
+	qsort(s->ranges, s->n_ranges, sizeof(*s->ranges), range_cmp);
+	for (size_t i = 1; i < s->n_ranges; i++) {
+		struct mbox_range *t = &s->ranges[out];
+		if ((uint64_t)s->ranges[i].lo <= (uint64_t)t->hi + 1) {
+			if (s->ranges[i].hi > t->hi)
+				t->hi = s->ranges[i].hi;
+		} else {
+			s->ranges[++out] = s->ranges[i];
+		}
+	}
+	s->n_ranges = out + 1;
+}
+
 int
 mbox_parse_set(struct mbox_store *s, const char *set, size_t len,
 	       uint32_t star)
@@ -437,14 +466,23 @@ mbox_parse_set(struct mbox_store *s, const char *set, size_t len,
 		if (p == len)
 			return -1;	/* trailing comma */
 	}
+	ranges_merge(s);
 	return 0;
 }
 
 bool
 mbox_ranges_has(const struct mbox_store *s, uint32_t v)
 {
-	for (size_t i = 0; i < s->n_ranges; i++)
-		if (v >= s->ranges[i].lo && v <= s->ranges[i].hi)
+	size_t lo = 0, hi = s->n_ranges;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v < s->ranges[mid].lo)
+			hi = mid;
+		else if (v > s->ranges[mid].hi)
+			lo = mid + 1;
+		else
 			return true;
+	}
 	return false;
 }

@@ -30,17 +30,14 @@ mbox_view_free(struct mbox_view *v)
 {
 	if (v == NULL)
 		return;
-	free(v->msgs);
+	mbox_msgs_free(v);
 	free(v);
 }
 
 void
 mbox_view_reset(struct mbox_view *v)
 {
-	v->count = 0;
-	v->known_uids = 0;
-	v->kn_lo = UINT32_MAX;
-	v->kn_hi = 0;
+	mbox_msgs_truncate(v, 0);
 	v->recent = 0;
 	v->recent_uncertain = false;
 	v->uidnext = v->uidvalidity = 0;
@@ -78,12 +75,14 @@ mbox_view_select_done(struct mbox_view *v)
 	if (v->select_uidnext == 0)
 		return 0;
 	/* QRESYNC may have sent FETCHes during the SELECT */
-	for (uint32_t i = 0; i < v->count; i++)
-		if (v->msgs[i].uid >= v->select_uidnext)
+	for (uint32_t seq = 1; seq <= v->count; seq++) {
+		uint32_t uid = mbox_msg_get(v, seq)->uid;
+		if (uid >= v->select_uidnext)
 			mbox_report(&v->rep, MBOX_ERR_UIDNEXT,
 				    "UID %u not below UIDNEXT %u (seq %u "
-				    "existed at SELECT)", v->msgs[i].uid,
-				    v->select_uidnext, i + 1);
+				    "existed at SELECT)", uid,
+				    v->select_uidnext, seq);
+	}
 	return v->rep.n - start;
 }
 
@@ -99,37 +98,23 @@ mbox_view_on_exists(struct mbox_view *v, uint32_t n)
 			    "tracking limit %u: not tracking this mailbox "
 			    "until the next SELECT", n, v->store->max_msgs);
 		v->disabled = true;
-		v->count = 0;
+		mbox_msgs_truncate(v, 0);
+		v->old_count = v->recent = 0;	/* nothing is tracked */
 		return v->rep.n - start;
 	}
 	if (n < v->count) {
 		mbox_report(&v->rep, MBOX_ERR_EXISTS_BACKWARDS,
 			    "EXISTS went backwards: %u -> %u (EXPUNGE must "
 			    "come first)", v->count, n);
-		for (uint32_t i = n; i < v->count; i++)
-			if (v->msgs[i].uid != 0)
-				v->known_uids--;
-		v->count = n;
-		if (v->kn_hi > n)
-			v->kn_hi = n;
+		mbox_msgs_truncate(v, n);
 		if (v->old_count > n)
 			v->old_count = n;
 		if (v->recent > n) {
 			v->recent = n;
 			v->recent_uncertain = true;
 		}
-	} else if (n > v->count) {
-		if (n > v->cap) {
-			uint32_t ncap = v->cap ? v->cap : 16;
-			while (ncap < n)
-				ncap = ncap > UINT32_MAX / 2 ? n : ncap * 2;
-			v->msgs = xrealloc(v->msgs, (size_t)ncap *
-					   sizeof(*v->msgs));
-			v->cap = ncap;
-		}
-		memset(&v->msgs[v->count], 0,
-		       (size_t)(n - v->count) * sizeof(*v->msgs));
-		v->count = n;
+	} else {
+		mbox_msgs_grow(v, n);
 	}
 	if (n == 0)
 		v->store->seen_all_recent = true;
@@ -156,31 +141,33 @@ mbox_view_on_recent(struct mbox_view *v, uint32_t n)
 }
 
 void
-mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq)
+mbox_view_forget(struct mbox_view *v, const struct mbox_msg *m,
+		 uint32_t count)
 {
-	struct mbox_msg *m = &v->msgs[seq - 1];
-
 	/* Keep the RECENT count exact when we can tell, else say so. */
 	if (m->st & MSG_FLAGS_KNOWN) {
 		if ((m->sys & MBOX_F_RECENT) && v->recent > 0)
 			v->recent--;
-	} else if (v->recent == v->count) {
+	} else if (v->recent == count) {
 		v->recent--;
 	} else if (v->recent > 0) {
 		v->recent_uncertain = true;
 	}
-	if (m->uid != 0) {
-		v->known_uids--;
-		if (v->uidvalidity == 0 ||
-		    v->uidvalidity == v->store->uidvalidity)
-			mbox_store_remove(v->store, m->uid);
+	if (v->recent >= count) {
+		/* a server's RECENT and \Recent flags disagreed (fuzz_model) */
+		v->recent = count - 1;
+		v->recent_uncertain = true;
 	}
-	memmove(m, m + 1, (size_t)(v->count - seq) * sizeof(*m));
-	v->count--;
-	if (seq < v->kn_lo && v->kn_lo != UINT32_MAX)
-		v->kn_lo--;
-	if (seq <= v->kn_hi)
-		v->kn_hi--;
+	if (m->uid != 0 && (v->uidvalidity == 0 ||
+			    v->uidvalidity == v->store->uidvalidity))
+		mbox_store_remove(v->store, m->uid);
+}
+
+void
+mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq)
+{
+	mbox_view_forget(v, mbox_msg_get(v, seq), v->count);
+	mbox_msgs_delete(v, seq);
 	if (seq <= v->old_count)
 		v->old_count--;
 	if (v->count == 0)
@@ -203,121 +190,6 @@ mbox_view_on_expunge(struct mbox_view *v, uint32_t seq)
 			    state_sfx(v, sfx, sizeof(sfx)));
 	else
 		mbox_view_expunge_seq(v, seq);
-	return v->rep.n - start;
-}
-
-uint32_t
-mbox_view_seq_of_uid(const struct mbox_view *v, uint32_t uid)
-{
-	for (uint32_t i = 0; uid != 0 && i < v->count; i++)
-		if (v->msgs[i].uid == uid)
-			return i + 1;
-	return 0;
-}
-
-/* Every UID known: expunge the listed ones; UIDs not in the view break
- * RFC 7162's rule that VANISHED without EARLIER names only messages the
- * client has been told about. */
-static void
-vanished_known(struct mbox_view *v)
-{
-	struct mbox_store *s = v->store;
-	uint64_t total = 0, matched = 0;
-
-	for (size_t i = 0; i < s->n_ranges; i++)
-		total += (uint64_t)s->ranges[i].hi - s->ranges[i].lo + 1;
-	for (uint32_t i = 0; i < v->count; i++)
-		if (mbox_ranges_has(s, v->msgs[i].uid))
-			matched++;
-	if (matched < total) {
-		/* name the first missing one; at most matched+1 probes */
-		uint32_t missing = 0;
-		for (size_t i = 0; i < s->n_ranges && missing == 0; i++)
-			for (uint64_t u = s->ranges[i].lo;
-			     u <= s->ranges[i].hi; u++)
-				if (mbox_view_seq_of_uid(v, (uint32_t)u) == 0) {
-					missing = (uint32_t)u;
-					break;
-				}
-		mbox_report(&v->rep, MBOX_ERR_EXPUNGE, "VANISHED UID %u not "
-			    "in the mailbox view (%llu of %llu UIDs unknown)",
-			    missing, (unsigned long long)(total - matched),
-			    (unsigned long long)total);
-	}
-	for (uint32_t seq = v->count; seq > 0; seq--)
-		if (mbox_ranges_has(s, v->msgs[seq - 1].uid))
-			mbox_view_expunge_seq(v, seq);
-}
-
-/* Some UIDs unknown: like imaptest, a UID not in the map is taken to be
- * the unknown slot just before the first known higher UID. */
-static void
-vanished_partial(struct mbox_view *v)
-{
-	struct mbox_store *s = v->store;
-	uint64_t total = 0;
-
-	for (size_t i = 0; i < s->n_ranges; i++)
-		total += (uint64_t)s->ranges[i].hi - s->ranges[i].lo + 1;
-	if (total > v->count) {
-		mbox_report(&v->rep, MBOX_ERR_EXPUNGE, "VANISHED lists %llu "
-			    "UIDs but only %u messages exist",
-			    (unsigned long long)total, v->count);
-		return;
-	}
-	for (size_t r = 0; r < s->n_ranges; r++) {
-		for (uint64_t u = s->ranges[r].lo; u <= s->ranges[r].hi; u++) {
-			uint32_t i = 0;
-			while (i < v->count && (v->msgs[i].uid == 0 ||
-						v->msgs[i].uid < u))
-				i++;
-			if (i < v->count && v->msgs[i].uid == u)
-				mbox_view_expunge_seq(v, i + 1);
-			else if (i > 0 && v->msgs[i - 1].uid == 0)
-				mbox_view_expunge_seq(v, i);
-			else
-				mbox_report(&v->rep, MBOX_ERR_EXPUNGE,
-					    "VANISHED UID %u not found",
-					    (uint32_t)u);
-		}
-	}
-}
-
-unsigned
-mbox_view_on_vanished(struct mbox_view *v, const char *text, size_t len)
-{
-	unsigned start = v->rep.n;
-	struct mbox_store *s = v->store;
-	const struct imap_arg *root, *a;
-	bool earlier = false;
-
-	if (v->disabled)
-		return 0;
-	root = imap_args_parse(s->args, text, len);
-	a = imap_arg_child(root);
-	if (a != NULL && a->type == IMAP_ARG_LIST) {
-		if (a->count != 1 ||
-		    !imap_arg_atom_eq(imap_arg_child(a), "EARLIER"))
-			goto bad;
-		earlier = true;
-		a = imap_arg_next(a);
-	}
-	if (a == NULL || a->type != IMAP_ARG_ATOM || imap_arg_next(a) != NULL ||
-	    mbox_parse_set(s, a->str, a->len, 0) < 0)
-		goto bad;
-	for (size_t i = 0; i < s->n_ranges; i++)
-		if (s->ranges[i].lo == 0)	/* '*' is not allowed */
-			goto bad;
-	if (earlier)
-		return 0;
-	if (v->known_uids == v->count)
-		vanished_known(v);
-	else
-		vanished_partial(v);
-	return v->rep.n - start;
-bad:
-	mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Invalid VANISHED parameters: "
-		    "%.*s", (int)(len > 200 ? 200 : len), text);
 	return v->rep.n - start;
 }
 
@@ -384,17 +256,35 @@ mbox_view_store_begin(struct mbox_view *v, const char *set, size_t len,
 			uint32_t hi = s->ranges[k].hi < v->count ?
 			    s->ranges[k].hi : v->count;
 			uint32_t lo = s->ranges[k].lo ? s->ranges[k].lo : 1;
-			for (uint32_t seq = lo; seq <= hi; seq++)
-				marked += store_mark(&v->msgs[seq - 1], gen,
-						     silent);
+			for (uint32_t seq = lo; seq <= hi; seq++) {
+				uint32_t run = mbox_msgs_hole_mark(v, seq, gen,
+								   silent);
+				if (run == 0) {
+					marked += store_mark(mbox_msg_mut(v, seq),
+							     gen, silent);
+					continue;
+				}
+				uint32_t left = hi - seq + 1;
+				run = run < left ? run : left;
+				marked += (int)run;
+				seq += run - 1;
+			}
 		}
 		return marked;
 	}
-	for (uint32_t i = 0; i < v->count; i++) {
-		struct mbox_msg *m = &v->msgs[i];
-		/* a UID STORE may hit any message whose UID we lack */
-		if (m->uid == 0 || mbox_ranges_has(s, m->uid))
-			marked += store_mark(m, gen, silent);
+	for (uint32_t seq = 1; seq <= v->count; seq++) {
+		/* a UID STORE may hit any message whose UID we lack: all
+		 * of a hole */
+		uint32_t run = mbox_msgs_hole_mark(v, seq, gen, silent);
+		if (run != 0) {
+			marked += (int)run;
+			seq += run - 1;
+			continue;
+		}
+		uint32_t u = mbox_msg_get(v, seq)->uid;
+		if (u == 0 || mbox_ranges_has(s, u))
+			marked += store_mark(mbox_msg_mut(v, seq), gen,
+					     silent);
 	}
 	return marked;
 }
@@ -432,7 +322,7 @@ bool mbox_view_can_create_keywords(const struct mbox_view *v) { return v->can_cr
 uint32_t
 mbox_view_uid(const struct mbox_view *v, uint32_t seq)
 {
-	return seq >= 1 && seq <= v->count ? v->msgs[seq - 1].uid : 0;
+	return seq >= 1 && seq <= v->count ? mbox_msg_get(v, seq)->uid : 0;
 }
 
 bool
@@ -440,17 +330,17 @@ mbox_view_flags(const struct mbox_view *v, uint32_t seq, unsigned *sys,
 		uint64_t *keywords)
 {
 	if (seq < 1 || seq > v->count ||
-	    !(v->msgs[seq - 1].st & MSG_FLAGS_KNOWN))
+	    !(mbox_msg_get(v, seq)->st & MSG_FLAGS_KNOWN))
 		return false;
-	*sys = v->msgs[seq - 1].sys;
-	*keywords = v->msgs[seq - 1].kw;
+	*sys = mbox_msg_get(v, seq)->sys;
+	*keywords = mbox_msg_get(v, seq)->kw;
 	return true;
 }
 
 uint64_t
 mbox_view_modseq(const struct mbox_view *v, uint32_t seq)
 {
-	return seq >= 1 && seq <= v->count ? v->msgs[seq - 1].modseq : 0;
+	return seq >= 1 && seq <= v->count ? mbox_msg_get(v, seq)->modseq : 0;
 }
 
 static uint64_t

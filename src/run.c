@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "conn_log.h"
 #include "log.h"
 #include "report.h"
 #include "run.h"
@@ -328,6 +329,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	t_end = clock_us();
 	for (unsigned i = 0; i < n; i++)
 		worker_join(w[i]);
+	unsigned stalls = atomic_load(&((struct shared *)sh)->stalls_said);
+	if (stalls > CONN_LOG_MAX_PER_KIND)
+		log_warn("stall warnings: %u in all, %u shown", stalls,
+			 CONN_LOG_MAX_PER_KIND);
 
 	run_final_tick(&rs, t_end, last_tick);
 	/* Totals: everything acknowledged, including replies to commands

@@ -154,7 +154,27 @@ tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify)
 			 X509_verify_cert_error_string(vr));
 		return true;
 	}
+	int reason = ERR_GET_REASON(first);
+	if (reason == SSL_R_TLSV1_ALERT_PROTOCOL_VERSION ||
+	    reason == SSL_R_UNSUPPORTED_PROTOCOL ||
+	    reason == SSL_R_WRONG_SSL_VERSION ||
+	    reason == SSL_R_VERSION_TOO_LOW) {
+		/* Not transient either: a server offering only TLS 1.0/1.1
+		 * refuses every connection the same way. */
+		char ossl[160];
+		ERR_error_string_n(first, ossl, sizeof(ossl));
+		*verify = true;
+		snprintf(buf, n, "TLS version refused: the server offers no "
+			 "TLS 1.2 or later, which imapstress requires (%s)", ossl);
+		return true;
+	}
 	ERR_error_string_n(first, buf, n);
+	if (reason == SSL_R_UNEXPECTED_EOF_WHILE_READING && ssl != NULL &&
+	    !SSL_is_init_finished(ssl)) {
+		size_t k = strlen(buf);
+		snprintf(buf + k, n - k, " (the server closed during the TLS "
+			 "handshake: does it offer TLS 1.2 or later?)");
+	}
 	return true;
 }
 

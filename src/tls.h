@@ -46,8 +46,9 @@ bool tls_bev_resumed(struct bufferevent *bev);
 bool tls_bev_wire_bytes(struct bufferevent *bev, uint64_t *in, uint64_t *out);
 
 /* If bev carries a TLS error, describe it (OpenSSL's reason, or why the
- * certificate was refused; queue drained) and return true.  *verify says
- * whether it was a certificate verification failure. */
+ * certificate was refused, or that the server's TLS version was refused;
+ * queue drained) and return true.  *verify says whether it was a failure
+ * that no retry can cure (certificate verification, TLS version). */
 bool tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify);
 
 #endif

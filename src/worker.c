@@ -123,10 +123,21 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 			/* imaptest's " - <id> stalled for <s> secs in
 			 * command: <tag> <cmd>", once per 15 s per client. */
 			c->stall_said = now;
-			log_warn("%s[%u]: stalled for %llu secs in command: %u.%u %s",
-				 c->user, c->slot,
-				 (unsigned long long)((now - c->t_last_io) / 1000000),
-				 c->slot, c->fl[0].tag, conn_inflight_name(&c->fl[0]));
+			/* capped like error lines: 300 stalled clients
+			 * printed 666 lines (main says how many in all) */
+			unsigned k = atomic_fetch_add_explicit(
+			    &((struct shared *)w->sh)->stalls_said, 1,
+			    memory_order_relaxed);
+			if (k < CONN_LOG_MAX_PER_KIND)
+				log_warn("%s[%u]: stalled for %llu secs in "
+					 "command: %u.%u %s%s", c->user, c->slot,
+					 (unsigned long long)((now - c->t_last_io) /
+							      1000000),
+					 c->slot, c->fl[0].tag,
+					 conn_inflight_name(&c->fl[0]),
+					 k + 1 == CONN_LOG_MAX_PER_KIND ?
+					 " (further stall warnings are only "
+					 "counted)" : "");
 		}
 	}
 	ctr_set(&w->stats->conns_open, open);
@@ -236,6 +247,12 @@ worker_free(struct worker *w)
 		event_free(w->tick_ev);
 	if (w->ramp_ev)
 		event_free(w->ramp_ev);
+	/* Deferred callbacks still queued (a COMPRESS filter's resume of
+	 * the bufferevent below, see compress.c) hold references: with every
+	 * event of ours gone, let them run, and the finalizers of what was
+	 * freed, before the base goes (else LeakSanitizer reports them). */
+	for (int i = 0; i < 4; i++)
+		event_base_loop(w->base, EVLOOP_NONBLOCK);
 	event_base_free(w->base);
 	close(w->wake_fd[0]);
 	close(w->wake_fd[1]);

@@ -39,6 +39,7 @@ struct shared {
 	_Atomic bool warned_qresync;	/* "runs without QRESYNC" said */
 	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
+	_Atomic unsigned stalls_said;	/* "stalled for" lines, shown or not */
 	unsigned n_workers;
 	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
 					 * point (checkpoint.c), else NULL */

@@ -200,6 +200,10 @@ bool fake_mode_parse(const char *s, enum fake_mode *out);
 /* fake_conn.c */
 void fake_conn_accept(struct fake_loop *loop, int fd);
 void fake_conn_free(struct fake_conn *c);
+/* COMPRESS=DEFLATE from here on, both ways (src/compress.c at level 9, as the
+ * server's filter); what is already written goes out as it is.  False
+ * (and nothing changed) if the filter could not be set up. */
+bool fake_conn_deflate(struct fake_conn *c);
 uint64_t fake_reply_delay(struct fake_conn *c);
 void fake_reply_begin(struct fake_conn *c, uint64_t delay_us);
 void fake_reply_end(struct fake_conn *c, unsigned flags);
@@ -237,6 +241,10 @@ size_t fake_script_rules(const struct fake_script *s);
 bool fake_script_greet(struct fake_conn *c);
 void fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd);
 void fake_script_continuation(struct fake_conn *c, const char *line);
+/* A sync literal announced on the command line so far: true when an
+ * "on LITERAL" rule answered it instead of "+" (the client then sends no
+ * literal; the command is over). */
+bool fake_script_literal(struct fake_conn *c, const char *cmdline);
 
 /* fake_net.c */
 int fake_listen_socket(const struct fake_cfg *cfg, unsigned port,

@@ -11,6 +11,8 @@
 
 #include <event2/bufferevent_ssl.h>
 
+#include "compress.h"
+
 #include "fake.h"
 #include "log.h"
 #include "xmalloc.h"
@@ -104,6 +106,21 @@ fake_conn_accept(struct fake_loop *loop, int fd)
 	fake_conn_settle(c);
 }
 
+bool
+fake_conn_deflate(struct fake_conn *c)
+{
+	char err[128];
+	struct bufferevent *z = compress_bev_new(c->bev, 9, NULL, err,
+						 sizeof(err));
+	if (z == NULL)
+		return false;
+	c->bev = z;
+	bufferevent_setcb(z, fake_conn_read_cb, fake_conn_write_cb,
+			  fake_conn_event_cb, c);
+	bufferevent_enable(z, EV_READ | EV_WRITE);
+	return true;
+}
+
 void
 fake_conn_free(struct fake_conn *c)
 {
@@ -146,7 +163,11 @@ fake_conn_settle(struct fake_conn *c)
 	}
 	if (!c->closing)
 		return false;
+	/* under COMPRESS, what the filter made may still wait below it */
+	struct bufferevent *under = bufferevent_get_underlying(c->bev);
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0 ||
+	    (under != NULL &&
+	     evbuffer_get_length(bufferevent_get_output(under)) > 0) ||
 	    evbuffer_get_length(c->drip) > 0)
 		return false;
 	if (c->reset && !c->reset_grace_done) {
@@ -496,6 +517,11 @@ fake_conn_line(struct fake_conn *c, char *seg, size_t n)
 		    fake_cmd_first_literal_is_mailbox(c->cmd)) {
 			c->lit_mailbox = true;
 			c->lit_mailbox_bytes = size;
+		}
+		if (!plus && c->sh->script != NULL &&
+		    fake_script_literal(c, c->cmd)) {
+			fake_conn_reset_command(c);
+			return;
 		}
 		c->lit_count++;
 		c->lit_bytes += size;

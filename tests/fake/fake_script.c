@@ -5,11 +5,19 @@
  *   on [once] COMMAND BODY        COMMAND is a word or *, case-insensitive
  *
  * A BODY is split into lines at the four characters \r\n.  Each line is
- * sent with CRLF after $tag is replaced by the command's tag, except the
- * directives "sleep MS" (later lines go out MS later), "close" and
- * "bye TEXT" ("* BYE TEXT", then close).  First matching rule wins; a
+ * sent with CRLF after $tag is replaced by the command's tag (and $tagn
+ * by the part after its last '.', for replies with another client's
+ * tag), except the directives "sleep MS" (later lines go out MS later),
+ * "close", "bye TEXT" ("* BYE TEXT", then close) and "repeat N LINE"
+ * (LINE N times, N <= 10000000, with $i counting 1..N and $j N..1: a
+ * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script),
+ * "fill N x" / "fill N random" (N octets, N <= 100000000, of 'x' or of
+ * random letters, no CRLF: a line that never ends) and "deflate" (the
+ * reply so far goes out as it is, then COMPRESS=DEFLATE both ways).  First matching rule wins; a
  * "once" rule fires once per connection, later matches fall through.
- * UID commands match the word UID.  When a reply ends in a "+" line the
+ * UID commands match the word UID.  A rule "on LITERAL" answers every
+ * synchronizing literal instead of "+" (RFC 3501 allows a tagged NO or
+ * BAD there), with the tag of the command that announced it.  When a reply ends in a "+" line the
  * client's next line is data, matched as DONE (if it is DONE) or
  * CONTINUE, with the tag of the command that asked for it. */
 #include <ctype.h>
@@ -26,6 +34,9 @@ enum fake_op_kind {
 	FAKE_OP_SLEEP,
 	FAKE_OP_CLOSE,
 	FAKE_OP_BYE,
+	FAKE_OP_REPEAT,
+	FAKE_OP_FILL,
+	FAKE_OP_DEFLATE,
 };
 
 struct fake_op {
@@ -113,6 +124,37 @@ fake_body_add(struct fake_body *b, const char *s, size_t len, char *err,
 		}
 		op.kind = FAKE_OP_SLEEP;
 		op.ms = ms;
+	} else if (len == 7 && strncmp(s, "deflate", 7) == 0) {
+		op.kind = FAKE_OP_DEFLATE;
+	} else if (len >= 5 && strncmp(s, "fill ", 5) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(s + 5, &end, 10);
+		size_t rest = (size_t)(s + len - end);
+		bool x = rest == 2 && strncmp(end, " x", 2) == 0;
+		bool rnd = rest == 7 && strncmp(end, " random", 7) == 0;
+		if (errno != 0 || !isdigit((unsigned char)s[5]) || n == 0 ||
+		    n > 100000000ull || !(x || rnd)) {
+			snprintf(err, err_len, "'fill' needs a count "
+				 "1..100000000 and 'x' or 'random'");
+			return false;
+		}
+		op.kind = FAKE_OP_FILL;
+		op.ms = n;
+		op.text = xstrdup(x ? "x" : "random");
+	} else if (len >= 7 && strncmp(s, "repeat ", 7) == 0) {
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(s + 7, &end, 10);
+		if (errno != 0 || !isdigit((unsigned char)s[7]) || *end != ' ' ||
+		    n == 0 || n > 10000000ull || end + 1 >= s + len) {
+			snprintf(err, err_len, "'repeat' needs a count 1..10000000 "
+				 "and a line");
+			return false;
+		}
+		op.kind = FAKE_OP_REPEAT;
+		op.ms = n;
+		op.text = xstrndup(end + 1, (size_t)(s + len - end - 1));
 	} else {
 		op.text = xstrndup(s, len);
 	}
@@ -239,18 +281,59 @@ fake_script_load(const char *path, char *err, size_t err_len)
 	return s;
 }
 
+/* One line with $tag, $tagn and (inside a repeat) $i, $j replaced. */
 static void
-fake_script_text(struct fake_conn *c, const char *text, const char *tag)
+fake_script_line_out(struct fake_conn *c, const char *text, const char *tag,
+		     uint64_t i, uint64_t j)
 {
-	const char *p = text;
-	const char *hit;
-	while ((hit = strstr(p, "$tag")) != NULL) {
+	const char *p = text, *hit;
+	const char *dot = strrchr(tag, '.');
+	while ((hit = strchr(p, '$')) != NULL) {
 		fake_out(c, p, (size_t)(hit - p));
-		fake_outs(c, tag);
-		p = hit + 4;
+		if (strncmp(hit, "$tagn", 5) == 0) {
+			fake_outs(c, dot ? dot + 1 : tag);
+			p = hit + 5;
+		} else if (strncmp(hit, "$tag", 4) == 0) {
+			fake_outs(c, tag);
+			p = hit + 4;
+		} else if (i != 0 && (hit[1] == 'i' || hit[1] == 'j')) {
+			fake_outf(c, "%llu", (unsigned long long)(hit[1] == 'i' ?
+								  i : j));
+			p = hit + 2;
+		} else {
+			fake_out(c, hit, 1);
+			p = hit + 1;
+		}
 	}
 	fake_outs(c, p);
 	fake_out(c, "\r\n", 2);
+}
+
+static void
+fake_script_text(struct fake_conn *c, const char *text, const char *tag)
+{
+	fake_script_line_out(c, text, tag, 0, 0);
+}
+
+/* A storm goes out as one write, not a write per line: under COMPRESS
+ * each write is a deflate batch with its own flush marker, and a bomb
+ * must deflate as one.  _begin collects into a buffer of its own and
+ * returns where the reply was going; _end hands the lot over there. */
+static struct evbuffer *
+fake_script_batch_begin(struct fake_conn *c)
+{
+	struct evbuffer *real = c->w;
+	c->w = evbuffer_new();
+	return real;
+}
+
+static void
+fake_script_batch_end(struct fake_conn *c, struct evbuffer *real)
+{
+	struct evbuffer *batch = c->w;
+	c->w = real;
+	evbuffer_add_buffer(c->w, batch);
+	evbuffer_free(batch);
 }
 
 /* Returns true when the reply's last line was a "+" continuation. */
@@ -270,6 +353,46 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 		case FAKE_OP_SLEEP:
 			fake_reply_end(c, 0);
 			delay_us += op->ms * 1000u;
+			fake_reply_begin(c, delay_us);
+			break;
+		case FAKE_OP_REPEAT: {
+			struct evbuffer *real = fake_script_batch_begin(c);
+			for (uint64_t k = 1; k <= op->ms; k++)
+				fake_script_line_out(c, op->text, tag, k,
+						     op->ms + 1 - k);
+			fake_script_batch_end(c, real);
+			cont = false;
+			break;
+		}
+		case FAKE_OP_FILL: {
+			/* 1 MiB writes: under COMPRESS each deflates as one
+			 * batch (about 1000:1 for 'x'), and no more than that
+			 * piles up here per connection */
+			enum { CHUNK = 1024 * 1024 };
+			char *chunk = xmalloc(CHUNK);
+			uint64_t r = 0x9e3779b97f4a7c15ull;
+			for (size_t k = 0; k < CHUNK; k++) {
+				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+				chunk[k] = op->text[0] == 'x' ? 'x' :
+				    (char)('a' + (r >> 33) % 26);
+			}
+			for (uint64_t left = op->ms; left > 0;) {
+				size_t n = left < CHUNK ? (size_t)left : CHUNK;
+				fake_out(c, chunk, n);
+				left -= n;
+			}
+			free(chunk);
+			cont = false;
+			break;
+		}
+		case FAKE_OP_DEFLATE:
+			fake_reply_end(c, 0);
+			if (!fake_conn_deflate(c)) {
+				fake_reply_begin(c, 0);
+				fake_outs(c, "* BYE cannot start COMPRESS\r\n");
+				fake_reply_end(c, FAKE_P_CLOSE);
+				return false;
+			}
 			fake_reply_begin(c, delay_us);
 			break;
 		case FAKE_OP_BYE:
@@ -334,6 +457,26 @@ fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd)
 	} else if (fake_eq(cmd->name, "FETCH"))
 		st->fetches++;
 	fake_script_match(c, word, cmd->tag);
+}
+
+bool
+fake_script_literal(struct fake_conn *c, const char *cmdline)
+{
+	const struct fake_script *s = c->sh->script;
+	char tag[FAKE_TAG_MAX + 1];
+	size_t n = strcspn(cmdline, " ");
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rules[i].name != NULL &&
+		    fake_eq(s->rules[i].name, "LITERAL")) {
+			if (n > FAKE_TAG_MAX)
+				n = FAKE_TAG_MAX;
+			memcpy(tag, cmdline, n);
+			tag[n] = '\0';
+			fake_script_match(c, "LITERAL", tag);
+			return true;
+		}
+	return false;
 }
 
 void

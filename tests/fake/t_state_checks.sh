@@ -69,6 +69,7 @@ legal=(
 	"uidvalidity-midsession-legal fetch FETCH"
 	"expunge-legal noop NOOP"
 	"vanished-legal noop NOOP"
+	"vanished-cyrus-legal noop NOOP"
 )
 
 for b in "${broken[@]}" "${legal[@]}"; do

@@ -619,6 +619,63 @@ START_TEST(test_data_already_below)
 }
 END_TEST
 
+/* The bomb bound: 4 MiB of one octet (1027:1) is refused by name once a
+ * MiB has come out; 4 MiB of FETCH FLAGS lines (8.5:1) and 4 MiB of
+ * zeros broken by 12 random letters every 3000 octets (212:1, just under
+ * the bound) go through. */
+START_TEST(test_inflation_ratio)
+{
+	enum { TOTAL = 4 * 1024 * 1024 };
+	struct link l;
+	z_stream z;
+	struct evbuffer *wire = evbuffer_new(), *plain = evbuffer_new();
+	struct rng r;
+
+	memset(&z, 0, sizeof(z));
+	ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, -15, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	link_open(&l, 1, 0);
+	bufferevent_setwatermark(l.cli.bev, EV_READ, 0, 128 * 1024);
+	rng_seed(&r, 7, 1);
+	char line[96];
+	for (unsigned k = 1; evbuffer_get_length(plain) < TOTAL; k++) {
+		if (_i == 0) {
+			memset(line, 0, 64);
+			evbuffer_add(plain, line, 64);
+		} else if (_i == 1) {
+			int n = snprintf(line, sizeof(line), "* %u FETCH (UID %u "
+					 "FLAGS (\\Seen))\r\n", k, k * 3);
+			evbuffer_add(plain, line, (size_t)n);
+		} else {
+			static char zeros[3000];
+			for (int j = 0; j < 12; j++)
+				line[j] = (char)('a' + rng_below(&r, 26));
+			evbuffer_add(plain, line, 12);
+			evbuffer_add(plain, zeros, sizeof(zeros));
+		}
+	}
+	size_t n = evbuffer_get_length(plain);
+	z_sync(&z, evbuffer_pullup(plain, -1), n, wire);
+	bufferevent_write_buffer(l.srv.bev, wire);
+	pump_until(&l, &l.cli, n);
+	if (_i == 0) {
+		const char *why = compress_error(&l.cli.counts);
+		ck_assert_ptr_nonnull(why);
+		ck_assert_msg(strncmp(why, "inflation over 256:1 (", 22) == 0,
+			      "%s", why);
+		ck_assert_int_eq(l.cli.n_events, 1);
+		ck_assert_uint_lt(evbuffer_get_length(l.cli.got), 2 * 1024 * 1024);
+	} else {
+		ck_assert_ptr_null(compress_error(&l.cli.counts));
+		assert_got(&l.cli, evbuffer_pullup(plain, -1), n);
+	}
+	deflateEnd(&z);
+	evbuffer_free(wire);
+	evbuffer_free(plain);
+	link_close(&l);
+}
+END_TEST
+
 static Suite *
 compress_suite(void)
 {
@@ -635,6 +692,7 @@ compress_suite(void)
 	tcase_add_test(tc, test_free_releases_underlying);
 	tcase_add_test(tc, test_bad_arguments);
 	tcase_add_test(tc, test_data_already_below);
+	tcase_add_loop_test(tc, test_inflation_ratio, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

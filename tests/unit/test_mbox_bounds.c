@@ -1,0 +1,338 @@
+/* test_mbox_bounds.c: what a server's claims cost the mailbox model
+ * (issue 13), and VANISHED against views with unknown UIDs (issue 11).
+ * The paged seq map (src/mbox_seqs.c) is checked against a flat array
+ * under random operations. */
+#include <stdlib.h>
+
+#include "mbox_private.h"
+#include "mbox_test.h"
+
+static struct mbox_view *
+cyrus_select(struct mbox_store *s, struct errs *e)
+{
+	struct mbox_view *v = mkview(s, 1, 0, e);
+	static const char *const lines[] = {
+		"!reset",
+		"* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)",
+		"* 3 EXISTS",
+		"* OK [UIDVALIDITY 1234] ok",
+		"* OK [UIDNEXT 263] ok",
+		"* 1 FETCH (UID 257 FLAGS ())",
+		"* 2 FETCH (UID 261 FLAGS ())",
+		"!done",
+		NULL
+	};
+	feed_all(v, lines);
+	ck_assert_uint_eq(e->n, 0);
+	return v;
+}
+
+/* Issue 11 item 1, the Cyrus rawlog: SELECT shows 3 messages (UIDNEXT
+ * 263) and UIDs 257 and 261; one message arrives; all three old ones
+ * vanish.  262 was below UIDNEXT at SELECT: it is the old unknown seq 3,
+ * not the arrival, so seq 1 is now the new UID 263. */
+START_TEST(test_vanished_cyrus_arrival)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = cyrus_select(s, &e);
+
+	ck_assert_uint_eq(feed(v, "* 4 EXISTS"), 0);
+	ck_assert_uint_eq(feed(v, "* VANISHED 257,261:262"), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 1);
+	ck_assert_uint_eq(feed(v, "* 1 EXISTS"), 0);
+	ck_assert_uint_eq(feed(v, "* 1 FETCH (UID 263 FLAGS (\\Recent))"), 0);
+	ck_assert_msg(e.n == 0, "%s", e.msg[0]);
+	ck_assert_uint_eq(mbox_view_uid(v, 1), 263);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* The other way round: a UID at or above UIDNEXT vanishing takes the
+ * arrival's slot, and the old unknown one stays. */
+START_TEST(test_vanished_new_takes_arrival)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = cyrus_select(s, &e);
+
+	feed(v, "* 4 EXISTS");
+	ck_assert_uint_eq(feed(v, "* VANISHED 263"), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 3);
+	ck_assert_uint_eq(feed(v, "* 3 FETCH (UID 262 FLAGS ())"), 0);
+	ck_assert_uint_eq(e.n, 0);
+	/* every UID known now: UIDs the view never had are named */
+	ck_assert_uint_eq(feed(v, "* VANISHED 258:260"), 1);
+	ck_assert_str_eq(e.msg[0], "VANISHED UID 258 not in the mailbox view "
+			 "(3 of 3 UIDs unknown)");
+	ck_assert_uint_eq(mbox_view_exists(v), 3);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* `* 1000000 EXISTS` is 40 bytes: it must cost pages of bookkeeping, no
+ * message memory; EXISTS at the tracking limit is tracked, one past it
+ * is refused by name. */
+START_TEST(test_exists_claim_costs_no_messages)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 1000000);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed(v, "!reset");
+	ck_assert_uint_eq(feed(v, "* 1000000 EXISTS"), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 1000000);
+	uint32_t real = 0;
+	for (uint32_t p = 0; p < v->n_pages; p++)
+		real += v->pages[p].m != NULL;
+	ck_assert_uint_eq(real, 0);
+	ck_assert_uint_le(v->n_pages, 1000000 / MBOX_PAGE + 1);
+	ck_assert_uint_eq(feed(v, "* 999999 FETCH (UID 77 FLAGS ())"), 0);
+	ck_assert_uint_eq(mbox_view_uid(v, 999999), 77);
+	ck_assert_uint_eq(mbox_view_seq_of_uid(v, 77), 999999);
+	ck_assert_uint_eq(feed(v, "* 1000001 EXISTS"), 1);
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_LIMIT);
+	ck_assert_str_eq(e.msg[0], "EXISTS 1000001 exceeds the tracking limit "
+			 "1000000: not tracking this mailbox until the next "
+			 "SELECT");
+	ck_assert_uint_eq(mbox_view_exists(v), 0);
+	ck_assert_uint_eq(feed(v, "* 1 FETCH (UID 1)"), 0);	/* ignored */
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* An expunge storm (every message as `* 1 EXPUNGE`), descending FETCH
+ * order and `VANISHED 1:N`: each used to be quadratic in N. */
+START_TEST(test_storms)
+{
+	enum { N = 50000 };	/* seconds under ASan at 100000 */
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+	char line[80];
+
+	feed(v, "!reset");
+	snprintf(line, sizeof(line), "* %u EXISTS", (unsigned)N);
+	feed(v, line);
+	for (unsigned seq = N; seq >= 1; seq--) {
+		snprintf(line, sizeof(line), "* %u FETCH (UID %u FLAGS ())", seq,
+			 seq * 2);
+		feed(v, line);
+	}
+	ck_assert_msg(e.n == 0, "%s", e.msg[0]);
+	ck_assert_uint_eq(v->known_uids, N);
+	ck_assert_uint_eq(feed(v, "* 5 FETCH (UID 4 FLAGS ())"), 2);
+	ck_assert_str_eq(e.msg[0], "UID changed for seq 5: 10 -> 4");
+	ck_assert_str_eq(e.msg[1], "UIDs not ascending: seq 4 has UID 8 but "
+			 "seq 5 has UID 4");
+	feed(v, "* 5 FETCH (UID 10)");
+	e.n = 0;
+	for (unsigned i = 0; i < N / 2; i++)
+		feed(v, "* 1 EXPUNGE");
+	ck_assert_uint_eq(mbox_view_exists(v), N / 2);
+	ck_assert_uint_eq(mbox_view_uid(v, 1), N + 2);
+	snprintf(line, sizeof(line), "* VANISHED 1:%u", (unsigned)N * 2);
+	ck_assert_uint_eq(feed(v, line), 1);	/* names UIDs it never had */
+	ck_assert_str_eq(e.msg[0], "VANISHED UID 1 not in the mailbox view "
+			 "(75000 of 100000 UIDs unknown)");
+	ck_assert_uint_eq(mbox_view_exists(v), 0);
+	snprintf(line, sizeof(line), "* %u EXISTS", (unsigned)N);
+	feed(v, line);
+	ck_assert_uint_eq(feed(v, "* VANISHED 1:4294967295"), 1);
+	ck_assert_str_eq(e.msg[1], "VANISHED lists 4294967295 UIDs but only "
+			 "50000 messages exist");
+	snprintf(line, sizeof(line), "* VANISHED 1:%u", (unsigned)N);
+	ck_assert_uint_eq(feed(v, line), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 0);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* fuzz_model findings.  RECENT 2 of 2, then a message known not to be
+ * \Recent is expunged: RECENT must not stay above EXISTS. */
+START_TEST(test_recent_never_above_exists)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed(v, "!reset");
+	feed(v, "* 2 EXISTS");
+	feed(v, "* 2 RECENT");
+	feed(v, "* 1 FETCH (UID 1 FLAGS ())");
+	ck_assert_uint_eq(feed(v, "* 1 EXPUNGE"), 0);
+	ck_assert_uint_eq(mbox_view_exists(v), 1);
+	ck_assert_uint_le(mbox_view_recent(v), 1);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* An EXISTS past the tracking limit stops tracking: nothing of the old
+ * selection (old_count, RECENT) may outlive the messages. */
+START_TEST(test_disabled_view_keeps_nothing)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 100);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed(v, "!reset");
+	feed(v, "* 50 EXISTS");
+	feed(v, "* 3 RECENT");
+	feed(v, "* OK [UIDNEXT 60] x");
+	feed(v, "!done");
+	ck_assert_uint_eq(feed(v, "* 100 EXISTS"), 0);	/* at the limit */
+	ck_assert_uint_eq(feed(v, "* 101 EXISTS"), 1);	/* one past it */
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_LIMIT);
+	ck_assert_uint_eq(mbox_view_exists(v), 0);
+	ck_assert_uint_eq(mbox_view_recent(v), 0);
+	ck_assert_uint_eq(v->old_count, 0);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* ---- the paged map against a flat array ---- */
+
+struct flat {
+	uint32_t *uid;
+	uint32_t n;
+};
+
+/* Plain compares: a Check assertion costs a write to the runner. */
+static void
+check_same(struct mbox_view *v, const struct flat *f)
+{
+	uint32_t known = 0, sum = 0;
+
+	ck_assert_uint_eq(v->count, f->n);
+	for (uint32_t seq = 1; seq <= f->n; seq++) {
+		if (mbox_msg_get(v, seq)->uid != f->uid[seq - 1])
+			ck_abort_msg("seq %u: UID %u, want %u", seq,
+				     mbox_msg_get(v, seq)->uid, f->uid[seq - 1]);
+		known += f->uid[seq - 1] != 0;
+	}
+	ck_assert_uint_eq(v->known_uids, known);
+	for (uint32_t p = 0; p < v->n_pages; p++) {
+		if (v->pages[p].n == 0 || v->pages[p].n > MBOX_PAGE)
+			ck_abort_msg("page %u holds %u", p, v->pages[p].n);
+		if (p + 1 < v->n_pages &&
+		    v->pages[p].n + v->pages[p + 1].n <= MBOX_PAGE / 2)
+			ck_abort_msg("pages %u and %u hold %u + %u", p, p + 1,
+				     v->pages[p].n, v->pages[p + 1].n);
+		sum += v->pages[p].n;
+	}
+	if (v->n_pages > 4 * f->n / MBOX_PAGE + 1)
+		ck_abort_msg("%u pages for %u messages", v->n_pages, f->n);
+	ck_assert_uint_eq(sum, f->n);
+}
+
+static void
+flat_drop(void *arg, const struct mbox_msg *m, uint32_t old_seq)
+{
+	(*(uint32_t *)arg)++;
+}
+
+START_TEST(test_seqs_random)
+{
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = mbox_view_new(s, 1, NULL);
+	struct flat f = { calloc(40000, sizeof(uint32_t)), 0 };
+	uint64_t r = 88172645463325252ull;
+
+	for (int op = 0; op < 20000; op++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		uint32_t x = (uint32_t)(r >> 32);
+		uint32_t seq = f.n ? x % f.n + 1 : 0;
+		switch (r % 8) {
+		case 0:	/* EXISTS growth */
+			if (f.n < 30000) {
+				uint32_t add = x % 1500;
+				memset(&f.uid[f.n], 0, add * sizeof(uint32_t));
+				f.n += add;
+				mbox_msgs_grow(v, f.n);
+			}
+			break;
+		case 1:
+			if (x % 16 == 0) {
+				f.n = x % (f.n + 1);
+				mbox_msgs_truncate(v, f.n);
+			}
+			break;
+		case 2: case 3:
+			if (seq) {
+				memmove(&f.uid[seq - 1], &f.uid[seq],
+					(f.n - seq) * sizeof(uint32_t));
+				f.n--;
+				mbox_msgs_delete(v, seq);
+			}
+			break;
+		case 4: case 5:
+			if (seq) {
+				uint32_t u = x % 3 ? x | 1 : 0;
+				f.uid[seq - 1] = u;
+				mbox_msg_set_uid(v, seq, u);
+			}
+			break;
+		case 6:
+			if (seq) {
+				uint32_t want = 0;
+				for (uint32_t k = seq - 1; k >= 1; k--)
+					if (f.uid[k - 1]) { want = k; break; }
+				if (mbox_msgs_prev_known(v, seq) != want)
+					ck_abort_msg("prev_known(%u) != %u", seq, want);
+				want = 0;
+				for (uint32_t k = seq + 1; k <= f.n; k++)
+					if (f.uid[k - 1]) { want = k; break; }
+				if (mbox_msgs_next_known(v, seq) != want)
+					ck_abort_msg("next_known(%u) != %u", seq, want);
+			}
+			break;
+		default:	/* compaction: one range of seqs */
+			if (seq && x % 8 == 0) {
+				uint32_t hi = seq + x % 700;
+				if (hi > f.n)
+					hi = f.n;
+				struct mbox_range d = { seq, hi };
+				uint32_t dropped = 0;
+				mbox_msgs_compact(v, &d, 1, flat_drop, &dropped);
+				if (dropped != hi - seq + 1)
+					ck_abort_msg("dropped %u", dropped);
+				memmove(&f.uid[seq - 1], &f.uid[hi],
+					(f.n - hi) * sizeof(uint32_t));
+				f.n -= hi - seq + 1;
+			}
+			break;
+		}
+		if (op % 500 == 0 || r % 8 == 7)
+			check_same(v, &f);
+	}
+	check_same(v, &f);
+	free(f.uid);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+static Suite *
+mbox_bounds_suite(void)
+{
+	Suite *s = suite_create("mbox_bounds");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_vanished_cyrus_arrival);
+	tcase_add_test(tc, test_vanished_new_takes_arrival);
+	tcase_add_test(tc, test_exists_claim_costs_no_messages);
+	tcase_add_test(tc, test_storms);
+	tcase_add_test(tc, test_recent_never_above_exists);
+	tcase_add_test(tc, test_disabled_view_keeps_nothing);
+	tcase_add_test(tc, test_seqs_random);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(mbox_bounds_suite)
