@@ -19,6 +19,7 @@
 #include "report.h"
 #include "run.h"
 #include "setup.h"
+#include "script/script_net.h"
 #include "shard.h"
 #include "workload.h"
 #include "worker.h"
@@ -78,6 +79,13 @@ main(int argc, char **argv)
 		int rc = profile_cli(&cfg);
 		config_free(&cfg);
 		return rc;
+	}
+	/* Scripted tests: their own (stopgap) driver, src/script/. */
+	if (cfg.test_path != NULL) {
+		signal(SIGPIPE, SIG_IGN);
+		r = script_net_main(&cfg);
+		config_free(&cfg);
+		return r;
 	}
 	if (cfg.shard_count > 1)
 		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",

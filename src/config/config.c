@@ -176,7 +176,6 @@ opt_run(struct pctx *c, const struct opt *o)
 
 	if (needs_val && c->val == NULL)
 		return config_fail(c, "missing value");
-	/* test= alone still deserves the "not supported" answer. */
 	if (o->arg == ARG_REQ && c->val[0] == '\0')
 		return config_fail(c, "empty value");
 	int r = o->fn(c, o);
@@ -583,7 +582,7 @@ config_free(struct config *cfg)
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
 		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
-		&cfg->metrics_listen, &cfg->profile_path,
+		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

@@ -133,6 +133,7 @@ struct config {
 	unsigned n_slas;
 	bool color;		/* bold latency line when stdout is a tty */
 	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
+	char *test_path;	/* test=, --test: scripted tests (src/script/) */
 	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
 	double metrics_linger_s; /* --metrics-linger T: wait for a last scrape */
 

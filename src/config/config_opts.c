@@ -315,12 +315,6 @@ h_seed(struct pctx *c, const struct opt *o)
 }
 
 static int
-h_unsupported(struct pctx *c, const struct opt *o)
-{
-	return config_fail(c, "scripted mode is not supported by imapstress");
-}
-
-static int
 h_imap4rev2(struct pctx *c, const struct opt *o)
 {
 	c->cfg->imap4rev2 = true;
@@ -539,7 +533,7 @@ const struct opt config_opts[] = {
 	  0, UINT_MAX },
 	{ "stalled_disconnect_timeout", "stalled-disconnect-timeout", 0,
 	  ARG_REQ, h_uint, OFF(stalled_disconnect_timeout), 0, UINT_MAX },
-	{ "test", NULL, 0, ARG_OPT, h_unsupported, 0, 0, 0 },
+	{ "test", "test", 0, ARG_REQ, h_str, OFF(test_path), 0, 0 },
 	{ "profile", "profile", 0, ARG_REQ, h_str, OFF(profile_path), 0, 0 },
 	{ NULL, "profile-check", 0, ARG_NONE, h_flag, OFF(profile_check), 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },

@@ -86,8 +86,7 @@ seed --seed                     : -1 4294967296 abc 1.5 0x10 @empty @none
 checkpoint --checkpoint         : -1 4294967296 abc 10s @empty
 --checkpoint                    : @none
 stalled_disconnect_timeout --stalled-disconnect-timeout : -1 4294967296 abc 10s 1.5 @empty @none
-test                            | test
-test                            | test=foo
+test --test                     : /nonexistent/tests @empty @none
 profile --profile               : /nonexistent/profile @emptyfile @blankfile @empty @none
 --profile-check                 | --profile-check
 random --random                 | random=1

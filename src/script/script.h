@@ -1,0 +1,102 @@
+/* script.h: imaptest's scripted-test files, parsed.
+ *
+ * A test file is a header ("key: value" lines up to the first empty line),
+ * then commands with the replies the server must give.  script_parse()
+ * turns the text into a struct script: steps, each one command (imaptest's
+ * forms 1 and 2) or a pipelined group of tagged commands (form 3) sent on
+ * one connection at once, with the untagged replies expected while they
+ * run.  Variables, `$` and list directives are left in the text: the
+ * matcher (script_pat.h, script_match.h) reads them when a step runs, so
+ * that a value captured by one step is known to the next.
+ *
+ * What we define where imaptest's documentation says nothing:
+ *  - a line that begins with a space or a tab continues the line before
+ *    it (joined with one space);
+ *  - a command or reply line ending in a literal "{N}" (or "{N+}") is
+ *    followed by the literal's octets: the next lines, each ending in
+ *    CRLF, until N octets are taken (an error if a line would cross the
+ *    end); the line after them continues the command (an empty one ends
+ *    it).  That is how APPEND carries a message;
+ *  - a leading number is a connection number (1..connections); with more
+ *    than one connection every command and result line needs one;
+ *  - the first word of a command line is a tag (form 3) when a later line
+ *    of the same connection is "<that word> OK|NO|BAD|\"\"". */
+#ifndef IMAPSTRESS_SCRIPT_H
+#define IMAPSTRESS_SCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SCRIPT_MAX_CONNS 16
+#define SCRIPT_MAX_FILE (4u << 20)	/* a test file larger than this is refused */
+
+enum script_state {
+	SCRIPT_ST_NONAUTH,	/* no login, nothing touched */
+	SCRIPT_ST_AUTH,		/* logged in, test mailboxes deleted */
+	SCRIPT_ST_CREATED,	/* ... the test mailbox created */
+	SCRIPT_ST_APPENDED,	/* ... the mbox's messages appended */
+	SCRIPT_ST_SELECTED	/* ... and selected (the default) */
+};
+
+enum script_result_kind {
+	SCRIPT_R_OK,
+	SCRIPT_R_NO,
+	SCRIPT_R_BAD,
+	SCRIPT_R_ANY		/* "": any of the three */
+};
+
+/* One expected untagged reply: its text after "* " (literals inline as
+ * "{N}\r\n<octets>"), and where it is in the file. */
+struct script_line {
+	char *text;
+	unsigned line;
+};
+
+struct script_cmd {
+	char *tag;		/* form 3: the file's tag; NULL: the runner's */
+	char *text;		/* the command, variables unexpanded */
+	unsigned line;		/* where the command is */
+	enum script_result_kind result;
+	char *prefix;		/* expected start of the result text, or NULL */
+	unsigned result_line;	/* where the result is (== line for form 1) */
+};
+
+/* Commands sent together on one connection and the untagged replies
+ * expected (in any order) before the last of them completes. */
+struct script_step {
+	unsigned conn;		/* 0-based connection index */
+	struct script_cmd *cmds;
+	unsigned n_cmds;
+	struct script_line *untagged;
+	unsigned n_untagged;
+};
+
+struct script {
+	char *path;		/* as given */
+	char *name;		/* base name, for output */
+	char *mbox_path;	/* NAME.mbox when it exists, else NULL */
+	char **caps;		/* capabilities: (upper-cased words) */
+	unsigned n_caps;
+	unsigned connections;	/* 1..SCRIPT_MAX_CONNS */
+	long messages;		/* -1: all of the mbox */
+	enum script_state state;
+	bool ignore_extra_untagged;	/* default yes */
+	struct script_step *steps;
+	unsigned n_steps;
+};
+
+/* Parse len octets of a test file named path.  Environment variables for
+ * !ifenv/!ifnenv come from getenv().  NULL with "PATH:LINE: why" in err
+ * on malformed input.  mbox_path is left NULL (script_load sets it). */
+struct script *script_parse(const char *path, const char *text, size_t len,
+			    char *err, size_t errlen);
+
+/* Read and parse the file at path, and look for path.mbox beside it. */
+struct script *script_load(const char *path, char *err, size_t errlen);
+
+void script_free(struct script *s);	/* NULL is a no-op */
+
+const char *script_state_name(enum script_state st);
+const char *script_result_name(enum script_result_kind r);
+
+#endif

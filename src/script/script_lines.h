@@ -1,0 +1,27 @@
+/* script_lines.h: a test file as logical lines (script_lines.c).  Used
+ * by the script parser only. */
+#ifndef IMAPSTRESS_SCRIPT_LINES_H
+#define IMAPSTRESS_SCRIPT_LINES_H
+
+#include <stddef.h>
+
+struct sline {
+	char *text;	/* NULL: a blank line */
+	unsigned line;	/* physical line where it starts */
+};
+
+struct slines {
+	struct sline *v;
+	unsigned n, cap;
+};
+
+/* 0, or -1 with "PATH:LINE: why" in err. */
+int slines_read(struct slines *ls, const char *path, const char *text,
+		size_t len, char *err, size_t errlen);
+void slines_free(struct slines *ls);
+
+/* Format "PATH:LINE: why" (both escaped) into err; returns -1. */
+int slines_fail(char *err, size_t errlen, const char *path, unsigned line,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+#endif

@@ -1,0 +1,65 @@
+/* script_load.c: a test file from disk (bounded, regular files only) and
+ * its NAME.mbox beside it; freeing a parsed script. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "infile.h"
+#include "script/script.h"
+#include "script/script_lines.h"
+#include "xmalloc.h"
+
+struct script *
+script_load(const char *path, char *err, size_t errlen)
+{
+	char why[256];
+	size_t n;
+	struct stat st;
+	/* infile.c: regular files only, never more than the bound read */
+	char *buf = infile_read(path, SCRIPT_MAX_FILE, &n, why, sizeof(why));
+
+	if (buf == NULL) {
+		slines_fail(err, errlen, path, 0, "%s", why);
+		return NULL;
+	}
+	struct script *s = script_parse(path, buf, n, err, errlen);
+	free(buf);
+	if (s != NULL) {
+		size_t pl = strlen(path);
+		char *mbox = xmalloc(pl + 6);
+		memcpy(mbox, path, pl);
+		memcpy(mbox + pl, ".mbox", 6);
+		if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode))
+			s->mbox_path = mbox;
+		else
+			free(mbox);
+	}
+	return s;
+}
+
+void
+script_free(struct script *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned i = 0; i < s->n_steps; i++) {
+		struct script_step *st = &s->steps[i];
+		for (unsigned k = 0; k < st->n_cmds; k++) {
+			free(st->cmds[k].tag);
+			free(st->cmds[k].text);
+			free(st->cmds[k].prefix);
+		}
+		for (unsigned k = 0; k < st->n_untagged; k++)
+			free(st->untagged[k].text);
+		free(st->cmds);
+		free(st->untagged);
+	}
+	for (unsigned i = 0; i < s->n_caps; i++)
+		free(s->caps[i]);
+	free(s->caps);
+	free(s->steps);
+	free(s->path);
+	free(s->name);
+	free(s->mbox_path);
+	free(s);
+}

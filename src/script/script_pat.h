@@ -1,0 +1,75 @@
+/* script_pat.h: an expected reply of a test file as a pattern tree.
+ *
+ * The text after "* " is tokenized like a server reply (atoms, quoted
+ * strings, literals, lists, "[...]" sections inside atoms) and each
+ * argument becomes a pattern:
+ *   $              SPAT_ANY: any one argument or list;
+ *   text           SPAT_TEXT: parts that are plain text, $name / ${name}
+ *                  variables, $N sequence numbers, ${case:text} (compared
+ *                  case-sensitively; all else is case-insensitive);
+ *   ( ... )        SPAT_LIST, with its $!directives (or imaptest's
+ *                  defaults for the FETCH, FETCH FLAGS, LIST, LSUB and
+ *                  STATUS lists when it has none).
+ * Compiling is also how the parser checks reply lines at load time. */
+#ifndef IMAPSTRESS_SCRIPT_PAT_H
+#define IMAPSTRESS_SCRIPT_PAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum spat_type { SPAT_ANY, SPAT_TEXT, SPAT_LIST };
+
+enum spat_part_kind {
+	SPART_TEXT,	/* s/n: literal text */
+	SPART_VAR,	/* s/n: the variable's name */
+	SPART_SEQ	/* seq: $N */
+};
+
+struct spat_part {
+	enum spat_part_kind kind;
+	char *s;
+	size_t n;
+	unsigned seq;
+};
+
+struct spat_dirs {
+	bool explicit;		/* written in the list: no defaults */
+	bool unordered;		/* $!unordered[=N] */
+	unsigned chain;		/* N (1 without =N) */
+	bool extra;		/* extra elements allowed */
+	char **ignore;		/* $!ignore=E: allowed although noextra */
+	unsigned n_ignore;
+	char **ban;		/* $!ban=E: refused although extra */
+	unsigned n_ban;
+};
+
+struct spat {
+	enum spat_type type;
+	/* SPAT_TEXT */
+	struct spat_part *parts;
+	unsigned n_parts;
+	bool case_sensitive;	/* some part came from ${case:...} */
+	bool quoted;		/* written as a string ("..." or a literal) */
+	/* SPAT_LIST */
+	struct spat **kids;
+	unsigned n_kids;
+	struct spat_dirs dirs;
+};
+
+/* Compile the n octets at text (the reply after "* ") into a LIST of the
+ * reply's arguments with the defaults applied.  NULL with the reason in
+ * err on a malformed pattern. */
+struct spat *spat_compile(const char *text, size_t n, char *err, size_t errlen);
+void spat_free(struct spat *p);		/* NULL is a no-op */
+
+/* The parts of a command or a result prefix: text, variables, $N.
+ * Returns the count, or -1 with err set (e.g. "${" without "}"). */
+int spat_parts(const char *text, size_t n, struct spat_part **out,
+	       bool *case_sensitive, char *err, size_t errlen);
+void spat_parts_free(struct spat_part *parts, unsigned n);
+
+/* q points at "}\r\n" in the text that starts at start: is it the end of
+ * a literal marker "{N}" or "{N+}"?  *size gets N. */
+bool spat_literal_marker(const char *start, const char *q, size_t *size);
+
+#endif

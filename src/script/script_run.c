@@ -1,0 +1,507 @@
+/* script_run.c: one scripted test as a state machine (script_run.h).
+ * The set-up commands are built here; the script's steps are sent and
+ * checked by script_step.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "script/script_run_int.h"
+#include "xmalloc.h"
+
+struct script_run *
+script_run_new(const struct script_env *env, const struct script_io *io,
+	       void *ctx)
+{
+	struct script_run *r = xcalloc(1, sizeof(*r));
+
+	r->env = *env;
+	r->io = *io;
+	r->ctx = ctx;
+	r->finished = true;
+	return r;
+}
+
+static void
+run_reset(struct script_run *r)
+{
+	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++) {
+		for (unsigned k = 0; k < r->conn[i].n_chunks; k++)
+			free(r->conn[i].chunks[k].data);
+		free(r->conn[i].chunks);
+		sbuf_reset(&r->conn[i].transcript);
+		memset(&r->conn[i], 0, sizeof(r->conn[i]));
+	}
+	free(r->out.detail);
+	memset(&r->out, 0, sizeof(r->out));
+	sbuf_reset(&r->caps);
+	for (unsigned i = 0; i < r->n_boxes; i++)
+		free(r->boxes[i]);
+	free(r->boxes);
+	r->boxes = NULL;
+	r->n_boxes = 0;
+	sstep_reset(r);
+	r->in_steps = r->logging_out = false;
+	r->step = 0;
+	smatch_free(&r->m);
+}
+
+void
+script_run_free(struct script_run *r)
+{
+	if (r == NULL)
+		return;
+	run_reset(r);
+	free(r);
+}
+
+bool
+script_run_finished(const struct script_run *r)
+{
+	return r->finished;
+}
+
+const struct script_outcome *
+script_run_outcome(const struct script_run *r)
+{
+	return &r->out;
+}
+
+/* --- ending -------------------------------------------------------------- */
+
+static void
+close_all(struct script_run *r)
+{
+	for (unsigned i = 0; i < r->s->connections; i++)
+		if (r->conn[i].open) {
+			r->conn[i].open = false;
+			r->io.close(r->ctx, i);
+		}
+	r->finished = true;
+}
+
+void
+srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
+	    char *detail)
+{
+	if (r->finished) {
+		free(detail);
+		return;
+	}
+	r->out.verdict = v;
+	r->out.line = line;
+	r->out.detail = detail;
+	close_all(r);
+}
+
+void
+srun_fail_setup(struct script_run *r, const char *what,
+		const struct imap_resp *resp)
+{
+	struct sbuf b = { 0 };
+
+	sbuf_addf(&b, "set-up: %s", what);
+	if (resp != NULL) {
+		sbuf_adds(&b, ": the server sent '");
+		sbuf_add_escaped(&b, resp->line, resp->line_len);
+		sbuf_adds(&b, "'");
+	}
+	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
+}
+
+/* --- sending ------------------------------------------------------------ */
+
+static void
+chunk_push(struct rconn *c, const char *data, size_t len, bool wait_plus)
+{
+	c->chunks = xrealloc(c->chunks, (c->n_chunks + 1) * sizeof(*c->chunks));
+	c->chunks[c->n_chunks].data = xstrndup(data, len);
+	c->chunks[c->n_chunks].len = len;
+	c->chunks[c->n_chunks].wait_plus = wait_plus;
+	c->n_chunks++;
+}
+
+/* Send what may go now: everything up to a chunk that waits for "+". */
+static void
+chunks_flush(struct script_run *r, unsigned conn)
+{
+	struct rconn *c = &r->conn[conn];
+	unsigned i = 0;
+
+	while (i < c->n_chunks && (i > 0 ? !c->chunks[i].wait_plus
+				      : !c->chunks[0].wait_plus || c->plus_seen)) {
+		c->plus_seen = false;
+		r->io.send(r->ctx, conn, c->chunks[i].data, c->chunks[i].len);
+		free(c->chunks[i].data);
+		i++;
+		if (r->finished)
+			return;
+	}
+	memmove(c->chunks, c->chunks + i, (c->n_chunks - i) * sizeof(*c->chunks));
+	c->n_chunks -= i;
+}
+
+/* tag SP text CRLF, split after each synchronizing literal's "{N}\r\n"
+ * (the rest waits for the server's "+"); IDLE's DONE also waits for
+ * one. */
+void
+srun_send(struct script_run *r, unsigned conn, const char *tag,
+	  const char *text)
+{
+	struct rconn *c = &r->conn[conn];
+	struct sbuf b = { 0 };
+	const char *p = text, *q;
+	bool wait = false;
+
+	sbuf_addf(&b, "%s ", tag);
+	while ((q = strstr(p, "}\r\n")) != NULL) {
+		size_t lit = 0;
+		bool marker = spat_literal_marker(p, q, &lit);
+		bool plus = marker && q[-1] == '+';
+		if (!marker)
+			lit = 0;
+		sbuf_add(&b, p, (size_t)(q + 3 - p));
+		if (marker && !plus) {
+			chunk_push(c, b.s, b.len, wait);
+			sbuf_reset(&b);
+			wait = true;
+		}
+		/* the literal's octets may hold anything, "}\r\n" too */
+		size_t avail = strlen(q + 3);
+		if (lit > avail)
+			lit = avail;
+		sbuf_add(&b, q + 3, lit);
+		p = q + 3 + lit;
+	}
+	sbuf_adds(&b, p);
+	sbuf_add(&b, "\r\n", 2);
+	chunk_push(c, b.s, b.len, wait);
+	sbuf_reset(&b);
+	if (strcasecmp(text, "idle") == 0)
+		chunk_push(c, "DONE\r\n", 6, true);
+	chunks_flush(r, conn);
+}
+
+/* A quoted string (the set-up's user, password and mailbox names). */
+static void
+add_quoted(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sbuf_add(b, "\\", 1);
+		sbuf_add(b, s, 1);
+	}
+	sbuf_add(b, "\"", 1);
+}
+
+/* --- the set-up ------------------------------------------------------------- */
+
+static const char *
+conn_user(const struct script_run *r, unsigned conn)
+{
+	return conn > 0 && r->env.user2 ? r->env.user2 : r->env.user;
+}
+
+static void
+set_user_vars(struct script_run *r, unsigned conn)
+{
+	const char *u = conn_user(r, conn);
+	const char *at = strchr(u, '@');
+	char name[32], *v;
+	char suffix[16] = "";
+
+	if (conn > 0)
+		snprintf(suffix, sizeof(suffix), "%u", conn + 1);
+	snprintf(name, sizeof(name), "user%s", suffix);
+	svars_set(r->m.vars, name, u);
+	v = xstrndup(u, at ? (size_t)(at - u) : strlen(u));
+	snprintf(name, sizeof(name), "username%s", suffix);
+	svars_set(r->m.vars, name, v);
+	free(v);
+	snprintf(name, sizeof(name), "domain%s", suffix);
+	svars_set(r->m.vars, name, at ? at + 1 : "");
+	snprintf(name, sizeof(name), "password%s", suffix);
+	svars_set(r->m.vars, name, r->env.password);
+}
+
+static void
+set_vars(struct script_run *r)
+{
+	struct sbuf url = { 0 };
+	const char *u = r->env.user;
+
+	for (unsigned i = 0; i < r->s->connections; i++)
+		set_user_vars(r, i);
+	svars_set(r->m.vars, "mailbox", r->env.mailbox);
+	/* imap://user@host:port/mailbox, '@' in the user escaped */
+	sbuf_adds(&url, "imap://");
+	for (; *u; u++)
+		if (*u == '@')
+			sbuf_adds(&url, "%40");
+		else
+			sbuf_add(&url, u, 1);
+	sbuf_addf(&url, "@%s:%d/%s", r->env.host, r->env.port, r->env.mailbox);
+	svars_set(r->m.vars, "mailbox_url", url.s);
+	sbuf_reset(&url);
+}
+
+/* Send set-up command number r->setup_no (as needed by the state). */
+static void
+setup_next(struct script_run *r)
+{
+	const struct script *s = r->s;
+	struct sbuf b = { 0 };
+	unsigned conn = 0, k;
+	bool again = false;
+
+	for (;;) {
+		k = r->setup_no;
+		if (k == SU_CAPS) {
+			sbuf_adds(&b, "CAPABILITY");
+		} else if (k >= SU_LOGIN && k < SU_LOGIN + s->connections) {
+			if (s->state == SCRIPT_ST_NONAUTH) {
+				r->setup_no = SU_CHECK;
+				continue;
+			}
+			conn = k - SU_LOGIN;
+			sbuf_adds(&b, "LOGIN ");
+			add_quoted(&b, conn_user(r, conn));
+			sbuf_adds(&b, " ");
+			add_quoted(&b, r->env.password);
+		} else if (k < SU_CAPS2) {
+			r->setup_no = SU_CAPS2;
+			continue;
+		} else if (k == SU_CAPS2) {
+			sbuf_adds(&b, "CAPABILITY");
+		} else if (k == SU_CHECK) {
+			for (unsigned i = 0; i < s->n_caps; i++)
+				if (!imap_caps_has(r->caps.s ? r->caps.s : "",
+						   r->caps.len, s->caps[i])) {
+					struct sbuf w = { 0 };
+					sbuf_adds(&w, "missing capability ");
+					sbuf_adds(&w, s->caps[i]);
+					srun_finish(r, SCRIPT_SKIP, 0, sbuf_take(&w));
+					return;
+				}
+			r->setup_no = s->state == SCRIPT_ST_NONAUTH ? SU_STEPS : SU_LIST;
+			continue;
+		} else if (k == SU_LIST) {
+			struct sbuf pat = { 0 };
+			sbuf_adds(&pat, r->env.mailbox);
+			sbuf_adds(&pat, "*");
+			sbuf_adds(&b, "LIST \"\" ");
+			add_quoted(&b, pat.s);
+			sbuf_reset(&pat);
+		} else if (k == SU_DELETE) {
+			if (r->n_boxes == 0) {
+				r->setup_no = SU_CREATE;
+				continue;
+			}
+			/* The longest name first: children before parents. */
+			char *name = r->boxes[--r->n_boxes];
+			sbuf_adds(&b, "DELETE ");
+			add_quoted(&b, name);
+			free(name);
+			again = true;	/* come back for the next one */
+		} else if (k == SU_CREATE) {
+			if (s->state < SCRIPT_ST_CREATED) {
+				r->setup_no = SU_STEPS;
+				continue;
+			}
+			sbuf_adds(&b, "CREATE ");
+			add_quoted(&b, r->env.mailbox);
+		} else if (k == SU_APPEND) {
+			unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
+			unsigned want = s->messages < 0 ? have : (unsigned)s->messages;
+			if (s->state < SCRIPT_ST_APPENDED || have == 0 ||
+			    r->appended >= want) {
+				r->setup_no = SU_SELECT;
+				continue;
+			}
+			const struct msg *msg = msg_pool_get(r->pool,
+							     r->appended++ % have);
+			sbuf_adds(&b, "APPEND ");
+			add_quoted(&b, r->env.mailbox);
+			sbuf_addf(&b, " {%zu}\r\n", msg->len);
+			sbuf_add(&b, msg->data, msg->len);
+			again = true;
+		} else if (k >= SU_SELECT && k < SU_SELECT + s->connections) {
+			if (s->state < SCRIPT_ST_SELECTED) {
+				r->setup_no = SU_STEPS;
+				continue;
+			}
+			conn = k - SU_SELECT;
+			sbuf_adds(&b, "SELECT ");
+			add_quoted(&b, r->env.mailbox);
+		} else if (k < SU_STEPS) {
+			r->setup_no = SU_STEPS;
+			continue;
+		} else {
+			sbuf_reset(&b);
+			sstep_start(r);
+			return;
+		}
+		break;
+	}
+	r->setup_was = k;
+	if (!again)
+		r->setup_no++;
+	r->setup_conn = conn;
+	snprintf(r->setup_tag, sizeof(r->setup_tag), "u%u", ++r->tag_no);
+	srun_send(r, conn, r->setup_tag, b.s);
+	sbuf_reset(&b);
+}
+
+static int
+by_length(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* An untagged reply during the set-up: capabilities and LIST names. */
+static void
+setup_untagged(struct script_run *r, const struct imap_resp *resp)
+{
+	unsigned was = r->setup_was;
+	enum imap_kw kw = imap_resp_kw(resp);
+
+	if (kw == IMAP_KW_CAPABILITY && (was == SU_CAPS || was == SU_CAPS2)) {
+		sbuf_reset(&r->caps);
+		sbuf_add(&r->caps, resp->text, resp->text_len);
+	}
+	if (kw == IMAP_KW_LIST && was == SU_LIST) {
+		const struct imap_arg *root = imap_args_parse(r->m.args,
+							      resp->text,
+							      resp->text_len);
+		const struct imap_arg *name = root ? imap_arg_nth(root, 2) : NULL;
+		if (name != NULL && name->type != IMAP_ARG_LIST &&
+		    name->type != IMAP_ARG_LITERAL_SKIPPED) {
+			r->boxes = xrealloc(r->boxes, (r->n_boxes + 1) * sizeof(char *));
+			r->boxes[r->n_boxes++] = xstrndup(name->str, name->len);
+		}
+	}
+}
+
+static void
+setup_tagged(struct script_run *r, const struct imap_resp *resp)
+{
+	unsigned was = r->setup_was;
+	static const char *const what[] = {
+		[SU_CAPS] = "CAPABILITY", [SU_CAPS2] = "CAPABILITY after LOGIN",
+		[SU_LIST] = "LIST of the test mailboxes",
+		[SU_CREATE] = "CREATE of the test mailbox",
+		[SU_DELETE] = "DELETE of an old test mailbox",
+	};
+
+	const char *code, *arg;
+	size_t code_len, arg_len;
+	/* A mailbox LIST named that is gone already is no failure; any other
+	 * refused DELETE would only resurface as a puzzling CREATE error. */
+	bool gone = was == SU_DELETE &&
+		    imap_resp_code(resp, &code, &code_len, &arg, &arg_len) &&
+		    code_len == 11 && strncasecmp(code, "NONEXISTENT", 11) == 0;
+	if (resp->cond != IMAP_COND_OK && !gone) {
+		if (was >= SU_LOGIN && was < SU_LOGIN + SCRIPT_MAX_CONNS)
+			srun_fail_setup(r, "LOGIN failed", resp);
+		else if (was == SU_APPEND)
+			srun_fail_setup(r, "APPEND of the mbox's messages failed", resp);
+		else if (was >= SU_SELECT && was < SU_STEPS)
+			srun_fail_setup(r, "SELECT of the test mailbox failed", resp);
+		else
+			srun_fail_setup(r, what[was] ? what[was] : "failed", resp);
+		return;
+	}
+	if (was == SU_LIST && r->n_boxes > 1)
+		qsort(r->boxes, r->n_boxes, sizeof(char *), by_length);
+	setup_next(r);
+}
+
+/* --- the driver's calls -------------------------------------------------- */
+
+void
+script_run_start(struct script_run *r, const struct script *s,
+		 const struct msg_pool *pool)
+{
+	run_reset(r);
+	r->s = s;
+	r->pool = pool;
+	r->finished = false;
+	r->tag_no = 0;
+	r->appended = 0;
+	r->setup_no = SU_CAPS;
+	r->n_ready = 0;
+	smatch_init(&r->m);
+	set_vars(r);
+	for (unsigned i = 0; i < s->connections && !r->finished; i++) {
+		r->conn[i].open = true;
+		r->io.open(r->ctx, i);
+	}
+}
+
+void
+script_on_ready(struct script_run *r, unsigned conn)
+{
+	if (r->finished || conn >= r->s->connections || r->conn[conn].ready)
+		return;
+	r->conn[conn].ready = true;
+	if (++r->n_ready == r->s->connections)
+		setup_next(r);
+}
+
+void
+script_on_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
+{
+	if (r->finished || conn >= r->s->connections)
+		return;
+	if (resp->kind == IMAP_CONTINUATION) {
+		struct rconn *c = &r->conn[conn];
+		if (c->n_chunks == 0 || !c->chunks[0].wait_plus) {
+			if (r->in_steps)
+				sstep_unexpected(r, conn, resp);
+			else
+				srun_fail_setup(r, "a continuation nobody asked for", resp);
+			return;
+		}
+		c->plus_seen = true;
+		chunks_flush(r, conn);
+		return;
+	}
+	if (!r->in_steps) {
+		if (resp->kind == IMAP_UNTAGGED) {
+			setup_untagged(r, resp);
+		} else if (conn == r->setup_conn &&
+			   resp->tag_len == strlen(r->setup_tag) &&
+			   memcmp(resp->tag, r->setup_tag, resp->tag_len) == 0) {
+			setup_tagged(r, resp);
+		} else {
+			srun_fail_setup(r, "a tagged reply to no set-up command", resp);
+		}
+		return;
+	}
+	sstep_resp(r, conn, resp);
+}
+
+void
+script_on_closed(struct script_run *r, unsigned conn, const char *why)
+{
+	if (r->finished || conn >= r->s->connections || !r->conn[conn].open)
+		return;
+	r->conn[conn].open = false;
+	if (r->logging_out) {
+		sstep_logout_done(r, conn);
+		return;
+	}
+	struct sbuf b = { 0 };
+	sbuf_addf(&b, "connection %u closed", conn + 1);
+	if (why != NULL) {
+		sbuf_adds(&b, ": ");
+		sbuf_add_escaped(&b, why, strlen(why));
+	}
+	if (r->in_steps)
+		sstep_closed(r, conn, sbuf_take(&b));
+	else
+		srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
+	sbuf_reset(&b);
+}

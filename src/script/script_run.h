@@ -1,0 +1,82 @@
+/* script_run.h: one scripted test as a state machine over an abstract
+ * session interface.  No sockets and no event loop here: a connection
+ * driver (the stopgap in script_net.c today, the connection engine's
+ * script driver later) opens connections, writes what it is told to
+ * write, parses the server's bytes with imap.h and hands each response
+ * to script_on_resp().
+ *
+ * Life of a test:
+ *   r = script_run_new(&env, &io, ctx);
+ *   script_run_start(r, script, pool);   -> io.open(ctx, 0..n-1)
+ *   driver: greeting read on conn k      -> script_on_ready(r, k)
+ *   driver: each response on conn k      -> script_on_resp(r, k, resp)
+ *   driver: conn k lost                  -> script_on_closed(r, k, why)
+ *   ... until script_run_finished(r); then script_run_outcome(r).
+ * The runner then has called io.close for every connection it opened.
+ * One run object may start the next test after finishing one.
+ *
+ * The set-up before the script's own commands (state: in script.h): on
+ * connection 1 CAPABILITY, then LOGIN on every connection (unless
+ * nonauth), CAPABILITY again, the test's capabilities: checked (missing
+ * one: the test is skipped), every mailbox whose name begins with the
+ * test mailbox's is deleted (LIST "" "box*": DESTRUCTIVE, the man page
+ * warns), CREATE, APPEND of the mbox's messages (messages: of them,
+ * wrapping), SELECT on every connection.  After the last step each
+ * connection sends LOGOUT.
+ *
+ * Callbacks may be made from inside io.send/io.close; io.close must not
+ * free anything the driver is still using in the current callback (defer
+ * it).  Calls after the test finished are ignored. */
+#ifndef IMAPSTRESS_SCRIPT_RUN_H
+#define IMAPSTRESS_SCRIPT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "imap.h"
+#include "msg.h"
+#include "script/script.h"
+
+struct script_env {
+	const char *user;	/* connection 1 (and the others without user2) */
+	const char *user2;	/* connections 2..n, or NULL */
+	const char *password;
+	const char *mailbox;	/* the test mailbox ($mailbox) */
+	const char *host;	/* for $mailbox_url */
+	int port;
+};
+
+struct script_io {
+	void (*open)(void *ctx, unsigned conn);
+	void (*send)(void *ctx, unsigned conn, const char *data, size_t len);
+	void (*close)(void *ctx, unsigned conn);
+};
+
+enum script_verdict { SCRIPT_PASS, SCRIPT_FAIL, SCRIPT_SKIP };
+
+struct script_outcome {
+	enum script_verdict verdict;
+	unsigned line;		/* FAIL: the line of the test file at fault */
+	char *detail;		/* FAIL: the diff (lines, server text escaped);
+				 * SKIP: "missing capability X" */
+	unsigned commands;	/* script commands that completed */
+};
+
+struct script_run;
+
+struct script_run *script_run_new(const struct script_env *env,
+				  const struct script_io *io, void *ctx);
+void script_run_free(struct script_run *r);	/* NULL is a no-op */
+
+/* s and pool (the test's mbox, or NULL) must outlive the test. */
+void script_run_start(struct script_run *r, const struct script *s,
+		      const struct msg_pool *pool);
+void script_on_ready(struct script_run *r, unsigned conn);
+void script_on_resp(struct script_run *r, unsigned conn,
+		    const struct imap_resp *resp);
+void script_on_closed(struct script_run *r, unsigned conn, const char *why);
+
+bool script_run_finished(const struct script_run *r);
+const struct script_outcome *script_run_outcome(const struct script_run *r);
+
+#endif

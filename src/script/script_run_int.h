@@ -1,0 +1,94 @@
+/* script_run_int.h: the inside of a struct script_run, shared by
+ * script_run.c (set-up, the driver's calls) and script_step.c (the
+ * script's own steps).  Nothing else includes it. */
+#ifndef IMAPSTRESS_SCRIPT_RUN_INT_H
+#define IMAPSTRESS_SCRIPT_RUN_INT_H
+
+#include "script/script_buf.h"
+#include "script/script_match.h"
+#include "script/script_pat.h"
+#include "script/script_run.h"
+
+/* The set-up commands, in order (script_run.h). */
+enum {
+	SU_CAPS = 0,
+	SU_LOGIN,				/* one per connection */
+	SU_CAPS2 = SU_LOGIN + SCRIPT_MAX_CONNS,
+	SU_CHECK,				/* no command: compare caps */
+	SU_LIST,
+	SU_DELETE,				/* once per listed mailbox */
+	SU_CREATE,
+	SU_APPEND,				/* once per message */
+	SU_SELECT,				/* one per connection */
+	SU_STEPS = SU_SELECT + SCRIPT_MAX_CONNS
+};
+
+/* Octets to write; one with wait_plus goes after the server's "+". */
+struct chunk {
+	char *data;
+	size_t len;
+	bool wait_plus;
+};
+
+struct rconn {
+	bool open, ready;
+	bool plus_seen;		/* a "+" arrived for the first chunk */
+	struct chunk *chunks;
+	unsigned n_chunks;
+	struct sbuf transcript;	/* this step's replies, escaped */
+	unsigned transcript_lines;
+	bool logged_out;
+};
+
+struct script_run {
+	struct script_env env;
+	struct script_io io;
+	void *ctx;
+
+	const struct script *s;
+	const struct msg_pool *pool;
+	bool finished;
+	struct script_outcome out;
+	struct smatch m;
+	struct rconn conn[SCRIPT_MAX_CONNS];
+	unsigned n_ready;
+	unsigned tag_no;
+
+	/* set-up */
+	unsigned setup_no, setup_was, setup_conn;
+	char setup_tag[16];
+	struct sbuf caps;
+	char **boxes;		/* test mailboxes to delete, by length */
+	unsigned n_boxes;
+	unsigned appended;
+
+	/* steps */
+	bool in_steps, logging_out;
+	unsigned step;
+	struct spat **pats;	/* the step's expected untagged replies */
+	bool *matched;
+	char **near_miss;	/* why each one failed against its nearest reply */
+	char **tags;		/* the tag each command of the step was sent with */
+	bool *done;		/* its tagged reply arrived */
+	unsigned n_pats, n_tags;	/* sizes of pats/near_miss and tags */
+	unsigned n_pending;
+	struct sbuf extra;	/* replies nobody expected (ignore_extra_untagged: no) */
+	unsigned extra_line;
+};
+
+void srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
+		 char *detail);
+void srun_fail_setup(struct script_run *r, const char *what,
+		     const struct imap_resp *resp);
+void srun_send(struct script_run *r, unsigned conn, const char *tag,
+	       const char *text);
+
+void sstep_start(struct script_run *r);
+void sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp);
+void sstep_unexpected(struct script_run *r, unsigned conn,
+		      const struct imap_resp *resp);
+void sstep_closed(struct script_run *r, unsigned conn, char *why);
+void sstep_logout_done(struct script_run *r, unsigned conn);
+void sstep_reset(struct script_run *r);
+
+#endif

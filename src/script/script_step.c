@@ -1,0 +1,335 @@
+/* script_step.c: the script's own steps, after the set-up: expand and
+ * send a step's commands, match the replies of its connection, and
+ * explain a failure (the command, the expected line with its line number,
+ * what the server sent); then LOGOUT everywhere. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "script/script_run_int.h"
+#include "xmalloc.h"
+
+#define TRANSCRIPT_MAX_LINES 40
+#define SHOW_MAX 300
+
+void
+sstep_reset(struct script_run *r)
+{
+	for (unsigned i = 0; i < r->n_pats; i++) {
+		spat_free(r->pats[i]);
+		free(r->near_miss[i]);
+	}
+	for (unsigned i = 0; i < r->n_tags; i++)
+		free(r->tags[i]);
+	free(r->pats);
+	free(r->matched);
+	free(r->near_miss);
+	free(r->tags);
+	free(r->done);
+	r->pats = NULL;
+	r->matched = r->done = NULL;
+	r->near_miss = r->tags = NULL;
+	r->n_pats = r->n_tags = 0;
+	sbuf_reset(&r->extra);
+}
+
+static void
+show(struct sbuf *b, const char *s, size_t n)
+{
+	sbuf_add_escaped(b, s, n > SHOW_MAX ? SHOW_MAX : n);
+	if (n > SHOW_MAX)
+		sbuf_adds(b, "...");
+}
+
+/* The failure report: the step's commands, the line at fault, why, and
+ * what the server sent on the step's connection. */
+static void
+step_fail(struct script_run *r, unsigned line, const char *expected,
+	  const char *why)
+{
+	const struct script_step *st = &r->s->steps[r->step];
+	struct rconn *c = &r->conn[st->conn];
+	struct sbuf b = { 0 };
+
+	for (unsigned i = 0; i < st->n_cmds; i++) {
+		const struct script_cmd *cmd = &st->cmds[i];
+		sbuf_addf(&b, "command (line %u, connection %u): ", cmd->line,
+			  st->conn + 1);
+		if (cmd->tag != NULL)
+			sbuf_addf(&b, "%s ", cmd->tag);
+		show(&b, cmd->text, strlen(cmd->text));
+		sbuf_adds(&b, "\n");
+	}
+	if (expected != NULL) {
+		sbuf_addf(&b, "expected (line %u): ", line);
+		show(&b, expected, strlen(expected));
+		sbuf_adds(&b, "\n");
+	}
+	sbuf_adds(&b, "why: ");
+	sbuf_adds(&b, why);
+	sbuf_adds(&b, "\nserver sent:\n");
+	sbuf_adds(&b, c->transcript.s ? c->transcript.s : "    (nothing)\n");
+	srun_finish(r, SCRIPT_FAIL, line, sbuf_take(&b));
+}
+
+static int
+expand_cmd(struct script_run *r, const char *text, struct sbuf *out,
+	   struct sbuf *why)
+{
+	const char *p = text, *q;
+
+	/* Variables are replaced outside literals only: a literal's size
+	 * is the file's. */
+	while ((q = strstr(p, "}\r\n")) != NULL) {
+		size_t lit = 0;
+		bool marker = spat_literal_marker(p, q, &lit);
+		char *seg = xstrndup(p, (size_t)(q + 3 - p));
+		int rc = smatch_expand(&r->m, seg, out, why);
+		free(seg);
+		if (rc < 0)
+			return -1;
+		size_t avail = strlen(q + 3);
+		if (!marker || lit > avail)
+			lit = marker ? avail : 0;
+		sbuf_add(out, q + 3, lit);
+		p = q + 3 + lit;
+	}
+	return smatch_expand(&r->m, p, out, why);
+}
+
+static void
+start_logout(struct script_run *r)
+{
+	r->logging_out = true;
+	for (unsigned i = 0; i < r->s->connections; i++)
+		r->conn[i].logged_out = !r->conn[i].open;
+	for (unsigned i = 0; i < r->s->connections && !r->finished; i++)
+		if (r->conn[i].open)
+			srun_send(r, i, "z", "LOGOUT");
+	sstep_logout_done(r, SCRIPT_MAX_CONNS);
+}
+
+static void
+begin_step(struct script_run *r)
+{
+	sstep_reset(r);
+	if (r->step >= r->s->n_steps) {
+		start_logout(r);
+		return;
+	}
+	const struct script_step *st = &r->s->steps[r->step];
+	struct rconn *c = &r->conn[st->conn];
+	char err[256];
+
+	smatch_step_begin(&r->m);
+	sbuf_reset(&c->transcript);
+	c->transcript_lines = 0;
+	r->pats = xcalloc(st->n_untagged + 1, sizeof(*r->pats));
+	r->matched = xcalloc(st->n_untagged + 1, sizeof(bool));
+	r->near_miss = xcalloc(st->n_untagged + 1, sizeof(char *));
+	r->tags = xcalloc(st->n_cmds, sizeof(char *));
+	r->done = xcalloc(st->n_cmds, sizeof(bool));
+	r->n_pats = st->n_untagged;
+	r->n_tags = st->n_cmds;
+	for (unsigned i = 0; i < st->n_untagged; i++) {
+		const struct script_line *l = &st->untagged[i];
+		r->pats[i] = spat_compile(l->text, strlen(l->text), err, sizeof(err));
+		if (r->pats[i] == NULL) {	/* script_parse checked it */
+			step_fail(r, l->line, l->text, err);
+			return;
+		}
+	}
+	struct sbuf *texts = xcalloc(st->n_cmds, sizeof(*texts));
+	for (unsigned i = 0; i < st->n_cmds; i++) {
+		const struct script_cmd *cmd = &st->cmds[i];
+		struct sbuf why = { 0 };
+		char tag[24];
+		snprintf(tag, sizeof(tag), "s%u", ++r->tag_no);
+		r->tags[i] = xstrdup(cmd->tag ? cmd->tag : tag);
+		if (expand_cmd(r, cmd->text, &texts[i], &why) < 0) {
+			step_fail(r, cmd->line, NULL, why.s);
+			sbuf_reset(&why);
+			goto out;
+		}
+	}
+	r->n_pending = st->n_cmds;
+	/* A pipelined group goes out at once. */
+	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
+		srun_send(r, st->conn, r->tags[i], texts[i].s);
+out:
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		sbuf_reset(&texts[i]);
+	free(texts);
+}
+
+void
+sstep_start(struct script_run *r)
+{
+	r->in_steps = true;
+	r->step = 0;
+	begin_step(r);
+}
+
+/* The keyword a pattern expects ("FETCH" in "$1 fetch (...)"). */
+static bool
+pat_keyword_is(const struct spat *p, const struct imap_resp *resp)
+{
+	for (unsigned i = 0; i < p->n_kids && i < 2; i++) {
+		const struct spat *k = p->kids[i];
+		if (k->type != SPAT_TEXT || k->n_parts != 1 ||
+		    k->parts[0].kind != SPART_TEXT)
+			continue;
+		if (k->parts[0].n == resp->keyword_len &&
+		    strncasecmp(k->parts[0].s, resp->keyword, resp->keyword_len) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+step_untagged(struct script_run *r, const struct script_step *st,
+	      const struct imap_resp *resp)
+{
+	bool hit = false;
+
+	for (unsigned i = 0; i < st->n_untagged && !hit; i++) {
+		struct sbuf why = { 0 };
+		if (r->matched[i])
+			continue;
+		hit = smatch_untagged(&r->m, r->pats[i], resp, &why);
+		if (hit)
+			r->matched[i] = true;
+		else if (r->near_miss[i] == NULL && pat_keyword_is(r->pats[i], resp))
+			r->near_miss[i] = sbuf_take(&why);
+		sbuf_reset(&why);
+	}
+	if (!hit && !r->s->ignore_extra_untagged && r->extra.len == 0)
+		show(&r->extra, resp->line, resp->line_len);
+	if (imap_resp_kw(resp) == IMAP_KW_EXPUNGE && resp->has_num)
+		smatch_note_expunge(&r->m, resp->num);
+}
+
+static void
+step_complete(struct script_run *r, const struct script_step *st)
+{
+	for (unsigned i = 0; i < st->n_untagged; i++) {
+		if (r->matched[i])
+			continue;
+		struct sbuf exp = { 0 };
+		sbuf_adds(&exp, "* ");
+		sbuf_adds(&exp, st->untagged[i].text);
+		step_fail(r, st->untagged[i].line, exp.s,
+			  r->near_miss[i] ? r->near_miss[i]
+					  : "no reply of the server matched this line");
+		sbuf_reset(&exp);
+		return;
+	}
+	if (r->extra.len > 0) {
+		struct sbuf why = { 0 };
+		sbuf_adds(&why, "ignore_extra_untagged: no, and the server sent a "
+			  "reply the script does not list: '");
+		sbuf_adds(&why, r->extra.s);
+		sbuf_adds(&why, "'");
+		step_fail(r, st->cmds[0].line, NULL, why.s);
+		sbuf_reset(&why);
+		return;
+	}
+	r->out.commands += st->n_cmds;
+	r->step++;
+	begin_step(r);
+}
+
+void
+sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
+{
+	if (r->logging_out) {
+		if (resp->kind == IMAP_TAGGED && r->conn[conn].open) {
+			r->conn[conn].open = false;
+			r->io.close(r->ctx, conn);
+			sstep_logout_done(r, conn);
+		}
+		return;
+	}
+	const struct script_step *st = &r->s->steps[r->step];
+	if (conn != st->conn)
+		return;		/* another session's news: not this step's */
+	struct rconn *c = &r->conn[conn];
+	if (c->transcript_lines++ < TRANSCRIPT_MAX_LINES) {
+		sbuf_adds(&c->transcript, "    ");
+		show(&c->transcript, resp->line, resp->line_len);
+		sbuf_adds(&c->transcript, "\n");
+	} else if (c->transcript_lines == TRANSCRIPT_MAX_LINES + 1) {
+		sbuf_adds(&c->transcript, "    ...\n");
+	}
+	if (resp->kind == IMAP_UNTAGGED) {
+		step_untagged(r, st, resp);
+		return;
+	}
+	unsigned i;
+	for (i = 0; i < st->n_cmds; i++)
+		if (!r->done[i] && strlen(r->tags[i]) == resp->tag_len &&
+		    memcmp(r->tags[i], resp->tag, resp->tag_len) == 0)
+			break;
+	if (i == st->n_cmds) {
+		step_fail(r, st->cmds[0].line, NULL,
+			  "a tagged reply whose tag no command of this step has");
+		return;
+	}
+	const struct script_cmd *cmd = &st->cmds[i];
+	struct sbuf why = { 0 };
+	if (!smatch_tagged(&r->m, cmd, resp, &why)) {
+		struct sbuf exp = { 0 };
+		sbuf_addf(&exp, "%s%s%s%s", cmd->tag ? cmd->tag : "",
+			  cmd->tag ? " " : "", script_result_name(cmd->result),
+			  cmd->prefix ? " " : "");
+		if (cmd->prefix)
+			sbuf_adds(&exp, cmd->prefix);
+		step_fail(r, cmd->result_line, exp.s, why.s);
+		sbuf_reset(&exp);
+		sbuf_reset(&why);
+		return;
+	}
+	sbuf_reset(&why);
+	r->done[i] = true;
+	if (--r->n_pending == 0)
+		step_complete(r, st);
+}
+
+void
+sstep_unexpected(struct script_run *r, unsigned conn,
+		 const struct imap_resp *resp)
+{
+	if (r->logging_out || conn != r->s->steps[r->step].conn)
+		return;
+	struct sbuf why = { 0 };
+	sbuf_adds(&why, "a continuation request no literal or IDLE asked for: '");
+	show(&why, resp->line, resp->line_len);
+	sbuf_adds(&why, "'");
+	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why.s);
+	sbuf_reset(&why);
+}
+
+void
+sstep_closed(struct script_run *r, unsigned conn, char *why)
+{
+	if (r->logging_out) {
+		free(why);
+		sstep_logout_done(r, conn);
+		return;
+	}
+	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why);
+	free(why);
+}
+
+/* conn finished logging out (SCRIPT_MAX_CONNS: none, just check). */
+void
+sstep_logout_done(struct script_run *r, unsigned conn)
+{
+	if (conn < SCRIPT_MAX_CONNS)
+		r->conn[conn].logged_out = true;
+	for (unsigned i = 0; i < r->s->connections; i++)
+		if (!r->conn[i].logged_out)
+			return;
+	srun_finish(r, SCRIPT_PASS, 0, NULL);
+}

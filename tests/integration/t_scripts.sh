@@ -1,0 +1,38 @@
+#!/bin/bash
+# Our scripted tests (tests/scripts, imaptest's format) against a private
+# Dovecot: every one passes, the totals line and the JSON say so, exit 0;
+# the same over implicit TLS (verified against the instance's CA), and a
+# certificate nobody vouches for fails the test naming the reason.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
+dovecot_start --tls
+n=$(find "$ROOT/tests/scripts" -maxdepth 1 -type f ! -name '*.mbox' | wc -l)
+assert_ge "$n" 14 "test scripts in tests/scripts"
+rc=0
+run_with_timeout 120 "$IMAPSTRESS" test="$ROOT/tests/scripts" host=127.0.0.1 \
+	port="$DOVECOT_PORT" user=scripts pass="$DOVECOT_PASS" \
+	--json "$TEST_TMP/out.json" >"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$?
+cat "$TEST_TMP/out" >&2
+assert_eq 0 "$rc" "exit status (stderr: $(head -c 300 "$TEST_TMP/err"))"
+assert_match "^$n passed, 0 failed, 0 skipped\$" "$(cat "$TEST_TMP/out")" "totals"
+for t in select fetch store expunge copy append search sort thread idle uidplus \
+	condstore expunge2 pipelined; do
+	assert_match "^$t: ok\$" "$(cat "$TEST_TMP/out")" "$t passes"
+done
+assert_eq "$n" "$(grep -c '"result":"ok"' "$TEST_TMP/out.json")" "JSON ok lines"
+assert_match '^\{"passed":'"$n"',"failed":0,"skipped":0\}$' "$(tail -n 1 "$TEST_TMP/out.json")" "JSON totals"
+
+rc=0
+run_with_timeout 60 "$IMAPSTRESS" test="$ROOT/tests/scripts/select" host=127.0.0.1 \
+	port="$DOVECOT_TLS_PORT" ssl ssl_ca_file="$DOVECOT_CA" user=scripts \
+	pass="$DOVECOT_PASS" >"$TEST_TMP/tls.out" 2>&1 || rc=$?
+assert_eq 0 "$rc" "select over TLS: exit status ($(head -c 300 "$TEST_TMP/tls.out"))"
+assert_match '^select: ok$' "$(cat "$TEST_TMP/tls.out")" "select over TLS"
+rc=0
+run_with_timeout 60 "$IMAPSTRESS" test="$ROOT/tests/scripts/select" host=127.0.0.1 \
+	port="$DOVECOT_TLS_PORT" ssl user=scripts pass="$DOVECOT_PASS" \
+	>"$TEST_TMP/tls-bad.out" 2>&1 || rc=$?
+assert_eq 1 "$rc" "TLS without the CA: exit status"
+assert_match 'certificate verification failed' "$(cat "$TEST_TMP/tls-bad.out")" "TLS without the CA: why"

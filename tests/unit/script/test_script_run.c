@@ -1,0 +1,459 @@
+/* test_script_run.c: the runner state machine (src/script/script_run.c,
+ * script_step.c) over a recording session interface: the set-up sequence
+ * per state, skipping on a missing capability, pass, a failure's diff,
+ * two connections, pipelined tags, synchronizing literals, IDLE's DONE,
+ * ignore_extra_untagged, a lost connection. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "imap.h"
+#include "script/script_buf.h"
+#include "msg.h"
+#include "script/script_run.h"
+
+struct fake {
+	struct script_run *run;
+	struct sbuf sent[SCRIPT_MAX_CONNS];	/* everything written */
+	unsigned opened, closed;
+};
+
+static struct fake F;
+static struct script *S;
+static char err[512];
+
+static void
+io_open(void *ctx, unsigned conn)
+{
+	F.opened |= 1u << conn;
+}
+
+static void
+io_send(void *ctx, unsigned conn, const char *data, size_t len)
+{
+	sbuf_add(&F.sent[conn], data, len);
+}
+
+static void
+io_close(void *ctx, unsigned conn)
+{
+	F.closed |= 1u << conn;
+}
+
+struct feed_arg {
+	unsigned conn;
+};
+
+static int
+on_resp(void *arg, const struct imap_resp *r)
+{
+	script_on_resp(F.run, ((struct feed_arg *)arg)->conn, r);
+	return 0;
+}
+
+/* The server says text (lines joined by \n, each sent with CRLF). */
+static void
+server(unsigned conn, const char *text)
+{
+	struct feed_arg a = { conn };
+	struct imap_parser *p = imap_parser_new(NULL, on_resp, &a);
+	struct sbuf b = { 0 };
+
+	for (const char *s = text; *s; s++) {
+		if (*s == '\n')
+			sbuf_add(&b, "\r\n", 2);
+		else
+			sbuf_add(&b, s, 1);
+	}
+	sbuf_add(&b, "\r\n", 2);
+	ck_assert_int_eq(imap_parser_feed(p, b.s, b.len), (long)b.len);
+	imap_parser_free(p);
+	sbuf_reset(&b);
+}
+
+/* What conn wrote since the last call. */
+static char *
+took(unsigned conn)
+{
+	return sbuf_take(&F.sent[conn]);
+}
+
+static void
+expect_sent(unsigned conn, const char *want)
+{
+	char *got = took(conn);
+	ck_assert_msg(strcmp(got, want) == 0, "conn %u sent '%s', want '%s'", conn,
+		      got, want);
+	free(got);
+}
+
+static struct msg_pool *pool;	/* the test's mbox, when it has one */
+
+static void
+start_env(const char *text, const char *user2)
+{
+	const struct script_env env = {
+		.user = "u@d", .user2 = user2, .password = "pw", .mailbox = "tbox",
+		.host = "127.0.0.1", .port = 143,
+	};
+	const struct script_io io = { io_open, io_send, io_close };
+
+	memset(&F, 0, sizeof(F));
+	S = script_parse("t/x", text, strlen(text), err, sizeof(err));
+	ck_assert_msg(S != NULL, "%s", err);
+	F.run = script_run_new(&env, &io, NULL);
+	script_run_start(F.run, S, pool);
+	for (unsigned i = 0; i < S->connections; i++)
+		ck_assert(F.opened & (1u << i));
+}
+
+static void
+start(const char *text)
+{
+	start_env(text, NULL);
+}
+
+static void
+finish(void)
+{
+	script_run_free(F.run);
+	script_free(S);
+	msg_pool_free(pool);
+	pool = NULL;
+	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++)
+		sbuf_reset(&F.sent[i]);
+}
+
+/* Greet and walk the set-up up to level: 0 auth, 1 created, 2 selected
+ * (the steps' first tag is then s7, s8, s9). */
+static void
+setup_to_steps(const char *caps, int level)
+{
+	char line[256];
+
+	script_on_ready(F.run, 0);
+	expect_sent(0, "u1 CAPABILITY\r\n");
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+	expect_sent(0, "u2 LOGIN \"u@d\" \"pw\"\r\n");
+	server(0, "u2 OK");
+	expect_sent(0, "u3 CAPABILITY\r\n");
+	snprintf(line, sizeof(line), "* CAPABILITY %s\nu3 OK", caps);
+	server(0, line);
+	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
+	server(0, "* LIST () \"/\" tbox\n* LIST () \"/\" tbox/sub\nu4 OK");
+	expect_sent(0, "u5 DELETE \"tbox/sub\"\r\n");
+	server(0, "u5 OK");
+	expect_sent(0, "u6 DELETE \"tbox\"\r\n");
+	server(0, "u6 NO [NONEXISTENT] gone already");
+	if (level == 0)
+		return;
+	expect_sent(0, "u7 CREATE \"tbox\"\r\n");
+	server(0, "u7 OK");
+	if (level == 2) {
+		expect_sent(0, "u8 SELECT \"tbox\"\r\n");
+		server(0, "* 0 EXISTS\nu8 OK [READ-WRITE]");
+	}
+}
+
+static const struct script_outcome *
+outcome(void)
+{
+	ck_assert(script_run_finished(F.run));
+	return script_run_outcome(F.run);
+}
+
+START_TEST(test_pass_and_logout)
+{
+	start("ok fetch 1 uid\n* 1 fetch (uid $u)\nok uid fetch $u flags\n");
+	setup_to_steps("IMAP4rev1", 2);
+	expect_sent(0, "s9 fetch 1 uid\r\n");
+	server(0, "* 1 FETCH (UID 41)\ns9 OK");
+	expect_sent(0, "s10 uid fetch 41 flags\r\n");
+	ck_assert(!script_run_finished(F.run));
+	server(0, "* 1 FETCH (UID 41 FLAGS ())\ns10 OK");
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "* BYE\nz OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	ck_assert_uint_eq(outcome()->commands, 2);
+	ck_assert(F.closed & 1);
+	finish();
+}
+END_TEST
+
+START_TEST(test_skip_missing_capability)
+{
+	start("capabilities: CONDSTORE\n\nok noop\n");
+	script_on_ready(F.run, 0);
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+	server(0, "u2 OK");
+	server(0, "* CAPABILITY IMAP4rev1 IDLE\nu3 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_SKIP);
+	ck_assert_str_eq(outcome()->detail, "missing capability CONDSTORE");
+	ck_assert(F.closed & 1);
+	finish();
+}
+END_TEST
+
+START_TEST(test_nonauth)
+{
+	start("state: nonauth\n\nok capability\n* capability $ $\n");
+	script_on_ready(F.run, 0);
+	expect_sent(0, "u1 CAPABILITY\r\n");
+	server(0, "* CAPABILITY IMAP4rev1 LOGIN\nu1 OK");
+	expect_sent(0, "s2 capability\r\n");
+	server(0, "* CAPABILITY IMAP4rev1 AUTH=PLAIN\ns2 OK");
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+}
+END_TEST
+
+START_TEST(test_failure_diff)
+{
+	start("ok select $mailbox\n* 3 exists\n");
+	setup_to_steps("IMAP4rev1", 2);
+	expect_sent(0, "s9 select tbox\r\n");
+	server(0, "* 2 EXISTS\n* OK [UIDNEXT 3] \x1b[2J\ns9 OK");
+	const struct script_outcome *o = outcome();
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(o->line, 2);
+	ck_assert_msg(strstr(o->detail, "command (line 1, connection 1): select $mailbox\n"),
+		      "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "expected (line 2): * 3 exists\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "why: expected '3', the server sent '2'"),
+		      "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "    * 2 EXISTS\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "\\x1b[2J") && !strchr(o->detail, 0x1b),
+		      "%s", o->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_wrong_result)
+{
+	start("select x\nok [read-only]\n");
+	setup_to_steps("IMAP4rev1", 2);
+	free(took(0));
+	server(0, "s9 OK [READ-WRITE] ok");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(outcome()->line, 2);
+	finish();
+	start("ok delete x\n");
+	setup_to_steps("IMAP4rev1", 2);
+	free(took(0));
+	server(0, "s9 NO nope");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(outcome()->line, 1);
+	finish();
+}
+END_TEST
+
+START_TEST(test_two_connections)
+{
+	start("connections: 2\nstate: selected\n\n1 ok expunge\n* 2 expunge\n"
+	      "2 ok noop\n* $2 expunge\n2 ok fetch $3 uid\n* $3 fetch (uid 3)\n");
+	script_on_ready(F.run, 1);
+	ck_assert_str_eq(F.sent[0].s ? F.sent[0].s : "", "");
+	script_on_ready(F.run, 0);
+	server(0, "u1 OK");
+	expect_sent(0, "u1 CAPABILITY\r\nu2 LOGIN \"u@d\" \"pw\"\r\n");
+	server(0, "u2 OK");
+	expect_sent(1, "u3 LOGIN \"u@d\" \"pw\"\r\n");
+	server(1, "u3 OK");
+	server(0, "u4 OK");
+	server(0, "u5 OK");		/* LIST */
+	server(0, "u6 OK");		/* CREATE */
+	expect_sent(0, "u4 CAPABILITY\r\nu5 LIST \"\" \"tbox*\"\r\nu6 CREATE \"tbox\"\r\n"
+		    "u7 SELECT \"tbox\"\r\n");
+	server(0, "u7 OK");
+	expect_sent(1, "u8 SELECT \"tbox\"\r\n");
+	server(1, "* 3 EXISTS\nu8 OK");
+	expect_sent(0, "s9 expunge\r\n");
+	/* news on connection 2 while connection 1's step runs: not its */
+	server(1, "* 2 EXPUNGE");
+	server(0, "* 2 EXPUNGE\ns9 OK");
+	expect_sent(1, "s10 noop\r\n");
+	server(1, "* 2 EXPUNGE\ns10 OK");
+	expect_sent(1, "s11 fetch 3 uid\r\n");
+	/* the EXPUNGE after the FETCH and before it both match */
+	server(1, "* 3 FETCH (UID 3)\ns11 OK");
+	server(0, "z OK");
+	server(1, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_pipelined)
+{
+	start("state: auth\n\nt1 status a (messages)\nt2 status b (messages)\n"
+	      "* status b (messages 0)\n* status a (messages 0)\nt1 ok\nt2 ok\n");
+	setup_to_steps("IMAP4rev1", 0);
+	expect_sent(0, "t1 status a (messages)\r\nt2 status b (messages)\r\n");
+	server(0, "* STATUS a (MESSAGES 0)\nt2 OK\n* STATUS b (MESSAGES 0)\nt1 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_literal_and_idle)
+{
+	start("state: created\n\nok append $mailbox {5}\nabc\n {3+}\nx\n\nok idle\n");
+	setup_to_steps("IMAP4rev1", 1);
+	expect_sent(0, "s8 append tbox {5}\r\n");
+	server(0, "+ go");
+	expect_sent(0, "abc\r\n {3+}\r\nx\r\n\r\n");
+	server(0, "s8 OK");
+	expect_sent(0, "s9 idle\r\n");
+	server(0, "+ idling");
+	expect_sent(0, "DONE\r\n");
+	server(0, "s9 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_ignore_extra_untagged)
+{
+	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(outcome()->detail, "* 1 RECENT"), "%s", outcome()->detail);
+	finish();
+	start("state: auth\n\nok noop\n* 1 exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+}
+END_TEST
+
+START_TEST(test_setup_and_connection_failures)
+{
+	start("ok noop\n");
+	script_on_ready(F.run, 0);
+	server(0, "u1 OK");
+	server(0, "u2 NO [AUTHENTICATIONFAILED] bad password");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(outcome()->detail, "set-up: LOGIN failed"), "%s",
+		      outcome()->detail);
+	finish();
+	/* A refused DELETE of a listed mailbox is named (NONEXISTENT is
+	 * not a refusal: setup_to_steps shows that). */
+	start("ok noop\n");
+	script_on_ready(F.run, 0);
+	server(0, "u1 OK");
+	server(0, "u2 OK");
+	server(0, "u3 OK");
+	server(0, "* LIST () \"/\" tbox\nu4 OK");
+	server(0, "u5 NO [INUSE] mailbox in use");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(outcome()->detail, "set-up: DELETE of an old test mailbox: "
+			     "the server sent 'u5 NO [INUSE] mailbox in use'"), "%s",
+		      outcome()->detail);
+	finish();
+	start("state: auth\n\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	script_on_closed(F.run, 0, "reset by peer");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(outcome()->detail, "connection 1 closed: reset by peer"),
+		      "%s", outcome()->detail);
+	finish();
+	start("state: auth\n\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	server(0, "zz OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	finish();
+}
+END_TEST
+
+START_TEST(test_predefined_variables)
+{
+	start_env("connections: 2\nstate: nonauth\n\n"
+		  "1 ok x $user $username $domain $password $mailbox $mailbox_url\n"
+		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2");
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	server(0, "u1 OK");
+	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox "
+		    "imap://u%40d@127.0.0.1:143/tbox\r\n");
+	server(0, "s2 OK");
+	expect_sent(1, "s3 y v2@e2 v2 e2 pw\r\n");
+	server(1, "s3 OK");
+	finish();
+}
+END_TEST
+
+/* messages: 4 from a 3-message mbox: wraps, one APPEND each, every
+ * literal after the server's "+". */
+START_TEST(test_append_setup)
+{
+	char path[] = "/tmp/imapstress-run-XXXXXX";
+	int fd = mkstemp(path);
+	const char mbox[] = "From a\nSubject: 1\n\none\nFrom b\nSubject: 2\n\ntwo\n"
+			    "From c\nSubject: 3\n\nthree\n";
+	char e[256];
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, mbox, sizeof(mbox) - 1), (ssize_t)(sizeof(mbox) - 1));
+	close(fd);
+	pool = msg_pool_from_mbox(path, e, sizeof(e));
+	unlink(path);
+	ck_assert_msg(pool != NULL, "%s", e);
+	ck_assert_uint_eq(msg_pool_count(pool), 3);
+	start("messages: 4\nstate: appended\n\nok noop\n");
+	setup_to_steps("IMAP4rev1", 1);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct msg *m = msg_pool_get(pool, i % 3);
+		char want[128], tag[16];
+		snprintf(tag, sizeof(tag), "u%u", 8 + i);
+		snprintf(want, sizeof(want), "%s APPEND \"tbox\" {%zu}\r\n", tag, m->len);
+		expect_sent(0, want);
+		server(0, "+ go");
+		char *body = took(0);
+		ck_assert_uint_eq(strlen(body), m->len + 2);
+		ck_assert(memcmp(body, m->data, m->len) == 0);
+		free(body);
+		snprintf(want, sizeof(want), "* %u EXISTS\n%s OK [APPENDUID 1 %u]", i + 1,
+			 tag, i + 1);
+		server(0, want);
+	}
+	expect_sent(0, "s12 noop\r\n");
+	server(0, "s12 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+}
+END_TEST
+
+static Suite *
+script_run_suite(void)
+{
+	Suite *s = suite_create("script_run");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_pass_and_logout);
+	tcase_add_test(tc, test_skip_missing_capability);
+	tcase_add_test(tc, test_nonauth);
+	tcase_add_test(tc, test_failure_diff);
+	tcase_add_test(tc, test_wrong_result);
+	tcase_add_test(tc, test_two_connections);
+	tcase_add_test(tc, test_pipelined);
+	tcase_add_test(tc, test_literal_and_idle);
+	tcase_add_test(tc, test_ignore_extra_untagged);
+	tcase_add_test(tc, test_setup_and_connection_failures);
+	tcase_add_test(tc, test_predefined_variables);
+	tcase_add_test(tc, test_append_setup);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(script_run_suite)
