@@ -66,7 +66,7 @@ DATADIR   ?= $(PREFIX)/share/imapstress
 COMPDIR   ?= $(PREFIX)/share/bash-completion/completions
 INSTALL   ?= install
 # Scripts installed under names a user finds next to the binary.
-SCRIPTS   := sweep plot
+SCRIPTS   := sweep plot capacity
 PROFILES  := $(wildcard profiles/*)
 
 .PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench \

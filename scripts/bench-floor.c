@@ -7,9 +7,12 @@
  *
  *   bench-floor --port N [--host 127.0.0.1] [--clients 10] [--secs 5]
  *               [--warmup 1] [--cmd noop|append|fetch] [--size 4096]
- *               [--pipeline 1] [--messages 1000]
+ *               [--pipeline 1] [--messages 1000] [--user floor]
  *
- * Every connection logs in (LOGIN floor pass), SELECTs INBOX, then loops:
+ * Every connection logs in (LOGIN floor pass, or as --user: a %d in it is
+ * the connection's number from 1, so that against a real server, as
+ * imapstress's user=u%d does, each connection has a mailbox of its own
+ * instead of all of them queueing for one), SELECTs INBOX, then loops:
  * write --pipeline commands in one writev, read until the last one's
  * tagged reply.  CPU (getrusage) and commands are counted over --secs
  * after --warmup, and printed as one line of key=value pairs:
@@ -52,6 +55,7 @@ struct floor_opts {
 	enum floor_cmd cmd;
 	size_t size;
 	unsigned messages;
+	const char *user;	/* LOGIN name; %d: the connection's number */
 };
 
 struct floor_conn {
@@ -137,12 +141,31 @@ floor_secs(const char *opt, const char *s)
 	return v;
 }
 
+/* A LOGIN name: an atom of letters, digits and . _ - with at most one
+ * %d, so that it needs no quoting and the %d is all snprintf sees. */
+static const char *
+floor_user(const char *v)
+{
+	const char *d = strstr(v, "%d");
+	bool ok = *v != '\0' && strlen(v) < 32 && (d == NULL || strstr(d + 2, "%") == NULL);
+	for (const char *p = v; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("._-", *p) != NULL ||
+		    (p == d) || (d != NULL && p == d + 1);
+	if (!ok) {
+		fprintf(stderr, "bench-floor: --user: '%s' is not a name of letters, digits, "
+			"'.', '_', '-' and at most one %%d (under 32 characters)\n", v);
+		exit(2);
+	}
+	return v;
+}
+
 static void
 floor_parse(int argc, char **argv, struct floor_opts *o)
 {
 	*o = (struct floor_opts){ .host = "127.0.0.1", .clients = 10,
 		.pipeline = 1, .secs = 5, .warmup = 1, .cmd = FLOOR_NOOP,
-		.size = 4096, .messages = 1000 };
+		.size = 4096, .messages = 1000, .user = "floor" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (i + 1 >= argc) {
@@ -166,6 +189,8 @@ floor_parse(int argc, char **argv, struct floor_opts *o)
 			o->size = floor_num(a, v, 2, 64ul << 20);
 		else if (strcmp(a, "--messages") == 0)
 			o->messages = (unsigned)floor_num(a, v, 1, 1u << 30);
+		else if (strcmp(a, "--user") == 0)
+			o->user = floor_user(v);
 		else if (strcmp(a, "--cmd") == 0) {
 			if (strcmp(v, "noop") == 0)
 				o->cmd = FLOOR_NOOP;
@@ -390,8 +415,15 @@ floor_read(struct floor_run *r, struct floor_conn *c)
 	floor_keep(c, start, len);
 	if (c->phase == FLOOR_P_GREETING) {
 		if (memmem(start, len, "\r\n", 2) != NULL) {
+			char user[64], login[96];
 			c->phase = FLOOR_P_LOGIN;
-			floor_send_text(r, c, "LOGIN floor pass");
+			if (strstr(r->o.user, "%d") != NULL)
+				snprintf(user, sizeof(user), r->o.user,
+					 (int)(c - r->conns) + 1);
+			else
+				snprintf(user, sizeof(user), "%s", r->o.user);
+			snprintf(login, sizeof(login), "LOGIN %s pass", user);
+			floor_send_text(r, c, login);
 		}
 		return;
 	}

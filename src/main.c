@@ -11,16 +11,19 @@
 
 #include "clock.h"
 #include "config.h"
+#include "init.h"
 #include "latency_log.h"
 #include "log.h"
 #include "merge.h"
 #include "msg.h"
+#include "profile/profile.h"
 #include "profile/profile_cli.h"
 #include "report.h"
 #include "run.h"
 #include "setup.h"
 #include "script/script_net.h"
 #include "shard.h"
+#include "users.h"
 #include "workload.h"
 #include "worker.h"
 #include "xmalloc.h"
@@ -58,6 +61,8 @@ main(int argc, char **argv)
 		return merge_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "latency") == 0)
 		return latency_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "init") == 0)
+		return init_main(argc - 1, argv + 1);
 
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
@@ -75,10 +80,21 @@ main(int argc, char **argv)
 		config_free(&cfg);
 		fatal(2, "%s", err);
 	}
+	/* Profile mode: the users of the file are the driver (src/users/). */
+	struct profile *prof = NULL;
+	struct users *users = NULL;
 	if (cfg.profile_path != NULL) {
-		int rc = profile_cli(&cfg);
-		config_free(&cfg);
-		return rc;
+		int rc = profile_cli(&cfg, &prof);
+		if (prof == NULL) {
+			config_free(&cfg);
+			return rc;
+		}
+		users = users_new(&cfg, prof, err, sizeof(err));
+		if (users == NULL)
+			fatal(2, "%s", err);
+		users_config(&cfg);
+		users_loadsim_config(users, &cfg);
+		cfg.clients = users_conn_count(users);
 	}
 	/* Scripted tests: their own (stopgap) driver, src/script/. */
 	if (cfg.test_path != NULL) {
@@ -92,7 +108,7 @@ main(int argc, char **argv)
 			 cfg.shard_index, cfg.shard_count, cfg.shard_from,
 			 cfg.clients, cfg.users_min, cfg.users_max,
 			 cfg.userfile ? " (userfile: its slice)" : "");
-	if (!plan_has_work(&cfg))
+	if (users == NULL && !plan_has_work(&cfg))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
 
 	/* Signals are taken by run_loop() with sigtimedwait: block them
@@ -121,7 +137,11 @@ main(int argc, char **argv)
 
 	/* Bound and created before any worker starts, so a bad address or
 	 * file is a usage error with nothing to stop. */
-	struct run_sinks sinks = { NULL, NULL };
+	struct run_sinks sinks = { NULL, NULL, NULL };
+	if (cfg.n_server_pids > 0 &&
+	    (sinks.srv = srv_watch_new(cfg.server_pids, cfg.n_server_pids,
+				       err, sizeof(err))) == NULL)
+		fatal(2, "%s", err);
 	if (cfg.metrics_listen != NULL &&
 	    (sinks.metrics = metrics_new(&cfg, err, sizeof(err))) == NULL)
 		fatal(2, "%s", err);
@@ -130,9 +150,14 @@ main(int argc, char **argv)
 				     sizeof(err))) == NULL)
 		fatal(2, "%s", err);
 
+	struct worker_group *wg = worker_group_new(&cfg, sh->n_workers);
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
+	if (users != NULL)
+		users_set_workers(users, sh->n_workers);
 	for (unsigned i = 0; i < sh->n_workers; i++)
-		w[i] = worker_new(i, sh);
+		w[i] = users != NULL ?
+		    worker_new_driven(i, sh, wg, users_driver(users)) :
+		    worker_new(i, sh, wg);
 	shard_wait_start(&cfg);
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		if (worker_start(w[i]) != 0)
@@ -142,10 +167,24 @@ main(int argc, char **argv)
 	if (hdrlog_close(sinks.hdr) != 0 && status == 0)
 		status = 1;
 	metrics_free(sinks.metrics);
+	srv_watch_free(sinks.srv);
 
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		worker_free(w[i]);
 	free(w);
+	if (users != NULL) {
+		/* What the run claims the server holds, for a test to check. */
+		users_log_totals(users);
+		if (cfg.profile_counts != NULL &&
+		    users_write_counts(users, cfg.profile_counts, err,
+				       sizeof(err)) < 0) {
+			log_error("%s", err);
+			status = 1;
+		}
+		users_free(users);
+		profile_free(prof);
+	}
+	worker_group_free(wg);
 	/* Closing the rawlogs is their last write: a failure there counts
 	 * like any other lost output. */
 	if (status == 0 && atomic_load(&sh->live->rawlog_failures) > 0)

@@ -19,6 +19,9 @@
 #                                    `dovecot-private start`), export its
 #                                    DOVECOT_* variables, stop it on exit
 #   dovecot_stop [DIR]               stop one now (default $DOVECOT_DIR)
+#   dovecot_lmtp_start [ARGS]        dovecot_start for a test that needs
+#                                    Dovecot's LMTP too: skip without it,
+#                                    fail without DOVECOT_LMTP_PORT
 #   on_exit CMD                      also run CMD (eval'd) at exit
 #   IMAP_SERVER          which real server the server_* helpers start:
 #                        dovecot (default) or cyrus
@@ -30,6 +33,8 @@
 #                                    (with --tls SERVER_TLS_PORT SERVER_CA)
 #   server_count USER [MAILBOX]      the server's own message count
 #   server_count_all [MAILBOX]       the same summed over every user
+#   server_sessions_wait [SECS]      wait until the server has closed every
+#                                    client session (after a SIGKILL)
 #   stress NAME ARGS...              imapstress ARGS --json TEST_TMP/NAME.json,
 #                                    output in NAME.out/.err, exit status in RC
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
@@ -90,6 +95,34 @@ on_exit() {
 
 note() {
 	echo "[$TEST_NAME] $*" >&2
+}
+
+# _lib_alive PID: the process exists and has not yet exited (a child that
+# has exited stays a zombie until waited for, and kill -0 still succeeds).
+_lib_alive() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	[ "${s%% *}" != Z ]
+}
+
+# stop_bg PID: stop a process this test started with &: TERM, up to 10 s
+# to go, then KILL; then reap it.  A plain `kill PID; wait PID` can wait
+# forever: a TERM that arrives while bash's forked child still carries
+# this shell's TERM trap (between fork and exec) is taken by the trap and
+# lost, and the program then runs on.  Safe under set -e: returns 0.
+stop_bg() {
+	local pid=$1 i
+	if ! kill "$pid" 2>/dev/null; then
+		wait "$pid" 2>/dev/null || true
+		return 0
+	fi
+	for ((i = 0; i < 100; i++)); do
+		_lib_alive "$pid" || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
 
 fail() {
@@ -165,6 +198,13 @@ dovecot_start() {
 	_lib_dovecot_dirs+=("$DOVECOT_DIR")
 }
 
+dovecot_lmtp_start() {
+	need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
+	[ -x /usr/lib/dovecot/lmtp ] || skip "Dovecot's lmtp is not installed (dovecot-lmtpd)"
+	dovecot_start "$@"
+	[ -n "${DOVECOT_LMTP_PORT:-}" ] || fail "dovecot-private printed no DOVECOT_LMTP_PORT"
+}
+
 dovecot_stop() {
 	local d=${1:-${DOVECOT_DIR:-}} i
 	[ -n "$d" ] || fail "dovecot_stop: no private Dovecot given or running"
@@ -208,12 +248,107 @@ server_start() {
 	export SERVER_DIR SERVER_PORT SERVER_PASS SERVER_TLS_PORT SERVER_CA
 }
 
+# dovecot_counts_match: each "USER FOLDER N" line on stdin must be what
+# the private Dovecot holds (dovecot-private count); the first that is not
+# is printed, status 1.
+dovecot_counts_match() {
+	local user folder n got
+	while read -r user folder n; do
+		got=$("$DOVECOT_PRIVATE" count "$user" "$folder")
+		if [ "$got" != "$n" ]; then
+			echo "$user $folder: the run says $n, the server holds $got"
+			return 1
+		fi
+	done
+}
+
 server_count() {
 	run_with_timeout 30 "$SERVER_PRIVATE" count --dir "$SERVER_DIR" "$@"
 }
 
 server_count_all() {
 	run_with_timeout 60 "$SERVER_PRIVATE" count-all --dir "$SERVER_DIR" "$@"
+}
+
+# server_sessions_wait [SECS]: wait (default up to 60 s) until no process
+# of the private server holds an open TCP connection: a client killed with
+# SIGKILL leaves commands in the server's socket buffer that the server
+# still carries out (an APPEND committed after the kill), so what the
+# server holds is only final once it has closed the session.  Watching
+# TCP states is not enough: a client that dies with replies unread sends
+# RST, the socket leaves the TCP table at once, and the server process
+# still reads what was queued before it.  So this looks at the server's
+# own file descriptors: a socket that is neither a Unix, UDP, raw or
+# netlink socket nor a listening TCP one is a session.  Status 1 (and the
+# sockets on stderr) if some are still open after SECS.
+server_sessions_wait() {
+	local pid
+	pid=$(run_with_timeout 10 "$SERVER_PRIVATE" pid --dir "$SERVER_DIR") ||
+		fail "server_sessions_wait: no pid for the private $IMAP_SERVER"
+	"${PYTHON:-python3}" - "$pid" "${1:-60}" <<'PYEOF'
+import os, re, sys, time
+root, secs = int(sys.argv[1]), float(sys.argv[2])
+
+def inodes(path, col, keep=lambda f: True):
+    out = set()
+    try:
+        with open(path) as f:
+            next(f)
+            for line in f:
+                fs = line.split()
+                if len(fs) > col and keep(fs):
+                    out.add(fs[col])
+    except OSError:
+        pass
+    return out
+
+def tree():
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                st = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            ppid = int(st[st.rindex(")") + 2:].split()[1])
+            kids.setdefault(ppid, []).append(int(d))
+    todo, out = [root], []
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(kids.get(p, []))
+    return out
+
+def sessions():
+    other = inodes("/proc/net/unix", 6) | inodes("/proc/net/netlink", 8)
+    for t in ("tcp", "tcp6"):	# state 0A: LISTEN
+        other |= inodes(f"/proc/net/{t}", 9, lambda f: f[3] == "0A")
+    for t in ("udp", "udp6", "raw", "raw6"):
+        other |= inodes(f"/proc/net/{t}", 9)
+    found = []
+    for p in tree():
+        try:
+            fds = os.listdir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                m = re.fullmatch(r"socket:\[(\d+)\]", os.readlink(f"/proc/{p}/fd/{fd}"))
+            except OSError:
+                continue
+            if m and m.group(1) not in other:
+                found.append(f"pid {p} fd {fd} socket {m.group(1)}")
+    return found
+
+end = time.monotonic() + secs
+while True:
+    left = sessions()
+    if not left:
+        sys.exit(0)
+    if time.monotonic() > end:
+        sys.exit("still open after %g s: %s" % (secs, ", ".join(left[:5])))
+    time.sleep(0.1)
+PYEOF
 }
 
 stress() {

@@ -5,7 +5,6 @@
  * handlers share, the state words, and config_defaults, config_validate,
  * config_free and config_port.  The option table, its handlers and the
  * --help text are in config_opts.c. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,6 +347,7 @@ config_defaults(struct config *cfg)
 	cfg->connect_timeout = 10;
 	cfg->greeting_timeout = 10;
 	cfg->cmd_timeout = 60;
+	cfg->push_timeout_s = 30;
 	cfg->max_line = 64 * 1024;
 	cfg->max_literal = 256ULL << 20;
 	cfg->format = OUT_TEXT;
@@ -451,6 +451,10 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "--profile-check: needs --profile FILE");
 		return -1;
 	}
+	if (cfg->profile_users > 0 && cfg->profile_path == NULL) {
+		snprintf(err, errlen, "--profile-users: needs --profile FILE");
+		return -1;
+	}
 	/* imaptest silently disables COPY when there is nowhere to copy to;
 	 * pasted command lines rely on that. */
 	if (cfg->copybox == NULL) {
@@ -513,63 +517,6 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* --metrics-listen's [HOST:]PORT (metrics.c binds it).  Here, not there,
- * so that parsing argv needs no libevent (the config fuzzer links only the
- * config files). */
-int
-config_parse_listen(const char *s, char *host, size_t hostlen,
-		    unsigned *port, bool *loopback, char *err, size_t errlen)
-{
-	const char *ps = s, *colon = strrchr(s, ':');
-	size_t hl = 0;
-	const char *h = "127.0.0.1";
-
-	if (s[0] == '[') {
-		const char *close = strchr(s, ']');
-		if (close == NULL || close[1] != ':') {
-			snprintf(err, errlen, "expected [ADDRESS]:PORT");
-			return -1;
-		}
-		h = s + 1;
-		hl = (size_t)(close - h);
-		ps = close + 2;
-	} else if (colon != NULL) {
-		h = s;
-		hl = (size_t)(colon - s);
-		ps = colon + 1;
-	} else {
-		hl = strlen(h);
-	}
-	if (hl == 0 || hl >= hostlen) {
-		snprintf(err, errlen, "expected [HOST:]PORT");
-		return -1;
-	}
-	memcpy(host, h, hl);
-	host[hl] = '\0';
-
-	char *end;
-	errno = 0;
-	unsigned long p = strtoul(ps, &end, 10);
-	if (ps[0] < '0' || ps[0] > '9' || *end != '\0' || errno != 0 || p > 65535) {
-		snprintf(err, errlen, "port must be a number 0-65535");
-		return -1;
-	}
-	*port = (unsigned)p;
-
-	struct in_addr a4;
-	struct in6_addr a6;
-	if (inet_pton(AF_INET, host, &a4) == 1) {
-		*loopback = (ntohl(a4.s_addr) >> 24) == 127;
-	} else if (inet_pton(AF_INET6, host, &a6) == 1) {
-		*loopback = IN6_IS_ADDR_LOOPBACK(&a6);
-	} else {
-		snprintf(err, errlen, "'%s' is not a numeric IPv4 or IPv6 "
-			 "address", host);
-		return -1;
-	}
-	return 0;
-}
-
 void
 config_free(struct config *cfg)
 {
@@ -583,6 +530,7 @@ config_free(struct config *cfg)
 		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
+		&cfg->profile_counts,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

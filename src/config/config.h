@@ -13,6 +13,8 @@
 
 #include "ops.h"
 
+#define CONFIG_ACT_WEIGHTS 32	/* >= ACT_COUNT (score.c asserts it) */
+
 enum tls_mode {
 	TLS_NONE,
 	TLS_IMPLICIT,	/* `ssl`, --tls: TLS from the first byte */
@@ -32,8 +34,12 @@ struct state_prob {
 #define CONFIG_MAX_SLA 16
 #define CONFIG_MAX_SOURCES 64
 
-/* --sla 'APPEND.p95<500ms': op (or -1 for "all commands"), percentile
+/* --sla 'APPEND.p95<500ms': op (or -1 for "all commands", SLA_OP_SCORE
+ * for 'score<1s', the LoadSim score of src/out/score.h), percentile
  * (e.g. 95.0; 0 means the mean; 100 the max), and the bound in us. */
+#define SLA_OP_ALL (-1)
+#define SLA_OP_SCORE (-2)
+#define CONFIG_MAX_SERVER_PIDS 16
 struct sla {
 	int op;
 	double percentile;
@@ -131,6 +137,18 @@ struct config {
 	double rate;		/* --rate N commands/s (open loop); 0 = closed */
 	struct sla slas[CONFIG_MAX_SLA];
 	unsigned n_slas;
+	/* --score-weights 'FETCH=0.5,SELECT=0.2': the LoadSim score's
+	 * weight per command; unset: 1 for each command that ran */
+	double score_weights[OP_COUNT];
+	bool score_weights_set;
+	/* Profile mode with LoadSim keys: the score is over actions
+	 * (actions.h's enum action) with these weights, from the profile's
+	 * score_weight_* or score_action_defaults() (src/users/ sets them). */
+	double act_weights[CONFIG_ACT_WEIGHTS];
+	bool act_weights_set;
+	/* --server-pid PID[,PID]: the server's own counters (src/srv/) */
+	int server_pids[CONFIG_MAX_SERVER_PIDS];
+	unsigned n_server_pids;
 	bool color;		/* bold latency line when stdout is a tty */
 	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
 	char *test_path;	/* test=, --test: scripted tests (src/script/) */
@@ -152,6 +170,15 @@ struct config {
 	/* --- profile mode (src/profile/) --- */
 	char *profile_path;	/* profile=, --profile FILE: imaptest's format */
 	bool profile_check;	/* --profile-check: print the plan and exit */
+	/* --profile-users N: play N users, not the file's total_user_count
+	 * (scripts/capacity steps it; init takes its users from the profile
+	 * with it); 0 = the file's */
+	unsigned profile_users;
+	char *profile_counts;	/* --profile-counts FILE: what the run claims
+				 * each user's folders hold (src/users/) */
+	/* --push-timeout: a delivery its IDLE user has not seen by then is
+	 * "push missed"; default 30 s (PUSH_TIMEOUT_DEFAULT_S, actions.h) */
+	double push_timeout_s;
 };
 
 extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */

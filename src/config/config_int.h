@@ -66,6 +66,11 @@ int config_parse_dur(struct pctx *c, const char *s, bool positive,
 		     double *out);
 int config_state_set(struct pctx *c, int op, const char *val);
 
+/* config_measure.c: --sla, --score-weights, --server-pid */
+int config_h_sla(struct pctx *c, const struct opt *o);
+int config_h_score_weights(struct pctx *c, const struct opt *o);
+int config_h_server_pid(struct pctx *c, const struct opt *o);
+
 /* config_shard.c: --shard, --start-at, and the args key (config.h) */
 int config_h_shard(struct pctx *c, const struct opt *o);
 int config_h_start_at(struct pctx *c, const struct opt *o);

@@ -358,62 +358,6 @@ h_tick_percentile(struct pctx *c, const struct opt *o)
 	return 0;
 }
 
-/* --sla OP.METRIC<DURATION, e.g. APPEND.p95<500ms or ALL.max<2s. */
-static int
-h_sla(struct pctx *c, const struct opt *o)
-{
-	struct config *cfg = c->cfg;
-	const char *s = c->val, *dot = strchr(s, '.'), *lt = strchr(s, '<');
-	struct sla sla = { .op = -1 };
-	double secs;
-	const char *why;
-
-	if (cfg->n_slas == CONFIG_MAX_SLA)
-		return config_fail(c, "too many --sla (at most %d)",
-				   CONFIG_MAX_SLA);
-	if (dot == NULL || lt == NULL || lt < dot || dot == s)
-		return config_fail(c, "expected OP.METRIC<DURATION, e.g. "
-				   "'APPEND.p95<500ms'");
-	if (strlen(s) >= sizeof(sla.text))
-		return config_fail(c, "too long");
-	unsigned oplen = (unsigned)(dot - s);
-	if (!(oplen == 3 && strncasecmp(s, "ALL", 3) == 0)) {
-		sla.op = op_lookup(s, oplen);
-		if (sla.op < 0)
-			return config_fail(c, "unknown state '%.*s'",
-					   (int)oplen, s);
-	}
-	size_t mlen = (size_t)(lt - dot - 1);
-	char metric[16];
-	if (mlen == 0 || mlen >= sizeof(metric))
-		return config_fail(c, "unknown metric '%.*s' (use p50, p90, "
-				   "p95, p99, p999, mean or max)",
-				   (int)mlen, dot + 1);
-	memcpy(metric, dot + 1, mlen);
-	metric[mlen] = '\0';
-	if (strcasecmp(metric, "mean") == 0)
-		sla.percentile = 0;
-	else if (strcasecmp(metric, "max") == 0)
-		sla.percentile = 100;
-	else if (strcasecmp(metric, "p999") == 0)
-		sla.percentile = 99.9;
-	else if ((metric[0] == 'p' || metric[0] == 'P') && mlen == 3 &&
-		 metric[1] >= '1' && metric[1] <= '9' &&
-		 metric[2] >= '0' && metric[2] <= '9')
-		sla.percentile = (metric[1] - '0') * 10 + (metric[2] - '0');
-	else
-		return config_fail(c, "unknown metric '%s' (use p50, p90, "
-				   "p95, p99, p999, mean or max)", metric);
-	if (units_parse_duration(lt + 1, &secs, &why) < 0)
-		return config_fail(c, "%s", why);
-	if (secs <= 0)
-		return config_fail(c, "the bound must be greater than 0");
-	sla.max_us = (uint64_t)(secs * 1e6 + 0.5);
-	snprintf(sla.text, sizeof(sla.text), "%s", s);
-	cfg->slas[cfg->n_slas++] = sla;
-	return 0;
-}
-
 static const char usage[] =
 "Usage: imapstress [OPTION]... [IMAPTEST-WORD]...\n"
 "Load generator for IMAP servers.  imaptest words (host= clients= secs=\n"
@@ -444,11 +388,14 @@ static const char usage[] =
 "      --pipeline N       commands in flight per connection (10)\n"
 "      --rate N           open loop: N commands per second\n"
 "      --seed N           random seed\n"
-"      --profile FILE     imaptest profile; --profile-check prints its plan\n"
+"      --profile FILE     imaptest profile; --profile-check, --profile-users N\n"
+"      --profile-counts FILE  per user and folder, what the run confirmed\n"
 "Output:\n"
 "  -q, --quiet            totals only\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
+"      --score-weights 'FETCH=0.5,SELECT=0.2'  LoadSim score; --sla 'score<1s'\n"
+"      --server-pid PID   the server's CPU, memory, disk (Linux /proc)\n"
 "Several processes (man imapstress: SHARDS):\n"
 "      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
 "      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
@@ -482,7 +429,7 @@ h_help(struct pctx *c, const struct opt *o)
 static int
 h_version(struct pctx *c, const struct opt *o)
 {
-	puts("imapstress " IMAPSTRESS_VERSION);
+	printf("imapstress %s\n", imapstress_version);
 	return 1;
 }
 
@@ -536,6 +483,10 @@ const struct opt config_opts[] = {
 	{ "test", "test", 0, ARG_REQ, h_str, OFF(test_path), 0, 0 },
 	{ "profile", "profile", 0, ARG_REQ, h_str, OFF(profile_path), 0, 0 },
 	{ NULL, "profile-check", 0, ARG_NONE, h_flag, OFF(profile_check), 0, 0 },
+	{ NULL, "profile-counts", 0, ARG_REQ, h_str, OFF(profile_counts), 0, 0 },
+	{ NULL, "profile-users", 0, ARG_REQ, h_uint, OFF(profile_users), 1,
+	  1000000 },
+	{ NULL, "push-timeout", 0, ARG_REQ, h_dur, OFF(push_timeout_s), 1, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },
@@ -573,7 +524,9 @@ const struct opt config_opts[] = {
 	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
-	{ NULL, "sla", 0, ARG_REQ, h_sla, 0, 0, 0 },
+	{ NULL, "sla", 0, ARG_REQ, config_h_sla, 0, 0, 0 },
+	{ NULL, "score-weights", 0, ARG_REQ, config_h_score_weights, 0, 0, 0 },
+	{ NULL, "server-pid", 0, ARG_REQ, config_h_server_pid, 0, 0, 0 },
 	/* several processes */
 	{ NULL, "shard", 0, ARG_REQ, config_h_shard, 0, 0, 0 },
 	{ NULL, "shards", 0, ARG_REQ, h_uint, OFF(shards), 1, 1000000 },

@@ -70,6 +70,7 @@ config_h_start_at(struct pctx *c, const struct opt *o)
 static const char *const per_shard[] = {
 	"shard", "start-at", "result", "latency-log", "json", "csv",
 	"output", "source", "rawlog-dir", "quiet", "help", "version",
+	"server-pid",	/* the server may be watched from one shard only */
 };
 static const char *const secret[] = { "password", "pass", "master" };
 

@@ -1,6 +1,7 @@
 /* user_template.c: see user_template.h. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "user_template.h"
 
@@ -92,11 +93,21 @@ user_template_fill(const char *t, unsigned user_no, unsigned domain_no,
 			out[o++] = '%';
 			continue;
 		}
-		int w = snprintf(out + o, outlen - o, cv.zero ? "%0*u" : "%*u",
-				 (int)cv.width, nth++ == 0 ? user_no : domain_no);
-		if (w < 0)
-			break;
-		o += (size_t)w < outlen - o ? (size_t)w : outlen - o - 1;
+		/* As "%0*u" / "%*u" would print it, cut to what fits; not
+		 * printf: every session's user name is filled here. */
+		char num[USER_TEMPLATE_MAX_WIDTH + 12];
+		unsigned v = nth++ == 0 ? user_no : domain_no;
+		size_t w = 0;
+		do {
+			num[sizeof(num) - 1 - w++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+		while (w < cv.width)
+			num[sizeof(num) - 1 - w++] = cv.zero ? '0' : ' ';
+		size_t room = outlen - o - 1;
+		size_t take = w < room ? w : room;
+		memcpy(out + o, num + sizeof(num) - w, take);
+		o += take;
 	}
 	out[o] = '\0';
 }

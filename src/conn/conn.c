@@ -1,10 +1,8 @@
-/* conn.c: a connection's life: connect (or attach), timeouts, close, and
- * the calls its driver makes (conn.h).  What comes next after a close is
+/* conn.c: a connection's life: timeouts, close, restart, and the calls
+ * its driver makes (conn.h); its start is conn_connect.c.  What comes next after a close is
  * the driver's (the closed hook).  What is sent lives in conn_cmd.c, what
  * is received in conn_resp.c. */
 #include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +43,15 @@ conn_new(const struct conn_env *env, unsigned slot)
 	c->env = env;
 	c->slot = slot;
 	c->st = CONN_S_WAIT;
+	c->fl = c->fl_inline;
+	c->user = xcalloc(1, CONN_USER_INIT);
+	c->user_cap = CONN_USER_INIT;
 	c->parser = imap_parser_new(&lim, conn_on_resp, c);
 	c->timer = evtimer_new(env->base, conn_timer_cb, c);
 	/* assigned to each connection's socket in conn_start */
 	c->rd_ev = event_new(env->base, -1, 0, conn_sock_read_cb, c);
 	c->stage = evbuffer_new();
 	c->scratch = evbuffer_new();
-	c->cont = evbuffer_new();
 	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : env->sh->run_id, slot);
 	if (cfg->rawlog)
 		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
@@ -74,7 +74,14 @@ conn_rng(struct conn *c)
 void
 conn_set_user(struct conn *c, const char *user, const char *pass)
 {
-	snprintf(c->user, sizeof(c->user), "%s", user);
+	size_t n = strnlen(user, CONN_USER_MAX);
+
+	if (n >= c->user_cap) {
+		c->user = xrealloc(c->user, n + 1);
+		c->user_cap = (unsigned)n + 1;
+	}
+	memmove(c->user, user, n);	/* user may be conn_user(c) */
+	c->user[n] = '\0';
 	c->pass = pass;
 }
 
@@ -82,6 +89,54 @@ unsigned
 conn_in_flight(const struct conn *c)
 {
 	return c->n_fl;
+}
+
+void
+conn_fl_grow(struct conn *c)
+{
+	struct inflight *fl = xmalloc(CONN_MAX_INFLIGHT * sizeof(*fl));
+
+	memcpy(fl, c->fl_inline, sizeof(c->fl_inline));
+	c->fl = fl;
+}
+
+/* The session is over (or starting): back to the inline slots. */
+static void
+conn_fl_release(struct conn *c)
+{
+	if (c->fl != c->fl_inline)
+		free(c->fl);
+	c->fl = c->fl_inline;
+}
+
+size_t
+conn_footprint(const struct conn *c)
+{
+	size_t n = sizeof(*c) + c->user_cap;
+
+	if (c->fl != c->fl_inline)
+		n += CONN_MAX_INFLIGHT * sizeof(*c->fl);
+	if (c->cont != NULL)
+		n += IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits);
+	if (c->zc != NULL)
+		n += sizeof(*c->zc);
+	return n;
+}
+
+void
+conn_cont_open(struct conn *c)
+{
+	if (c->cont != NULL)
+		return;
+	c->cont = evbuffer_new();
+	c->cont_splits = xmalloc(IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits));
+}
+
+void
+conn_cont_clear(struct conn *c)
+{
+	if (c->cont != NULL)
+		evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 }
 
 void
@@ -98,45 +153,54 @@ conn_free(struct conn *c)
 		event_free(c->rd_ev);
 	evbuffer_free(c->stage);
 	evbuffer_free(c->scratch);
-	evbuffer_free(c->cont);
+	if (c->cont != NULL)
+		evbuffer_free(c->cont);
+	free(c->cont_splits);
 	mbox_view_free(c->view);
 	rawlog_close(c->rawlog);
 	tls_session_free(c->tls_sess);
 	scram_free(c->scram);
+	conn_fl_release(c);
+	free(c->user);
+	free(c->zc);
 	free(c);
 }
 
-static void
+void
 conn_reset_session(struct conn *c)
 {
 	c->lstate = LSTATE_NONAUTH;
 	c->caps = 0;
 	c->tag_next = 1;
 	c->n_fl = 0;
+	conn_fl_release(c);
 	c->exists = 0;
 	c->cont_wait = false;
 	c->n_cont_splits = c->cont_next = 0;
 	scram_free(c->scram);
 	c->scram = NULL;
 	c->sasl_step = SASL_DONE;
-	c->logout_sent = c->bye_seen = false;
-	c->closing = false;
+	c->logout = CONN_LOGOUT_NONE;
+	c->quit = CONN_QUIT_NONE;
 	c->tls = CONN_TLS_NONE;
-	c->capa_sent = false;
-	c->enable_due = false;
-	c->quit_after_inflight = false;
+	c->capa = CONN_STEP_NONE;
+	c->enable = CONN_STEP_NONE;
 	c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
+	c->idle_driver = false;
 	c->view_active = false;
-	c->sep_pending = false;
+	c->sep_step = CONN_STEP_NONE;
 	c->z = CONN_Z_NONE;
-	memset(&c->zc, 0, sizeof(c->zc));
-	c->id_sent = c->disconnect_pending = false;
+	c->z_done = NULL;
+	if (c->zc != NULL)
+		memset(c->zc, 0, sizeof(*c->zc));
+	c->id = CONN_STEP_NONE;
+	c->disconnect_pending = false;
 	c->stall_said = 0;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
 	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));
-	evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
-	plan_init(&c->plan);
+	conn_cont_clear(c);
+	plan_restart(&c->plan);	/* keeps the walk built for cfg */
 	imap_parser_reset(c->parser);
 }
 
@@ -176,114 +240,6 @@ conn_view_select(struct conn *c)
 	mbox_view_reset(c->view);
 }
 
-/* A socket of our own, so --source can bind it and TCP_NODELAY is set
- * before the first byte. */
-static evutil_socket_t
-conn_socket(struct conn *c, const struct sockaddr *sa)
-{
-	const struct config *cfg = c->env->cfg;
-	int one = 1;
-	evutil_socket_t fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
-				    SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (cfg->n_sources > 0) {
-		const struct sockaddr_storage *src =
-		    &c->env->sh->sources[c->slot % c->env->sh->n_sources];
-		if (bind(fd, (const struct sockaddr *)src,
-			 c->env->sh->source_lens[c->slot % c->env->sh->n_sources]) < 0) {
-			int e = errno;
-			evutil_closesocket(fd);
-			errno = e;
-			return -1;
-		}
-	}
-	return fd;
-}
-
-/* Out of local ports for this source address: bind() to an address with
- * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
- * Counted apart so the report can say so plainly. */
-void
-conn_count_port_error(struct conn *c, int e)
-{
-	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
-		ctr_add(&c->env->stats->ports_exhausted, 1);
-}
-
-/* A new session: counted as a connect from here. */
-static void
-conn_begin(struct conn *c)
-{
-	conn_reset_session(c);
-	c->serial++;
-	c->st = CONN_S_CONNECTING;
-	c->t_connect = c->t_last_io = clock_us();
-	ctr_add(&c->env->stats->connects, 1);
-	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
-		    (unsigned long long)c->serial, c->user);
-}
-
-static void
-conn_bev_setup(struct conn *c)
-{
-	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
-	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
-	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
-	/* How much a TLS bufferevent decrypts per callback (libevent's
-	 * default is 16 KiB); a plain socket's reads are ours. */
-	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
-}
-
-void
-conn_attach(struct conn *c, struct bufferevent *bev)
-{
-	conn_begin(c);
-	c->tls_layer = false;
-	c->wire_in = c->wire_out = 0;
-	c->own_reads = false;
-	c->bev = bev;
-	conn_bev_setup(c);
-	bufferevent_enable(bev, EV_READ | EV_WRITE);
-	conn_event_cb(bev, BEV_EVENT_CONNECTED, c);
-}
-
-void
-conn_start(struct conn *c)
-{
-	const struct shared *sh = c->env->sh;
-	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
-	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
-	evutil_socket_t fd;
-
-	conn_begin(c);
-	fd = conn_socket(c, sa);
-	if (fd < 0) {
-		conn_count_port_error(c, errno);
-		conn_fail(c, ERR_CONNECT, "socket: %s", strerror(errno));
-		return;
-	}
-	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
-	c->wire_in = c->wire_out = 0;
-	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
-	if (c->bev == NULL) {
-		evutil_closesocket(fd);
-		conn_fail(c, ERR_TLS, "cannot set up TLS");
-		return;
-	}
-	conn_bev_setup(c);
-	/* A plain socket is read by rd_ev from BEV_EVENT_CONNECTED on; TLS
-	 * reads whole records through OpenSSL. */
-	c->own_reads = !c->tls_layer &&
-	    event_assign(c->rd_ev, c->env->base, fd, EV_READ | EV_PERSIST,
-			 conn_sock_read_cb, c) == 0;
-	bufferevent_enable(c->bev, c->own_reads ? EV_WRITE : EV_READ | EV_WRITE);
-	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
-		conn_count_port_error(c, errno);
-		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
-	}
-}
 
 static void
 conn_schedule(struct conn *c, uint64_t us)
@@ -303,14 +259,18 @@ conn_fail_inflight(struct conn *c)
 		struct inflight *f = &c->fl[i];
 		if (f->internal != CONN_I_NONE)
 			continue;
-		if (f->op == OP_LOGOUT && c->bye_seen) {
+		if (f->op == OP_LOGOUT && c->logout == CONN_LOGOUT_BYE) {
 			/* imaptest counts LOGOUT at the BYE; a server that
 			 * closes before the tagged OK still logged us out. */
 			stats_cmd(s, OP_LOGOUT, STATS_OK, now - f->t_sent);
+			if (f->done != NULL)
+				f->done(f->done_arg, c, CONN_REPLY_OK, "", 0);
+			f->done = NULL;
 			continue;
 		}
 		stats_cmd(s, (enum op)f->op, STATS_FAILED, 0);
 	}
+	conn_driver_abandon(c);
 	c->n_fl = 0;
 }
 
@@ -325,17 +285,22 @@ conn_idle_done(struct conn *c)
 	conn_count_sent(c, 6);
 	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
 	bufferevent_write(c->bev, "DONE\r\n", 6);
+	conn_out_queued(c);
 	conn_write_now(c);
 }
 
-void
-conn_close(struct conn *c, enum err_kind why, bool count_err)
+enum conn_end
+conn_end_now(const struct conn *c)
 {
-	enum conn_end end = c->logout_sent && c->bye_seen ? CONN_END_LOGOUT :
-	    !count_err && why == ERR_DISCONNECT && c->planned_close ?
-	    CONN_END_PLANNED : c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
-	c->planned_close = false;
+	return c->logout == CONN_LOGOUT_BYE ? CONN_END_LOGOUT :
+	    c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
+}
 
+void
+conn_close(struct conn *c, enum conn_end end, enum err_kind why)
+{
+	/* A driver told of its failed commands must not send more. */
+	c->quit = CONN_QUIT_NOW;
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
 	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
@@ -347,9 +312,7 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 			c->tls_sess = s;
 		}
 	}
-	c->cp_waiting = c->cp_checked = false;
-	if (count_err)
-		stats_err(c->env->stats, why);
+	c->cp = CONN_CP_NONE;
 	if (c->own_reads) {
 		event_del(c->rd_ev);	/* safe inside its own callback */
 		c->own_reads = false;
@@ -360,7 +323,7 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 		bufferevent_free(c->bev);
 		c->bev = NULL;
 	}
-	c->closing = false;
+	c->quit = CONN_QUIT_NONE;
 	if (c->st == CONN_S_DONE)
 		return;
 	c->st = CONN_S_WAIT;
@@ -370,8 +333,17 @@ conn_close(struct conn *c, enum err_kind why, bool count_err)
 void
 conn_restart(struct conn *c, uint64_t us)
 {
-	if (c->st == CONN_S_WAIT)
-		conn_schedule(c, us);
+	if (c->st != CONN_S_WAIT)
+		return;
+	if (us == 0) {
+		/* Now, but outside the closed hook's caller: the callback
+		 * runs in this loop turn, after the one that closed returns;
+		 * a zero timer would cost an epoll_wait() of its own. */
+		evtimer_del(c->timer);
+		event_active(c->timer, EV_TIMEOUT, 1);
+		return;
+	}
+	conn_schedule(c, us);
 }
 
 void
@@ -398,8 +370,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if (c->disconnect_pending) {
 		c->disconnect_pending = false;
-		c->planned_close = true;
-		conn_close(c, ERR_DISCONNECT, false);
+		conn_close(c, CONN_END_PLANNED, ERR_DISCONNECT);
 		return;
 	}
 	if (c->idle == CONN_IDLE_ACTIVE && c->bev != NULL) {
@@ -453,6 +424,8 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 
 	switch (c->st) {
 	case CONN_S_CONNECTING:
+		if (conn_connect_poll(c, now))
+			return;	/* up, but no greeting yet: from now on */
 		if (now - c->t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
 			conn_fail(c, ERR_TIMEOUT, "connect timed out after %.0f s",
 				  cfg->connect_timeout);
@@ -472,7 +445,8 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 		return;
 	}
 	conn_sync_wire(c);
-	if (c->n_fl == 0)
+	/* A driver's IDLE waits for the server as long as the driver wants. */
+	if (c->n_fl == 0 || c->idle == CONN_IDLE_ACTIVE)
 		return;
 	uint64_t oldest = c->fl[0].t_sent;
 	for (unsigned i = 1; i < c->n_fl; i++)
@@ -495,7 +469,7 @@ static bool
 conn_stalled(const struct conn *c, uint64_t now, uint64_t us)
 {
 	return c->st == CONN_S_SESSION && c->n_fl > 0 &&
-	       now - c->t_last_io > us;
+	       c->idle != CONN_IDLE_ACTIVE && now - c->t_last_io > us;
 }
 
 void
@@ -505,7 +479,7 @@ conn_drain(struct conn *c)
 	switch (c->st) {
 	case CONN_S_WAIT:
 		evtimer_del(c->timer);
-		conn_close(c, ERR_DISCONNECT, false);	/* the hook finishes it */
+		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 		return;
 	case CONN_S_SESSION:
 		if (c->idle == CONN_IDLE_ACTIVE) {
@@ -517,7 +491,7 @@ conn_drain(struct conn *c)
 		return;
 	case CONN_S_CONNECTING:
 	case CONN_S_GREETING:
-		conn_close(c, ERR_DISCONNECT, false);
+		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
 		return;
 	case CONN_S_DONE:
 		return;
@@ -535,9 +509,11 @@ conn_halt(struct conn *c)
 	for (unsigned i = 0; i < c->n_fl; i++)
 		if (c->fl[i].internal == CONN_I_NONE)
 			unanswered++;
+	c->quit = CONN_QUIT_NOW;
+	conn_driver_abandon(c);
 	c->n_fl = 0;
 	evtimer_del(c->timer);
-	conn_close(c, ERR_DISCONNECT, false);	/* the hook finishes it */
+	conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 	return unanswered;
 }
 
@@ -559,7 +535,7 @@ conn_send_check(struct conn *c)
 	if (c->st != CONN_S_SESSION || c->bev == NULL ||
 	    c->lstate != LSTATE_SELECTED || c->view == NULL)
 		return false;
-	c->cp_waiting = c->cp_checked = true;
+	c->cp = CONN_CP_SENT;
 	conn_send_internal(c, CONN_I_CHECK, "CHECK");
 	return true;
 }
@@ -567,19 +543,19 @@ conn_send_check(struct conn *c)
 bool
 conn_check_pending(const struct conn *c)
 {
-	return c->cp_waiting;
+	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_STALE;
 }
 
 struct mbox_view *
 conn_checked_view(const struct conn *c)
 {
-	return c->cp_checked ? c->view : NULL;
+	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_ANSWERED ? c->view : NULL;
 }
 
 void
 conn_check_done(struct conn *c)
 {
-	c->cp_checked = false;
+	c->cp = conn_check_pending(c) ? CONN_CP_STALE : CONN_CP_NONE;
 }
 
 bool

@@ -17,6 +17,7 @@
 #define IMAPSTRESS_CONN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats.h"
@@ -25,6 +26,8 @@ struct bufferevent;
 struct config;
 struct conn;
 struct event_base;
+struct imap_resp;
+struct msg;
 struct mbox_view;
 struct rng;
 struct shared;
@@ -63,6 +66,12 @@ struct conn_hooks {
 	 * finish. */
 	void (*closed)(void *arg, struct conn *c, enum conn_end end,
 		       enum err_kind err);
+	/* Optional, for drivers that own the session (conn_driver.c): every
+	 * untagged response of a logged-in session (EXISTS, EXPUNGE, FETCH,
+	 * STATUS, LIST, ...) after the connection's own bookkeeping, and the
+	 * "+" that starts an IDLE of conn_idle_begin(). */
+	void (*untagged)(void *arg, struct conn *c, const struct imap_resp *r);
+	void (*idle_started)(void *arg, struct conn *c);
 };
 
 struct conn_env {
@@ -81,6 +90,11 @@ struct conn_env {
 /* A connection for client slot `slot` (0 .. clients-1), not started. */
 struct conn *conn_new(const struct conn_env *env, unsigned slot);
 void conn_free(struct conn *c);			/* NULL is a no-op */
+/* Heap octets the connection holds in its own pieces (the struct, the
+ * in-flight slots, login name, continuation, COMPRESS counts); not the
+ * parser's nor libevent's.  What an idle connection costs is mostly
+ * this: the tests hold it to a budget. */
+size_t conn_footprint(const struct conn *c);
 
 unsigned conn_slot(const struct conn *c);
 /* The connection's random stream (seeded from seed= and the slot), for
@@ -142,5 +156,73 @@ bool conn_send_check(struct conn *c);
 bool conn_check_pending(const struct conn *c);
 struct mbox_view *conn_checked_view(const struct conn *c);
 void conn_check_done(struct conn *c);
+
+/* Drivers that send their own commands (conn_driver.c).  A driver whose
+ * ready hook returns false owns every command after login: no plan runs.
+ * Each command is counted in the stats shard under its op, as plan
+ * commands are (latency, OK/NO/BAD, failed), so the per-second command
+ * table works the same; then `done` hears how it ended. */
+enum conn_reply {
+	CONN_REPLY_OK,
+	CONN_REPLY_NO,
+	CONN_REPLY_BAD,
+	CONN_REPLY_FAILED	/* the session ended before the reply */
+};
+
+/* text/len: the tagged reply's resp-text ("[APPENDUID 7 12] done"), empty
+ * for CONN_REPLY_FAILED.  Runs inside the connection's callbacks; it may
+ * send the next command on c (not while the reply is FAILED). */
+typedef void (*conn_done_fn)(void *arg, struct conn *c, enum conn_reply st,
+			     const char *text, size_t len);
+
+/* May a driver command go out now?  Logged in, not idling, no literal
+ * waiting for "+", not logging out or stopping, room in flight. */
+bool conn_can_command(const struct conn *c);
+/* Send "<tag> <text>\r\n", or with a body "<tag> <text> {N+}\r\n<body>\r\n"
+ * (APPEND; body->data is sent by reference and must outlive the command,
+ * as pool messages do; needs_id adds a unique Message-ID line).  `done`
+ * may be NULL.  False (nothing sent, nothing counted) when
+ * conn_can_command() is false. */
+bool conn_command(struct conn *c, enum op op, const char *text,
+		  const struct msg *body, conn_done_fn done, void *arg);
+/* "<tag> <text> {N1+}\r\n<body 1> {N2+}\r\n<body 2> ...\r\n": an APPEND
+ * of n messages (MULTIAPPEND, RFC 3502, when n > 1: false without the
+ * capability), counted as one APPEND command of n messages.  Literals as
+ * for conn_command (synchronizing without LITERAL+). */
+bool conn_append_n(struct conn *c, const char *text,
+		   const struct msg *const *bodies, unsigned n,
+		   conn_done_fn done, void *arg);
+/* IDLE, counted as OP_IDLE from DONE to its tagged OK (as plan IDLEs):
+ * needs the connection to itself (false otherwise).  The "+" calls the
+ * idle_started hook; the IDLE lasts until conn_idle_end() (or a drain). */
+bool conn_idle_begin(struct conn *c, conn_done_fn done, void *arg);
+/* Send DONE if idling (after "+"); true when it did. */
+bool conn_idle_end(struct conn *c);
+bool conn_idling(const struct conn *c);		/* "+" seen, no DONE yet */
+/* After LOGOUT is answered the session ends as CONN_END_LOGOUT. */
+bool conn_logout(struct conn *c, conn_done_fn done, void *arg);
+/* The server offers MOVE / UIDPLUS (as the last capability list said). */
+bool conn_has_move(const struct conn *c);
+bool conn_has_uidplus(const struct conn *c);
+bool conn_has_multiappend(const struct conn *c);	/* RFC 3502 */
+bool conn_has_condstore(const struct conn *c);	/* LoadSim's cached mode */
+/* QRESYNC with ENABLE (RFC 7162), and COMPRESS=DEFLATE (RFC 4978). */
+bool conn_has_qresync(const struct conn *c);
+bool conn_has_compress(const struct conn *c);
+/* ENABLE `what` (e.g. "QRESYNC"): sent like the connection's own
+ * set-up ENABLE (errors counted, not a row of the command table); done
+ * hears its reply.  False when conn_can_command() is. */
+bool conn_enable(struct conn *c, const char *what, conn_done_fn done,
+		 void *arg);
+/* COMPRESS DEFLATE, counted under COMPRESS as the plan's.  On its OK the
+ * connection puts the deflate layer in (as for stress mode's COMPRESS)
+ * and only then calls done, so what done sends goes compressed.  Needs
+ * the capability, the connection to itself and no layer yet (false
+ * otherwise). */
+bool conn_compress_begin(struct conn *c, conn_done_fn done, void *arg);
+bool conn_compressed(const struct conn *c);	/* the layer is on */
+/* Messages in the selected mailbox (EXISTS, less EXPUNGEs since). */
+uint32_t conn_exists(const struct conn *c);
+const char *conn_user(const struct conn *c);
 
 #endif

@@ -43,6 +43,16 @@ enum conn_internal {
 };
 
 #define CONN_MAX_INFLIGHT 64
+/* In-flight slots held in the conn itself.  An idle session has one or
+ * two commands out (IDLE; a CHECK, the LOGIN with its ID): the first
+ * CONN_FL_INLINE live inline, and only a session that pipelines deeper
+ * takes CONN_MAX_INFLIGHT slots from the heap (conn_fl_push), until it
+ * ends.  64 inline slots were 3 KB of every idle connection. */
+#define CONN_FL_INLINE 4
+/* A login name is cut at this many octets (the SASL PLAIN buffer is
+ * sized for it); its buffer starts at CONN_USER_INIT and grows to fit. */
+#define CONN_USER_MAX 255
+#define CONN_USER_INIT 32
 /* Under COMPRESS, inflate at most this far ahead of the parser: its
  * line and literal limits then hold for the inflated stream, and a bomb
  * costs each connection this much, not what it inflates to. */
@@ -85,6 +95,40 @@ enum conn_compress {
 	CONN_Z_ON		/* the filter is in place */
 };
 
+/* One setup step of a session (CAPABILITY, ENABLE, ID, the LIST that
+ * finds the hierarchy separator): where it is. */
+enum conn_step {
+	CONN_STEP_NONE,		/* not begun */
+	CONN_STEP_DUE,		/* to go out once what it waits for is in */
+	CONN_STEP_SENT,		/* sent, reply pending */
+	CONN_STEP_DONE		/* answered, or given up on */
+};
+
+/* A close decided inside a callback, carried out when it returns. */
+enum conn_quit {
+	CONN_QUIT_NONE,
+	CONN_QUIT_AFTER_INFLIGHT,	/* a BAD: once nothing is in flight */
+	CONN_QUIT_NOW		/* once the parser callback returns */
+};
+
+/* How a session ends by our LOGOUT.  A BYE with no LOGOUT sent is an
+ * error (conn_fail_later) and leaves this at NONE. */
+enum conn_logout {
+	CONN_LOGOUT_NONE,	/* no LOGOUT sent */
+	CONN_LOGOUT_SENT,	/* sent, the server's BYE not yet seen */
+	CONN_LOGOUT_BYE		/* sent and answered with BYE: logged out */
+};
+
+/* This connection in a checkpoint (src/run/checkpoint.c): its CHECK and
+ * whether its view is compared.  A checkpoint can end (draining) before
+ * a CHECK is answered: that CHECK is still awaited, its view not. */
+enum conn_cp {
+	CONN_CP_NONE,		/* not in a checkpoint */
+	CONN_CP_SENT,		/* CHECK unanswered; the view takes part */
+	CONN_CP_ANSWERED,	/* CHECK answered; the view takes part */
+	CONN_CP_STALE		/* CHECK unanswered; the checkpoint is over */
+};
+
 /* How long an IDLE lasts before DONE: a random time up to this. */
 #define CONN_IDLE_MAX_MS 2000
 
@@ -95,6 +139,8 @@ struct inflight {
 	uint32_t msgs;		/* APPEND: messages carried */
 	uint64_t bytes;		/* APPEND: message octets carried */
 	uint64_t t_sent;	/* us, monotonic */
+	conn_done_fn done;	/* a driver's command (conn_driver.c), or NULL */
+	void *done_arg;
 };
 
 /* Capabilities we act on. */
@@ -119,6 +165,9 @@ enum conn_cap {
 	CAP_LOGINDISABLED = 1 << 17,
 	CAP_KNOWN = 1u << 31	/* a capability list has been seen */
 };
+/* The CAP_ bits of a capability list (names separated by spaces;
+ * conn_caps.c). */
+unsigned conn_caps_parse(const char *s, size_t n);
 
 /* Where a SCRAM exchange is (conn_sasl.c). */
 enum conn_sasl_step {
@@ -130,85 +179,121 @@ enum conn_sasl_step {
 
 struct scram;
 
+/* The fields are ordered by size within loose groups (what a reply and
+ * the next command touch first), so the struct has no holes: an idle
+ * connection is mostly this struct, the parser and libevent's pieces,
+ * and 15,000 of them must fit in 6.5 KB each (issue 19). */
 struct conn {
+	/* Every reply and command. */
 	const struct conn_env *env;	/* the driver's; outlives the conn */
-	unsigned slot;		/* global client index */
-	enum conn_state st;
-	enum lstate lstate;
 	struct bufferevent *bev;
 	struct imap_parser *parser;
-	struct event *timer;	/* reconnect backoff, DELAY */
 	struct event *rd_ev;	/* plain socket: our own reads (CONN_MAX_READ) */
-	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
+	struct inflight *fl;	/* fl_inline, or CONN_MAX_INFLIGHT on the heap */
 	struct evbuffer *stage;	/* command under construction */
 	struct evbuffer *scratch;	/* its text after a referenced body */
 	struct rng rng;
-	struct plan plan;
+	uint64_t t_batch;	/* inside conn_send_plan: its clock, 0 until its first command */
+	uint64_t t_due;		/* --rate: when the command being sent was due */
+	uint64_t t_last_io;
+	unsigned slot;		/* global client index */
+	enum conn_state st;
+	enum lstate lstate;
 	unsigned caps;
-
-	uint32_t tag_next;
-	struct inflight fl[CONN_MAX_INFLIGHT];
 	unsigned n_fl;
+	uint32_t tag_next;
+	char tag_prefix[12];	/* "<slot>." of every tag, made on first use */
+	uint8_t tag_prefix_len;	/* 0 until then */
+	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
+	bool batching;		/* inside conn_send_plan: one clock per batch */
+	bool stopping;		/* conn_drain/conn_halt: no new plan commands */
+	struct inflight fl_inline[CONN_FL_INLINE];
+	struct plan plan;
 
 	/* A command with synchronizing literals waiting for "+": the rest of
-	 * it, and the offsets (relative to what is left) to stop at. */
+	 * it, and the offsets (relative to what is left) to stop at.  Both
+	 * NULL until the connection's first such command (conn_cont_open):
+	 * with LITERAL+ or no literals they are never needed. */
 	struct evbuffer *cont;
-	size_t cont_splits[IMAP_CMD_MAX_SPLITS];
+	size_t *cont_splits;	/* IMAP_CMD_MAX_SPLITS */
 	unsigned n_cont_splits, cont_next;
-	bool cont_wait;
 	uint32_t cont_tag;	/* the command whose "+" cont_wait awaits */
+	bool cont_wait;
+	bool redact_cont;	/* the pending continuation holds a secret */
 
-	uint32_t exists;	/* messages in the selected mailbox */
-	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
+	/* The selected mailbox. */
 	bool view_active;	/* a SELECT was sent: feed the view */
-	bool cp_waiting;	/* checkpoint: our CHECK is unanswered */
-	bool cp_checked;	/* checkpoint: this view takes part */
-	const struct imap_resp *cur_resp;	/* for error lines */
 	char sep;		/* hierarchy separator, 0 until known */
-	bool sep_pending;	/* LIST "" "" sent, reply not yet in */
-	char user[256];
+	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
+	const struct imap_resp *cur_resp;	/* for error lines */
+	uint32_t exists;	/* messages in the selected mailbox */
+	enum conn_cp cp;	/* checkpoint progress */
+
+	/* Login. */
+	char *user;		/* this session's login name (heap, user_cap) */
 	const char *pass;	/* this user's password */
 	struct scram *scram;	/* a SCRAM login in progress, or NULL */
+	unsigned user_cap;
 	enum auth_mech sasl_mech;	/* the AUTHENTICATE being sent */
 	enum conn_sasl_step sasl_step;
-	bool sasl_verified;	/* the server's SCRAM signature was right */
+	/* Setup steps of the session. */
+	enum conn_step sep_step;	/* the LIST "" "" that asks for it */
+	enum conn_step capa;	/* CAPABILITY when the greeting had none */
+	enum conn_step enable;	/* qresync: ENABLE (due: after the caps) */
+	enum conn_step id;	/* ID on this connection */
+	enum conn_idle idle;	/* IDLE command progress */
 
-	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
-	struct ssl_session_st *tls_sess;	/* --tls-resume: last session */
+	/* The session's life. */
 	uint64_t t_connect;	/* when connect() started */
 	uint64_t t_tls_start;	/* when the STARTTLS handshake started */
 	uint64_t t_connected;	/* when the connection was established */
-	uint64_t t_last_io;
-	bool logout_sent, bye_seen;
-	bool closing;		/* set inside callbacks: stop parsing */
-	bool close_count;	/* count close_err when closing */
-	enum err_kind close_err;
-	enum conn_tls tls;	/* TLS on this connection: none to done */
-	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
-	enum conn_compress z;	/* COMPRESS=DEFLATE: none to on */
-	struct compress_counts zc;	/* the filter's octet counts */
-	bool capa_sent;		/* CAPABILITY asked, reply pending */
-	bool enable_due;	/* qresync: ENABLE waits for post-login caps */
-	bool quit_after_inflight;	/* a BAD: close once nothing is in flight */
-	bool delayed;		/* in a DELAY state or retry pause */
-	bool warned_skip;	/* warned about an unsupported command */
-	bool redact_cont;	/* the pending continuation holds a secret */
-	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
-	enum conn_idle idle;	/* IDLE command progress */
-	bool id_sent;		/* ID sent on this connection */
-	bool disconnect_pending; /* DISCONNECT state: close from the timer */
-	bool planned_close;	/* the close being done is a DISCONNECT state */
 	uint64_t stall_said;	/* when a >15 s stall was last reported */
-	uint64_t t_due;		/* --rate: when the command being sent was due */
 	uint64_t serial;	/* connection number, for tags and logs */
-	bool stopping;		/* conn_drain/conn_halt: no new plan commands */
+	struct event *timer;	/* reconnect backoff, DELAY */
+	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
+	enum conn_logout logout;	/* LOGOUT progress */
+	enum conn_quit quit;	/* a close decided inside a callback */
+	enum conn_end close_end;	/* its outcome and cause, for the */
+	enum err_kind close_err;	/* closed hook */
+	bool sasl_verified;	/* the server's SCRAM signature was right */
+	bool delayed;		/* in a DELAY state or retry pause */
+	bool disconnect_pending; /* DISCONNECT state: close from the timer */
+	bool idle_driver;	/* the IDLE is a driver's: no timer ends it */
+	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
+
+	/* TLS and COMPRESS. */
+	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
+	struct ssl_session_st *tls_sess;	/* --tls-resume: last session */
+	/* A driver's COMPRESS (conn_compress_begin): its done runs once the
+	 * layer is on, so what it sends next goes through it. */
+	conn_done_fn z_done;
+	void *z_done_arg;
+	/* The filter's octet counts: allocated by the first COMPRESS, then
+	 * kept (the filter points at them while it lives). */
+	struct compress_counts *zc;
+	enum conn_tls tls;	/* TLS on this connection: none to done */
+	enum conn_compress z;	/* COMPRESS=DEFLATE: none to on */
 };
+
+/* A new in-flight slot, the last of c->fl; a session's first command
+ * beyond CONN_FL_INLINE moves the slots to the heap. */
+void conn_fl_grow(struct conn *c);
+static inline struct inflight *
+conn_fl_push(struct conn *c)
+{
+	if (c->n_fl == CONN_FL_INLINE && c->fl == c->fl_inline)
+		conn_fl_grow(c);
+	return &c->fl[c->n_fl++];
+}
 
 void conn_starttls_upgrade(struct conn *c);
 /* The bufferevent callbacks (conn_io.c). */
 void conn_read_cb(struct bufferevent *bev, void *arg);
 void conn_sock_read_cb(int fd, short what, void *arg);
 void conn_write_now(struct conn *c);
+/* Octets were queued on c->bev's output: make sure its write event will
+ * carry them if conn_write_now() does not (it turns the event off). */
+void conn_out_queued(struct conn *c);
 void conn_write_cb(struct bufferevent *bev, void *arg);
 void conn_event_cb(struct bufferevent *bev, short what, void *arg);
 void conn_count_received(struct conn *c, uint64_t n);
@@ -218,9 +303,27 @@ void conn_idle_done(struct conn *c);
 void conn_sync_wire(struct conn *c);
 /* Count octets handed to / taken from the IMAP layer. */
 void conn_count_sent(struct conn *c, uint64_t n);
-void conn_close(struct conn *c, enum err_kind why, bool count_err);
+/* Tear the session down and tell the driver (the closed hook) how it
+ * ended and why.  Counts nothing but what was in flight: a failure's
+ * error is counted where it is found (conn_fail). */
+void conn_close(struct conn *c, enum conn_end end, enum err_kind why);
+/* How a session closed now ends: after LOGOUT's BYE a logout, while
+ * stopping stopped, else failed. */
+enum conn_end conn_end_now(const struct conn *c);
 /* Count errno e from bind/connect as "out of local ports" when it is. */
 void conn_count_port_error(struct conn *c, int e);
+/* Forget the last session's state: a new one starts (conn_connect.c). */
+void conn_reset_session(struct conn *c);
+/* The TCP connection is up (BEV_EVENT_CONNECTED, or a plain socket's first
+ * read): now the greeting is awaited. */
+void conn_connected(struct conn *c, uint64_t now);
+/* A plain socket still connecting turned readable; e is recv()'s errno (0
+ * when it returned data or EOF).  True when the caller must stop: nothing
+ * to read yet, or the connect failed (counted and closed). */
+bool conn_connect_result(struct conn *c, int e);
+/* A plain socket's connect as seen from the timeout tick: true when TCP
+ * is up (the greeting is awaited from now on). */
+bool conn_connect_poll(struct conn *c, uint64_t now);
 int conn_on_resp(void *arg, const struct imap_resp *r);
 void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
@@ -238,6 +341,10 @@ bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
 bool conn_delay_start(struct conn *c);
 void conn_disconnect_soon(struct conn *c);
 void conn_flush_cont(struct conn *c);
+/* Make c->cont and c->cont_splits, if not yet there; drop what c->cont
+ * holds (it may be NULL). */
+void conn_cont_open(struct conn *c);
+void conn_cont_clear(struct conn *c);
 /* AUTHENTICATE (conn_sasl.c): the mechanism of a login state, the command
  * text after the tag, the challenges, and the tagged reply (false: an OK
  * that must not count as a login). */
@@ -247,7 +354,19 @@ bool conn_sasl_active(const struct conn *c);
 void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
 bool conn_sasl_end(struct conn *c, bool ok);
 /* Ask for the connection to be closed once the parser callback returns. */
-void conn_close_later(struct conn *c, enum err_kind why, bool count_err);
+void conn_close_later(struct conn *c, enum conn_end end, enum err_kind why);
+
+/* Driver commands (conn_driver.c): a tagged reply to one (counted
+ * already), and the end of those still in flight when the session ends. */
+void conn_driver_reply(struct conn *c, const struct inflight *f,
+		       enum stats_reply rep, const struct imap_resp *r);
+void conn_driver_abandon(struct conn *c);
+/* A tagged BAD: logged; the session ends once nothing is in flight. */
+void conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r);
+/* The body literal of an APPEND: with a Message-ID line when the message
+ * needs one; returns the octets it carries (0: too many literals). */
+uint64_t conn_add_body(struct conn *c, struct imap_cmd *cmd,
+		       const struct msg *m);
 
 /* A SELECT is being sent: a fresh view of the model; its violations. */
 void conn_view_select(struct conn *c);

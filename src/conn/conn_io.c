@@ -10,8 +10,6 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-/* ev_write, to disarm it after writing ourselves (conn_write_now) */
-#include <event2/bufferevent_struct.h>
 #include <event2/event.h>
 #include <event2/util.h>
 
@@ -23,6 +21,7 @@
 #include "rawlog.h"
 #include "tls.h"
 #include "shared.h"
+#include "xmalloc.h"
 
 void
 conn_sync_wire(struct conn *c)
@@ -32,8 +31,8 @@ conn_sync_wire(struct conn *c)
 	if (c->bev == NULL)
 		return;
 	if (c->z == CONN_Z_ON && !c->tls_layer) {
-		in = c->zc.wire_in;
-		out = c->zc.wire_out;
+		in = c->zc->wire_in;
+		out = c->zc->wire_out;
 	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->z == CONN_Z_ON ?
 			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
 		return;
@@ -69,7 +68,9 @@ conn_sock_reads_off(struct conn *c)
 		return;
 	event_del(c->rd_ev);
 	c->own_reads = false;
-	bufferevent_enable(c->bev, EV_READ);
+	/* The layer writes through this bufferevent too: its write event
+	 * must be on again (conn_write_now turns it off). */
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
 }
 
 /* STARTTLS said OK: put a TLS filter over the plain bufferevent.  Called
@@ -94,7 +95,7 @@ conn_starttls_upgrade(struct conn *c)
 	c->t_tls_start = clock_us();
 	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
 	c->caps = 0;
-	c->capa_sent = false;
+	c->capa = CONN_STEP_NONE;
 	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(tls, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -116,7 +117,9 @@ conn_compress_upgrade(struct conn *c)
 		/* From here the filter counts the wire octets. */
 		c->wire_in = c->wire_out = 0;
 	}
-	z = compress_bev_new(c->bev, -1, &c->zc, err, sizeof(err));
+	if (c->zc == NULL)
+		c->zc = xcalloc(1, sizeof(*c->zc));
+	z = compress_bev_new(c->bev, -1, c->zc, err, sizeof(err));
 	if (z == NULL) {
 		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", err);
 		return;
@@ -131,6 +134,11 @@ conn_compress_upgrade(struct conn *c)
 	bufferevent_setwatermark(z, EV_READ, 0, CONN_INFLATE_AHEAD);
 	bufferevent_enable(z, EV_READ | EV_WRITE);
 	conn_send_more(c);
+	if (c->z_done != NULL) {
+		conn_done_fn done = c->z_done;
+		c->z_done = NULL;
+		done(c->z_done_arg, c, CONN_REPLY_OK, "", 0);
+	}
 }
 
 /* The output drained below CONN_OUT_LOW: room for more commands. */
@@ -169,8 +177,8 @@ conn_feed(struct conn *c, const char *data, size_t len)
 		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
 		return -1;
 	}
-	if (c->closing) {
-		conn_close(c, c->close_err, c->close_count);
+	if (c->quit == CONN_QUIT_NOW) {
+		conn_close(c, c->close_end, c->close_err);
 		return -1;
 	}
 	return n;
@@ -230,6 +238,9 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	ssize_t got = recv(fd, c->env->rbuf, CONN_MAX_READ, 0);
 
+	if (c->st == CONN_S_CONNECTING &&
+	    conn_connect_result(c, got < 0 ? errno : 0))
+		return;
 	if (got < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
@@ -259,6 +270,13 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 	conn_write_now(c);
 }
 
+void
+conn_out_queued(struct conn *c)
+{
+	if (!(bufferevent_get_enabled(c->bev) & EV_WRITE))
+		bufferevent_enable(c->bev, EV_WRITE);
+}
+
 /* Write what the commands just queued right here, instead of through the
  * bufferevent's write event: that event costs an epoll_ctl() to arm, a
  * loop turn to fire and another epoll_ctl() to disarm, per batch.  Only
@@ -276,9 +294,10 @@ conn_write_now(struct conn *c)
 				  CONN_MAX_WRITE) < 0)
 		return;	/* EAGAIN or an error: the write event handles it */
 	if (evbuffer_get_length(out) == 0) {
-		/* armed by the bufferevent when we queued; in the same loop
-		 * turn, so libevent's changelist cancels it without a call */
-		event_del(&c->bev->ev_write);
+		/* Its write event was armed when we queued (conn_out_queued),
+		 * in this loop turn, so libevent's changelist cancels it
+		 * without a system call; the next queue turns it on again. */
+		bufferevent_disable(c->bev, EV_WRITE);
 	}
 }
 
@@ -303,10 +322,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 			conn_send_more(c);
 			return;
 		}
-		c->st = CONN_S_GREETING;
-		c->t_last_io = c->t_connected = now;
-		if (c->own_reads)
-			event_add(c->rd_ev, NULL);
+		/* (A plain socket's connect is ours: conn_connect_plain.) */
+		conn_connected(c, now);
 		if (c->env->cfg->tls == TLS_IMPLICIT) {
 			hist_record(c->env->stats->tls_lat, now - c->t_connect);
 			ctr_add(&c->env->stats->tls_handshakes, 1);
@@ -318,8 +335,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	bool verify;
-	if (c->z == CONN_Z_ON && compress_error(&c->zc) != NULL) {
-		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(&c->zc));
+	if (c->z == CONN_Z_ON && compress_error(c->zc) != NULL) {
+		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(c->zc));
 		return;
 	}
 	if (tls_bev_error(c->z == CONN_Z_ON ? bufferevent_get_underlying(bev) : bev,
@@ -352,8 +369,8 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->bev != bev)
 			return;
 	}
-	if (c->logout_sent && c->bye_seen) {
-		conn_close(c, ERR_DISCONNECT, false);
+	if (c->logout == CONN_LOGOUT_BYE) {
+		conn_close(c, CONN_END_LOGOUT, ERR_DISCONNECT);
 		return;
 	}
 	if (what & BEV_EVENT_EOF)

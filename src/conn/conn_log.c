@@ -25,6 +25,7 @@ conn_inflight_name(const struct inflight *f)
 	return op_table[f->op].name;
 }
 
+/* The line, unless CONN_LOG_MAX_PER_KIND of its kind were shown. */
 static void
 conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
 {
@@ -44,33 +45,19 @@ conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
 }
 
 void
-conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
+conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
+	 const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	conn_vlog_err(c, kind, fmt, ap);
 	va_end(ap);
-}
-
-void
-conn_fail(struct conn *c, enum err_kind kind, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	conn_vlog_err(c, kind, fmt, ap);
-	va_end(ap);
-	conn_close(c, kind, true);
-}
-
-void
-conn_fail_later(struct conn *c, enum err_kind kind, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	conn_vlog_err(c, kind, fmt, ap);
-	va_end(ap);
-	conn_close_later(c, kind, true);
+	if (then == CONN_ERR_LOG_ONLY)
+		return;
+	stats_err(c->env->stats, kind);
+	if (then == CONN_ERR_CLOSE)
+		conn_close(c, conn_end_now(c), kind);
+	else
+		conn_close_later(c, conn_end_now(c), kind);
 }

@@ -10,16 +10,20 @@
 /* How many full lines of each error kind a run prints. */
 #define CONN_LOG_MAX_PER_KIND 5
 
-void conn_log_err(struct conn *c, enum err_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* What follows the error line: nothing (conn_log_err), or counting one
+ * error of `kind` and closing the connection now (conn_fail) or once the
+ * parser's callback returns (conn_fail_later, for those callbacks).  One
+ * function; the three names say which at the call. */
+enum conn_err_then { CONN_ERR_LOG_ONLY, CONN_ERR_CLOSE, CONN_ERR_CLOSE_LATER };
 
-/* The connection failed: the error line (as conn_log_err), then close it,
- * counting one error of `kind`.  conn_fail_later is for the parser's
- * callbacks: the close happens once the callback returns. */
-void conn_fail(struct conn *c, enum err_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void conn_fail_later(struct conn *c, enum err_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+void conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
+	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define conn_log_err(c, kind, ...) \
+	conn_err((c), (kind), CONN_ERR_LOG_ONLY, __VA_ARGS__)
+#define conn_fail(c, kind, ...) \
+	conn_err((c), (kind), CONN_ERR_CLOSE, __VA_ARGS__)
+#define conn_fail_later(c, kind, ...) \
+	conn_err((c), (kind), CONN_ERR_CLOSE_LATER, __VA_ARGS__)
 
 /* "APPEND" or "CAPABILITY" (for internal commands). */
 const char *conn_inflight_name(const struct inflight *f);

@@ -16,38 +16,10 @@
 #include "log.h"
 #include "shared.h"
 
-static const struct {
-	const char *name;
-	unsigned cap;
-} cap_names[] = {
-	{ "LITERAL+", CAP_LITERALPLUS },
-	{ "LITERAL-", CAP_LITERALMINUS },
-	{ "MULTIAPPEND", CAP_MULTIAPPEND },
-	{ "IDLE", CAP_IDLE },
-	{ "UIDPLUS", CAP_UIDPLUS },
-	{ "CONDSTORE", CAP_CONDSTORE },
-	{ "QRESYNC", CAP_QRESYNC },
-	{ "SORT", CAP_SORT },
-	{ "THREAD=REFERENCES", CAP_THREAD },
-	{ "MOVE", CAP_MOVE },
-	{ "STARTTLS", CAP_STARTTLS },
-	{ "SASL-IR", CAP_SASL_IR },
-	{ "AUTH=PLAIN", CAP_AUTH_PLAIN },
-	{ "ENABLE", CAP_ENABLE },
-	{ "ID", CAP_ID },
-	{ "IMAP4rev2", CAP_IMAP4REV2 },
-	{ "COMPRESS=DEFLATE", CAP_COMPRESS },
-	{ "LOGINDISABLED", CAP_LOGINDISABLED },
-};
-
 static void
 conn_parse_caps(struct conn *c, const char *s, size_t n)
 {
-	unsigned caps = CAP_KNOWN;
-	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
-		if (imap_caps_has(s, n, cap_names[i].name))
-			caps |= cap_names[i].cap;
-	c->caps = caps;
+	c->caps = conn_caps_parse(s, n);
 }
 
 /* A [CAPABILITY ...] response code in a status response. */
@@ -63,11 +35,11 @@ conn_caps_from_code(struct conn *c, const struct imap_resp *r)
 }
 
 void
-conn_close_later(struct conn *c, enum err_kind why, bool count_err)
+conn_close_later(struct conn *c, enum conn_end end, enum err_kind why)
 {
-	c->closing = true;
+	c->quit = CONN_QUIT_NOW;
+	c->close_end = end;
 	c->close_err = why;
-	c->close_count = count_err;
 }
 
 static int
@@ -158,10 +130,10 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	}
 	switch (r->cond) {
 	case IMAP_COND_BYE:
-		c->bye_seen = true;
-		if (!c->logout_sent) {
+		if (c->logout == CONN_LOGOUT_NONE)
 			conn_fail_later(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
-		}
+		else
+			c->logout = CONN_LOGOUT_BYE;
 		return;
 	case IMAP_COND_OK:
 	case IMAP_COND_NO:
@@ -221,7 +193,7 @@ conn_enable_qresync(struct conn *c)
 	const struct config *cfg = c->env->cfg;
 	struct shared_live *live = c->env->sh->live;
 
-	c->enable_due = false;
+	c->enable = CONN_STEP_DONE;
 	if ((c->caps & CAP_ENABLE) && (c->caps & CAP_QRESYNC)) {
 		conn_send_internal(c, CONN_I_ENABLE, cfg->imap4rev2 ?
 				   "ENABLE QRESYNC IMAP4rev2" : "ENABLE QRESYNC");
@@ -236,9 +208,13 @@ static void
 conn_internal_reply(struct conn *c, const struct inflight *f,
 		    const struct imap_resp *r)
 {
+	if (f->internal == CONN_I_CAPABILITY && c->capa == CONN_STEP_SENT)
+		c->capa = CONN_STEP_DONE;
+	if (f->internal == CONN_I_ID)
+		c->id = CONN_STEP_DONE;
 	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
 		c->caps = CAP_KNOWN;	/* answered without a list: none */
-	if (f->internal == CONN_I_CAPABILITY && c->enable_due &&
+	if (f->internal == CONN_I_CAPABILITY && c->enable == CONN_STEP_DUE &&
 	    c->lstate != LSTATE_NONAUTH)
 		conn_enable_qresync(c);
 	if (f->internal == CONN_I_STARTTLS) {
@@ -334,17 +310,32 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	    cfg->states[OP_MRENAME].prob || cfg->states[OP_MSUBS].prob))
 		/* Mailbox names use the server's hierarchy separator. */
 	{
-		c->sep_pending = true;
+		c->sep_step = CONN_STEP_SENT;
 		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
 	if (cfg->qresync) {
 		if (caps_follow)
-			c->enable_due = true;
+			c->enable = CONN_STEP_DUE;
 		else
 			conn_enable_qresync(c);
 	}
 	if (c->env->hooks->logged_in != NULL)
 		c->env->hooks->logged_in(c->env->hook_arg, c);
+}
+
+void
+conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r)
+{
+	/* imaptest gives up on a session after BAD.  What is still in flight
+	 * (pipelined APPENDs, say) may be done by the server all the same:
+	 * nothing new is sent, and the connection closes once their replies
+	 * are read and counted. */
+	conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s", op_table[op].name,
+		     r->line);
+	if (c->n_fl == 0)
+		conn_close_later(c, conn_end_now(c), ERR_BAD);
+	else
+		c->quit = CONN_QUIT_AFTER_INFLIGHT;
 }
 
 static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
@@ -353,7 +344,10 @@ static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
 static void
 conn_tagged(struct conn *c, const struct imap_resp *r)
 {
-	uint64_t now = clock_us();
+	/* When the read that carried this reply returned (conn_io.c sets
+	 * it before parsing): the replies of one read arrived together, and
+	 * parsing the ones before this is our time, not the server's. */
+	uint64_t now = c->t_last_io;
 	uint32_t tag = conn_parse_tag(c, r);
 	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
 
@@ -368,18 +362,19 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		/* A tagged reply instead of "+" (RFC 3501 7.5: the server
 		 * refused the literal): the command is over, so is the rest
 		 * of it we were holding, and the connection is free. */
-		evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
+		conn_cont_clear(c);
 		c->cont_wait = false;
 		c->redact_cont = false;
 	}
 
 	if (f.internal == CONN_I_CHECK)
-		c->cp_waiting = false;
+		c->cp = c->cp == CONN_CP_SENT ? CONN_CP_ANSWERED :
+		    c->cp == CONN_CP_STALE ? CONN_CP_NONE : c->cp;
 	if (f.internal == CONN_I_LIST)
-		c->sep_pending = false;
+		c->sep_step = CONN_STEP_DONE;
 	conn_tagged_effects(c, &f, r, now);
-	if (c->quit_after_inflight && c->n_fl == 0 && !c->closing)
-		conn_close_later(c, ERR_BAD, false);
+	if (c->quit == CONN_QUIT_AFTER_INFLIGHT && c->n_fl == 0)
+		conn_close_later(c, conn_end_now(c), ERR_BAD);
 	/* Only now, with the reply's effects (login state, ...) applied. */
 	if (c->env->hooks->replied != NULL)
 		c->env->hooks->replied(c->env->hook_arg, c);
@@ -393,6 +388,11 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 
 	if (f.internal != CONN_I_NONE) {
 		conn_internal_reply(c, &f, r);
+		if (f.done != NULL)	/* a driver's ENABLE (conn_enable) */
+			f.done(f.done_arg, c, r->cond == IMAP_COND_OK ?
+			       CONN_REPLY_OK : r->cond == IMAP_COND_NO ?
+			       CONN_REPLY_NO : CONN_REPLY_BAD, r->text,
+			       r->text_len);
 		return;
 	}
 	enum op op = (enum op)f.op;
@@ -404,22 +404,17 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 				 now - f.t_sent);
 	else
 		stats_cmd(c->env->stats, op, rep, now - f.t_sent);
-	if (rep == STATS_OK && op != OP_LOGOUT && !c->logout_sent && c->n_fl == 0 &&
+	if (f.done != NULL) {
+		conn_driver_reply(c, &f, rep, r);
+		return;
+	}
+	if (rep == STATS_OK && op != OP_LOGOUT && c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
 	    !c->disconnect_pending && c->env->cfg->states[OP_DISCONNECT].prob > 0 &&
 	    rng_pct(&c->rng, c->env->cfg->states[OP_DISCONNECT].prob))
 		conn_disconnect_soon(c);
 
 	if (rep == STATS_BAD) {
-		/* imaptest gives up on a session after BAD.  What is still in
-		 * flight (pipelined APPENDs, say) may be done by the server
-		 * all the same: nothing new is sent, and the connection closes
-		 * once their replies are read and counted. */
-		conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s",
-			     op_table[op].name, r->line);
-		if (c->n_fl == 0)
-			conn_close_later(c, ERR_BAD, false);
-		else
-			c->quit_after_inflight = true;
+		conn_bad_reply(c, op, r);
 		return;
 	}
 	if (benign == BENIGN_TRYCREATE) {
@@ -444,7 +439,8 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		} else {
 			/* Counted as "login" (and as NO above); the totals of
 			 * errors leave "login" out, so nothing counts twice. */
-			conn_close_later(c, ERR_LOGIN, true);
+			stats_err(c->env->stats, ERR_LOGIN);
+			conn_close_later(c, conn_end_now(c), ERR_LOGIN);
 		}
 		return;
 	case OP_SELECT:
@@ -483,7 +479,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 		return;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
-		conn_close_later(c, ERR_DISCONNECT, false);
+		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
 		return;
 	default:
 		return;
@@ -498,6 +494,14 @@ conn_idle_started(struct conn *c)
 	uint32_t ms = 1 + rng_below(&c->rng, CONN_IDLE_MAX_MS);
 	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
 	c->idle = CONN_IDLE_ACTIVE;
+	if (c->idle_driver) {
+		/* The driver's IDLE lasts until it says DONE (or a drain). */
+		if (c->stopping)
+			conn_idle_done(c);
+		else if (c->env->hooks->idle_started != NULL)
+			c->env->hooks->idle_started(c->env->hook_arg, c);
+		return;
+	}
 	if (c->stopping)
 		tv.tv_sec = tv.tv_usec = 0;
 	evtimer_add(c->timer, &tv);
@@ -526,11 +530,14 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		break;
 	case IMAP_UNTAGGED:
 		conn_untagged(c, r);
+		if (c->env->hooks->untagged != NULL && c->quit != CONN_QUIT_NOW &&
+		    c->lstate != LSTATE_NONAUTH)
+			c->env->hooks->untagged(c->env->hook_arg, c, r);
 		break;
 	case IMAP_TAGGED:
 		conn_tagged(c, r);
 		break;
 	}
-	return c->closing || c->tls == CONN_TLS_UPGRADE ||
+	return c->quit == CONN_QUIT_NOW || c->tls == CONN_TLS_UPGRADE ||
 	    c->z == CONN_Z_UPGRADE ? 1 : 0;
 }

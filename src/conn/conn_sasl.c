@@ -41,6 +41,7 @@ sasl_send(struct conn *c, const void *data, size_t len)
 	rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
 	conn_count_sent(c, n);
 	bufferevent_write(c->bev, b64, n);
+	conn_out_queued(c);
 	conn_write_now(c);
 	OPENSSL_cleanse(b64, sizeof(b64));
 }
@@ -104,7 +105,7 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 		imap_cmd_adds(cmd, " ");
 	} else {
 		imap_cmd_adds(cmd, "\r\n");
-		cmd->splits[cmd->n_splits++] = evbuffer_get_length(cmd->buf);
+		cmd->splits[cmd->n_splits++] = imap_cmd_len(cmd);
 	}
 	imap_cmd_add(cmd, b64, n);
 	OPENSSL_cleanse(raw, sizeof(raw));

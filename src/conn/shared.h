@@ -16,7 +16,6 @@
 #include "stats.h"
 
 struct config;
-struct cp_coord;
 struct msg_pool;
 struct tls_ctx;
 struct userfile;
@@ -46,11 +45,6 @@ struct shared {
 	const struct userfile *users;	/* userfile=, or NULL */
 	uint64_t run_id;		/* for Message-IDs */
 	unsigned n_workers;
-	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
-					 * point (checkpoint.c; connections
-					 * never use it), else NULL */
-	int latency_log_fd;		/* --latency-log (only when cfg has
-					 * it; the stats shards write it) */
 	struct shared_live *live;	/* the mutable part */
 };
 

@@ -156,5 +156,10 @@ imap_resp_kw(const struct imap_resp *r)
 /* Does the space-separated capability list s (len n) contain cap
  * (case-insensitive, whole word)? */
 bool imap_caps_has(const char *s, size_t n, const char *cap);
+/* The next name in a space-separated capability list s[0..n) from *pos
+ * (start with 0): sets name and len and moves *pos past it; false once
+ * none is left. */
+bool imap_caps_next(const char *s, size_t n, size_t *pos, const char **name,
+		    size_t *len);
 
 #endif

@@ -18,6 +18,37 @@ imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
 	c->after_ref = false;
 	c->n_splits = 0;
 	c->literal_plus = literal_plus;
+	c->text_len = 0;
+	c->inline_on = false;
+}
+
+void
+imap_cmd_inline(struct imap_cmd *c)
+{
+	c->inline_on = true;
+}
+
+bool
+imap_cmd_inline_text(const struct imap_cmd *c, const char **text, size_t *len)
+{
+	if (!c->inline_on)
+		return false;
+	*text = c->text;
+	*len = c->text_len;
+	return true;
+}
+
+/* The inline text goes to buf (empty until now), and so does all that
+ * follows. */
+static void
+cmd_spill(struct imap_cmd *c)
+{
+	if (!c->inline_on)
+		return;
+	c->inline_on = false;
+	if (c->text_len > 0)
+		evbuffer_add(c->buf, c->text, c->text_len);
+	c->text_len = 0;
 }
 
 void
@@ -33,17 +64,32 @@ cmd_out(struct imap_cmd *c)
 	return c->after_ref ? c->side : c->buf;
 }
 
-/* The command's length so far, text still in side included. */
-static size_t
-cmd_len(const struct imap_cmd *c)
+/* Append text where it goes now. */
+static void
+cmd_put(struct imap_cmd *c, const void *s, size_t n)
 {
-	return evbuffer_get_length(c->buf) +
+	if (c->inline_on) {
+		if (n <= sizeof(c->text) - c->text_len) {
+			memcpy(c->text + c->text_len, s, n);
+			c->text_len += n;
+			return;
+		}
+		cmd_spill(c);
+	}
+	evbuffer_add(cmd_out(c), s, n);
+}
+
+size_t
+imap_cmd_len(const struct imap_cmd *c)
+{
+	return c->text_len + evbuffer_get_length(c->buf) +
 	    (c->after_ref ? evbuffer_get_length(c->side) : 0);
 }
 
 void
 imap_cmd_flush(struct imap_cmd *c)
 {
+	cmd_spill(c);
 	if (c->after_ref && evbuffer_get_length(c->side) > 0)
 		evbuffer_add_buffer(c->buf, c->side);
 }
@@ -60,19 +106,30 @@ imap_cmd_add_ref(struct imap_cmd *c, const void *data, size_t n)
 void
 imap_cmd_add(struct imap_cmd *c, const char *s, size_t n)
 {
-	evbuffer_add(cmd_out(c), s, n);
+	cmd_put(c, s, n);
 }
 
 void
 imap_cmd_adds(struct imap_cmd *c, const char *s)
 {
-	evbuffer_add(cmd_out(c), s, strlen(s));
+	cmd_put(c, s, strlen(s));
 }
 
 void
 imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
+	if (c->inline_on) {
+		size_t room = sizeof(c->text) - c->text_len;
+		va_start(ap, fmt);
+		int n = vsnprintf(c->text + c->text_len, room, fmt, ap);
+		va_end(ap);
+		if (n >= 0 && (size_t)n < room) {
+			c->text_len += (size_t)n;
+			return;
+		}
+		cmd_spill(c);	/* did not fit: print it again into buf */
+	}
 	va_start(ap, fmt);
 	evbuffer_add_vprintf(cmd_out(c), fmt, ap);
 	va_end(ap);
@@ -81,20 +138,20 @@ imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
 bool
 imap_cmd_literal(struct imap_cmd *c, uint64_t n)
 {
+	/* "{n+}\r\n" or "{n}\r\n", without printf (every APPEND has one) */
 	char hdr[32];
-	int len;
+	size_t len;
 
-	if (c->literal_plus) {
-		len = snprintf(hdr, sizeof(hdr), "{%llu+}\r\n",
-			       (unsigned long long)n);
-		evbuffer_add(cmd_out(c), hdr, (size_t)len);
-		return true;
-	}
-	if (c->n_splits == IMAP_CMD_MAX_SPLITS)
+	if (!c->literal_plus && c->n_splits == IMAP_CMD_MAX_SPLITS)
 		return false;
-	len = snprintf(hdr, sizeof(hdr), "{%llu}\r\n", (unsigned long long)n);
-	evbuffer_add(cmd_out(c), hdr, (size_t)len);
-	c->splits[c->n_splits++] = cmd_len(c);
+	hdr[0] = '{';
+	len = 1 + imap_fmt_u64(hdr + 1, n);
+	if (c->literal_plus)
+		hdr[len++] = '+';
+	memcpy(hdr + len, "}\r\n", 3);
+	cmd_put(c, hdr, len + 3);
+	if (!c->literal_plus)
+		c->splits[c->n_splits++] = imap_cmd_len(c);
 	return true;
 }
 
@@ -112,24 +169,23 @@ imap_cmd_quotable(const char *s, size_t n)
 bool
 imap_cmd_astring(struct imap_cmd *c, const char *s, size_t n)
 {
-	struct evbuffer *o = cmd_out(c);
 	if (!imap_cmd_quotable(s, n)) {
 		if (!imap_cmd_literal(c, n))
 			return false;
-		evbuffer_add(o, s, n);
+		cmd_put(c, s, n);
 		return true;
 	}
-	evbuffer_add(o, "\"", 1);
+	cmd_put(c, "\"", 1);
 	size_t start = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\\') {
-			evbuffer_add(o, s + start, i - start);
-			evbuffer_add(o, "\\", 1);
+			cmd_put(c, s + start, i - start);
+			cmd_put(c, "\\", 1);
 			start = i;
 		}
 	}
-	evbuffer_add(o, s + start, n - start);
-	evbuffer_add(o, "\"", 1);
+	cmd_put(c, s + start, n - start);
+	cmd_put(c, "\"", 1);
 	return true;
 }
 
@@ -180,5 +236,5 @@ imap_cmd_seqset(struct imap_cmd *c, const uint32_t *seqs, unsigned n)
 	/* 100 numbers of at most 10 digits and a separator each. */
 	char buf[FETCH_SET_MAX_TEXT];
 	size_t len = imap_seqset_str(buf, sizeof(buf), seqs, n);
-	evbuffer_add(cmd_out(c), buf, len);
+	cmd_put(c, buf, len);
 }

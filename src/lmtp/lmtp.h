@@ -43,7 +43,8 @@ enum lmtp_fail {
 	LMTP_F_SHUTDOWN,	/* lmtp_client_free with the delivery pending */
 	LMTP_F_COUNT
 };
-extern const char *const lmtp_fail_name[LMTP_F_COUNT];
+/* lmtp_fail_name[] ("none", "connect", ...) is in actions.h, beside the
+ * counters it names. */
 
 /* Which reply decided a recipient. */
 enum lmtp_phase {
@@ -69,27 +70,10 @@ struct lmtp_result {
 
 typedef void (*lmtp_result_fn)(void *cb_arg, const struct lmtp_result *r);
 
-#define LMTP_CODES 600
-
-/* What the client measured; one writer (the loop), readable by any
- * thread through ctr_get()/hist_* like struct stats. */
-struct lmtp_stats {
-	ctr_t deliveries;	/* lmtp_deliver calls */
-	ctr_t rcpts;		/* recipients in them */
-	ctr_t rcpt_ok;		/* final 2xx */
-	ctr_t rcpt_tempfail;	/* final 4xx */
-	ctr_t rcpt_permfail;	/* final 5xx */
-	ctr_t rcpt_local;	/* no server reply (by kind in fails[]) */
-	ctr_t fails[LMTP_F_COUNT];
-	ctr_t codes[LMTP_CODES];	/* final replies by code */
-	ctr_t sessions;		/* sessions opened */
-	ctr_t sessions_open;	/* gauge */
-	ctr_t transactions;	/* MAIL FROM sent */
-	ctr_t queued_max;	/* gauge: most deliveries ever waiting */
-	ctr_t bytes_sent;	/* message bytes after dot-stuffing */
-	struct hist *lat_total;	/* queued -> final 2xx, us */
-	struct hist *lat_data;	/* final dot written -> 2xx, us */
-};
+/* struct lmtp_stats (what the client measured; one writer, the loop,
+ * readable by any thread through ctr_get()/hist_*) is defined in
+ * src/out/actions.h, so that a worker's stats shard carries one. */
+_Static_assert(LMTP_F_COUNT == LMTP_FAIL_SLOTS, "lmtp_stats.fails fits enum lmtp_fail");
 
 struct lmtp_stats *lmtp_stats_new(void);
 void lmtp_stats_free(struct lmtp_stats *s);	/* NULL is a no-op */

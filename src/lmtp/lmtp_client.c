@@ -23,19 +23,7 @@
 #include "msg.h"
 #include "xmalloc.h"
 
-#define LMTP_MAX_RCPTS 1000
 #define LMTP_TEXT 160	/* reply text kept for on_result */
-
-struct delivery {
-	TAILQ_ENTRY(delivery) q;
-	void *arg;
-	unsigned n;
-	char **rcpt;
-	bool *done;
-	unsigned msg_idx;
-	uint32_t seq;		/* Message-ID number */
-	uint64_t t_queued, t_data_end;
-};
 
 enum step_kind { ST_RSET, ST_MAIL, ST_RCPT, ST_DATA };
 
@@ -52,6 +40,7 @@ struct session {
 	struct bufferevent *bev;
 	enum sess_state st;
 	bool connected, pipelining, used, await_drain, mail_failed;
+	bool direct;			/* lmtp_bev_direct(bev) */
 	struct delivery *cur;
 	struct step *steps;
 	unsigned n_steps, next_send, next_reply;
@@ -78,63 +67,11 @@ struct lmtp_client {
 
 static void kick(struct lmtp_client *c);
 
-static void
-result(struct lmtp_client *c, struct delivery *d, unsigned i, int code,
-       enum lmtp_fail fail, enum lmtp_phase phase, const char *text)
-{
-	struct lmtp_stats *st = c->env.stats;
-	uint64_t now = clock_us();
-
-	if (d->done[i])
-		return;
-	d->done[i] = true;
-	if (st != NULL) {
-		if (fail != LMTP_F_NONE) {
-			ctr_add(&st->rcpt_local, 1);
-			ctr_add(&st->fails[fail], 1);
-		} else {
-			if (code > 0 && code < LMTP_CODES)
-				ctr_add(&st->codes[code], 1);
-			if (code / 100 == 2) {
-				ctr_add(&st->rcpt_ok, 1);
-				hist_record(st->lat_total, now - d->t_queued);
-				if (d->t_data_end != 0)
-					hist_record(st->lat_data,
-						    now - d->t_data_end);
-			} else if (code / 100 == 4) {
-				ctr_add(&st->rcpt_tempfail, 1);
-			} else {
-				ctr_add(&st->rcpt_permfail, 1);
-			}
-		}
-	}
-	if (c->env.on_result == NULL)
-		return;
-	struct lmtp_result r = {
-		.arg = d->arg, .rcpt_idx = i, .rcpt = d->rcpt[i], .code = code,
-		.fail = fail, .phase = phase, .text = text ? text : "",
-		.t_queued_us = d->t_queued, .t_data_end_us = d->t_data_end,
-		.t_reply_us = now,
-	};
-	c->env.on_result(c->env.cb_arg, &r);
-}
-
-static void
-fail_rest(struct lmtp_client *c, struct delivery *d, int code,
-	  enum lmtp_fail fail, enum lmtp_phase phase, const char *text)
-{
-	for (unsigned i = 0; i < d->n; i++)
-		result(c, d, i, code, fail, phase, text);
-}
-
+/* A delivery is done: its memory goes, and the client is one less busy. */
 static void
 delivery_finish(struct lmtp_client *c, struct delivery *d)
 {
-	for (unsigned i = 0; i < d->n; i++)
-		free(d->rcpt[i]);
-	free(d->rcpt);
-	free(d->done);
-	free(d);
+	lmtp_delivery_free(d);
 	c->busy--;
 }
 
@@ -182,22 +119,11 @@ session_kill(struct session *s, enum lmtp_fail why, const char *text)
 	if (s->cur != NULL) {
 		struct delivery *d = s->cur;
 		s->cur = NULL;
-		fail_rest(c, d, 0, why, LMTP_P_SESSION, text);
+		lmtp_delivery_fail_all(&c->env, d, 0, why,
+				       LMTP_P_SESSION, text);
 		delivery_finish(c, d);
 	}
 	kick(c);
-}
-
-static void
-set_timeout(struct session *s, bool on)
-{
-	double t = s->c->env.timeout_s;
-	struct timeval tv = { (time_t)t, (suseconds_t)((t - (double)(time_t)t) * 1e6) };
-
-	if (on)
-		bufferevent_set_timeouts(s->bev, &tv, &tv);
-	else
-		bufferevent_set_timeouts(s->bev, NULL, NULL);
 }
 
 static void
@@ -208,35 +134,37 @@ txn_end(struct session *s)
 
 	s->cur = NULL;
 	s->st = SS_IDLE;
-	set_timeout(s, false);
+	lmtp_set_timeout(s->bev, s->c->env.timeout_s, false);
 	if (d != NULL)
 		delivery_finish(c, d);
 	kick(c);
 }
 
+/* The output buffer just emptied: the final dot is on its way. */
+static void
+out_drained(struct session *s)
+{
+	if (s->await_drain && s->st == SS_DOT && s->cur != NULL) {
+		s->cur->t_data_end = clock_us();
+		s->await_drain = false;
+	}
+}
+
+/* What was queued goes to the socket now, not a loop turn later; the
+ * write event is on only while the kernel has not taken all of it. */
+static void
+flush_now(struct session *s)
+{
+	if (!s->direct || !s->connected || s->st == SS_DEAD)
+		return;	/* (a pair or a filter keeps its write event on) */
+	if (lmtp_write_now(s->bev))
+		out_drained(s);
+}
+
 static void
 send_body(struct session *s)
 {
-	struct lmtp_client *c = s->c;
-	struct delivery *d = s->cur;
-	struct evbuffer *out = bufferevent_get_output(s->bev);
-	size_t before = evbuffer_get_length(out);
-	const struct msg *m = msg_pool_get(c->env.pool,
-					   d->msg_idx % msg_pool_count(c->env.pool));
-	bool bol = true;
-
-	if (m->needs_id) {
-		char id[MSG_ID_LINE_LEN + 1];
-		msg_id_line(id, c->env.run_id, d->seq);
-		lmtp_dot_stuff(out, id, MSG_ID_LINE_LEN, &bol);
-	}
-	lmtp_dot_stuff(out, m->data, m->len, &bol);
-	if (!bol)
-		evbuffer_add(out, "\r\n", 2);
-	evbuffer_add(out, ".\r\n", 3);
-	if (c->env.stats != NULL)
-		ctr_add(&c->env.stats->bytes_sent, evbuffer_get_length(out) - before);
-	d->t_data_end = clock_us();
+	lmtp_delivery_write(&s->c->env, s->cur, bufferevent_get_output(s->bev));
 	s->await_drain = true;
 	s->st = SS_DOT;
 	s->n_dot = 0;
@@ -259,18 +187,18 @@ send_steps(struct session *s)
 		}
 		switch (st->kind) {
 		case ST_RSET:
-			bufferevent_write(s->bev, "RSET\r\n", 6);
+			evbuffer_add(bufferevent_get_output(s->bev), "RSET\r\n", 6);
 			break;
 		case ST_MAIL:
-			evbuffer_add_printf(bufferevent_get_output(s->bev),
-					    "MAIL FROM:<%s>\r\n", c->env.mail_from);
+			evbuffer_add_printf(bufferevent_get_output(s->bev), "MAIL FROM:<%s>\r\n",
+					    c->env.mail_from);
 			break;
 		case ST_RCPT:
-			evbuffer_add_printf(bufferevent_get_output(s->bev),
-					    "RCPT TO:<%s>\r\n", d->rcpt[st->rcpt]);
+			evbuffer_add_printf(bufferevent_get_output(s->bev), "RCPT TO:<%s>\r\n",
+					    d->rcpt[st->rcpt]);
 			break;
 		case ST_DATA:
-			bufferevent_write(s->bev, "DATA\r\n", 6);
+			evbuffer_add(bufferevent_get_output(s->bev), "DATA\r\n", 6);
 			break;
 		}
 		s->next_send++;
@@ -299,8 +227,9 @@ txn_start(struct session *s, struct delivery *d)
 	s->st = SS_TXN;
 	if (s->c->env.stats != NULL)
 		ctr_add(&s->c->env.stats->transactions, 1);
-	set_timeout(s, true);
+	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
 	send_steps(s);
+	flush_now(s);
 }
 
 /* A complete reply while in a transaction. */
@@ -326,7 +255,8 @@ step_reply(struct session *s, int code, const char *text)
 	case ST_MAIL:
 		if (!ok) {
 			s->mail_failed = true;
-			fail_rest(c, d, code, LMTP_F_NONE, LMTP_P_MAIL, text);
+			lmtp_delivery_fail_all(&c->env, d, code, LMTP_F_NONE,
+					       LMTP_P_MAIL, text);
 			if (!s->pipelining) {
 				txn_end(s);
 				return;
@@ -339,8 +269,8 @@ step_reply(struct session *s, int code, const char *text)
 		if (ok)
 			s->accepted[s->n_accepted++] = st->rcpt;
 		else
-			result(c, d, st->rcpt, code, LMTP_F_NONE, LMTP_P_RCPT,
-			       text);
+			lmtp_delivery_result(&c->env, d, st->rcpt, code,
+					     LMTP_F_NONE, LMTP_P_RCPT, text);
 		break;
 	case ST_DATA:
 		if (s->mail_failed || s->n_accepted == 0) {
@@ -357,7 +287,8 @@ step_reply(struct session *s, int code, const char *text)
 			send_body(s);
 			return;
 		}
-		fail_rest(c, d, code, LMTP_F_NONE, LMTP_P_DATA, text);
+		lmtp_delivery_fail_all(&c->env, d, code, LMTP_F_NONE,
+				       LMTP_P_DATA, text);
 		txn_end(s);
 		return;
 	}
@@ -369,7 +300,8 @@ dot_reply(struct session *s, int code, const char *text)
 {
 	unsigned i = s->accepted[s->n_dot++];
 
-	result(s->c, s->cur, i, code, LMTP_F_NONE, LMTP_P_DOT, text);
+	lmtp_delivery_result(&s->c->env, s->cur, i, code, LMTP_F_NONE,
+			     LMTP_P_DOT, text);
 	if (s->n_dot == s->n_accepted)
 		txn_end(s);
 }
@@ -382,19 +314,18 @@ reply_done(struct session *s, int code, const char *text)
 	switch (s->st) {
 	case SS_GREETING:
 		if (code != 220) {
-			fail_rest(c, s->cur, code, LMTP_F_NONE, LMTP_P_SESSION,
-				  text);
+			lmtp_delivery_fail_all(&c->env, s->cur, code, LMTP_F_NONE,
+					       LMTP_P_SESSION, text);
 			session_kill(s, LMTP_F_PROTOCOL, text);
 			return;
 		}
-		evbuffer_add_printf(bufferevent_get_output(s->bev),
-				    "LHLO %s\r\n", c->env.lhlo_name);
+		evbuffer_add_printf(bufferevent_get_output(s->bev), "LHLO %s\r\n", c->env.lhlo_name);
 		s->st = SS_LHLO;
 		return;
 	case SS_LHLO:
 		if (code != 250) {
-			fail_rest(c, s->cur, code, LMTP_F_NONE, LMTP_P_SESSION,
-				  text);
+			lmtp_delivery_fail_all(&c->env, s->cur, code, LMTP_F_NONE,
+					       LMTP_P_SESSION, text);
 			session_kill(s, LMTP_F_PROTOCOL, text);
 			return;
 		}
@@ -463,7 +394,7 @@ read_cb(struct bufferevent *bev, void *arg)
 			if (evbuffer_get_length(in) > max)
 				session_kill(s, LMTP_F_PROTOCOL,
 					     "reply line over the length limit");
-			return;
+			break;
 		}
 		if ((size_t)p.pos > max) {
 			session_kill(s, LMTP_F_PROTOCOL,
@@ -475,18 +406,13 @@ read_cb(struct bufferevent *bev, void *arg)
 		evbuffer_drain(in, eol_len);
 		handle_line(s, s->line, (size_t)p.pos);
 	}
+	flush_now(s);	/* what the replies queued */
 }
 
 static void
 write_cb(struct bufferevent *bev, void *arg)
 {
-	struct session *s = arg;
-
-	/* The output buffer just emptied: the final dot is on its way. */
-	if (s->await_drain && s->st == SS_DOT && s->cur != NULL) {
-		s->cur->t_data_end = clock_us();
-		s->await_drain = false;
-	}
+	out_drained(arg);
 }
 
 static void
@@ -525,7 +451,8 @@ session_open(struct lmtp_client *c, struct delivery *d)
 		}
 	}
 	if (bev == NULL) {
-		fail_rest(c, d, 0, LMTP_F_CONNECT, LMTP_P_SESSION, "connect failed");
+		lmtp_delivery_fail_all(&c->env, d, 0, LMTP_F_CONNECT,
+				       LMTP_P_SESSION, "connect failed");
 		delivery_finish(c, d);
 		return;
 	}
@@ -533,6 +460,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 	s->c = c;
 	s->bev = bev;
 	s->connected = connected;
+	s->direct = lmtp_bev_direct(bev);
 	s->st = SS_GREETING;
 	s->cur = d;
 	s->line = xmalloc(c->env.max_line + 1);
@@ -543,7 +471,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 		ctr_set(&c->env.stats->sessions_open, c->n_sessions);
 	}
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
-	set_timeout(s, true);
+	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 
@@ -610,16 +538,8 @@ lmtp_deliver(struct lmtp_client *c, const char *const *rcpts, unsigned n,
 	for (unsigned i = 0; i < n; i++)
 		if (rcpts[i] == NULL || !lmtp_addr_ok(rcpts[i]))
 			return -1;
-	struct delivery *d = xcalloc(1, sizeof(*d));
-	d->arg = arg;
-	d->n = n;
-	d->rcpt = xcalloc(n, sizeof(*d->rcpt));
-	d->done = xcalloc(n, sizeof(*d->done));
-	for (unsigned i = 0; i < n; i++)
-		d->rcpt[i] = xstrdup(rcpts[i]);
-	d->msg_idx = msg_idx;
+	struct delivery *d = lmtp_delivery_new(rcpts, n, msg_idx, arg);
 	d->seq = c->seq++;
-	d->t_queued = clock_us();
 	TAILQ_INSERT_TAIL(&c->queue, d, q);
 	c->n_queued++;
 	c->busy++;
@@ -657,15 +577,16 @@ lmtp_client_free(struct lmtp_client *c)
 	while ((s = TAILQ_FIRST(&c->sessions)) != NULL) {
 		TAILQ_REMOVE(&c->sessions, s, link);
 		if (s->cur != NULL) {
-			fail_rest(c, s->cur, 0, LMTP_F_SHUTDOWN, LMTP_P_SESSION,
-				  "shutdown");
+			lmtp_delivery_fail_all(&c->env, s->cur, 0, LMTP_F_SHUTDOWN,
+					       LMTP_P_SESSION, "shutdown");
 			delivery_finish(c, s->cur);
 		}
 		session_free(s);
 	}
 	while ((d = TAILQ_FIRST(&c->queue)) != NULL) {
 		TAILQ_REMOVE(&c->queue, d, q);
-		fail_rest(c, d, 0, LMTP_F_SHUTDOWN, LMTP_P_SESSION, "shutdown");
+		lmtp_delivery_fail_all(&c->env, d, 0, LMTP_F_SHUTDOWN,
+				       LMTP_P_SESSION, "shutdown");
 		delivery_finish(c, d);
 	}
 	reap_cb(-1, 0, c);

@@ -1,5 +1,6 @@
 /* lmtp_int.h: private between src/lmtp/ files: the wire helpers
- * (lmtp_wire.c) and the client (lmtp_client.c). */
+ * (lmtp_wire.c), a delivery and its results (lmtp_delivery.c) and the
+ * client (lmtp_client.c). */
 #ifndef IMAPSTRESS_LMTP_INT_H
 #define IMAPSTRESS_LMTP_INT_H
 
@@ -7,6 +8,44 @@
 #include <stddef.h>
 
 #include "lmtp/lmtp.h"
+#include <stdint.h>
+#include <sys/queue.h>
+
+#define LMTP_MAX_RCPTS 1000
+
+/* One lmtp_deliver() call: its recipients and which of them have had
+ * their result (lmtp_delivery.c; queued and sent by lmtp_client.c). */
+struct delivery {
+	TAILQ_ENTRY(delivery) q;
+	void *arg;
+	unsigned n;
+	char **rcpt;
+	bool *done;
+	unsigned msg_idx;
+	uint32_t seq;		/* Message-ID number */
+	uint64_t t_queued, t_data_end;
+};
+
+/* A delivery for rcpts[0..n-1] (copied), queued now. */
+struct delivery *lmtp_delivery_new(const char *const *rcpts, unsigned n,
+				   unsigned msg_idx, void *arg);
+void lmtp_delivery_free(struct delivery *d);
+/* The message after DATA's 354: its Message-ID line if it wants one, the
+ * body dot-stuffed, the final dot; counted in env->stats, and the time it
+ * was queued is t_data_end (until the output drains). */
+struct evbuffer;
+void lmtp_delivery_write(const struct lmtp_env *env, struct delivery *d,
+			 struct evbuffer *out);
+/* Recipient i's one result: counted in env->stats and passed to
+ * env->on_result; a second result for the same recipient is ignored. */
+void lmtp_delivery_result(const struct lmtp_env *env, struct delivery *d,
+			  unsigned i, int code, enum lmtp_fail fail,
+			  enum lmtp_phase phase, const char *text);
+/* The same for every recipient still without one. */
+void lmtp_delivery_fail_all(const struct lmtp_env *env, struct delivery *d,
+			    int code, enum lmtp_fail fail,
+			    enum lmtp_phase phase, const char *text);
+
 
 /* One reply line, without its CRLF: "250-text", "250 text" or "250".
  * Fills the code (200..599), whether it is the reply's last line, and the
@@ -17,6 +56,22 @@ int lmtp_reply_line(const char *line, size_t len, int *code, bool *last,
 /* Copies text into out (n bytes) escaped (escape.h): server text never
  * reaches a terminal or a log raw. */
 void lmtp_printable(char *out, size_t n, const char *text, size_t len);
+
+struct bufferevent;
+/* bev's read and write timeouts: t seconds when on, none when off. */
+void lmtp_set_timeout(struct bufferevent *bev, double t, bool on);
+
+/* Writing to the socket at once instead of through the bufferevent's
+ * write event, which costs an epoll_ctl() to arm, a loop turn and another
+ * epoll_ctl() to disarm per command (conn_write_now does the same for
+ * IMAP).  lmtp_bev_direct: bev is a plain socket (no pair, no filter
+ * whose bytes must go through its layer).  lmtp_write_now: write what
+ * bev's output holds; true when it is empty after that, with the write
+ * event off (queuing then arms nothing: call this after each queue);
+ * false when the write event is on to do the rest (or report the
+ * error). */
+bool lmtp_bev_direct(struct bufferevent *bev);
+bool lmtp_write_now(struct bufferevent *bev);
 
 /* An address lmtp_deliver accepts. */
 bool lmtp_addr_ok(const char *a);

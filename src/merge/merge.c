@@ -152,6 +152,12 @@ check_set(struct merge *m)
 				 f0->h.program);
 			return refuse(what);
 		}
+		if (strcmp(f->h.mode, f0->h.mode) != 0) {
+			snprintf(what, sizeof(what), "%s: a %s run, but %s is a "
+				 "%s run", f->path, f->h.mode, f0->path,
+				 f0->h.mode);
+			return refuse(what);
+		}
 		if (f->h.shard_count != n) {
 			snprintf(what, sizeof(what), "%s: shard %u of %u, but %s "
 				 "is of %u", f->path, f->h.shard_index,
@@ -238,6 +244,7 @@ merge_second(struct merge *m, struct report *rep, int64_t sec)
 		rr.cpu_pct = maxd(rr.cpu_pct, run.cpu_pct);
 		if (run.loop_lag_max_us > rr.loop_lag_max_us)
 			rr.loop_lag_max_us = run.loop_lag_max_us;
+		report_run_take_server(&rr, &run);
 	}
 	rr.ramp_pct = rr.clients ?
 	    (unsigned)(m->win.conns_total * 100 / rr.clients) : 100;
@@ -279,6 +286,7 @@ merge_final_run(struct merge *m, struct report *rep, struct report_run *rr)
 		if (f->loop_lag_max_us > rr->loop_lag_max_us)
 			rr->loop_lag_max_us = f->loop_lag_max_us;
 		rr->self_limited = rr->self_limited || f->self_limited;
+		report_run_take_server(rr, f);
 		if (worst < 0 || f->exit_status > m->sf[worst].fin.exit_status)
 			worst = (int)i;
 	}
@@ -346,9 +354,24 @@ merge_run(struct merge *m, struct config *cfg)
 	memcpy(cfg->states, h0->states, sizeof(cfg->states));
 	memcpy(cfg->slas, h0->slas, sizeof(cfg->slas));
 	cfg->n_slas = h0->n_slas;
+	memcpy(cfg->score_weights, h0->score_weights,
+	       sizeof(cfg->score_weights));
+	cfg->score_weights_set = h0->score_weights_set;
+	memcpy(cfg->act_weights, h0->act_weights, sizeof(cfg->act_weights));
+	cfg->act_weights_set = h0->act_weights_set;
+	/* Server counters shown when a shard watched one (see
+	 * report_run_take_server); the pid itself is not needed here. */
+	for (unsigned i = 0; i < m->n; i++)
+		if (m->sf[i].h.server_watched)
+			cfg->n_server_pids = 1;
 	cfg->tick_percentile = h0->tick_percentile;
 	cfg->warmup_secs = h0->warmup_secs;
 	cfg->color = isatty(STDOUT_FILENO);
+	if (h0->profile_path[0] != '\0') {
+		/* The report's profile sections (report_profile.c). */
+		cfg->profile_path = xstrdup(h0->profile_path);
+		cfg->push_timeout_s = h0->push_timeout_s;
+	}
 
 	struct report *rep = report_new(cfg, stdout, m->err, sizeof(m->err));
 	if (rep == NULL)

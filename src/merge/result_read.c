@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "result.h"
+#include "result_tokens.h"
 #include "xmalloc.h"
 
 struct result_reader {
@@ -20,6 +21,7 @@ struct result_reader {
 	size_t cap;
 	bool pending;		/* line holds a record start not yet used */
 	bool ended;
+	bool profile;		/* mode profile: its lines are allowed */
 	unsigned long ticks;
 	char stop_reason[64];
 	struct result_header h;
@@ -56,50 +58,6 @@ read_line(struct result_reader *r, char *err, size_t errlen)
 	return 1;
 }
 
-static bool
-parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	*v = x;
-	return *end == '\0' && errno == 0;
-}
-
-static bool
-parse_double(const char *s, double *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	return *s != '\0' && *end == '\0' && errno == 0;
-}
-
-/* "key=value" tokens after the keyword, split in place. */
-static char *
-next_pair(char **p, char **val)
-{
-	char *tok = strsep(p, " ");
-	if (tok == NULL)
-		return NULL;
-	char *eq = strchr(tok, '=');
-	*val = eq ? eq + 1 : NULL;
-	if (eq)
-		*eq = '\0';
-	return tok;
-}
-
-static int
-op_by_name(const char *name)
-{
-	for (int op = 0; op < OP_COUNT; op++)
-		if (strcmp(op_table[op].name, name) == 0)
-			return op;
-	return -1;
-}
-
 static int
 parse_header_line(struct result_reader *r, char *kw, char *rest,
 		  char *err, size_t errlen)
@@ -111,9 +69,33 @@ parse_header_line(struct result_reader *r, char *kw, char *rest,
 		snprintf(h->program, sizeof(h->program), "%s", rest);
 	} else if (strcmp(kw, "mode") == 0) {
 		snprintf(h->mode, sizeof(h->mode), "%s", rest);
-		if (strcmp(rest, "stress") != 0)
+		if (strcmp(rest, "stress") != 0 &&
+		    (strcmp(rest, "profile") != 0 || h->version < 2))
 			return fail(r, err, errlen, "a mode this version cannot "
-				    "merge (it knows stress)");
+				    "merge (it knows stress, and profile from "
+				    "version 2)");
+	} else if (strcmp(kw, "profile") == 0 &&
+		   strcmp(h->mode, "profile") == 0) {
+		unsigned seen = 0;
+		while ((k = result_next_pair(&rest, &v)) != NULL) {
+			bool ok = v != NULL;
+			if (ok && strcmp(k, "push_timeout_s") == 0)
+				ok = result_parse_double(v, &h->push_timeout_s) &&
+				    h->push_timeout_s > 0;
+			else if (ok && strcmp(k, "path") == 0)
+				ok = result_unescape(v) == 0 && *v != '\0' &&
+				    strlen(v) < sizeof(h->profile_path);
+			else
+				ok = false;
+			if (!ok)
+				return fail(r, err, errlen, "bad profile line");
+			if (strcmp(k, "path") == 0)
+				snprintf(h->profile_path, sizeof(h->profile_path),
+					 "%s", v);
+			seen++;
+		}
+		if (seen != 2)
+			return fail(r, err, errlen, "bad profile line");
 	} else if (strcmp(kw, "shard") == 0) {
 		char from[96];
 		if (sscanf(rest, "%u %u %95s", &h->shard_index, &h->shard_count,
@@ -125,24 +107,24 @@ parse_header_line(struct result_reader *r, char *kw, char *rest,
 		free(h->args_key);
 		h->args_key = xstrdup(rest);
 	} else if (strcmp(kw, "states") == 0) {
-		while ((k = next_pair(&rest, &v)) != NULL) {
-			int op = op_by_name(k);
+		while ((k = result_next_pair(&rest, &v)) != NULL) {
+			int op = result_op_by_name(k);
 			char *comma = v ? strchr(v, ',') : NULL;
 			uint64_t p, a;
 			if (comma != NULL)
 				*comma = '\0';
-			if (op < 0 || comma == NULL || !parse_u64(v, &p) ||
-			    p > 100 || !parse_u64(comma + 1, &a) || a > 100)
+			if (op < 0 || comma == NULL || !result_parse_u64(v, &p) ||
+			    p > 100 || !result_parse_u64(comma + 1, &a) || a > 100)
 				return fail(r, err, errlen, "bad states line");
 			h->states[op].prob = (int)p;
 			h->states[op].again = (int)a;
 		}
 	} else if (strcmp(kw, "report") == 0) {
-		while ((k = next_pair(&rest, &v)) != NULL) {
+		while ((k = result_next_pair(&rest, &v)) != NULL) {
 			double *d = strcmp(k, "rate") == 0 ? &h->rate :
 			    strcmp(k, "tick_percentile") == 0 ? &h->tick_percentile :
 			    strcmp(k, "warmup_secs") == 0 ? &h->warmup_secs : NULL;
-			if (d == NULL || v == NULL || !parse_double(v, d))
+			if (d == NULL || v == NULL || !result_parse_double(v, d))
 				return fail(r, err, errlen, "bad report line");
 		}
 	} else if (strcmp(kw, "sla") == 0) {
@@ -150,15 +132,18 @@ parse_header_line(struct result_reader *r, char *kw, char *rest,
 			return fail(r, err, errlen, "too many sla lines");
 		struct sla *s = &h->slas[h->n_slas++];
 		unsigned seen = 0;
-		while ((k = next_pair(&rest, &v)) != NULL) {
+		while ((k = result_next_pair(&rest, &v)) != NULL) {
 			bool ok = v != NULL;
 			if (ok && strcmp(k, "op") == 0) {
-				s->op = strcmp(v, "all") == 0 ? -1 : op_by_name(v);
-				ok = strcmp(v, "all") == 0 || s->op >= 0;
+				s->op = strcmp(v, "all") == 0 ? SLA_OP_ALL :
+				    strcmp(v, "score") == 0 ? SLA_OP_SCORE :
+				    result_op_by_name(v);
+				ok = s->op >= 0 || s->op == SLA_OP_ALL ||
+				    s->op == SLA_OP_SCORE;
 			} else if (ok && strcmp(k, "percentile") == 0) {
-				ok = parse_double(v, &s->percentile);
+				ok = result_parse_double(v, &s->percentile);
 			} else if (ok && strcmp(k, "max_us") == 0) {
-				ok = parse_u64(v, &s->max_us);
+				ok = result_parse_u64(v, &s->max_us);
 			} else if (ok && strcmp(k, "text") == 0) {
 				ok = result_unescape(v) == 0;
 				snprintf(s->text, sizeof(s->text), "%s", v);
@@ -171,8 +156,20 @@ parse_header_line(struct result_reader *r, char *kw, char *rest,
 		}
 		if (seen != 4)
 			return fail(r, err, errlen, "bad sla line");
+	} else if (strcmp(kw, "server_watched") == 0) {
+		if (*rest != '\0')
+			return fail(r, err, errlen, "bad server_watched line");
+		h->server_watched = true;
+	} else if (strcmp(kw, "score_weights") == 0) {
+		if (!result_parse_weights(rest, result_op_by_name, h->score_weights))
+			return fail(r, err, errlen, "bad score_weights line");
+		h->score_weights_set = true;
+	} else if (strcmp(kw, "act_weights") == 0) {
+		if (!result_parse_weights(rest, result_act_by_name, h->act_weights))
+			return fail(r, err, errlen, "bad act_weights line");
+		h->act_weights_set = true;
 	} else if (strcmp(kw, "start") == 0) {
-		if (!parse_u64(rest, &h->t0_wall_us))
+		if (!result_parse_u64(rest, &h->t0_wall_us))
 			return fail(r, err, errlen, "bad start line");
 	} else {
 		return 1;	/* not a header line: the first record */
@@ -204,9 +201,9 @@ result_reader_open(const char *path, char *err, size_t errlen)
 		fail(r, err, errlen, "not an imapstress result file");
 		goto bad;
 	}
-	if (version != RESULT_VERSION) {
+	if (version < 1 || version > RESULT_VERSION) {
 		snprintf(err, errlen, "%s: result format version %u; this "
-			 "imapstress (%s) reads version %u", path, version,
+			 "imapstress (%s) reads versions 1 to %u", path, version,
 			 imapstress_version, RESULT_VERSION);
 		goto bad;
 	}
@@ -236,6 +233,11 @@ result_reader_open(const char *path, char *err, size_t errlen)
 		fail(r, err, errlen, "header without program, mode or shard line");
 		goto bad;
 	}
+	if (strcmp(r->h.mode, "profile") == 0 && r->h.profile_path[0] == '\0') {
+		fail(r, err, errlen, "mode profile without its profile line");
+		goto bad;
+	}
+	r->profile = strcmp(r->h.mode, "profile") == 0;
 	return r;
 bad:
 	result_reader_free(r);
@@ -256,7 +258,7 @@ parse_run(struct result_reader *r, char *rest, struct report_run *run,
 	unsigned seen = 0;
 
 	memset(run, 0, sizeof(*run));
-	while ((k = next_pair(&rest, &v)) != NULL) {
+	while ((k = result_next_pair(&rest, &v)) != NULL) {
 		if (v != NULL && strcmp(k, "stop_reason") == 0) {
 			if (result_unescape(v) < 0)
 				return fail(r, err, errlen, "bad stop_reason");
@@ -273,8 +275,8 @@ parse_run(struct result_reader *r, char *rest, struct report_run *run,
 		const struct result_field *rf = &result_run_fields[i];
 		char *p = (char *)run + rf->off;
 		uint64_t u;
-		bool ok = rf->type == RF_DOUBLE ? parse_double(v, (double *)p) :
-		    parse_u64(v, &u);
+		bool ok = rf->type == RF_DOUBLE ? result_parse_double(v, (double *)p) :
+		    result_parse_u64(v, &u);
 		if (rf->type == RF_UNSIGNED && ok && u <= UINT32_MAX)
 			*(unsigned *)p = (unsigned)u;
 		else if (rf->type == RF_BOOL && ok && u <= 1)
@@ -302,19 +304,21 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	uint64_t n = 0, sum = 0, mn = 0, mx = 0;
 	bool have_b = false;
 
+	if (h == NULL && r->profile)
+		h = act_snap_hist_named(&s->act, name);
 	if (h == NULL) {
-		int op = op_by_name(name);
+		int op = result_op_by_name(name);
 		if (op < 0)
 			return fail(r, err, errlen, "histogram of an unknown command");
 		h = s->lat[op];
 	}
 	if (hist_count(h) != 0)
 		return fail(r, err, errlen, "histogram given twice");
-	while (rest != NULL && (k = next_pair(&rest, &v)) != NULL) {
+	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
 		uint64_t *dst = strcmp(k, "n") == 0 ? &n : strcmp(k, "sum") == 0 ?
 		    &sum : strcmp(k, "min") == 0 ? &mn : strcmp(k, "max") == 0 ?
 		    &mx : NULL;
-		if (v != NULL && dst != NULL && parse_u64(v, dst))
+		if (v != NULL && dst != NULL && result_parse_u64(v, dst))
 			continue;
 		if (v == NULL || strcmp(k, "b") != 0)
 			return fail(r, err, errlen, "bad histogram field");
@@ -325,7 +329,7 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 			if (colon == NULL)
 				return fail(r, err, errlen, "bad histogram bucket");
 			*colon = '\0';
-			if (!parse_u64(b, &idx) || !parse_u64(colon + 1, &c) ||
+			if (!result_parse_u64(b, &idx) || !result_parse_u64(colon + 1, &c) ||
 			    idx >= HIST_N_BUCKETS ||
 			    hist_load_bucket(h, (unsigned)idx, c) < 0)
 				return fail(r, err, errlen, "bad histogram bucket");
@@ -338,6 +342,52 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	return 0;
 }
 
+/* Profile mode's counter lines (result_write.c, write_act); 1 when kw is
+ * not one of them. */
+static int
+parse_act_line(struct result_reader *r, char *kw, char *rest,
+	       struct act_snap *a, char *err, size_t errlen)
+{
+	char *k, *v;
+	int act = -1;
+
+	if (strcmp(kw, "action") == 0) {
+		act = rest != NULL ? action_from_name(strsep(&rest, " ")) : -1;
+		if (act < 0)
+			return fail(r, err, errlen, "counts of an unknown action");
+	} else if (strcmp(kw, "act") != 0 && strcmp(kw, "lmtp") != 0 &&
+		   strcmp(kw, "lmtpfail") != 0 && strcmp(kw, "lmtpcode") != 0) {
+		return 1;
+	}
+	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
+		uint64_t *d = NULL, code;
+		if (act >= 0)
+			d = strcmp(k, "ok") == 0 ? &a->ok[act] :
+			    strcmp(k, "failed") == 0 ? &a->failed[act] : NULL;
+		else if (strcmp(kw, "act") == 0)
+			d = strcmp(k, "profile") == 0 ? &a->profile :
+			    strcmp(k, "push_missed") == 0 ? &a->push_missed :
+			    strcmp(k, "users_in") == 0 ? &a->users_in : NULL;
+		else if (strcmp(kw, "lmtpfail") == 0) {
+			for (int f = 0; f < LMTP_FAIL_SLOTS; f++)
+				if (strcmp(lmtp_fail_name[f], k) == 0)
+					d = &a->lmtp.fails[f];
+		} else if (strcmp(kw, "lmtpcode") == 0) {
+			if (result_parse_u64(k, &code) && code < LMTP_CODES)
+				d = &a->lmtp.codes[code];
+		}
+#define X(f) else if (strcmp(k, #f) == 0) d = &a->lmtp.f;
+		else if (strcmp(kw, "lmtp") != 0) {}
+		LMTP_COUNTERS(X)
+		X(sessions_open)
+		X(queued_max)
+#undef X
+		if (d == NULL || v == NULL || !result_parse_u64(v, d))
+			return fail(r, err, errlen, "bad profile counter");
+	}
+	return 0;
+}
+
 static int
 parse_snap_line(struct result_reader *r, char *kw, char *rest,
 		struct stats_snap *s, char *err, size_t errlen)
@@ -347,16 +397,21 @@ parse_snap_line(struct result_reader *r, char *kw, char *rest,
 
 	if (strcmp(kw, "hist") == 0)
 		return parse_hist(r, rest, s, err, errlen);
+	if (r->profile) {
+		int n = parse_act_line(r, kw, rest, &s->act, err, errlen);
+		if (n <= 0)
+			return n;
+	}
 	if (strcmp(kw, "op") == 0) {
-		int op = op_by_name(strsep(&rest, " "));
+		int op = result_op_by_name(strsep(&rest, " "));
 		if (op < 0)
 			return fail(r, err, errlen, "counts of an unknown command");
-		while (rest != NULL && (k = next_pair(&rest, &v)) != NULL) {
+		while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
 			uint64_t *d = strcmp(k, "ok") == 0 ? &s->ok[op] :
 			    strcmp(k, "no") == 0 ? &s->no[op] :
 			    strcmp(k, "bad") == 0 ? &s->bad[op] :
 			    strcmp(k, "failed") == 0 ? &s->failed[op] : NULL;
-			if (d == NULL || v == NULL || !parse_u64(v, d))
+			if (d == NULL || v == NULL || !result_parse_u64(v, d))
 				return fail(r, err, errlen, "bad op field");
 		}
 		return 0;
@@ -365,7 +420,7 @@ parse_snap_line(struct result_reader *r, char *kw, char *rest,
 	bool is_benign = strcmp(kw, "benign") == 0;
 	if (!is_err && !is_benign && strcmp(kw, "ctr") != 0)
 		return fail(r, err, errlen, "unknown line");
-	while (rest != NULL && (k = next_pair(&rest, &v)) != NULL) {
+	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
 		uint64_t *d = NULL;
 		if (is_err) {
 			for (int e = 0; e < ERR_COUNT; e++)
@@ -382,7 +437,7 @@ parse_snap_line(struct result_reader *r, char *kw, char *rest,
 		STATS_SUM_GAUGES(X)
 		X(loop_lag_max_us)
 #undef X
-		if (d == NULL || v == NULL || !parse_u64(v, &x))
+		if (d == NULL || v == NULL || !result_parse_u64(v, &x))
 			return fail(r, err, errlen, is_err ? "unknown error kind" :
 				    is_benign ? "unknown benign code" :
 				    "unknown counter");
@@ -405,7 +460,7 @@ result_reader_next(struct result_reader *r, enum result_rec *kind,
 	uint64_t x;
 	if (strcmp(kw, "end") == 0) {
 		if (rest == NULL || strncmp(rest, "ticks=", 6) != 0 ||
-		    !parse_u64(rest + 6, &x) || x != r->ticks)
+		    !result_parse_u64(rest + 6, &x) || x != r->ticks)
 			return fail(r, err, errlen, "end line does not match the "
 				    "ticks read");
 		if (read_line(r, err, errlen) != 0)

@@ -5,7 +5,19 @@
  * rounded up to whole 64-bucket blocks.
  *
  * Every bucket is non-zero only inside a block whose bit is set in
- * `used`.  The writer sets a block's bit when one of its buckets leaves
+ * `used`.  Counters are allocated in cells of 8 buckets the first time a
+ * count in one is written (a block holds the pointers to its 8 cells, a
+ * group of 64 blocks their pointers, each allocated on first use too), so
+ * an empty histogram is a couple of hundred bytes.  A run keeps some two
+ * hundred histograms (every op, in every shard, published copy and
+ * snapshot); most stay empty, and the rest are sparse: a few hundred
+ * latencies of a mix against a real server spread over many octaves, about
+ * one count per 64-bucket block, so cells of 8 hold them in a quarter of
+ * the memory whole blocks would.  Storage once allocated stays until
+ * hist_free; a reset zeroes it.  The writer publishes each new piece with
+ * a release store after zeroing it, so a reader that finds a pointer
+ * finds zeros or counts, and one that finds NULL reads zeros.
+ *  The writer sets a block's bit when one of its buckets leaves
  * zero, and merge/diff/copy/reset/percentile walk only the set bits, so a
  * histogram whose samples span a few decades costs a few hundred bucket
  * reads per merge rather than 23k.
@@ -21,79 +33,51 @@
 #include <string.h>
 
 #include "hist.h"
+#include "hist_int.h"
 #include "xmalloc.h"
 
-#define HIST_SUB_BITS 10			/* 1024 buckets per octave */
-#define HIST_SUB_HALF (1u << HIST_SUB_BITS)
-#define HIST_EXACT (2u * HIST_SUB_HALF)		/* values below are exact */
-#define HIST_TOP_INDEX 23220u			/* hist_index(HIST_MAX_US) */
-#define HIST_BLOCK 64u
-#define HIST_BLOCKS ((HIST_TOP_INDEX + HIST_BLOCK) / HIST_BLOCK)
-#define HIST_BUCKETS (HIST_BLOCKS * HIST_BLOCK)
-#define HIST_WORDS ((HIST_BLOCKS + 63) / 64)
-
-typedef _Atomic uint64_t hist_ctr;
-
-struct hist {
-	hist_ctr count, sum;
-	hist_ctr min;		/* UINT64_MAX while empty */
-	hist_ctr max;
-	hist_ctr used[HIST_WORDS];	/* one bit per block with data */
-	hist_ctr buckets[HIST_BUCKETS];
-};
-
-_Static_assert(sizeof(struct hist) < 200 * 1024, "hist must stay < 200 KB");
-_Static_assert(HIST_N_BUCKETS == HIST_TOP_INDEX + 1, "hist.h exports the bucket count");
-
-static inline uint64_t
-get(const hist_ctr *c)
+/* A zeroed piece from h's newest chunk, or from a new one twice its
+ * size (at most 4 KB, so a histogram wastes at most that). */
+static void *
+piece_new(struct hist *h)
 {
-	return atomic_load_explicit((hist_ctr *)c, memory_order_relaxed);
+	struct hist_chunk *c = h->chunks;
+	if (c == NULL || c->used == c->cap) {
+		unsigned cap = c == NULL ? 8 : c->cap >= 32 ? 64 : 2 * c->cap;
+		struct hist_chunk *n = xcalloc(1, sizeof(*n) +
+					       (size_t)cap * HIST_PIECE);
+		n->next = c;
+		n->cap = cap;
+		h->chunks = c = n;
+	}
+	return c->piece + (size_t)HIST_PIECE * c->used++;
 }
 
-static inline void
-put(hist_ctr *c, uint64_t v)
+/* See hist_int.h.  Each piece is zeroed before the release store that
+ * makes it visible to readers. */
+hist_ctr *
+hist_bucket_need(struct hist *h, unsigned j)
 {
-	atomic_store_explicit(c, v, memory_order_relaxed);
-}
-
-static inline unsigned
-hist_index(uint64_t v)
-{
-	if (v < HIST_EXACT)
-		return (unsigned)v;
-	unsigned msb = 63u - (unsigned)__builtin_clzll(v);
-	unsigned shift = msb - HIST_SUB_BITS;
-	return (shift << HIST_SUB_BITS) + (unsigned)(v >> shift);
-}
-
-static inline uint64_t
-hist_low(unsigned i)
-{
-	if (i < HIST_SUB_HALF)
-		return i;
-	unsigned shift = (i >> HIST_SUB_BITS) - 1;
-	uint64_t sub = (i & (HIST_SUB_HALF - 1)) + HIST_SUB_HALF;
-	return sub << shift;
-}
-
-static inline uint64_t
-hist_high(unsigned i)
-{
-	if (i < HIST_SUB_HALF)
-		return i;
-	unsigned shift = (i >> HIST_SUB_BITS) - 1;
-	return hist_low(i) + (1ull << shift) - 1;
-}
-
-static inline void
-mark_block(struct hist *h, unsigned block)
-{
-	hist_ctr *w = &h->used[block / 64];
-	uint64_t bit = 1ull << (block % 64);
-	uint64_t old = get(w);
-	if (!(old & bit))
-		put(w, old | bit);
+	unsigned block = j / HIST_BLOCK;
+	hist_slot *_Atomic *g = &h->group[block / 64];
+	hist_slot *t = atomic_load_explicit(g, memory_order_relaxed);
+	if (t == NULL) {
+		t = xcalloc(1, HIST_GROUP_BYTES);
+		atomic_store_explicit(g, t, memory_order_release);
+	}
+	struct hist_block *b = atomic_load_explicit(&t[block % 64],
+						    memory_order_relaxed);
+	if (b == NULL) {
+		b = piece_new(h);
+		atomic_store_explicit(&t[block % 64], b, memory_order_release);
+	}
+	hist_ctr *_Atomic *slot = &b->cell[j % HIST_BLOCK / HIST_CELL];
+	hist_ctr *c = atomic_load_explicit(slot, memory_order_relaxed);
+	if (c == NULL) {
+		c = piece_new(h);
+		atomic_store_explicit(slot, c, memory_order_release);
+	}
+	return &c[j % HIST_CELL];
 }
 
 struct hist *
@@ -107,7 +91,50 @@ hist_new(void)
 void
 hist_free(struct hist *h)
 {
+	if (h == NULL)
+		return;
+	for (unsigned g = 0; g < HIST_WORDS; g++)
+		free(atomic_load_explicit(&h->group[g], memory_order_relaxed));
+	while (h->chunks != NULL) {
+		struct hist_chunk *c = h->chunks;
+		h->chunks = c->next;
+		free(c);
+	}
 	free(h);
+}
+
+size_t
+hist_bytes(const struct hist *h)
+{
+	size_t n = sizeof(*h);
+	for (unsigned block = 0; block < HIST_BLOCKS; block++) {
+		hist_slot *t = atomic_load_explicit(
+		    &((struct hist *)h)->group[block / 64], memory_order_acquire);
+		if (t == NULL)
+			continue;
+		if (block % 64 == 0)
+			n += HIST_GROUP_BYTES;
+		if (atomic_load_explicit(&t[block % 64], memory_order_acquire) == NULL)
+			continue;
+		struct bview v;
+		n += sizeof(struct hist_block);
+		view(h, block, &v);
+		for (unsigned c = 0; c < HIST_CELLS; c++)
+			if (v.cell[c] != NULL)
+				n += HIST_CELL * sizeof(hist_ctr);
+	}
+	return n;
+}
+
+/* Zero one block of the writer's own histogram (it may be missing). */
+static void
+clear_block(struct hist *h, unsigned block)
+{
+	struct bview v;
+	view(h, block, &v);
+	for (unsigned c = 0; c < HIST_CELLS; c++)
+		if (v.cell[c] != NULL)
+			memset((void *)v.cell[c], 0, HIST_CELL * sizeof(hist_ctr));
 }
 
 static void
@@ -120,19 +147,51 @@ clear_scalars(struct hist *h)
 }
 
 void
+hist_watch(struct hist *h, uint64_t *word, uint64_t bit)
+{
+	h->watch = word;
+	h->watch_bit = bit;
+	if (word != NULL)
+		*word |= bit;	/* what came before the watch is unknown */
+}
+
+static inline void
+tell_watch(struct hist *h)
+{
+	if (h->watch != NULL)
+		*h->watch |= h->watch_bit;
+}
+
+/* The writer's: bucket j's block and cell changed (its group exists). */
+static inline void
+mark_dirty(struct hist *h, unsigned j)
+{
+	unsigned block = j / HIST_BLOCK;
+	hist_slot *t = atomic_load_explicit(&h->group[block / 64],
+					    memory_order_relaxed);
+	group_cells(t)->now[block % 64] |= (uint8_t)(1u << (j % HIST_BLOCK / HIST_CELL));
+	h->dirty[block / 64] |= 1ull << (block % 64);
+}
+
+void
 hist_reset(struct hist *h)
 {
 	for (unsigned w = 0; w < HIST_WORDS; w++) {
 		uint64_t bits = get(&h->used[w]);
+		h->dirty[w] |= bits;
 		while (bits) {
 			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
-			memset((void *)&h->buckets[block * HIST_BLOCK], 0,
-			       HIST_BLOCK * sizeof(h->buckets[0]));
+			clear_block(h, block);
+			hist_slot *t = atomic_load_explicit(&h->group[w],
+							    memory_order_relaxed);
+			if (t != NULL)
+				group_cells(t)->now[block % 64] = 0xff;
 		}
 		put(&h->used[w], 0);
 	}
 	clear_scalars(h);
+	tell_watch(h);
 }
 
 void
@@ -143,10 +202,13 @@ hist_record_n(struct hist *h, uint64_t us, uint64_t n)
 	if (us > HIST_MAX_US)
 		us = HIST_MAX_US;
 	unsigned i = hist_index(us);
-	uint64_t c = get(&h->buckets[i]);
-	put(&h->buckets[i], c + n);
+	hist_ctr *p = hist_bucket_need(h, i);
+	uint64_t c = get(p);
+	put(p, c + n);
 	if (c == 0)
 		mark_block(h, i / HIST_BLOCK);
+	mark_dirty(h, i);
+	tell_watch(h);
 	put(&h->count, get(&h->count) + n);
 	put(&h->sum, get(&h->sum) + us * n);
 	if (us < get(&h->min))
@@ -161,6 +223,9 @@ hist_record(struct hist *h, uint64_t us)
 	hist_record_n(h, us, 1);
 }
 
+/* Cell by cell: a missing cell of src is skipped whole, and dst's cell
+ * is found (or allocated) once per cell that holds a count, not once per
+ * bucket. */
 void
 hist_merge(struct hist *dst, const struct hist *src)
 {
@@ -170,13 +235,25 @@ hist_merge(struct hist *dst, const struct hist *src)
 		while (bits) {
 			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
-			unsigned base = block * HIST_BLOCK;
+			struct bview sv;
+			if (!view(src, block, &sv))
+				continue;
 			uint64_t seen = 0;
-			for (unsigned j = base; j < base + HIST_BLOCK; j++) {
-				uint64_t c = get(&src->buckets[j]);
-				if (c != 0)
-					put(&dst->buckets[j], get(&dst->buckets[j]) + c);
-				seen += c;
+			for (unsigned c = 0; c < HIST_CELLS; c++) {
+				const hist_ctr *sc = sv.cell[c];
+				if (sc == NULL)
+					continue;
+				hist_ctr *dc = NULL;
+				for (unsigned k = 0; k < HIST_CELL; k++) {
+					uint64_t n = get(&sc[k]);
+					if (n == 0)
+						continue;
+					if (dc == NULL)
+						dc = hist_bucket_need(dst, block * HIST_BLOCK +
+								 c * HIST_CELL);
+					put(&dc[k], get(&dc[k]) + n);
+					seen += n;
+				}
 			}
 			if (seen != 0)
 				mark_block(dst, block);
@@ -197,7 +274,9 @@ hist_merge(struct hist *dst, const struct hist *src)
 /* dst = a - b over the blocks of dst and a, bucket by bucket, reading
  * a[j] and b[j] before writing dst[j]; so dst may be a or b.  Blocks used
  * only by b would come out negative, which only a misuse can cause, and
- * are left at zero.  With b == NULL this is a copy. */
+ * are left at zero.  With b == NULL this is a copy.  A block of dst is
+ * allocated only for a count that is not zero: a window (cum - prev)
+ * holds the blocks that changed, not every block of the run. */
 static uint64_t
 sub_buckets(struct hist *dst, const struct hist *a, const struct hist *b,
 	    unsigned *lo, unsigned *hi)
@@ -212,24 +291,46 @@ sub_buckets(struct hist *dst, const struct hist *a, const struct hist *b,
 		while (bits) {
 			unsigned bit = (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
-			unsigned base = (w * 64 + bit) * HIST_BLOCK;
+			unsigned block = w * 64 + bit;
 			if (!(abits & (1ull << bit))) {
-				memset((void *)&dst->buckets[base], 0,
-				       HIST_BLOCK * sizeof(dst->buckets[0]));
+				clear_block(dst, block);
 				continue;
 			}
+			struct bview av, bv, dv;
+			view(a, block, &av);
+			if (b != NULL)
+				view(b, block, &bv);
+			view(dst, block, &dv);
 			uint64_t seen = 0;
-			for (unsigned j = base; j < base + HIST_BLOCK; j++) {
-				uint64_t c = get(&a->buckets[j]);
-				uint64_t cb = b ? get(&b->buckets[j]) : 0;
-				c = c > cb ? c - cb : 0;
-				put(&dst->buckets[j], c);
-				if (c != 0) {
-					if (j < *lo)
-						*lo = j;
-					*hi = j;
+			for (unsigned c = 0; c < HIST_CELLS; c++) {
+				const hist_ctr *ac = av.cell[c];
+				const hist_ctr *bc = b != NULL ? bv.cell[c] : NULL;
+				hist_ctr *dc = dv.cell[c];
+				unsigned j0 = block * HIST_BLOCK + c * HIST_CELL;
+				if (ac == NULL) {
+					/* a holds no count here: nor does dst */
+					if (dc != NULL)
+						memset((void *)dc, 0,
+						       HIST_CELL * sizeof(hist_ctr));
+					continue;
 				}
-				seen += c;
+				for (unsigned k = 0; k < HIST_CELL; k++) {
+					uint64_t n = get(&ac[k]);
+					uint64_t nb = bc != NULL ? get(&bc[k]) : 0;
+					n = n > nb ? n - nb : 0;
+					if (dc != NULL) {
+						put(&dc[k], n);
+					} else if (n != 0) {
+						dc = hist_bucket_need(dst, j0);
+						put(&dc[k], n);
+					}
+					if (n != 0) {
+						if (j0 + k < *lo)
+							*lo = j0 + k;
+						*hi = j0 + k;
+					}
+					seen += n;
+				}
 			}
 			if (seen != 0)
 				out |= 1ull << bit;
@@ -238,6 +339,59 @@ sub_buckets(struct hist *dst, const struct hist *a, const struct hist *b,
 		put(&dst->used[w], out);
 	}
 	return total;
+}
+
+/* Only the cells changed in the last two intervals: dst, one of two
+ * copies refreshed in turn, last saw src two refreshes ago. */
+void
+hist_refresh(struct hist *dst, struct hist *src)
+{
+	for (unsigned w = 0; w < HIST_WORDS; w++) {
+		uint64_t bits = src->dirty_prev[w] | src->dirty[w];
+		uint64_t carried = 0;
+		struct hist_cells *m = bits == 0 ? NULL : group_cells(
+		    atomic_load_explicit(&src->group[w], memory_order_relaxed));
+		while (bits) {
+			unsigned bit = (unsigned)__builtin_ctzll(bits);
+			unsigned block = w * 64 + bit;
+			bits &= bits - 1;
+			unsigned latest = m->now[bit];
+			unsigned cells = latest | m->prev[bit];
+			m->prev[bit] = m->now[bit];
+			m->now[bit] = 0;
+			struct bview sv, dv;
+			view(src, block, &sv);
+			view(dst, block, &dv);
+			for (unsigned c = 0; c < HIST_CELLS; c++) {
+				const hist_ctr *sc = sv.cell[c];
+				hist_ctr *dc = dv.cell[c];
+				if (!(cells & (1u << c)) || sc == NULL)
+					continue;	/* unchanged, or never held a count */
+				if (dc == NULL)
+					dc = hist_bucket_need(dst, block * HIST_BLOCK +
+							 c * HIST_CELL);
+				for (unsigned k = 0; k < HIST_CELL; k++)
+					put(&dc[k], get(&sc[k]));
+			}
+			/* what this interval changed, for dst's reader
+			 * (hist_add_changes); a cell with no count has no
+			 * change to tell, so a missing group has none */
+			hist_slot *dt = atomic_load_explicit(&dst->group[w],
+							     memory_order_relaxed);
+			if (latest != 0 && dt != NULL) {
+				group_cells(dt)->now[bit] = (uint8_t)latest;
+				carried |= 1ull << bit;
+			}
+		}
+		dst->dirty[w] = carried;
+		put(&dst->used[w], get(&src->used[w]));
+		src->dirty_prev[w] = src->dirty[w];
+		src->dirty[w] = 0;
+	}
+	put(&dst->count, get(&src->count));
+	put(&dst->sum, get(&src->sum));
+	put(&dst->min, get(&src->min));
+	put(&dst->max, get(&src->max));
 }
 
 void
@@ -270,22 +424,7 @@ hist_diff(struct hist *dst, const struct hist *a, const struct hist *b)
 		return;
 	put(&dst->count, total);
 	put(&dst->sum, asum > bsum ? asum - bsum : 0);
-	if (b_empty) {
-		/* The window is all of a, whose extremes are exact. */
-		put(&dst->min, amin);
-		put(&dst->max, amax);
-		return;
-	}
-	/* Only the buckets are known; a's own extremes bound them. */
-	uint64_t mn = hist_low(lo), mx = hist_high(hi);
-	if (mn < amin)
-		mn = amin;
-	if (mx > amax)
-		mx = amax;
-	if (mn > mx)
-		mn = mx;
-	put(&dst->min, mn);
-	put(&dst->max, mx);
+	set_window_extremes(dst, b_empty, amin, amax, lo, hi);
 }
 
 uint64_t
@@ -319,174 +458,4 @@ hist_mean(const struct hist *h)
 {
 	uint64_t n = get(&h->count);
 	return n == 0 ? 0.0 : (double)get(&h->sum) / (double)n;
-}
-
-uint64_t
-hist_percentile(const struct hist *h, double p)
-{
-	uint64_t n = get(&h->count);
-	if (n == 0)
-		return 0;
-	uint64_t mn = hist_min(h), mx = hist_max(h);
-	if (!(p > 0.0))		/* also catches NaN */
-		return mn;
-	if (p >= 100.0)
-		return mx;
-	/* rank = ceil(p% of n), with a hair of slack so that e.g. 99.9% of
-	 * 1000 is 999 even though 99.9 is not exact in binary. */
-	long double x = (long double)p * (long double)n / 100.0L;
-	long double r = x - x * 1e-15L;
-	uint64_t rank = (uint64_t)r;
-	if ((long double)rank < r)
-		rank++;
-	if (rank == 0)
-		rank = 1;
-	uint64_t seen = 0;
-	for (unsigned w = 0; w < HIST_WORDS; w++) {
-		uint64_t bits = get(&h->used[w]);
-		while (bits) {
-			unsigned block = w * 64 + (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			unsigned base = block * HIST_BLOCK;
-			for (unsigned j = base; j < base + HIST_BLOCK; j++) {
-				seen += get(&h->buckets[j]);
-				if (seen >= rank) {
-					uint64_t v = hist_high(j);
-					if (v > mx)
-						v = mx;
-					return v < mn ? mn : v;
-				}
-			}
-		}
-	}
-	/* Only reachable on a live histogram whose count ran ahead of the
-	 * buckets this reader saw. */
-	return mx;
-}
-
-bool
-hist_next_bucket(const struct hist *h, unsigned *idx, uint64_t *count)
-{
-	for (unsigned i = *idx; i < HIST_BUCKETS; ) {
-		unsigned block = i / HIST_BLOCK;
-		if (!(get(&h->used[block / 64]) & (1ull << (block % 64)))) {
-			i = (block + 1) * HIST_BLOCK;
-			continue;
-		}
-		uint64_t c = get(&h->buckets[i]);
-		if (c != 0) {
-			*idx = i;
-			*count = c;
-			return true;
-		}
-		i++;
-	}
-	return false;
-}
-
-int
-hist_load_bucket(struct hist *h, unsigned idx, uint64_t count)
-{
-	if (idx > HIST_TOP_INDEX || count == 0 ||
-	    get(&h->count) + count < get(&h->count))
-		return -1;
-	uint64_t c = get(&h->buckets[idx]);
-	put(&h->buckets[idx], c + count);
-	mark_block(h, idx / HIST_BLOCK);
-	put(&h->count, get(&h->count) + count);
-	return 0;
-}
-
-int
-hist_load_end(struct hist *h, uint64_t sum, uint64_t min, uint64_t max)
-{
-	uint64_t n = get(&h->count);
-	if (n == 0) {
-		if (sum != 0 || min != 0 || max != 0)
-			goto bad;
-		return 0;
-	}
-	unsigned lo = 0, hi = 0;
-	uint64_t c;
-	if (!hist_next_bucket(h, &lo, &c) || min > max || max > HIST_MAX_US)
-		goto bad;
-	for (unsigned i = lo; hist_next_bucket(h, &i, &c); i++)
-		hi = i;
-	if (hist_index(min) != lo || hist_index(max) != hi ||
-	    sum < min || sum / n > max)
-		goto bad;
-	put(&h->sum, sum);
-	put(&h->min, min);
-	put(&h->max, max);
-	return 0;
-bad:
-	hist_reset(h);
-	return -1;
-}
-
-/* The blocks with data, in order: the walk both exports below need. */
-static unsigned
-used_blocks(const struct hist *h, unsigned out[HIST_BLOCKS])
-{
-	unsigned n = 0;
-	for (unsigned w = 0; w < HIST_WORDS; w++) {
-		uint64_t bits = get(&h->used[w]);
-		while (bits) {
-			out[n++] = w * 64 + (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-		}
-	}
-	return n;
-}
-
-/* The bucket layout above is HdrHistogram's for lowest value 1 and three
- * significant digits (2048 unit-wide buckets, then 1024 per octave), so a
- * bucket index here is the index into HdrHistogram's counts array and the
- * interval log (hdrlog.c) can copy counts across without re-binning. */
-unsigned
-hist_export(const struct hist *h, uint64_t *counts, unsigned n)
-{
-	unsigned blocks[HIST_BLOCKS], len = 0;
-	unsigned nb = used_blocks(h, blocks);
-
-	memset(counts, 0, (size_t)n * sizeof(*counts));
-	for (unsigned b = 0; b < nb; b++) {
-		unsigned base = blocks[b] * HIST_BLOCK;
-		for (unsigned j = base; j < base + HIST_BLOCK && j < n; j++) {
-			counts[j] = get(&h->buckets[j]);
-			if (counts[j] != 0)
-				len = j + 1;
-		}
-	}
-	return len;
-}
-
-void
-hist_count_le_each(const struct hist *h, const uint64_t *le, unsigned n,
-		   uint64_t *out)
-{
-	unsigned blocks[HIST_BLOCKS];
-	unsigned nb = used_blocks(h, blocks);
-
-	memset(out, 0, (size_t)n * sizeof(*out));
-	for (unsigned b = 0; b < nb; b++) {
-		unsigned base = blocks[b] * HIST_BLOCK;
-		for (unsigned j = base; j < base + HIST_BLOCK; j++) {
-			uint64_t c = get(&h->buckets[j]);
-			if (c == 0)
-				continue;
-			uint64_t hi = hist_high(j);
-			for (unsigned k = 0; k < n; k++)
-				if (hi <= le[k])
-					out[k] += c;
-		}
-	}
-}
-
-uint64_t
-hist_count_le(const struct hist *h, uint64_t v)
-{
-	uint64_t n;
-	hist_count_le_each(h, &v, 1, &n);
-	return n;
 }

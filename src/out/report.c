@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "report_int.h"
+#include "score.h"
 #include "result.h"
 #include "xmalloc.h"
 
@@ -80,9 +81,20 @@ stop_reason_lookup(const char *name)
  * and "<" taken literally; a bound with no samples fails (an SLA on a
  * command that never ran proves nothing). */
 static bool
-sla_judge(const struct sla *sla, const struct stats_snap *tot,
-	  struct hist *scratch, uint64_t *actual, uint64_t *samples)
+sla_judge(const struct config *cfg, const struct sla *sla,
+	  const struct stats_snap *tot, struct hist *scratch,
+	  uint64_t *actual, uint64_t *samples)
 {
+	if (sla->op == SLA_OP_SCORE) {
+		struct score sc;
+		report_score_of(cfg, tot, &sc);
+		*samples = 0;
+		for (unsigned i = 0; i < sc.n; i++)
+			if (sc.task[i].weight > 0)
+				*samples += sc.task[i].count;
+		*actual = (uint64_t)sc.score_us;
+		return sc.valid && *actual < sla->max_us;
+	}
 	hist_reset(scratch);
 	for (int op = 0; op < OP_COUNT; op++)
 		if (sla->op < 0 || sla->op == op)
@@ -102,7 +114,7 @@ sla_eval(const struct config *cfg, const struct stats_snap *tot,
 	uint64_t n;
 
 	for (unsigned i = 0; i < cfg->n_slas; i++) {
-		ok[i] = sla_judge(&cfg->slas[i], tot, h, &actual[i], &n);
+		ok[i] = sla_judge(cfg, &cfg->slas[i], tot, h, &actual[i], &n);
 		all = all && ok[i];
 	}
 	hist_free(h);
@@ -116,7 +128,7 @@ report_sla_actual(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot, unsigned i, uint64_t *samples)
 {
 	uint64_t v;
-	sla_judge(&r->cfg->slas[i], tot, r->scratch, &v, samples);
+	sla_judge(r->cfg, &r->cfg->slas[i], tot, r->scratch, &v, samples);
 	return run->sla_actual_us != NULL ? run->sla_actual_us[i] : v;
 }
 
@@ -125,7 +137,7 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	      const struct stats_snap *tot, unsigned i)
 {
 	uint64_t v, n;
-	bool ok = sla_judge(&r->cfg->slas[i], tot, r->scratch, &v, &n);
+	bool ok = sla_judge(r->cfg, &r->cfg->slas[i], tot, r->scratch, &v, &n);
 	return run->sla_ok != NULL ? run->sla_ok[i] : ok;
 }
 

@@ -40,6 +40,21 @@ struct report_run {
 	unsigned sla_failed;	/* final: how many --sla bounds failed */
 	const bool *sla_ok;	/* final: per cfg->slas[i] */
 	const uint64_t *sla_actual_us;	/* final: the measured value per SLA */
+	/* --server-pid (src/srv/procstat.h), ticks: the last second; final:
+	 * the measured interval.  srv false: no pid given, or the server
+	 * is gone (its columns stop; the run goes on). */
+	bool srv;
+	bool srv_io;		/* disk figures readable */
+	bool srv_pss;		/* srv_mem_kb is PSS, else RSS */
+	unsigned srv_procs;	/* processes in the tree (final: the most) */
+	double srv_cpu_pct;	/* 100 = one core; final: the mean */
+	double srv_cpu_max;	/* final: the busiest second */
+	uint64_t srv_mem_kb;	/* final: the peak */
+	uint64_t srv_read_bytes, srv_write_bytes;
+	double srv_secs;	/* final: seconds the server was sampled */
+	/* The per-user Kbps divisor: logged-in connections (stress mode;
+	 * tick: now, final: the mean over the measured ticks). */
+	double net_users;
 };
 
 /* Why a run stopped.  The names are what the JSON summary and result
@@ -97,6 +112,12 @@ bool sla_eval(const struct config *cfg, const struct stats_snap *tot,
 /* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
  * and sla_actual_us ignored): for a report rebuilt from result files. */
 unsigned report_sla_failures(struct report *r, const struct stats_snap *tot);
+
+/* merge: the server counters of one shard (every shard of a run watches
+ * the same server: summing would count it once per shard) and the sum of
+ * the shards' logged-in connections as the per-user divisor. */
+void report_run_take_server(struct report_run *dst,
+			    const struct report_run *src);
 
 /* Is a state shown as a column (its probability is not 0)? */
 bool report_visible(const struct config *cfg, int op);

@@ -62,6 +62,10 @@ report_csv_header(struct report *r)
 	}
 	for (size_t i = 0; i < N_ELEM(csv_tail_cols); i++)
 		fprintf(f, ",%s", csv_tail_cols[i]);
+	if (report_server_shown(r->cfg))
+		report_server_csv_header(f);
+	if (report_profile_on(r))
+		report_profile_csv_header(r);
 	fputc('\n', f);
 	fflush(f);
 }
@@ -97,9 +101,14 @@ report_csv_tick(struct report *r, const struct report_run *run,
 		for (int c = 0; c < CSV_OP_COLS; c++)
 			csv_op_value(f, win, op, c);
 	/* csv_tail_cols order */
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
 		win->bytes_sent, win->bytes_received, win->append_msgs,
 		win->rate_missed);
+	if (report_server_shown(r->cfg))
+		report_server_csv_row(f, run, win);
+	if (report_profile_on(r))
+		report_profile_csv_tick(r, win, cum);
+	fputc('\n', f);
 	fflush(f);
 }
 

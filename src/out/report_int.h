@@ -53,6 +53,58 @@ void report_csv_tick(struct report *r, const struct report_run *run,
 void report_tsv_header(struct report *r);
 void report_tsv_tick(struct report *r, const struct stats_snap *win);
 
+/* report_server.c: --server-pid's counters and the network Kbps */
+bool report_server_shown(const struct config *cfg);
+void report_server_text_tick(struct report *r, const struct report_run *run,
+			     const struct stats_snap *win);
+void report_server_text_final(const struct report_run *run,
+			      const struct stats_snap *tot, FILE *o);
+/* ",\"server\":{...}" over s, which spans secs */
+void report_server_json(FILE *f, const struct report_run *run,
+			const struct stats_snap *s, double secs, bool final);
+void report_server_csv_header(FILE *f);
+void report_server_csv_row(FILE *f, const struct report_run *run,
+			   const struct stats_snap *win);
+
+/* report_score.c: the LoadSim score in the summary */
+bool report_score_shown(const struct config *cfg);
+struct score;
+/* The score of tot: over actions in profile mode with LoadSim weights,
+ * else over commands (the summary and --sla 'score<T' use this). */
+void report_score_of(const struct config *cfg, const struct stats_snap *tot,
+		     struct score *sc);
+void report_score_text(struct report *r, const struct stats_snap *tot,
+		       FILE *o);
+/* ",\"score\":{...}", or nothing when not shown */
+void report_score_json(struct report *r, FILE *f,
+		       const struct stats_snap *tot);
+/* Profile mode (report_profile.c): its sections, only when the run was
+ * one (report_profile_on); stress-mode output does not change. */
+bool report_profile_on(const struct report *r);
+void report_profile_text_tick(struct report *r, const struct stats_snap *win,
+			      const struct stats_snap *cum);
+void report_profile_text_final(struct report *r, const struct report_run *run,
+			       const struct stats_snap *tot);
+void report_profile_json_tick(struct report *r, const struct stats_snap *win,
+			      const struct stats_snap *cum);
+void report_profile_json_final(struct report *r, const struct report_run *run,
+			       const struct stats_snap *tot);
+void report_profile_csv_header(struct report *r);
+void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
+			     const struct stats_snap *cum);
+
+/* Shared by the writers (report_text.c, report_json.c). */
+void print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
+		   const struct hist *h);
+void fmt_us_compact(char *buf, size_t n, uint64_t us);	/* "12.3ms" */
+void json_num(FILE *f, double v);
+void json_key(FILE *f, const char *key);
+void json_u64(FILE *f, const char *key, uint64_t v);
+/* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..} */
+void json_latency(FILE *f, const char *key, const struct hist *h);
+/* "p50_us":..,"p95_us":..,"p99_us":..,"max_us":.. (a tick's set) */
+void json_pcts(FILE *f, const struct hist *h);
+
 /* ok + no + bad + failed of one op. */
 uint64_t report_op_activity(const struct stats_snap *s, int op);
 /* The same over every op: commands that ended one way or another. */

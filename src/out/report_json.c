@@ -77,7 +77,7 @@ json_str(FILE *f, const char *s)
 }
 
 /* Up to three decimals, trailing zeros dropped: 1, 2.5, 0.125. */
-static void
+void
 json_num(FILE *f, double v)
 {
 	char buf[64];
@@ -99,14 +99,14 @@ json_num(FILE *f, double v)
 	fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
 }
 
-static void
+void
 json_key(FILE *f, const char *key)
 {
 	json_str(f, key);
 	fputc(':', f);
 }
 
-static void
+void
 json_u64(FILE *f, const char *key, uint64_t v)
 {
 	json_key(f, key);
@@ -137,7 +137,7 @@ json_errors(FILE *f, const struct stats_snap *s)
 
 /* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..},
  * the same set for every histogram in the summary. */
-static void
+void
 json_latency(FILE *f, const char *key, const struct hist *h)
 {
 	static const struct {
@@ -158,6 +158,18 @@ json_latency(FILE *f, const char *key, const struct hist *h)
 	fputc(',', f);
 	json_u64(f, "max", hist_max(h));
 	fputc('}', f);
+}
+
+void
+json_pcts(FILE *f, const struct hist *h)
+{
+	json_u64(f, "p50_us", hist_percentile(h, 50));
+	fputc(',', f);
+	json_u64(f, "p95_us", hist_percentile(h, 95));
+	fputc(',', f);
+	json_u64(f, "p99_us", hist_percentile(h, 99));
+	fputc(',', f);
+	json_u64(f, "max_us", hist_max(h));
 }
 
 static void
@@ -205,13 +217,7 @@ report_json_tick(struct report *r, const struct report_run *run,
 		fputc('{', f);
 		json_counts(f, win, op);
 		fputc(',', f);
-		json_u64(f, "p50_us", hist_percentile(h, 50));
-		fputc(',', f);
-		json_u64(f, "p95_us", hist_percentile(h, 95));
-		fputc(',', f);
-		json_u64(f, "p99_us", hist_percentile(h, 99));
-		fputc(',', f);
-		json_u64(f, "max_us", hist_max(h));
+		json_pcts(f, h);
 		fputc('}', f);
 	}
 	fputs("},", f);
@@ -229,6 +235,11 @@ report_json_tick(struct report *r, const struct report_run *run,
 	json_u64(f, "loop_lag_max_us",
 		 run->loop_lag_max_us > win->loop_lag_max_us ?
 		 run->loop_lag_max_us : win->loop_lag_max_us);
+	if (report_server_shown(r->cfg))
+		report_server_json(f, run, win, run->partial_s > 0 ?
+				   run->partial_s : 1.0, false);
+	if (report_profile_on(r))
+		report_profile_json_tick(r, win, cum);
 	fputs("}\n", f);
 	fflush(f);
 }
@@ -347,6 +358,8 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_latency(f, "connect_latency_us", tot->connect_lat);
 	json_summary_tls(f, tot);
 	json_summary_open_loop(f, r->cfg, run, tot);
+	if (report_profile_on(r))
+		report_profile_json_final(r, run, tot);
 	fputc(',', f);
 	json_u64(f, "unfinished", run->unfinished);
 	fputc(',', f);
@@ -363,6 +376,9 @@ report_json_final(struct report *r, const struct report_run *run,
 	fprintf(f, ",\"self_limited\":%s,",
 		run->self_limited ? "true" : "false");
 	json_summary_sla(f, r, run, tot);
+	if (report_server_shown(r->cfg))
+		report_server_json(f, run, tot, run->measured_s, true);
+	report_score_json(r, f, tot);
 	fprintf(f, ",\"exit_status\":%d,\"stop_reason\":", run->exit_status);
 	json_str(f, run->stop_reason);
 	fputs("}\n", f);

@@ -68,7 +68,7 @@ print_conns(const struct stats_snap *s, FILE *o)
 }
 
 /* "12.3ms": units_fmt_us without the space, to keep a tick line compact. */
-static void
+void
 fmt_us_compact(char *buf, size_t n, uint64_t us)
 {
 	char tmp[32];
@@ -122,11 +122,16 @@ report_text_tick(struct report *r, const struct report_run *run,
 			fprintf(o, " {p%g=%s}", cfg->tick_percentile, v);
 		}
 	}
+	if (report_profile_on(r))
+		report_profile_text_tick(r, win, cum);
 	if (run->warmup)
 		fputs(" (warmup)", o);
 	if (run->partial_s > 0)
 		fprintf(o, " (last %.2f s, drain included)", run->partial_s);
 	fputc('\n', o);
+	/* --server-pid: a line of its own, so the tick line stays
+	 * imaptest's */
+	report_server_text_tick(r, run, win);
 	fflush(o);
 }
 
@@ -156,7 +161,7 @@ kbps(uint64_t bytes, double secs)
 #define TABLE_NAME_COUNT_W 19
 
 /* A row up to the max column; widths match TABLE_HEAD. */
-static void
+void
 print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 	      const struct hist *h)
 {
@@ -292,6 +297,8 @@ print_summary(struct report *r, const struct report_run *run,
 	fputc('\n', o);
 	print_table(run, tot, o);
 	fputc('\n', o);
+	if (report_profile_on(r))
+		report_profile_text_final(r, run, tot);
 
 	if (tot->ok[OP_APPEND] > 0 || tot->append_msgs > 0) {
 		char size[32];
@@ -361,6 +368,9 @@ print_summary(struct report *r, const struct report_run *run,
 				"tester on other cores or another host\n",
 				(double)lag / 1000.0, cpu);
 	}
+	if (report_server_shown(r->cfg))
+		report_server_text_final(run, tot, o);
+	report_score_text(r, tot, o);
 	print_sla(r, run, tot, o);
 }
 

@@ -1,6 +1,6 @@
 /* result.h: --result FILE, everything a run measured, so that
  * `imapstress merge` can print the report of several shards as if one
- * process had run them.  The format (version 1) is documented in the man
+ * process had run them.  The format (version 2) is documented in the man
  * page, RESULT FILES: text lines "KEYWORD [key=value]...", values
  * %XX-escaped, histograms as their exact buckets.
  *
@@ -20,7 +20,7 @@
 #include "stats.h"
 
 #define RESULT_MAGIC "imapstress-result"
-#define RESULT_VERSION 1u
+#define RESULT_VERSION 2u	/* 2: server counters, score weights, profile mode; 1 is still read */
 
 /* --- writing ------------------------------------------------------------ */
 
@@ -42,7 +42,7 @@ void result_writer_free(struct result_writer *w);	/* NULL ok */
 struct result_header {
 	unsigned version;
 	char program[32];		/* imapstress_version of the writer */
-	char mode[16];			/* "stress" */
+	char mode[16];			/* "stress" or "profile" */
 	unsigned shard_index, shard_count;
 	char shard_from[96];
 	char *args_key;			/* as config.h; never NULL */
@@ -50,7 +50,17 @@ struct result_header {
 	double rate, tick_percentile, warmup_secs;
 	struct sla slas[CONFIG_MAX_SLA];
 	unsigned n_slas;
+	double score_weights[OP_COUNT];		/* --score-weights */
+	bool score_weights_set;
+	/* Profile mode's per-action weights (LoadSim's score_weight_*), so
+	 * a merge scores as the run did. */
+	double act_weights[CONFIG_ACT_WEIGHTS];
+	bool act_weights_set;
+	bool server_watched;			/* --server-pid was given */
 	uint64_t t0_wall_us;		/* wall clock at the run's start */
+	/* mode profile: its "profile" line */
+	char profile_path[256];
+	double push_timeout_s;
 };
 
 enum result_rec { RESULT_TICK, RESULT_FINAL, RESULT_END };

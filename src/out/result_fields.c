@@ -77,6 +77,17 @@ const struct result_field result_run_fields[] = {
 	RF(RF_U64, unfinished),
 	RF(RF_INT, exit_status),
 	RF(RF_UNSIGNED, sla_failed),
+	RF(RF_BOOL, srv),
+	RF(RF_BOOL, srv_io),
+	RF(RF_BOOL, srv_pss),
+	RF(RF_UNSIGNED, srv_procs),
+	RF(RF_DOUBLE, srv_cpu_pct),
+	RF(RF_DOUBLE, srv_cpu_max),
+	RF(RF_U64, srv_mem_kb),
+	RF(RF_U64, srv_read_bytes),
+	RF(RF_U64, srv_write_bytes),
+	RF(RF_DOUBLE, srv_secs),
+	RF(RF_DOUBLE, net_users),
 };
 
 const size_t result_n_run_fields =

@@ -20,6 +20,7 @@ struct result_writer {
 	int64_t last_second;
 	unsigned long ticks;
 	bool failed;		/* a write failed: said once */
+	bool profile;		/* profile mode: the act lines too */
 };
 
 static uint64_t
@@ -56,7 +57,9 @@ result_writer_new(const struct config *cfg, char *err, size_t errlen)
 	w->last_second = INT64_MIN;
 
 	fprintf(f, "%s %u\n", RESULT_MAGIC, RESULT_VERSION);
-	fprintf(f, "program %s\nmode stress\n", imapstress_version);
+	w->profile = cfg->profile_path != NULL;
+	fprintf(f, "program %s\nmode %s\n", imapstress_version,
+		w->profile ? "profile" : "stress");
 	result_escape(esc, sizeof(esc), cfg->shard_from ? cfg->shard_from : "-");
 	fprintf(f, "shard %u %u %s\n", cfg->shard_index,
 		cfg->shard_count ? cfg->shard_count : 1, esc);
@@ -67,13 +70,39 @@ result_writer_new(const struct config *cfg, char *err, size_t errlen)
 			cfg->states[op].again);
 	fprintf(f, "\nreport rate=%.17g tick_percentile=%.17g warmup_secs=%.17g\n",
 		cfg->rate, cfg->tick_percentile, cfg->warmup_secs);
+	if (w->profile) {
+		char path[3 * 256 + 1];
+		result_escape(path, sizeof(path), cfg->profile_path);
+		fprintf(f, "profile push_timeout_s=%.17g path=%s\n",
+			cfg->push_timeout_s, path);
+	}
 	for (unsigned i = 0; i < cfg->n_slas; i++) {
 		const struct sla *s = &cfg->slas[i];
 		char text[3 * sizeof(s->text) + 1];
 		result_escape(text, sizeof(text), s->text);
 		fprintf(f, "sla op=%s percentile=%.17g max_us=%" PRIu64 " text=%s\n",
-			s->op >= 0 ? op_table[s->op].name : "all", s->percentile,
+			s->op >= 0 ? op_table[s->op].name :
+			s->op == SLA_OP_SCORE ? "score" : "all", s->percentile,
 			s->max_us, text);
+	}
+	if (cfg->n_server_pids > 0)
+		fputs("server_watched\n", f);
+	if (cfg->score_weights_set) {
+		fputs("score_weights", f);
+		for (int op = 0; op < OP_COUNT; op++)
+			if (cfg->score_weights[op] > 0)
+				fprintf(f, " %s=%.17g", op_table[op].name,
+					cfg->score_weights[op]);
+		fputc('\n', f);
+	}
+	if (cfg->act_weights_set) {
+		/* Unlisted actions weigh 0. */
+		fputs("act_weights", f);
+		for (int act = 0; act < ACT_COUNT; act++)
+			if (cfg->act_weights[act] > 0)
+				fprintf(f, " %s=%.17g", action_name[act],
+					cfg->act_weights[act]);
+		fputc('\n', f);
 	}
 	check(w);
 	return w;
@@ -97,8 +126,45 @@ write_hist(FILE *f, const char *name, const struct hist *h)
 	fputc('\n', f);
 }
 
+/* Profile mode's figures (actions.h): counters, then histograms. */
 static void
-write_snap(FILE *f, const struct stats_snap *s)
+write_act(FILE *f, const struct act_snap *a)
+{
+	char name[ACT_HIST_NAME_MAX];
+	const struct hist *h;
+
+	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64
+		" users_in=%" PRIu64 "\n", a->profile, a->push_missed,
+		a->users_in);
+	for (int i = 0; i < ACT_COUNT; i++)
+		if (a->ok[i] + a->failed[i] > 0)
+			fprintf(f, "action %s ok=%" PRIu64 " failed=%" PRIu64 "\n",
+				action_name[i], a->ok[i], a->failed[i]);
+	fputs("lmtp", f);
+#define X(n) fprintf(f, " " #n "=%" PRIu64, a->lmtp.n);
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+	X(queued_max)
+#undef X
+	fputs("\nlmtpfail", f);
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		fprintf(f, " %s=%" PRIu64, lmtp_fail_name[k], a->lmtp.fails[k]);
+	fputc('\n', f);
+	const char *kw = "lmtpcode";
+	for (int c = 0; c < LMTP_CODES; c++) {
+		if (a->lmtp.codes[c] == 0)
+			continue;
+		fprintf(f, "%s %d=%" PRIu64, kw, c, a->lmtp.codes[c]);
+		kw = "";
+	}
+	if (*kw == '\0')
+		fputc('\n', f);
+	for (unsigned i = 0; (h = act_snap_hist(a, i, name)) != NULL; i++)
+		write_hist(f, name, h);
+}
+
+static void
+write_snap(FILE *f, const struct stats_snap *s, bool profile)
 {
 	fputs("ctr", f);
 #define X(n) fprintf(f, " " #n "=%" PRIu64, s->n);
@@ -124,6 +190,8 @@ write_snap(FILE *f, const struct stats_snap *s)
 	}
 	write_hist(f, "tls", s->tls_lat);
 	write_hist(f, "connect", s->connect_lat);
+	if (profile)
+		write_act(f, &s->act);
 }
 
 static void
@@ -178,7 +246,7 @@ result_writer_tick(struct result_writer *w, const struct report_run *run,
 	w->last_second = sec;
 	fprintf(w->f, "tick %" PRId64 "\n", sec);
 	write_run(w->f, run);
-	write_snap(w->f, win);
+	write_snap(w->f, win, w->profile);
 	w->ticks++;
 	check(w);
 }
@@ -190,7 +258,7 @@ result_writer_final(struct result_writer *w, const struct report_run *run,
 	start(w, run);
 	fputs("final\n", w->f);
 	write_run(w->f, run);
-	write_snap(w->f, tot);
+	write_snap(w->f, tot, w->profile);
 	fprintf(w->f, "end ticks=%lu\n", w->ticks);
 	check(w);
 }

@@ -44,6 +44,7 @@ stats_new(void)
 	s->tls_lat = hist_new();
 	s->connect_lat = hist_new();
 	s->latency_log_fd = -1;
+	act_stats_init(&s->act);
 	return s;
 }
 
@@ -56,6 +57,7 @@ stats_free(struct stats *s)
 		hist_free(s->lat[i]);
 	hist_free(s->tls_lat);
 	hist_free(s->connect_lat);
+	act_stats_fini(&s->act);
 	free(s);
 }
 
@@ -123,6 +125,7 @@ stats_snap_init(struct stats_snap *d)
 		d->lat[i] = hist_new();
 	d->tls_lat = hist_new();
 	d->connect_lat = hist_new();
+	act_snap_init(&d->act);
 }
 
 void
@@ -134,6 +137,7 @@ stats_snap_free(struct stats_snap *d)
 		hist_free(d->lat[i]);
 	hist_free(d->tls_lat);
 	hist_free(d->connect_lat);
+	act_snap_free(&d->act);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -142,8 +146,11 @@ stats_snap_clear(struct stats_snap *d)
 {
 	struct hist *lat[OP_COUNT];
 	struct hist *tls = d->tls_lat, *conn = d->connect_lat;
+	struct act_snap act = d->act;
 	memcpy(lat, d->lat, sizeof(lat));
 	memset(d, 0, sizeof(*d));
+	d->act = act;
+	act_snap_clear(&d->act);
 	memcpy(d->lat, lat, sizeof(lat));
 	d->tls_lat = tls;
 	d->connect_lat = conn;
@@ -154,14 +161,27 @@ stats_snap_clear(struct stats_snap *d)
 }
 
 void
-stats_snap_add_live(struct stats_snap *d, const struct stats *s)
+stats_snap_clear_counts(struct stats_snap *d)
+{
+	struct stats_snap z;
+	memset(&z, 0, sizeof(z));
+	memcpy(z.lat, d->lat, sizeof(z.lat));
+	z.tls_lat = d->tls_lat;
+	z.connect_lat = d->connect_lat;
+	/* profile mode's figures, like the histograms, keep the last full
+	 * sum: the stop checks between ticks do not read them */
+	z.act = d->act;
+	*d = z;
+}
+
+void
+stats_snap_add_live_counts(struct stats_snap *d, const struct stats *s)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
 		d->ok[i] += ctr_get(&s->ok[i]);
 		d->no[i] += ctr_get(&s->no[i]);
 		d->bad[i] += ctr_get(&s->bad[i]);
 		d->failed[i] += ctr_get(&s->failed[i]);
-		hist_merge(d->lat[i], s->lat[i]);
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] += ctr_get(&s->errors[k]);
@@ -174,8 +194,31 @@ stats_snap_add_live(struct stats_snap *d, const struct stats *s)
 	uint64_t lag = ctr_get(&s->loop_lag_max_us);
 	if (lag > d->loop_lag_max_us)
 		d->loop_lag_max_us = lag;
+}
+
+void
+stats_snap_clear_figures(struct stats_snap *d)
+{
+	stats_snap_clear_counts(d);
+	act_snap_clear_counts(&d->act);
+}
+
+void
+stats_snap_add_live_figures(struct stats_snap *d, const struct stats *s)
+{
+	stats_snap_add_live_counts(d, s);
+	act_snap_add_live_counts(&d->act, &s->act);
+}
+
+void
+stats_snap_add_live(struct stats_snap *d, const struct stats *s)
+{
+	stats_snap_add_live_counts(d, s);
+	for (int i = 0; i < OP_COUNT; i++)
+		hist_merge(d->lat[i], s->lat[i]);
 	hist_merge(d->tls_lat, s->tls_lat);
 	hist_merge(d->connect_lat, s->connect_lat);
+	act_snap_add_live(&d->act, &s->act);
 }
 
 void
@@ -200,21 +243,21 @@ stats_snap_add(struct stats_snap *d, const struct stats_snap *s)
 		d->loop_lag_max_us = s->loop_lag_max_us;
 	hist_merge(d->tls_lat, s->tls_lat);
 	hist_merge(d->connect_lat, s->connect_lat);
+	act_snap_add(&d->act, &s->act);
 }
 
 /* Field by field, so d may be a or b.  Counters saturate at zero: a
  * negative per-second figure can only come from snapshots given in the
  * wrong order, and a huge wrapped number would hide that worse. */
-void
-stats_snap_diff(struct stats_snap *d, const struct stats_snap *a,
-		const struct stats_snap *b)
+static void
+diff_counters(struct stats_snap *d, const struct stats_snap *a,
+	      const struct stats_snap *b)
 {
 	for (int i = 0; i < OP_COUNT; i++) {
 		d->ok[i] = sat_sub(a->ok[i], b->ok[i]);
 		d->no[i] = sat_sub(a->no[i], b->no[i]);
 		d->bad[i] = sat_sub(a->bad[i], b->bad[i]);
 		d->failed[i] = sat_sub(a->failed[i], b->failed[i]);
-		hist_diff(d->lat[i], a->lat[i], b->lat[i]);
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] = sat_sub(a->errors[k], b->errors[k]);
@@ -227,15 +270,31 @@ stats_snap_diff(struct stats_snap *d, const struct stats_snap *a,
 	STATS_SUM_GAUGES(X)
 	X(loop_lag_max_us)
 #undef X
-	hist_diff(d->tls_lat, a->tls_lat, b->tls_lat);
-	hist_diff(d->connect_lat, a->connect_lat, b->connect_lat);
 }
 
 void
-stats_snap_copy(struct stats_snap *d, const struct stats_snap *s)
+stats_snap_diff(struct stats_snap *d, const struct stats_snap *a,
+		const struct stats_snap *b)
 {
-	if (d == s)
-		return;
+	diff_counters(d, a, b);
+	for (int i = 0; i < OP_COUNT; i++)
+		hist_diff(d->lat[i], a->lat[i], b->lat[i]);
+	hist_diff(d->tls_lat, a->tls_lat, b->tls_lat);
+	hist_diff(d->connect_lat, a->connect_lat, b->connect_lat);
+	act_snap_diff(&d->act, &a->act, &b->act);
+}
+
+void
+stats_snap_diff_figures(struct stats_snap *d, const struct stats_snap *a,
+			const struct stats_snap *b)
+{
+	diff_counters(d, a, b);
+	act_snap_diff_counts(&d->act, &a->act, &b->act);
+}
+
+static void
+copy_counters(struct stats_snap *d, const struct stats_snap *s)
+{
 	memcpy(d->ok, s->ok, sizeof(d->ok));
 	memcpy(d->no, s->no, sizeof(d->no));
 	memcpy(d->bad, s->bad, sizeof(d->bad));
@@ -247,10 +306,28 @@ stats_snap_copy(struct stats_snap *d, const struct stats_snap *s)
 	STATS_SUM_GAUGES(X)
 	X(loop_lag_max_us)
 #undef X
+}
+
+void
+stats_snap_copy(struct stats_snap *d, const struct stats_snap *s)
+{
+	if (d == s)
+		return;
+	copy_counters(d, s);
 	for (int i = 0; i < OP_COUNT; i++)
 		hist_copy(d->lat[i], s->lat[i]);
 	hist_copy(d->tls_lat, s->tls_lat);
 	hist_copy(d->connect_lat, s->connect_lat);
+	act_snap_copy(&d->act, &s->act);
+}
+
+void
+stats_snap_copy_figures(struct stats_snap *d, const struct stats_snap *s)
+{
+	if (d == s)
+		return;
+	copy_counters(d, s);
+	act_snap_copy_counts(&d->act, &s->act);
 }
 
 uint64_t

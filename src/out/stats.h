@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "actions.h"
 #include "hist.h"
 #include "ops.h"
 
@@ -89,6 +90,7 @@ struct stats {
 	struct hist *tls_lat;		/* TLS handshake, us */
 	struct hist *connect_lat;	/* connect -> greeting, us */
 	int latency_log_fd;	/* --latency-log, or -1 */
+	struct act_stats act;	/* profile mode (actions.h) */
 };
 
 /* A plain copy, owned by one thread. */
@@ -104,6 +106,7 @@ struct stats_snap {
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
 	struct hist *tls_lat, *connect_lat;
+	struct act_snap act;	/* profile mode (actions.h) */
 };
 
 /* The scalar fields of both structs by name, for code that must visit
@@ -133,6 +136,18 @@ void stats_snap_free(struct stats_snap *d);
 void stats_snap_clear(struct stats_snap *d);
 /* d += live shard (counters and gauges summed, histograms merged). */
 void stats_snap_add_live(struct stats_snap *d, const struct stats *s);
+/* The same for the counters and gauges only, and their clear: the
+ * stop checks between ticks need no histogram. */
+void stats_snap_add_live_counts(struct stats_snap *d, const struct stats *s);
+void stats_snap_clear_counts(struct stats_snap *d);
+/* "Figures": every counter and gauge, profile mode's too, and no
+ * histogram (they are left as they are): for a sum whose histograms are
+ * kept up to date by what changed (stats_pub_take). */
+void stats_snap_clear_figures(struct stats_snap *d);
+void stats_snap_add_live_figures(struct stats_snap *d, const struct stats *s);
+void stats_snap_diff_figures(struct stats_snap *d, const struct stats_snap *a,
+			     const struct stats_snap *b);
+void stats_snap_copy_figures(struct stats_snap *d, const struct stats_snap *s);
 /* d += s */
 void stats_snap_add(struct stats_snap *d, const struct stats_snap *s);
 /* d = a - b for counters and histograms; gauges are taken from a. */

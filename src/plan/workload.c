@@ -7,10 +7,17 @@
 #define PLAN_MAX_DRAWS 10000
 
 void
-plan_init(struct plan *p)
+plan_restart(struct plan *p)
 {
 	p->n = 0;
 	p->last = OP_LOGIN;
+}
+
+void
+plan_init(struct plan *p)
+{
+	plan_restart(p);
+	p->walk_of = NULL;
 }
 
 enum lstate
@@ -54,23 +61,56 @@ is_login(enum op op)
 	return op == OP_LOGIN || op == OP_AUTHENTICATE;
 }
 
-/* imaptest's client_get_next_state: the next state after `state` whose
- * percent draw succeeds, wrapping from LOGOUT back to the start. */
+/* The in-order walk's step: LOGIN + 1 .. LOGOUT, wrapping (a state past
+ * LOGOUT, never planned, also goes back to the start). */
 static enum op
-next_state(const struct config *cfg, struct rng *r, enum op state)
+walk_succ(enum op state)
 {
+	return state + 1 <= OP_LOGOUT ? (enum op)(state + 1)
+				      : (enum op)(OP_LOGIN + 1);
+}
+
+void
+plan_walk_build(struct plan_walk *w, const struct config *cfg)
+{
+	for (int s = 0; s < OP_COUNT; s++) {
+		enum op t = walk_succ((enum op)s);
+		unsigned steps = 1;
+		/* The cycle has fewer than OP_COUNT states: a walk that long
+		 * has been round it and found none above 0%. */
+		while (cfg->states[t].prob <= 0 && steps < OP_COUNT) {
+			t = walk_succ(t);
+			steps++;
+		}
+		w->next[s] = cfg->states[t].prob > 0 ? (uint8_t)t
+						     : PLAN_WALK_NONE;
+		w->steps[s] = (uint8_t)steps;
+	}
+}
+
+/* imaptest's client_get_next_state: the next state after `state` whose
+ * percent draw succeeds, wrapping from LOGOUT back to the start.  In
+ * order, the states at 0% are jumped over (rng_pct draws nothing for
+ * them) but still counted towards PLAN_MAX_DRAWS, so the draws, the
+ * choices and the give-up point are the step-by-step walk's. */
+static enum op
+next_state(const struct plan_walk *w, const struct config *cfg,
+	   struct rng *r, enum op state)
+{
+	if (!cfg->random_states) {
+		for (unsigned passed = 0;;) {
+			passed += w->steps[state];
+			state = (enum op)w->next[state];
+			if (state == PLAN_WALK_NONE || passed > PLAN_MAX_DRAWS)
+				return OP_LOGOUT;
+			if (rng_pct(r, cfg->states[state].prob))
+				return state;
+		}
+	}
 	for (int draws = 0; draws < PLAN_MAX_DRAWS; draws++) {
-		if (!cfg->random_states)
-			state = (enum op)(state + 1);
-		else
-			state = (enum op)(OP_LIST +
-			    rng_below(r, OP_LOGOUT - OP_LIST + 1));
-		if (state > OP_LOGOUT)
-			state = (enum op)(OP_LOGIN + 1);
+		state = (enum op)(OP_LIST + rng_below(r, OP_LOGOUT - OP_LIST + 1));
 		if (rng_pct(r, cfg->states[state].prob))
 			return state;
-		if (state == OP_LOGOUT)
-			state = OP_LOGIN;	/* wrap: next is LOGIN + 1 */
 	}
 	return OP_LOGOUT;
 }
@@ -88,6 +128,10 @@ plan_update(struct plan *p, const struct config *cfg, struct rng *r,
 		return p->n > 0 ? (enum op)p->q[0] : state;
 	if (state == OP_LOGOUT && p->n > 0)
 		return (enum op)p->q[0];
+	if (p->walk_of != cfg) {
+		plan_walk_build(&p->walk, cfg);
+		p->walk_of = cfg;
+	}
 
 	for (int draws = 0; p->n < PLAN_LEN && draws < PLAN_MAX_DRAWS; draws++) {
 		if (cur == LSTATE_NONAUTH) {
@@ -95,8 +139,8 @@ plan_update(struct plan *p, const struct config *cfg, struct rng *r,
 			    OP_AUTHENTICATE : OP_LOGIN;
 		} else if (state == OP_LOGOUT ||
 			   !rng_pct(r, cfg->states[state].again)) {
-			state = next_state(cfg, r, state == OP_LOGOUT ?
-			    OP_LOGIN : state);
+			state = next_state(&p->walk, cfg, r,
+			    state == OP_LOGOUT ? OP_LOGIN : state);
 		}
 		if ((int)op_table[state].need > (int)cur ||
 		    (cur != LSTATE_NONAUTH && is_login(state)))

@@ -25,10 +25,25 @@ enum lstate {
  * why its APPENDs carry ~28 messages when only APPEND is enabled. */
 #define PLAN_LEN OP_COUNT
 
+/* The in-order walk's jumps over states at 0%, which draw nothing and
+ * are never taken: from each state, the next one the walk would take a
+ * chance on (PLAN_WALK_NONE: none) and how many states that step passes,
+ * the draws imaptest's walk counts towards its limit.  Built from one
+ * config's percentages, read-only after. */
+#define PLAN_WALK_NONE OP_COUNT
+struct plan_walk {
+	uint8_t next[OP_COUNT];
+	uint8_t steps[OP_COUNT];
+};
+
 struct plan {
 	uint8_t q[PLAN_LEN];
 	unsigned n;
 	enum op last;		/* the last state taken from the plan */
+	/* plan_update builds walk from the config it is first given and
+	 * again whenever it is given another one; plan_init forgets it. */
+	const struct config *walk_of;
+	struct plan_walk walk;
 };
 
 /* What is in flight, as the pipelining rules need it. */
@@ -41,6 +56,13 @@ struct plan_pending {
 };
 
 void plan_init(struct plan *p);
+
+/* A new session on the same connection: an empty plan, as plan_init, but
+ * the walk built for the connection's config is kept. */
+void plan_restart(struct plan *p);
+
+/* The walk's jumps for cfg's percentages (what plan_update uses). */
+void plan_walk_build(struct plan_walk *w, const struct config *cfg);
 
 /* Fill the plan (imaptest's client_update_plan) and return its head, the
  * state that would be sent next.  cur is the session's current state. */

@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "profile/profile_loadsim.h"
 #include "rng.h"
 
 #define PROFILE_MAX_BLOCKS 64		/* of each kind */
@@ -104,6 +105,7 @@ struct profile {
 	unsigned n_user_blocks;
 	struct profile_client_block clients[PROFILE_MAX_BLOCKS];
 	unsigned n_client_blocks;
+	struct profile_loadsim loadsim;	/* the LoadSim extension's keys */
 	/* Filled by profile_expand: */
 	struct profile_user *u;
 	unsigned n_u;

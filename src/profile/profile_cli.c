@@ -1,20 +1,21 @@
-/* profile_cli.c: profile=FILE at startup: the file is parsed and checked
- * now, so a profile can be written and validated before the driver that
- * plays it exists. */
+/* profile_cli.c: profile=FILE at startup: the file is parsed, checked and
+ * expanded before anything connects; --profile-check stops there. */
 #include <stdio.h>
-#include <string.h>
-
-#include "escape.h"
 
 #include "profile/profile.h"
 #include "profile/profile_cli.h"
 
 int
-profile_cli(const struct config *cfg)
+profile_cli(const struct config *cfg, struct profile **run)
 {
 	char err[1024];
 	struct profile *p = profile_load(cfg->profile_path, err, sizeof(err));
 
+	*run = NULL;
+	/* --profile-users: the same day for another number of users (what
+	 * scripts/capacity steps); the blocks' count= shares still apply. */
+	if (p != NULL && cfg->profile_users > 0)
+		p->total_users = cfg->profile_users;
 	/* Without seed= the plan is still the same on every check, so the
 	 * output can be compared between two edits of a file. */
 	if (p == NULL || profile_expand(p, cfg->have_seed ? cfg->seed : 0, err,
@@ -28,12 +29,6 @@ profile_cli(const struct config *cfg)
 		profile_free(p);
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
-	char path[512];
-	escape_text(path, sizeof(path), cfg->profile_path,
-		    strlen(cfg->profile_path));
-	fprintf(stderr, "imapstress: profile %s is valid, but profile mode's "
-		"user driver is not built yet (--profile-check prints the "
-		"plan)\n", path);
-	profile_free(p);
-	return 2;
+	*run = p;		/* the user driver plays it (src/users/) */
+	return 0;
 }

@@ -312,4 +312,5 @@ profile_print_plan(const struct profile *p, FILE *out)
 	double h = profile_deliveries_per_hour(p);
 	fprintf(out, "deliveries expected in all: %.0f/hour (%.2f/s)\n", h,
 		h / 3600.0);
+	profile_loadsim_print(p, out);
 }

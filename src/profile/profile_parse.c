@@ -99,6 +99,7 @@ static const struct key client_keys[] = {
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
+/* The same order as enum loadsim_where. */
 enum where { IN_ROOT, IN_USER, IN_CLIENT };
 
 #define MAX_KEYS 32	/* per table; the seen[] arrays below */
@@ -251,6 +252,15 @@ key_value(struct parser *ps, char *line, char *eq)
 	}
 	const struct key *k = key_find(table, key, &idx);
 	if (k == NULL) {
+		/* The LoadSim extension (profile_loadsim.c) has its own. */
+		char why[256];
+		unsigned block = ps->in == IN_USER ? ps->p->n_user_blocks - 1
+		    : ps->in == IN_CLIENT ? ps->p->n_client_blocks - 1 : 0;
+		int r = profile_loadsim_key(ps->p, (enum loadsim_where)ps->in,
+					    block, key, val, ps->line, why,
+					    sizeof(why));
+		if (r <= 0)
+			return r == 0 ? 0 : fail(ps, ps->line, key, "%s", why);
 		unsigned other;
 		if (ps->in == IN_ROOT && (key_find(user_keys, key, &other) ||
 					  key_find(client_keys, key, &other)))
@@ -419,6 +429,11 @@ finish(struct parser *ps)
 	if (sum != 100)
 		return fail(ps, ps->count_line[1], "count", "the client blocks' "
 			    "counts add up to %u%%, not 100%%", sum);
+	char why[256];
+	const char *key = NULL;
+	unsigned line = 0;
+	if (profile_loadsim_finish(p, &line, &key, why, sizeof(why)) < 0)
+		return fail(ps, line, key, "%s", why);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -14,11 +15,14 @@
 #include "clock.h"
 #include "conn_log.h"
 #include "log.h"
+#include "peak_rss.h"
 #include "report.h"
 #include "run.h"
+#include "xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
 #define UNUSABLE_AFTER_US 5000000	/* no login at all for this long: give up */
+#define HIST_WAIT_US 250000	/* a tick waits this long for the workers' copies */
 
 enum run_phase { PHASE_RUN, PHASE_DRAIN, PHASE_HALT };
 
@@ -28,6 +32,10 @@ struct run_state {
 	const struct config *cfg;
 	struct report *rep;
 	const struct run_sinks *sinks;
+	struct stats_pub **pubs;	/* the workers', in order */
+	/* cum: the run so far; its histograms only after run_sum_all (the
+	 * warm-up's end, a metrics page, the end), else a past sum.  prev:
+	 * cum's figures at the tick before.  win: the last tick's window. */
 	struct stats_snap cum, prev, win, warm;
 	uint64_t t0;
 	uint64_t cpu_prev_us, t_cpu_prev;
@@ -37,7 +45,71 @@ struct run_state {
 	unsigned ticks, self_limited_ticks;
 	uint64_t lag_max_ever;
 	double cpu_max;
+	/* --server-pid: the last sample, the totals at the end of the
+	 * warm-up, and the measured ticks' peaks and sums */
+	struct srv_sample srv, srv_warm;
+	double srv_secs, srv_cpu_max, users_sum;
+	uint64_t srv_mem_max;
+	unsigned srv_procs_max, users_ticks;
+	bool srv_io_any, srv_pss_any;
 };
+
+/* The server's counters for this tick (sinks->srv NULL: none asked) and
+ * the per-user divisor; measured ticks also feed the summary's peaks. */
+static void
+run_srv_tick(struct run_state *rs, struct report_run *rr, uint64_t now,
+	     double secs)
+{
+	rr->net_users = (double)rs->cum.conns_open;
+	if (!rr->warmup) {
+		rs->users_sum += rr->net_users;
+		rs->users_ticks++;
+	}
+	if (rs->sinks->srv == NULL)
+		return;
+	struct srv_sample *s = &rs->srv;
+	srv_watch_sample(rs->sinks->srv, now, s);
+	rr->srv = s->alive;
+	rr->srv_io = s->io_ok;
+	rr->srv_pss = s->mem_pss;
+	rr->srv_procs = s->procs;
+	rr->srv_cpu_pct = s->cpu_pct;
+	rr->srv_mem_kb = s->mem_kb;
+	rr->srv_read_bytes = s->read_bytes;
+	rr->srv_write_bytes = s->write_bytes;
+	if (rr->warmup || !s->alive)
+		return;
+	rs->srv_secs += secs;
+	rs->srv_io_any = rs->srv_io_any || s->io_ok;
+	rs->srv_pss_any = rs->srv_pss_any || s->mem_pss;
+	if (s->cpu_pct > rs->srv_cpu_max)
+		rs->srv_cpu_max = s->cpu_pct;
+	if (s->mem_kb > rs->srv_mem_max)
+		rs->srv_mem_max = s->mem_kb;
+	if (s->procs > rs->srv_procs_max)
+		rs->srv_procs_max = s->procs;
+}
+
+/* The measured interval's server table (see report.h). */
+static void
+run_srv_final(const struct run_state *rs, struct report_run *rr)
+{
+	rr->net_users = rs->users_ticks ?
+	    rs->users_sum / (double)rs->users_ticks : 0;
+	if (rs->sinks->srv == NULL || !(rs->srv_secs > 0))
+		return;
+	rr->srv = true;
+	rr->srv_io = rs->srv_io_any;
+	rr->srv_pss = rs->srv_pss_any;
+	rr->srv_secs = rs->srv_secs;
+	rr->srv_cpu_pct = 100.0 * (rs->srv.cpu_s - rs->srv_warm.cpu_s) /
+	    rs->srv_secs;
+	rr->srv_cpu_max = rs->srv_cpu_max;
+	rr->srv_mem_kb = rs->srv_mem_max;
+	rr->srv_procs = rs->srv_procs_max;
+	rr->srv_read_bytes = rs->srv.read_total - rs->srv_warm.read_total;
+	rr->srv_write_bytes = rs->srv.write_total - rs->srv_warm.write_total;
+}
 
 static uint64_t
 cpu_us(uint64_t *user, uint64_t *sys)
@@ -53,12 +125,73 @@ cpu_us(uint64_t *user, uint64_t *sys)
 	return u + s;
 }
 
+/* Between ticks: the sum of the counters and gauges the workers
+ * published (never their live shards), all the stop checks need.  A copy
+ * rewritten while it was read (a worker published twice meanwhile) makes
+ * the sum start over.  The histograms and profile mode's figures keep the
+ * last tick's sum. */
 static void
-run_collect(struct run_state *rs)
+run_collect_counts(struct run_state *rs)
+{
+	bool whole;
+
+	do {
+		stats_snap_clear_counts(&rs->cum);
+		whole = true;
+		for (unsigned i = 0; i < rs->n && whole; i++)
+			whole = stats_pub_add_to(rs->pubs[i], &rs->cum);
+	} while (!whole);
+}
+
+/* cum with its histograms: the sum of the copies last taken, every cell
+ * they hold (a window needs only what changed, run_collect). */
+static void
+run_sum_all(struct run_state *rs)
 {
 	stats_snap_clear(&rs->cum);
 	for (unsigned i = 0; i < rs->n; i++)
-		stats_snap_add_live(&rs->cum, rs->w[i]->stats);
+		stats_pub_add_taken_all(rs->pubs[i], &rs->cum);
+}
+
+/* Once a second, and at the end (`last`, the workers joined): cum's
+ * figures, and win = cum - prev, the window since the tick before.  Each
+ * worker is asked for a copy of its histograms with the counters of that
+ * moment, and woken: it makes it between two of its callbacks, mostly
+ * within a millisecond.  The tick waits for them HIST_WAIT_US at most: a
+ * worker later than that (a callback ran long) is taken at the next
+ * tick, which then counts its samples of both seconds, so a busy worker
+ * can delay a line but never make us skip one.  Each copy adds to win
+ * only what it changed (stats_pub_take); cum's histograms are summed
+ * whole only where they are read: with --metrics-listen, and at the end. */
+static void
+run_collect(struct run_state *rs, bool last)
+{
+	stats_snap_clear(&rs->win);
+	for (unsigned i = 0; i < rs->n; i++)	/* late answers to the last ask */
+		stats_pub_take(rs->pubs[i], &rs->win);
+	if (last) {
+		for (unsigned i = 0; i < rs->n; i++) {
+			worker_last_hists(rs->w[i]);
+			stats_pub_take(rs->pubs[i], &rs->win);
+		}
+	} else {
+		for (unsigned i = 0; i < rs->n; i++)
+			worker_want_hists(rs->w[i]);
+		uint64_t deadline = clock_us() + HIST_WAIT_US;
+		for (unsigned i = 0; i < rs->n; i++)
+			if (worker_wait_hists(rs->w[i], deadline))
+				stats_pub_take(rs->pubs[i], &rs->win);
+	}
+	stats_pub_end_window(&rs->win, rs->pubs, rs->n);
+	if (last || rs->sinks->metrics != NULL) {
+		run_sum_all(rs);
+	} else {
+		stats_snap_clear_figures(&rs->cum);
+		for (unsigned i = 0; i < rs->n; i++)
+			stats_pub_add_taken(rs->pubs[i], &rs->cum);
+	}
+	stats_snap_diff_figures(&rs->win, &rs->cum, &rs->prev);
+	stats_snap_copy_figures(&rs->prev, &rs->cum);
 }
 
 static void
@@ -97,9 +230,7 @@ run_tick(struct run_state *rs, uint64_t now)
 	struct report_run rr;
 	uint64_t cpu = cpu_us(NULL, NULL);
 
-	run_collect(rs);
-	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
-	stats_snap_copy(&rs->prev, &rs->cum);
+	run_collect(rs, false);
 	run_fill(rs, &rr, now);
 	/* Counts that the warm-up snapshot will hold, so not the totals'. */
 	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
@@ -112,9 +243,8 @@ run_tick(struct run_state *rs, uint64_t now)
 	rs->cpu_prev_us = cpu;
 	rs->t_cpu_prev = now;
 	rr.loop_lag_max_us = rs->win.loop_lag_max_us;
-	for (unsigned i = 0; i < rs->n; i++)
-		ctr_set(&rs->w[i]->stats->loop_lag_max_us, 0);
 	rr.self_limited = rr.cpu_pct > 80.0 || rr.loop_lag_max_us > 10000;
+	run_srv_tick(rs, &rr, now, wall / 1e6);
 	rs->ticks++;
 	if (rr.self_limited)
 		rs->self_limited_ticks++;
@@ -127,10 +257,12 @@ run_tick(struct run_state *rs, uint64_t now)
 
 	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
 	    rr.elapsed_s >= rs->cfg->warmup_secs) {
+		run_sum_all(rs);
 		stats_snap_copy(&rs->warm, &rs->cum);
 		rs->warm_taken = true;
 		/* CPU per command must leave the warm-up out on both sides. */
 		cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
+		rs->srv_warm = rs->srv;
 	}
 }
 
@@ -143,14 +275,13 @@ run_final_tick(struct run_state *rs, uint64_t now, uint64_t last_tick)
 {
 	struct report_run rr;
 
-	run_collect(rs);
-	stats_snap_diff(&rs->win, &rs->cum, &rs->prev);
-	stats_snap_copy(&rs->prev, &rs->cum);
+	run_collect(rs, true);
 	run_fill(rs, &rr, now);
 	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
 	rr.partial_s = (double)(now - last_tick) / 1e6;
 	if (!(rr.partial_s > 0))
 		rr.partial_s = 1e-6;
+	run_srv_tick(rs, &rr, now, rr.partial_s);
 	report_tick(rs->rep, &rr, &rs->win, &rs->cum);
 }
 
@@ -182,6 +313,21 @@ run_hard_errors(const struct stats_snap *s)
 	return n;
 }
 
+/* Whether anything between ticks could stop the run: the stop checks of
+ * run_loop other than secs= (whose end is a wake-up of its own).  Once
+ * someone has logged in and no error stops the run, nothing can until
+ * the next tick, so a steady run wakes once a second, not ten times. */
+static bool
+run_needs_poll(const struct run_state *rs, enum run_phase phase)
+{
+	if (phase != PHASE_RUN)
+		return true;	/* waiting for the workers to finish */
+	if (rs->cfg->error_quit || rs->cfg->disconnect_quit)
+		return true;
+	/* "server unusable" can still come true */
+	return rs->cum.logins == 0 && stats_snap_total_ok(&rs->cum) == 0;
+}
+
 int
 run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	 struct report *rep, const struct run_sinks *sinks)
@@ -196,6 +342,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	sigset_t sigs;
 	bool unusable = false;
 
+	rs.pubs = xcalloc(n ? n : 1, sizeof(*rs.pubs));
+	for (unsigned i = 0; i < n; i++)
+		rs.pubs[i] = w[i]->pub;
 	stats_snap_init(&rs.cum);
 	stats_snap_init(&rs.prev);
 	stats_snap_init(&rs.win);
@@ -207,6 +356,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rs.t0 = clock_us();
 	rs.t_cpu_prev = rs.t0;
 	rs.cpu_prev_us = cpu_us(NULL, NULL);
+	if (sinks->srv != NULL)		/* the first window starts now */
+		srv_watch_sample(sinks->srv, rs.t0, &rs.srv);
 	next_tick = rs.t0 + 1000000;
 	last_tick = rs.t0;
 	/* A scrape before the first tick gets zeros, not an empty page. */
@@ -215,7 +366,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 
 	for (;;) {
 		uint64_t now = clock_us();
-		uint64_t wake = next_tick < now + POLL_US ? next_tick : now + POLL_US;
+		uint64_t wake = next_tick;
+		if (phase == PHASE_RUN && cfg->secs > 0) {
+			uint64_t end = rs.t0 + (uint64_t)(cfg->secs * 1e6);
+			if (end < wake)
+				wake = end;
+		}
+		if (run_needs_poll(&rs, phase) && now + POLL_US < wake)
+			wake = now + POLL_US;
 		if (wake > now) {
 			struct timespec ts = { (time_t)((wake - now) / 1000000),
 				(long)((wake - now) % 1000000) * 1000 };
@@ -250,7 +408,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			while (next_tick <= now)
 				next_tick += 1000000;
 		} else {
-			run_collect(&rs);
+			run_collect_counts(&rs);
 		}
 
 		if (phase == PHASE_RUN) {
@@ -311,10 +469,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		log_warn("stall warnings: %u in all, %u shown", stalls,
 			 CONN_LOG_MAX_PER_KIND);
 
-	run_final_tick(&rs, t_end, last_tick);
 	/* Totals: everything acknowledged, including replies to commands
-	 * that finished during the drain, minus the warm-up. */
-	run_collect(&rs);
+	 * that finished during the drain (the last tick's cum), minus the
+	 * warm-up. */
+	run_final_tick(&rs, t_end, last_tick);
 	struct stats_snap tot;
 	stats_snap_init(&tot);
 	if (rs.warm_taken)
@@ -331,9 +489,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	cpu_us(&rr.cpu_user_us, &rr.cpu_sys_us);
 	rr.cpu_user_us -= rs.warm_user_us;
 	rr.cpu_sys_us -= rs.warm_sys_us;
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	rr.peak_rss_kb = (uint64_t)ru.ru_maxrss;
+	rr.peak_rss_kb = peak_rss_kb(NULL);
 	for (unsigned i = 0; i < n; i++)
 		rr.unfinished += w[i]->unfinished;
 	/* One late wake-up (the server's processes share our cores) is
@@ -343,6 +499,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.cpu_pct = rs.cpu_max;
 	rr.loop_lag_max_us = rs.lag_max_ever;
 	rr.stop_reason = stop_reason_name(why);
+	run_srv_final(&rs, &rr);
 	if (!sla_eval(cfg, &tot, sla_ok, sla_actual)) {
 		for (unsigned i = 0; i < cfg->n_slas; i++)
 			rr.sla_failed += !sla_ok[i];
@@ -398,5 +555,6 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	stats_snap_free(&rs.prev);
 	stats_snap_free(&rs.win);
 	stats_snap_free(&rs.warm);
+	free(rs.pubs);
 	return status;
 }

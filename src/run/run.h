@@ -5,6 +5,7 @@
 #include "config.h"
 #include "hdrlog.h"
 #include "metrics.h"
+#include "procstat.h"
 #include "report.h"
 #include "worker.h"
 
@@ -13,6 +14,7 @@
 struct run_sinks {
 	struct metrics *metrics;	/* --metrics-listen */
 	struct hdrlog *hdr;		/* --hdr-log */
+	struct srv_watch *srv;		/* --server-pid */
 };
 
 /* Workers must be started, and SIGINT/SIGTERM blocked in every thread.

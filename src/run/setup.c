@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 #include "checkpoint.h"
 #include "config.h"
@@ -19,6 +19,7 @@
 #include "shared.h"
 #include "tls.h"
 #include "userfile.h"
+#include "worker.h"
 #include "xmalloc.h"
 
 /* The message pool never holds more than this: enough variety, little
@@ -109,7 +110,11 @@ shared_new(const struct config *cfg)
 	struct shared *sh = xcalloc(1, sizeof(*sh));
 	sh->cfg = cfg;
 	sh->live = xcalloc(1, sizeof(*sh->live));
-	if (RAND_bytes((unsigned char *)&sh->run_id, sizeof(sh->run_id)) != 1)
+	/* getrandom, not RAND_bytes: starting OpenSSL's DRBG pulls its
+	 * providers and config in, about 2 MB of RSS a run without TLS or
+	 * SCRAM never needs. */
+	if (getrandom(&sh->run_id, sizeof(sh->run_id), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(sh->run_id))
 		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	resolve(sh, cfg);
 	if (cfg->userfile != NULL) {
@@ -118,10 +123,6 @@ shared_new(const struct config *cfg)
 			fatal(2, "%s", err);
 		shard_users(cfg, (struct userfile *)sh->users);
 	}
-	if (cfg->latency_log != NULL &&
-	    (sh->latency_log_fd = latency_log_open(cfg->latency_log)) < 0)
-		fatal(2, "--latency-log %s: cannot create: %s", cfg->latency_log,
-		      strerror(errno));
 	sh->pool = make_pool(cfg, cfg->have_seed ? cfg->seed : (uint32_t)sh->run_id);
 	if (cfg->tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(cfg, err, sizeof(err));
@@ -129,11 +130,35 @@ shared_new(const struct config *cfg)
 			fatal(2, "%s", err);
 	}
 	sh->n_workers = pick_workers(cfg);
+	return sh;
+}
+
+struct worker_group *
+worker_group_new(const struct config *cfg, unsigned n_workers)
+{
+	struct worker_group *g = xcalloc(1, sizeof(*g));
+
+	g->latency_log_fd = -1;
+	if (cfg->latency_log != NULL &&
+	    (g->latency_log_fd = latency_log_open(cfg->latency_log)) < 0)
+		fatal(2, "--latency-log %s: cannot create: %s", cfg->latency_log,
+		      strerror(errno));
 	/* One checkpoint for all workers: a mailbox's sessions may live in
 	 * several (a user= without %d is one mailbox for everyone). */
 	if (cfg->checkpoint_secs > 0 && !cfg->no_tracking)
-		sh->cp_coord = cp_coord_new(sh->n_workers);
-	return sh;
+		g->cp_coord = cp_coord_new(n_workers);
+	return g;
+}
+
+void
+worker_group_free(struct worker_group *g)
+{
+	if (g == NULL)
+		return;
+	cp_coord_free(g->cp_coord);
+	if (g->latency_log_fd >= 0)
+		close(g->latency_log_fd);
+	free(g);
 }
 
 void
@@ -143,7 +168,6 @@ shared_free(struct shared *sh)
 		return;
 	tls_ctx_free(sh->tls);
 	userfile_free((struct userfile *)sh->users);
-	cp_coord_free(sh->cp_coord);
 	msg_pool_free((struct msg_pool *)sh->pool);
 	free(sh->live);
 	free(sh);

@@ -1,15 +1,20 @@
 /* setup.h: the struct shared of a run (shared.h), built once by the main
  * thread before any worker exists: the resolved server and --source
  * addresses, the userfile (this shard's slice), the message pool, the TLS
- * context, the worker count, the checkpoint's meeting point, the
- * --latency-log file.  A bad input is a usage error (exit 2) naming it. */
+ * context, the worker count; and the workers' struct worker_group
+ * (worker.h): the checkpoint's meeting point, the --latency-log file.  A
+ * bad input is a usage error (exit 2) naming it. */
 #ifndef IMAPSTRESS_SETUP_H
 #define IMAPSTRESS_SETUP_H
 
 struct config;
 struct shared;
+struct worker_group;
 
 struct shared *shared_new(const struct config *cfg);
 void shared_free(struct shared *sh);		/* NULL is a no-op */
+struct worker_group *worker_group_new(const struct config *cfg,
+				      unsigned n_workers);
+void worker_group_free(struct worker_group *g);	/* NULL is a no-op */
 
 #endif

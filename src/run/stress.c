@@ -8,7 +8,6 @@
 #include "stress.h"
 #include "user_template.h"
 #include "userfile.h"
-#include "worker.h"
 
 /* Backoff after a failure: 20 ms doubling to 5 s, with jitter, so a dead
  * server is probed a few times a second, not hammered in a tight loop. */
@@ -17,27 +16,27 @@
 
 /* The worker's index of slot c (it owns slots id, id+W, id+2W, ...). */
 static unsigned *
-stress_streak(struct worker *w, const struct conn *c)
+stress_streak(struct stress *s, const struct conn *c)
 {
-	return &w->fail_streak[conn_slot(c) / w->sh->n_workers];
+	return &s->fail_streak[conn_slot(c) / s->n_workers];
 }
 
 /* Pick a user: from userfile=, or a number for the user= template. */
 void
-stress_pick_user(struct worker *w, struct conn *c)
+stress_pick_user(struct stress *s, struct conn *c)
 {
-	const struct config *cfg = w->cfg;
+	const struct config *cfg = s->cfg;
 	struct rng *rng = conn_rng(c);
 	char user[256];
 
-	const struct userfile *uf = w->sh->users;
+	const struct userfile *uf = s->users;
 	if (uf != NULL) {
 		const struct userfile_entry *e = &uf->e[rng_below(rng, uf->n)];
 		conn_set_user(c, e->user, e->pass != NULL ? e->pass : cfg->pass);
 		return;
 	}
 	unsigned span = cfg->users_max - cfg->users_min + 1;
-	unsigned nw = w->sh->n_workers, id = w->id;
+	unsigned nw = s->n_workers, id = s->worker_id;
 	unsigned user_no, domain_no;
 	if (span >= nw && nw > 1) {
 		/* Users are partitioned: worker k takes users k, k+W, ...
@@ -73,33 +72,33 @@ stress_backoff_us(struct conn *c, unsigned streak)
 static void
 stress_logged_in(void *arg, struct conn *c)
 {
-	struct worker *w = arg;
+	struct stress *s = arg;
 
-	*stress_streak(w, c) = 0;
-	worker_conn_logged_in(w);
+	*stress_streak(s, c) = 0;
+	s->logged_in(s->arg);
 }
 
 static void
 stress_replied(void *arg, struct conn *c)
 {
-	struct worker *w = arg;
+	struct stress *s = arg;
 
 	/* Only now, with the reply's effects (login state, ...) applied. */
-	if (checkpoint_holding(w->cp))
-		checkpoint_progress(w->cp);
+	if (checkpoint_holding(s->cp))
+		checkpoint_progress(s->cp);
 }
 
 static bool
 stress_ready(void *arg, struct conn *c)
 {
-	struct worker *w = arg;
+	struct stress *s = arg;
 
-	if (checkpoint_holding(w->cp))
+	if (checkpoint_holding(s->cp))
 		return false;		/* a checkpoint is draining */
-	if (w->openloop != NULL) {
+	if (s->openloop != NULL) {
 		/* Open loop: commands go out when the schedule says. */
 		if (conn_in_flight(c) == 0)
-			openloop_conn_idle(w->openloop, c);
+			openloop_conn_idle(s->openloop, c);
 		return false;
 	}
 	return true;
@@ -108,22 +107,22 @@ stress_ready(void *arg, struct conn *c)
 static void
 stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 {
-	struct worker *w = arg;
-	unsigned *streak = stress_streak(w, c);
+	struct stress *s = arg;
+	unsigned *streak = stress_streak(s, c);
 
-	if (w->openloop != NULL)
-		openloop_conn_gone(w->openloop, c);
-	if (checkpoint_holding(w->cp))
-		checkpoint_progress(w->cp);
-	if (w->draining || end == CONN_END_STOPPED) {
+	if (s->openloop != NULL)
+		openloop_conn_gone(s->openloop, c);
+	if (checkpoint_holding(s->cp))
+		checkpoint_progress(s->cp);
+	if (*s->draining || end == CONN_END_STOPPED) {
 		conn_finish(c);
-		worker_conn_finished(w);
+		s->finished(s->arg);
 		return;
 	}
 	if (end == CONN_END_LOGOUT || end == CONN_END_PLANNED) {
 		/* After a LOGOUT (or imaptest's DISCONNECT state) the slot
 		 * logs in again as a new user. */
-		stress_pick_user(w, c);
+		stress_pick_user(s, c);
 		*streak = 0;
 		conn_restart(c, 0);
 		return;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -31,9 +32,12 @@ worker_start_some(struct worker *w, unsigned n)
 		conn_start(w->conns[w->n_started++]);
 }
 
-void
-worker_conn_logged_in(struct worker *w)
+/* The driver's calls back (struct stress). */
+static void
+worker_conn_logged_in(void *arg)
 {
+	struct worker *w = arg;
+
 	if (w->cfg->connect_rate <= 0)
 		worker_start_some(w, IMAPTEST_PER_LOGIN);
 }
@@ -42,16 +46,32 @@ static void
 worker_check_done(struct worker *w)
 {
 	if (w->draining && w->n_active == 0 &&
+	    (w->drv == NULL || w->drv->busy == NULL ||
+	     !w->drv->busy(w->drv_state)) &&
 	    !atomic_load_explicit(&w->done, memory_order_relaxed)) {
 		atomic_store_explicit(&w->done, true, memory_order_release);
 		event_base_loopbreak(w->base);
 	}
 }
 
-void
-worker_conn_finished(struct worker *w)
+static void
+worker_conn_finished(void *arg)
 {
+	struct worker *w = arg;
+
 	w->n_active--;
+	worker_check_done(w);
+}
+
+void
+worker_driver_conn_finished(struct worker *w)
+{
+	worker_conn_finished(w);
+}
+
+void
+worker_driver_idle(struct worker *w)
+{
 	worker_check_done(w);
 }
 
@@ -63,6 +83,8 @@ worker_apply_stop(struct worker *w)
 	if (how == WORKER_RUN)
 		return;
 	w->draining = true;
+	if (w->drv != NULL && w->drv->stop != NULL)
+		w->drv->stop(w->drv_state, how == WORKER_HALT);
 	/* Slots never started are finished already. */
 	for (unsigned i = w->n_started; i < w->n_conns; i++) {
 		conn_finish(w->conns[i]);
@@ -78,6 +100,20 @@ worker_apply_stop(struct worker *w)
 	worker_check_done(w);
 }
 
+/* The main thread asked for the histograms (worker_want_hists): the copy,
+ * and a word to it if it waits.  The lag gauge starts over here too: the
+ * main thread takes every copy, and the next covers the next window. */
+static void
+worker_answer(struct worker *w)
+{
+	if (!stats_pub_publish_hists(w->pub, w->stats))
+		return;
+	ctr_set(&w->stats->loop_lag_max_us, 0);
+	pthread_mutex_lock(&w->pub_mu);
+	pthread_cond_broadcast(&w->pub_cv);
+	pthread_mutex_unlock(&w->pub_mu);
+}
+
 static void
 worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -88,6 +124,7 @@ worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 		;
 	worker_apply_stop(w);
 	checkpoint_poll(w->cp);		/* another worker moved it on */
+	worker_answer(w);
 }
 
 static void
@@ -97,7 +134,11 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	uint64_t now = clock_us();
 	struct conn_gauges g = { 0, 0, 0 };
 
-	/* How late this tick fired says how busy the loop is. */
+	/* The lag gauge is a maximum over the main thread's per-second
+	 * window, so it starts over only when that window's copy is made
+	 * (worker_answer), not when the 10x/s counters copy is read: that
+	 * read would leave a second's line with its last 100 ms of lag.
+	 * How late this tick fired says how busy the loop is. */
 	if (w->t_last_tick != 0) {
 		uint64_t late = now - w->t_last_tick;
 		late = late > TICK_US ? late - TICK_US : 0;
@@ -111,6 +152,16 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctr_set(&w->stats->conns_open, g.session);
 	ctr_set(&w->stats->conns_total, g.clients);
 	ctr_set(&w->stats->stalled3, g.stalled3);
+	/* The counters' copies are for the main thread's stop checks
+	 * between ticks, which it makes only while something could stop the
+	 * run (run.c): while it leaves a copy unread it is not checking, and
+	 * another would go unread too.  One a second at least keeps the first
+	 * read of its next checks that fresh. */
+	if (stats_pub_read_all(w->pub) || now - w->t_last_pub >= 1000000) {
+		stats_pub_publish(w->pub, w->stats);
+		w->t_last_pub = now;
+	}
+	worker_answer(w);	/* a wake-up missed (never lost: level-triggered) */
 }
 
 static void
@@ -136,8 +187,26 @@ worker_ramp_cb(evutil_socket_t fd, short what, void *arg)
 		event_del(w->ramp_ev);
 }
 
+static struct worker *worker_make(unsigned id, const struct shared *sh,
+				  const struct worker_group *g,
+				  const struct worker_driver *drv);
+
 struct worker *
-worker_new(unsigned id, const struct shared *sh)
+worker_new(unsigned id, const struct shared *sh, const struct worker_group *g)
+{
+	return worker_make(id, sh, g, NULL);
+}
+
+struct worker *
+worker_new_driven(unsigned id, const struct shared *sh,
+		  const struct worker_group *g, const struct worker_driver *drv)
+{
+	return worker_make(id, sh, g, drv);
+}
+
+static struct worker *
+worker_make(unsigned id, const struct shared *sh, const struct worker_group *g,
+	    const struct worker_driver *drv)
 {
 	const struct config *cfg = sh->cfg;
 	struct worker *w = xcalloc(1, sizeof(*w));
@@ -146,6 +215,12 @@ worker_new(unsigned id, const struct shared *sh)
 	w->id = id;
 	w->sh = sh;
 	w->cfg = cfg;
+	pthread_mutex_init(&w->pub_mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* clock_us()'s */
+	pthread_cond_init(&w->pub_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	/* One thread per base: no locking inside libevent. */
 	event_config_set_flag(ec, EVENT_BASE_FLAG_NOLOCK);
 	/* Batch epoll_ctl() changes until the next epoll_wait(), so the
@@ -165,8 +240,8 @@ worker_new(unsigned id, const struct shared *sh)
 	if (w->base == NULL)
 		fatal(1, "cannot create an event base");
 	w->stats = stats_new();
-	if (sh->cfg->latency_log != NULL)
-		w->stats->latency_log_fd = sh->latency_log_fd;
+	w->pub = stats_pub_new();
+	w->stats->latency_log_fd = g->latency_log_fd;
 	w->rbuf = xmalloc(CONN_MAX_READ);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new();
@@ -180,19 +255,46 @@ worker_new(unsigned id, const struct shared *sh)
 		.msg_seq = &w->msg_seq,
 		.worker_id = id,
 		.hooks = &stress_hooks,
-		.hook_arg = w,
+		.hook_arg = &w->stress,
 	};
 
-	for (unsigned s = id; s < cfg->clients; s += sh->n_workers)
-		w->n_conns++;
+	w->drv = drv;
+	if (drv != NULL) {
+		w->env.hooks = drv->hooks;
+		w->n_conns = drv->n_conns(drv->arg, id);
+	} else {
+		for (unsigned s = id; s < cfg->clients; s += sh->n_workers)
+			w->n_conns++;
+	}
 	w->conns = xcalloc(w->n_conns ? w->n_conns : 1, sizeof(*w->conns));
 	w->fail_streak = xcalloc(w->n_conns ? w->n_conns : 1,
 				 sizeof(*w->fail_streak));
+	w->stress = (struct stress){
+		.cfg = cfg,
+		.users = sh->users,
+		.worker_id = id,
+		.n_workers = sh->n_workers,
+		.fail_streak = w->fail_streak,
+		.draining = &w->draining,
+		.logged_in = worker_conn_logged_in,
+		.finished = worker_conn_finished,
+		.arg = w,
+	};
 	for (unsigned i = 0; i < w->n_conns; i++) {
+		if (drv != NULL) {
+			w->conns[i] = conn_new(&w->env, drv->slot(drv->arg, id, i));
+			continue;
+		}
 		w->conns[i] = conn_new(&w->env, id + i * sh->n_workers);
-		stress_pick_user(w, w->conns[i]);
+		stress_pick_user(&w->stress, w->conns[i]);
 	}
 	w->n_active = w->n_conns;
+	if (drv != NULL) {
+		/* The driver starts its connections when it wants. */
+		w->n_started = w->n_conns;
+		w->drv_state = drv->attach(drv->arg, w);
+		w->env.hook_arg = w->drv_state;
+	}
 
 	if (pipe2(w->wake_fd, O_NONBLOCK | O_CLOEXEC) < 0)
 		fatal(1, "pipe: %s", strerror(errno));
@@ -202,10 +304,12 @@ worker_new(unsigned id, const struct shared *sh)
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
-	if (cfg->checkpoint_secs > 0 && w->stores != NULL && sh->cp_coord != NULL)
-		w->cp = checkpoint_new(w, sh->cp_coord, cfg->checkpoint_secs);
+	if (cfg->checkpoint_secs > 0 && w->stores != NULL && g->cp_coord != NULL)
+		w->cp = checkpoint_new(w, g->cp_coord, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
 		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
+	w->stress.cp = w->cp;
+	w->stress.openloop = w->openloop;
 	if (cfg->connect_rate > 0) {
 		w->ramp_ev = event_new(w->base, -1, EV_PERSIST, worker_ramp_cb, w);
 		struct timeval ramp = { 0, RAMP_US };
@@ -219,6 +323,8 @@ worker_free(struct worker *w)
 {
 	if (w == NULL)
 		return;
+	if (w->drv != NULL && w->drv->detach != NULL)
+		w->drv->detach(w->drv_state);
 	for (unsigned i = 0; i < w->n_conns; i++)
 		conn_free(w->conns[i]);
 	free(w->conns);
@@ -241,7 +347,10 @@ worker_free(struct worker *w)
 	event_base_free(w->base);
 	close(w->wake_fd[0]);
 	close(w->wake_fd[1]);
+	pthread_cond_destroy(&w->pub_cv);
+	pthread_mutex_destroy(&w->pub_mu);
 	stats_free(w->stats);
+	stats_pub_free(w->pub);
 	free(w->rbuf);
 	free(w);
 }
@@ -259,11 +368,20 @@ worker_main(void *arg)
 		initial = (IMAPTEST_INITIAL + w->sh->n_workers - 1) /
 		    w->sh->n_workers;
 	}
-	worker_start_some(w, initial);
+	if (w->drv != NULL)
+		w->drv->start(w->drv_state);
+	else
+		worker_start_some(w, initial);
 	worker_apply_stop(w);	/* a stop that came before we ran */
 	while (!atomic_load_explicit(&w->done, memory_order_acquire))
 		if (event_base_loop(w->base, 0) < 0)
 			break;
+	/* The last word: what main sums after the join is exact (the
+	 * histograms' last copy is main's to make, worker_last_hists). */
+	stats_pub_publish(w->pub, w->stats);
+	pthread_mutex_lock(&w->pub_mu);	/* a main thread waiting for an answer */
+	pthread_cond_broadcast(&w->pub_cv);
+	pthread_mutex_unlock(&w->pub_mu);
 	return NULL;
 }
 
@@ -288,4 +406,41 @@ void
 worker_join(struct worker *w)
 {
 	pthread_join(w->thread, NULL);
+}
+
+void
+worker_want_hists(struct worker *w)
+{
+	stats_pub_want(w->pub);
+	if (!atomic_load_explicit(&w->done, memory_order_acquire)) {
+		ssize_t r = write(w->wake_fd[1], "x", 1);
+		(void)r;	/* full pipe: a wake-up is already pending */
+	}
+}
+
+bool
+worker_wait_hists(struct worker *w, uint64_t deadline_us)
+{
+	pthread_mutex_lock(&w->pub_mu);
+	while (!stats_pub_ready(w->pub) &&
+	       !atomic_load_explicit(&w->done, memory_order_acquire)) {
+		uint64_t now = clock_us();
+		if (now >= deadline_us)
+			break;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		uint64_t ns = (uint64_t)ts.tv_nsec + (deadline_us - now) * 1000u;
+		ts.tv_sec += (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		pthread_cond_timedwait(&w->pub_cv, &w->pub_mu, &ts);
+	}
+	pthread_mutex_unlock(&w->pub_mu);
+	return stats_pub_ready(w->pub);
+}
+
+void
+worker_last_hists(struct worker *w)
+{
+	stats_pub_want(w->pub);
+	stats_pub_publish_hists(w->pub, w->stats);
 }

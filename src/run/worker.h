@@ -1,6 +1,7 @@
 /* worker.h: one thread, one event_base, its share of the connections and
  * its own stats shard.  The main thread only starts it, asks it to stop
- * (through a pipe, so event bases need no locking) and reads its shard. */
+ * (through a pipe, so event bases need no locking) and reads the copies
+ * of its shard it publishes each tick (pub). */
 #ifndef IMAPSTRESS_WORKER_H
 #define IMAPSTRESS_WORKER_H
 
@@ -14,9 +15,40 @@
 #include "conn.h"
 #include "shared.h"
 #include "stats.h"
+#include "stats_pub.h"
+#include "stress.h"
 
 struct event_base;
 struct event;
+struct worker;
+struct cp_coord;
+
+/* A driver other than the stress mix (the profile users, src/users/):
+ * the worker makes the connections it asks for and runs its loop; the
+ * driver owns what they do.  Reached only through these pointers, so the
+ * run folder never calls the driver's code by name. */
+struct worker_driver {
+	const struct conn_hooks *hooks;
+	/* Connections of worker `id` and the global slot of its i-th. */
+	unsigned (*n_conns)(void *arg, unsigned id);
+	unsigned (*slot)(void *arg, unsigned id, unsigned i);
+	/* The worker's connections exist: its state, the hooks' argument. */
+	void *(*attach)(void *arg, struct worker *w);
+	void (*start)(void *state);	/* in the worker's thread */
+	void (*stop)(void *state, bool halt);	/* the run is ending */
+	bool (*busy)(void *state);	/* draining: work left besides conns */
+	void (*detach)(void *state);	/* before the worker is freed */
+	void *arg;
+};
+
+/* What the workers share that connections never see (setup.c builds it
+ * for main). */
+struct worker_group {
+	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
+					 * point (checkpoint.c), else NULL */
+	int latency_log_fd;		/* --latency-log, else -1: the stats
+					 * shards write it */
+};
 
 enum worker_stop {
 	WORKER_RUN,
@@ -29,11 +61,13 @@ struct worker {
 	const struct shared *sh;
 	const struct config *cfg;
 	struct event_base *base;
-	struct stats *stats;
+	struct stats *stats;	/* live: written and read by this thread */
+	struct stats_pub *pub;	/* its copies, for the main thread */
 
 	struct conn_env env;	/* what its connections are given */
 	struct conn **conns;	/* the slots this worker owns */
 	unsigned *fail_streak;	/* per slot: failures in a row (stress.c) */
+	struct stress stress;	/* the driver's view of this worker */
 	unsigned n_conns;
 	unsigned n_started;	/* slots started so far (ramp-up) */
 	unsigned n_active;	/* slots not finished */
@@ -43,9 +77,13 @@ struct worker {
 	struct event *wake_ev, *tick_ev, *ramp_ev;
 	_Atomic int stop;	/* enum worker_stop, set by main */
 	_Atomic bool done;	/* set by the worker when it has finished */
+	/* worker -> main: "the histograms you asked for are published" */
+	pthread_mutex_t pub_mu;
+	pthread_cond_t pub_cv;	/* on CLOCK_MONOTONIC */
 	bool draining;
 
 	uint64_t t_last_tick;
+	uint64_t t_last_pub;	/* the counters' last copy (worker_tick_cb) */
 	double ramp_tokens;	/* --connect-rate token bucket */
 	uint64_t t_last_ramp;
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
@@ -54,17 +92,34 @@ struct worker {
 	struct store_map *stores;	/* mailbox models; NULL with no_tracking */
 	struct checkpoint *cp;		/* checkpoint=, else NULL */
 	char *rbuf;		/* CONN_MAX_READ octets: plain sockets read here */
+	const struct worker_driver *drv;	/* NULL: the stress mix */
+	void *drv_state;
 };
 
 /* Build a worker owning global client slots {id, id+W, id+2W, ...}. */
-struct worker *worker_new(unsigned id, const struct shared *sh);
+struct worker *worker_new(unsigned id, const struct shared *sh,
+			  const struct worker_group *g);
+/* A worker for driver `drv` (which outlives it) instead of the stress mix. */
+struct worker *worker_new_driven(unsigned id, const struct shared *sh,
+				 const struct worker_group *g,
+				 const struct worker_driver *drv);
 void worker_free(struct worker *w);		/* NULL is a no-op */
 int worker_start(struct worker *w);		/* spawn the thread */
 void worker_request_stop(struct worker *w, enum worker_stop how);
 void worker_join(struct worker *w);
+/* Main: ask for a copy of the histograms (stats_pub_want) and wake the
+ * worker, which makes it between two of its callbacks; then wait for it
+ * until deadline_us (clock_us()), or until the worker has ended.  True
+ * when the copy is there to take. */
+void worker_want_hists(struct worker *w);
+bool worker_wait_hists(struct worker *w, uint64_t deadline_us);
+/* Main, after worker_join: the histograms' last copy, exact, made as the
+ * worker would (take what it had answered first). */
+void worker_last_hists(struct worker *w);
 
-/* Called by the driver (stress.c). */
-void worker_conn_logged_in(struct worker *w);
-void worker_conn_finished(struct worker *w);
+/* Called by a driver other than the stress mix (src/users/): one of its
+ * connections is done for good; its other work (busy) has ended. */
+void worker_driver_conn_finished(struct worker *w);
+void worker_driver_idle(struct worker *w);
 
 #endif

@@ -1,5 +1,6 @@
 /* script_load.c: a test file from disk (bounded, regular files only) and
- * its NAME.mbox beside it; freeing a parsed script. */
+ * its NAME.mbox beside it.  (script_free is script_parse.c's, which
+ * builds the struct and frees it on a parse error.) */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,31 +36,4 @@ script_load(const char *path, char *err, size_t errlen)
 			free(mbox);
 	}
 	return s;
-}
-
-void
-script_free(struct script *s)
-{
-	if (s == NULL)
-		return;
-	for (unsigned i = 0; i < s->n_steps; i++) {
-		struct script_step *st = &s->steps[i];
-		for (unsigned k = 0; k < st->n_cmds; k++) {
-			free(st->cmds[k].tag);
-			free(st->cmds[k].text);
-			free(st->cmds[k].prefix);
-		}
-		for (unsigned k = 0; k < st->n_untagged; k++)
-			free(st->untagged[k].text);
-		free(st->cmds);
-		free(st->untagged);
-	}
-	for (unsigned i = 0; i < s->n_caps; i++)
-		free(s->caps[i]);
-	free(s->caps);
-	free(s->steps);
-	free(s->path);
-	free(s->name);
-	free(s->mbox_path);
-	free(s);
 }

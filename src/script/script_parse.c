@@ -1,6 +1,6 @@
 /* script_parse.c: a test file's logical lines (script_lines.c) into a
  * struct script: the header keys, then the commands in imaptest's three
- * forms grouped into steps.  See script.h for the format. */
+ * forms grouped into steps, and script_free.  See script.h for the format. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -545,4 +545,32 @@ fail:
 	slines_free(&ls);
 	script_free(s);
 	return NULL;
+}
+
+/* The inverse of script_parse (and of script_load's mbox_path). */
+void
+script_free(struct script *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned i = 0; i < s->n_steps; i++) {
+		struct script_step *st = &s->steps[i];
+		for (unsigned k = 0; k < st->n_cmds; k++) {
+			free(st->cmds[k].tag);
+			free(st->cmds[k].text);
+			free(st->cmds[k].prefix);
+		}
+		for (unsigned k = 0; k < st->n_untagged; k++)
+			free(st->untagged[k].text);
+		free(st->cmds);
+		free(st->untagged);
+	}
+	for (unsigned i = 0; i < s->n_caps; i++)
+		free(s->caps[i]);
+	free(s->caps);
+	free(s->steps);
+	free(s->path);
+	free(s->name);
+	free(s->mbox_path);
+	free(s);
 }

@@ -1,6 +1,7 @@
 /* script_run.c: one scripted test as a state machine (script_run.h).
  * The set-up commands are built here; the script's steps are sent and
- * checked by script_step.c. */
+ * checked by script_step.c; both write and end the run through
+ * script_send.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,33 +68,6 @@ script_run_outcome(const struct script_run *r)
 	return &r->out;
 }
 
-/* --- ending -------------------------------------------------------------- */
-
-static void
-close_all(struct script_run *r)
-{
-	for (unsigned i = 0; i < r->s->connections; i++)
-		if (r->conn[i].open) {
-			r->conn[i].open = false;
-			r->io.close(r->ctx, i);
-		}
-	r->finished = true;
-}
-
-void
-srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
-	    char *detail)
-{
-	if (r->finished) {
-		free(detail);
-		return;
-	}
-	r->out.verdict = v;
-	r->out.line = line;
-	r->out.detail = detail;
-	close_all(r);
-}
-
 void
 srun_fail_setup(struct script_run *r, const char *what,
 		const struct imap_resp *resp)
@@ -107,79 +81,6 @@ srun_fail_setup(struct script_run *r, const char *what,
 		sbuf_adds(&b, "'");
 	}
 	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
-}
-
-/* --- sending ------------------------------------------------------------ */
-
-static void
-chunk_push(struct rconn *c, const char *data, size_t len, bool wait_plus)
-{
-	c->chunks = xrealloc(c->chunks, (c->n_chunks + 1) * sizeof(*c->chunks));
-	c->chunks[c->n_chunks].data = xstrndup(data, len);
-	c->chunks[c->n_chunks].len = len;
-	c->chunks[c->n_chunks].wait_plus = wait_plus;
-	c->n_chunks++;
-}
-
-/* Send what may go now: everything up to a chunk that waits for "+". */
-static void
-chunks_flush(struct script_run *r, unsigned conn)
-{
-	struct rconn *c = &r->conn[conn];
-	unsigned i = 0;
-
-	while (i < c->n_chunks && (i > 0 ? !c->chunks[i].wait_plus
-				      : !c->chunks[0].wait_plus || c->plus_seen)) {
-		c->plus_seen = false;
-		r->io.send(r->ctx, conn, c->chunks[i].data, c->chunks[i].len);
-		free(c->chunks[i].data);
-		i++;
-		if (r->finished)
-			return;
-	}
-	memmove(c->chunks, c->chunks + i, (c->n_chunks - i) * sizeof(*c->chunks));
-	c->n_chunks -= i;
-}
-
-/* tag SP text CRLF, split after each synchronizing literal's "{N}\r\n"
- * (the rest waits for the server's "+"); IDLE's DONE also waits for
- * one. */
-void
-srun_send(struct script_run *r, unsigned conn, const char *tag,
-	  const char *text)
-{
-	struct rconn *c = &r->conn[conn];
-	struct sbuf b = { 0 };
-	const char *p = text, *q;
-	bool wait = false;
-
-	sbuf_addf(&b, "%s ", tag);
-	while ((q = strstr(p, "}\r\n")) != NULL) {
-		size_t lit = 0;
-		bool marker = spat_literal_marker(p, q, &lit);
-		bool plus = marker && q[-1] == '+';
-		if (!marker)
-			lit = 0;
-		sbuf_add(&b, p, (size_t)(q + 3 - p));
-		if (marker && !plus) {
-			chunk_push(c, b.s, b.len, wait);
-			sbuf_reset(&b);
-			wait = true;
-		}
-		/* the literal's octets may hold anything, "}\r\n" too */
-		size_t avail = strlen(q + 3);
-		if (lit > avail)
-			lit = avail;
-		sbuf_add(&b, q + 3, lit);
-		p = q + 3 + lit;
-	}
-	sbuf_adds(&b, p);
-	sbuf_add(&b, "\r\n", 2);
-	chunk_push(c, b.s, b.len, wait);
-	sbuf_reset(&b);
-	if (strcasecmp(text, "idle") == 0)
-		chunk_push(c, "DONE\r\n", 6, true);
-	chunks_flush(r, conn);
 }
 
 /* A quoted string (the set-up's user, password and mailbox names). */
@@ -465,7 +366,7 @@ script_on_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp
 			return;
 		}
 		c->plus_seen = true;
-		chunks_flush(r, conn);
+		srun_flush(r, conn);
 		return;
 	}
 	if (!r->in_steps) {

@@ -1,6 +1,7 @@
 /* script_run_int.h: the inside of a struct script_run, shared by
- * script_run.c (set-up, the driver's calls) and script_step.c (the
- * script's own steps).  Nothing else includes it. */
+ * script_run.c (set-up, the driver's calls), script_step.c (the script's
+ * own steps) and script_send.c (writing, ending).  Nothing else includes
+ * it. */
 #ifndef IMAPSTRESS_SCRIPT_RUN_INT_H
 #define IMAPSTRESS_SCRIPT_RUN_INT_H
 
@@ -76,12 +77,17 @@ struct script_run {
 	unsigned extra_line;
 };
 
+/* script_send.c */
 void srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 		 char *detail);
-void srun_fail_setup(struct script_run *r, const char *what,
-		     const struct imap_resp *resp);
 void srun_send(struct script_run *r, unsigned conn, const char *tag,
 	       const char *text);
+/* Send what may go now on conn: up to a chunk that waits for "+". */
+void srun_flush(struct script_run *r, unsigned conn);
+
+/* script_run.c */
+void srun_fail_setup(struct script_run *r, const char *what,
+		     const struct imap_resp *resp);
 
 void sstep_start(struct script_run *r);
 void sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp);

@@ -27,16 +27,10 @@
 enum fake_mode {
 	FAKE_M_NORMAL,
 	FAKE_M_NO_GREETING,
-	FAKE_M_CLOSE_AT_GREETING,
-	FAKE_M_BYE_GREETING,
 	FAKE_M_CLOSE_MID_COMMAND,
 	FAKE_M_CLOSE_MID_LITERAL,
 	FAKE_M_RESET,
 	FAKE_M_BYE_RANDOM,
-	FAKE_M_REPLY_NO,
-	FAKE_M_REPLY_BAD,
-	FAKE_M_LOGIN_REFUSE,
-	FAKE_M_UNKNOWN_TAG,
 	FAKE_M_GARBAGE,
 	FAKE_M_ENDLESS_LINE,
 	FAKE_M_HUGE_LITERAL,
@@ -48,8 +42,15 @@ enum fake_mode {
 	FAKE_M_SCRIPT,
 };
 
+#define FAKE_MAX_CMD_DELAYS 16
+
 struct fake_cfg {
 	const char *listen;
+	/* Mail-store mode (fake_store.h): --lmtp-port N, --lmtp-port-file */
+	bool store;
+	unsigned lmtp_port;
+	const char *lmtp_port_file;
+	uint64_t push_delay_us;		/* --push-delay-ms */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	unsigned port;
@@ -62,6 +63,14 @@ struct fake_cfg {
 	unsigned threads;
 	enum fake_mode mode;
 	uint64_t delay_us;
+	/* --cmd-delay NAME=MS: this command's reply delay instead of
+	 * --delay-ms (and --slow-*) */
+	struct { char name[24]; uint64_t us; } cmd_delay[FAKE_MAX_CMD_DELAYS];
+	unsigned n_cmd_delays;
+	/* --delay-per-conn-us N: every delayed reply waits N us more per
+	 * connection open (over all threads), a server that slows down
+	 * with its load: the knee tests/fake/t_capacity.sh looks for */
+	uint64_t delay_per_conn_us;
 	unsigned slow_pct;
 	uint64_t slow_us;
 	bool stall;
@@ -85,6 +94,8 @@ struct fake_stats {
 };
 
 struct fake_script;
+struct fake_store;
+struct fake_sess;
 
 /* Built once at startup, then only read by every loop. */
 struct fake_shared {
@@ -98,6 +109,7 @@ struct fake_shared {
 	char *endless;          /* FAKE_ENDLESS_CHUNK bytes of 'x' */
 	struct fake_script *script;
 	SSL_CTX *ssl_ctx;
+	struct fake_store *store;	/* --lmtp-port: mail-store mode */
 };
 
 struct fake_conn;
@@ -177,6 +189,7 @@ struct fake_conn {
 	bool garbage_sent;
 	bool script_cont;       /* a script reply ended in "+": next line is data */
 	bool tls_fail_sent;
+	struct fake_sess *sess; /* mail-store mode: logged in (fake_store.h) */
 };
 
 /* A parsed command; tag, name and args point into conn->cmd. */
@@ -204,7 +217,15 @@ void fake_conn_free(struct fake_conn *c);
  * server's filter); what is already written goes out as it is.  False
  * (and nothing changed) if the filter could not be set up. */
 bool fake_conn_deflate(struct fake_conn *c);
+/* fake_delay.c */
+void fake_delay_conn_opened(void);
+void fake_delay_conn_closed(void);
 uint64_t fake_reply_delay(struct fake_conn *c);
+/* The delay of a reply to the command `name`: its --cmd-delay, else
+ * fake_reply_delay's; both with the --delay-per-conn-us share. */
+uint64_t fake_cmd_delay(struct fake_conn *c, const char *name);
+
+/* fake_conn.c (continued) */
 void fake_reply_begin(struct fake_conn *c, uint64_t delay_us);
 void fake_reply_end(struct fake_conn *c, unsigned flags);
 void fake_out(struct fake_conn *c, const void *s, size_t n);
@@ -215,16 +236,38 @@ void fake_out_ref(struct fake_conn *c, const void *s, size_t n);
 void fake_reply_now(struct fake_conn *c, const char *line, unsigned flags);
 void fake_close(struct fake_conn *c, unsigned flags);
 void fake_conn_pump(struct fake_conn *c);
+/* More than FAKE_OUT_MAX waiting to go out: reading stops until it drains. */
+bool fake_conn_backlogged(struct fake_conn *c);
+
+/* fake_input.c: parse what is in `in` (commands, literals, AUTHENTICATE
+ * and IDLE lines) until it is used up or the output is backlogged. */
+void fake_conn_parse(struct fake_conn *c, struct evbuffer *in);
 
 /* fake_cmd.c */
 void fake_cmd_dispatch(struct fake_conn *c);
+/* Shared with fake_store_cmd.c: "tag TEXT\r\n", "tag OK NAME completed",
+ * sequence-set ranges clipped to 1..star (1: a range, 0: the end, -1: bad
+ * syntax), a whole set's syntax, the text after the next word, whether
+ * FETCH items ask for a body, the end of a mailbox argument. */
+void fake_tagged(struct fake_conn *c, const struct fake_cmd *cmd,
+		 const char *text);
+unsigned fake_h_ok(struct fake_conn *c, const struct fake_cmd *cmd);
+int fake_seq_next(const char **pp, uint64_t star, uint64_t *lo, uint64_t *hi);
+bool fake_seq_valid(const char *set);
+const char *fake_skip_word(const char *p);
+bool fake_items_want_body(const char *items);
+const char *fake_mailbox_end(const char *p);
+/* " (NAME value ...)\r\n" for the names asked in items ("(MESSAGES ...)"),
+ * in the order asked. */
+void fake_out_status_items(struct fake_conn *c, const char *items,
+			   const char *const *names, const uint64_t *values,
+			   size_t n);
 void fake_cmd_auth_response(struct fake_conn *c, const char *line);
 void fake_cmd_idle_line(struct fake_conn *c, const char *line);
 void fake_cmd_greet(struct fake_conn *c);
 bool fake_cmd_first_literal_is_mailbox(const char *cmd);
 
 /* fake_fault.c */
-bool fake_fault_connect(struct fake_loop *loop, int fd);
 bool fake_fault_greet(struct fake_conn *c);
 bool fake_fault_input(struct fake_conn *c, struct evbuffer *in);
 bool fake_fault_line_start(struct fake_conn *c);

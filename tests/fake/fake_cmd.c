@@ -6,12 +6,13 @@
 #include <strings.h>
 
 #include "fake.h"
+#include "fake_store.h"
 #include "imap_cmd.h"
 
 typedef unsigned (*fake_handler_fn)(struct fake_conn *c,
 				    const struct fake_cmd *cmd);
 
-static void
+void
 fake_tagged(struct fake_conn *c, const struct fake_cmd *cmd, const char *text)
 {
 	fake_outs(c, cmd->tag);
@@ -74,7 +75,7 @@ fake_seq_number(const char **pp, uint64_t star, uint64_t *out)
 /* Parses the next range of a sequence set, clipped to 1..exists.
  * Returns 1 with a range (possibly empty: lo > hi), 0 at the end of the
  * set, -1 on a syntax error. */
-static int
+int
 fake_seq_next(const char **pp, uint64_t exists, uint64_t *lo, uint64_t *hi)
 {
 	const char *p = *pp;
@@ -110,7 +111,7 @@ fake_seq_next(const char **pp, uint64_t exists, uint64_t *lo, uint64_t *hi)
 	return 1;
 }
 
-static bool
+bool
 fake_seq_valid(const char *set)
 {
 	uint64_t lo, hi;
@@ -122,7 +123,7 @@ fake_seq_valid(const char *set)
 	return r == 0;
 }
 
-static const char *
+const char *
 fake_skip_word(const char *p)
 {
 	while (*p != ' ' && *p != '\0')
@@ -134,7 +135,7 @@ fake_skip_word(const char *p)
 
 /* ---- handlers ---------------------------------------------------------- */
 
-static unsigned
+unsigned
 fake_h_ok(struct fake_conn *c, const struct fake_cmd *cmd)
 {
 	fake_outs(c, cmd->tag);
@@ -239,7 +240,7 @@ fake_h_namespace(struct fake_conn *c, const struct fake_cmd *cmd)
 	return fake_h_ok(c, cmd);
 }
 
-static const char *
+const char *
 fake_mailbox_end(const char *p)
 {
 	if (*p != '"')
@@ -248,6 +249,29 @@ fake_mailbox_end(const char *p)
 		if (*p == '\\' && p[1] != '\0')
 			p++;
 	return *p == '"' ? p + 1 : p;
+}
+
+void
+fake_out_status_items(struct fake_conn *c, const char *items,
+		      const char *const *names, const uint64_t *values, size_t n)
+{
+	bool first = true;
+	fake_outs(c, " (");
+	for (const char *p = items + 1; *p != '\0' && *p != ')';) {
+		size_t len = strcspn(p, " )");
+		for (size_t i = 0; i < n; i++) {
+			if (strlen(names[i]) == len &&
+			    strncasecmp(p, names[i], len) == 0) {
+				fake_outf(c, "%s%s %llu", first ? "" : " ",
+					  names[i], (unsigned long long)values[i]);
+				first = false;
+			}
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+	fake_outs(c, ")\r\n");
 }
 
 static unsigned
@@ -265,27 +289,12 @@ fake_h_status(struct fake_conn *c, const struct fake_cmd *cmd)
 		fake_outs(c, "INBOX");
 	else
 		fake_out(c, mb, (size_t)(end - mb));
-	fake_outs(c, " (");
 	static const char *const names[] = { "MESSAGES", "RECENT", "UIDNEXT",
 		"UIDVALIDITY", "UNSEEN", "DELETED", "HIGHESTMODSEQ", "SIZE" };
 	uint64_t n = c->exists;
 	uint64_t values[] = { n, 0, n + 1, 1, 0, 0, 1, n * c->sh->cfg->msg_size };
-	bool first = true;
-	for (const char *p = items + 1; *p != '\0' && *p != ')';) {
-		size_t len = strcspn(p, " )");
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-			if (strlen(names[i]) == len &&
-			    strncasecmp(p, names[i], len) == 0) {
-				fake_outf(c, "%s%s %llu", first ? "" : " ",
-					  names[i], (unsigned long long)values[i]);
-				first = false;
-			}
-		}
-		p += len;
-		while (*p == ' ')
-			p++;
-	}
-	fake_outs(c, ")\r\n");
+	fake_out_status_items(c, items, names, values,
+			      sizeof(names) / sizeof(names[0]));
 	return fake_h_ok(c, cmd);
 }
 
@@ -337,7 +346,7 @@ fake_h_append(struct fake_conn *c, const struct fake_cmd *cmd)
 	return 0;
 }
 
-static bool
+bool
 fake_items_want_body(const char *items)
 {
 	if (strcasestr(items, "BODY[") != NULL ||
@@ -569,9 +578,11 @@ fake_cmd_dispatch(struct fake_conn *c)
 
 	const struct fake_handler *h = fake_handler_find(&cmd);
 	bool was_logged_in = c->logged_in;
-	fake_reply_begin(c, fake_reply_delay(c));
+	fake_reply_begin(c, fake_cmd_delay(c, cmd.name));
 	unsigned flags = 0;
-	if (h == NULL)
+	if (c->sh->store != NULL && fake_store_command(c, &cmd, &flags))
+		;	/* mail-store mode (fake_store_cmd.c) */
+	else if (h == NULL)
 		fake_tagged(c, &cmd, "BAD unknown command");
 	else
 		flags = h->fn(c, &cmd);

@@ -1,6 +1,6 @@
-/* fake_conn.c: one client connection: the input state machine (command
- * lines, literals counted away, never buffered whole) and the ordered
- * reply pipeline (immediate, delayed, stalled, dripped, close, reset). */
+/* fake_conn.c: one client connection: its life (accept, TLS, COMPRESS,
+ * free) and the ordered reply pipeline (immediate, delayed, stalled,
+ * dripped, close, reset).  What it reads goes to fake_input.c. */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -14,6 +14,7 @@
 #include "compress.h"
 
 #include "fake.h"
+#include "fake_store.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -30,7 +31,6 @@ static void fake_conn_event_cb(struct bufferevent *bev, short what, void *arg);
 static void fake_conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 static void fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg);
 static bool fake_conn_settle(struct fake_conn *c);
-static void fake_conn_parse(struct fake_conn *c, struct evbuffer *in);
 
 static struct bufferevent *
 fake_conn_bev(struct fake_loop *loop, int fd)
@@ -58,8 +58,6 @@ fake_conn_accept(struct fake_loop *loop, int fd)
 {
 	const struct fake_shared *sh = loop->sh;
 	loop->stats.connections++;
-	if (fake_fault_connect(loop, fd))
-		return;
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	struct bufferevent *bev = fake_conn_bev(loop, fd);
@@ -93,6 +91,7 @@ fake_conn_accept(struct fake_loop *loop, int fd)
 	if (sh->script != NULL)
 		c->once_fired = xcalloc(fake_script_rules(sh->script) + 1, 1);
 
+	fake_delay_conn_opened();
 	c->next = loop->conns;
 	if (loop->conns != NULL)
 		loop->conns->prev = c;
@@ -127,6 +126,8 @@ fake_conn_free(struct fake_conn *c)
 	if (c == NULL)
 		return;
 	struct fake_loop *loop = c->loop;
+	fake_delay_conn_closed();
+	fake_store_conn_gone(c);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -184,15 +185,6 @@ fake_conn_settle(struct fake_conn *c)
 }
 
 /* ---- reply pipeline ---------------------------------------------------- */
-
-uint64_t
-fake_reply_delay(struct fake_conn *c)
-{
-	const struct fake_cfg *cfg = c->sh->cfg;
-	if (cfg->slow_pct > 0 && fake_rand(&c->rng) % 100 < cfg->slow_pct)
-		return cfg->slow_us;
-	return cfg->delay_us;
-}
 
 void
 fake_reply_begin(struct fake_conn *c, uint64_t delay_us)
@@ -411,7 +403,7 @@ fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg)
 	fake_conn_settle(c);
 }
 
-static bool
+bool
 fake_conn_backlogged(struct fake_conn *c)
 {
 	return evbuffer_get_length(bufferevent_get_output(c->bev)) +
@@ -439,163 +431,6 @@ fake_conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
 		c->dead = true;
 	fake_conn_settle(c);
-}
-
-/* ---- input ------------------------------------------------------------- */
-
-/* A line ending in {N} or {N+} announces a literal. Returns 1 and the
- * size, 0 when the line has no literal, -1 when N is absurd. */
-static int
-fake_literal_marker(const char *s, size_t n, uint64_t *size, bool *plus)
-{
-	if (n < 3 || s[n - 1] != '}')
-		return 0;
-	size_t i = n - 1;
-	*plus = false;
-	if (s[i - 1] == '+') {
-		*plus = true;
-		i--;
-	}
-	size_t end = i;
-	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
-		i--;
-	if (i == end || i == 0 || s[i - 1] != '{')
-		return 0;
-	if (end - i > 18)
-		return -1;
-	uint64_t v = 0;
-	for (size_t k = i; k < end; k++)
-		v = v * 10 + (uint64_t)(s[k] - '0');
-	*size = v;
-	return 1;
-}
-
-static void
-fake_conn_reset_command(struct fake_conn *c)
-{
-	c->cmd_len = 0;
-	c->cmd[0] = '\0';
-	c->lit_count = 0;
-	c->lit_bytes = 0;
-	c->lit_mailbox = false;
-	c->lit_mailbox_bytes = 0;
-}
-
-static void
-fake_conn_line(struct fake_conn *c, char *seg, size_t n)
-{
-	if (c->rstate == FAKE_R_AUTH) {
-		c->rstate = FAKE_R_COMMAND;
-		fake_cmd_auth_response(c, seg);
-		fake_conn_reset_command(c);
-		return;
-	}
-	if (c->rstate == FAKE_R_IDLE) {
-		fake_cmd_idle_line(c, seg);
-		fake_conn_reset_command(c);
-		return;
-	}
-	if (c->script_cont) {
-		c->script_cont = false;
-		fake_script_continuation(c, seg);
-		fake_conn_reset_command(c);
-		return;
-	}
-	if (seg == c->cmd && fake_fault_line_start(c)) {
-		fake_conn_reset_command(c);
-		return;
-	}
-	uint64_t size = 0;
-	bool plus = false;
-	int lit = fake_literal_marker(seg, n, &size, &plus);
-	if (lit < 0) {
-		fake_reply_now(c, "* BAD literal size out of range", FAKE_P_CLOSE);
-		return;
-	}
-	if (lit > 0) {
-		if (c->lit_count == 0 &&
-		    fake_cmd_first_literal_is_mailbox(c->cmd)) {
-			c->lit_mailbox = true;
-			c->lit_mailbox_bytes = size;
-		}
-		if (!plus && c->sh->script != NULL &&
-		    fake_script_literal(c, c->cmd)) {
-			fake_conn_reset_command(c);
-			return;
-		}
-		c->lit_count++;
-		c->lit_bytes += size;
-		if (!plus && fake_fault_continuation_allowed(c))
-			fake_reply_now(c, "+ OK", 0);
-		if (size > 0) {
-			c->rstate = FAKE_R_LITERAL;
-			c->lit_left = size;
-		}
-		return;
-	}
-	fake_cmd_dispatch(c);
-	fake_conn_reset_command(c);
-}
-
-static void
-fake_conn_too_long(struct fake_conn *c)
-{
-	fake_reply_now(c, "* BAD command line too long", FAKE_P_CLOSE);
-}
-
-static void
-fake_conn_parse(struct fake_conn *c, struct evbuffer *in)
-{
-	struct fake_stats *st = &c->loop->stats;
-	for (;;) {
-		size_t avail = evbuffer_get_length(in);
-		if (avail == 0 || c->dead)
-			return;
-		if (c->closing || c->rstate == FAKE_R_SWALLOW) {
-			evbuffer_drain(in, avail);
-			st->bytes_in += avail;
-			return;
-		}
-		if (fake_conn_backlogged(c)) {
-			c->paused = true;
-			bufferevent_disable(c->bev, EV_READ);
-			return;
-		}
-		if (c->rstate == FAKE_R_LITERAL) {
-			size_t n = avail < c->lit_left ? avail : (size_t)c->lit_left;
-			evbuffer_drain(in, n);
-			st->bytes_in += n;
-			c->lit_left -= n;
-			if (c->lit_left == 0)
-				c->rstate = FAKE_R_COMMAND;
-			continue;
-		}
-		size_t eol_len = 0;
-		struct evbuffer_ptr eol =
-			evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_CRLF);
-		if (eol.pos < 0) {
-			if (avail > FAKE_LINE_MAX)
-				fake_conn_too_long(c);
-			return;
-		}
-		size_t n = (size_t)eol.pos;
-		if (n > FAKE_LINE_MAX || c->cmd_len + n + 1 > FAKE_CMD_MAX) {
-			fake_conn_too_long(c);
-			return;
-		}
-		if (c->cmd_len + n + 1 > c->cmd_cap) {
-			while (c->cmd_len + n + 1 > c->cmd_cap)
-				c->cmd_cap *= 2;
-			c->cmd = xrealloc(c->cmd, c->cmd_cap);
-		}
-		char *seg = c->cmd + c->cmd_len;
-		evbuffer_remove(in, seg, n);
-		evbuffer_drain(in, eol_len);
-		st->bytes_in += n + eol_len;
-		c->cmd_len += n;
-		c->cmd[c->cmd_len] = '\0';
-		fake_conn_line(c, seg, n);
-	}
 }
 
 static void

@@ -1,21 +1,14 @@
 /* fake_fault.c: the --mode fault behaviours, as hooks the connection and
  * the command dispatcher call at fixed points.  Each hook returns true
- * when the fault took over and the normal path must not run. */
-#include <unistd.h>
-
+ * when the fault took over and the normal path must not run.  Only the
+ * faults a --script rule file cannot express live here (byte-level ones,
+ * random ones, TLS); a close or BYE at the greeting, refused logins, NO/BAD
+ * to everything and a foreign tag are scenario files
+ * (tests/fake/scenarios/fault-*). */
 #include "fake.h"
 
 #define FAKE_GARBAGE_LEN 256
 #define FAKE_TLS_GARBAGE_LEN 100
-
-bool
-fake_fault_connect(struct fake_loop *loop, int fd)
-{
-	if (loop->sh->cfg->mode != FAKE_M_CLOSE_AT_GREETING)
-		return false;
-	close(fd);
-	return true;
-}
 
 bool
 fake_fault_greet(struct fake_conn *c)
@@ -23,9 +16,6 @@ fake_fault_greet(struct fake_conn *c)
 	switch (c->sh->cfg->mode) {
 	case FAKE_M_NO_GREETING:
 	case FAKE_M_TLS_FAIL:
-		return true;
-	case FAKE_M_BYE_GREETING:
-		fake_reply_now(c, "* BYE go away", FAKE_P_CLOSE);
 		return true;
 	default:
 		return false;
@@ -85,18 +75,6 @@ fake_fault_continuation_allowed(const struct fake_conn *c)
 }
 
 static void
-fake_fault_tagged(struct fake_conn *c, const struct fake_cmd *cmd,
-		  const char *text, unsigned flags)
-{
-	fake_reply_begin(c, fake_reply_delay(c));
-	fake_outs(c, cmd->tag);
-	fake_out(c, " ", 1);
-	fake_outs(c, text);
-	fake_out(c, "\r\n", 2);
-	fake_reply_end(c, flags);
-}
-
-static void
 fake_fault_garbage(struct fake_conn *c)
 {
 	unsigned char junk[FAKE_GARBAGE_LEN + 2];
@@ -118,10 +96,7 @@ bool
 fake_fault_command(struct fake_conn *c, struct fake_cmd *cmd)
 {
 	const struct fake_cfg *cfg = c->sh->cfg;
-	bool login = fake_eq(cmd->name, "LOGIN") ||
-		fake_eq(cmd->name, "AUTHENTICATE");
-	switch (cfg->mode) {
-	case FAKE_M_CLOSE_MID_LITERAL:
+	if (cfg->mode == FAKE_M_CLOSE_MID_LITERAL) {
 		if (!fake_eq(cmd->name, "FETCH"))
 			return false;
 		fake_reply_begin(c, fake_reply_delay(c));
@@ -129,13 +104,6 @@ fake_fault_command(struct fake_conn *c, struct fake_cmd *cmd)
 		fake_out(c, c->sh->endless, 100);
 		fake_reply_end(c, FAKE_P_CLOSE);
 		return true;
-	case FAKE_M_LOGIN_REFUSE:
-		if (!login)
-			return false;
-		fake_fault_tagged(c, cmd, "NO [AUTHENTICATIONFAILED] refused", 0);
-		return true;
-	default:
-		break;
 	}
 	if (!c->logged_in)
 		return false;
@@ -147,15 +115,6 @@ fake_fault_command(struct fake_conn *c, struct fake_cmd *cmd)
 		fake_outs(c, "* BYE random bye\r\n");
 		fake_reply_end(c, FAKE_P_CLOSE);
 		return true;
-	case FAKE_M_REPLY_NO:
-		fake_fault_tagged(c, cmd, "NO failing", 0);
-		return true;
-	case FAKE_M_REPLY_BAD:
-		fake_fault_tagged(c, cmd, "BAD failing", 0);
-		return true;
-	case FAKE_M_UNKNOWN_TAG:
-		cmd->tag = "zz999";
-		return false;
 	case FAKE_M_GARBAGE:
 		if (c->garbage_sent)
 			return false;

@@ -13,6 +13,7 @@
 #include <event2/thread.h>
 
 #include "fake.h"
+#include "fake_store.h"
 #include "xmalloc.h"
 
 #define FAKE_DEFAULT_CAPS "IMAP4rev1 LITERAL+ MULTIAPPEND IDLE UIDPLUS " \
@@ -24,13 +25,20 @@ static const char fake_usage[] =
 	"usage: fakeimapd [--listen 127.0.0.1] [--port N] [--port-file FILE]\n"
 	"         [--threads N] [--mode MODE] [--pct P] [--delay-ms D]\n"
 	"         [--slow-pct P --slow-ms S] [--stall-after-ms T --stall-ms S]\n"
+	"         [--cmd-delay NAME=MS]... [--delay-per-conn-us N]\n"
 	"         [--messages N] [--msg-size BYTES] [--caps \"CAP ...\"]\n"
 	"         [--script FILE] [--tls-cert F --tls-key F] [--stats-file FILE]\n"
-	"modes: normal no-greeting close-at-greeting bye-greeting\n"
-	"  close-mid-command close-mid-literal reset bye-random reply-no\n"
-	"  reply-bad login-refuse unknown-tag garbage endless-line huge-literal\n"
-	"  drip stall refuse tls-fail plain-on-tls script\n"
-	"Loopback only. Prints \"PORT n\" when listening; runs until SIGTERM.\n";
+	"         [--lmtp-port N] [--lmtp-port-file FILE] [--push-delay-ms D]\n"
+	"modes: normal no-greeting close-mid-command close-mid-literal reset\n"
+	"  bye-random garbage endless-line huge-literal drip stall refuse\n"
+	"  tls-fail plain-on-tls script\n"
+	"(a close or BYE at the greeting, refused logins, NO/BAD to everything,\n"
+	"  a foreign tag: --script tests/fake/scenarios/fault-*.conf)\n"
+	"--lmtp-port/--lmtp-port-file: mail-store mode, an LMTP server too;\n"
+	"  a delivery lands in its mailbox (and IDLE hears EXISTS) D ms after\n"
+	"  its 250 (tests/fake/fake_store.h).\n"
+	"Loopback only. Prints \"PORT n\" when listening (then \"LMTP n\" in\n"
+	"mail-store mode); runs until SIGTERM.\n";
 
 _Noreturn static void fake_die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -65,7 +73,8 @@ enum {
 	FAKE_O_MODE, FAKE_O_PCT, FAKE_O_DELAY, FAKE_O_SLOW_PCT, FAKE_O_SLOW_MS,
 	FAKE_O_STALL_AFTER, FAKE_O_STALL_MS, FAKE_O_MESSAGES, FAKE_O_MSG_SIZE,
 	FAKE_O_CAPS, FAKE_O_SCRIPT, FAKE_O_TLS_CERT, FAKE_O_TLS_KEY,
-	FAKE_O_STATS_FILE, FAKE_O_HELP,
+	FAKE_O_STATS_FILE, FAKE_O_CMD_DELAY, FAKE_O_DELAY_PER_CONN,
+	FAKE_O_LMTP_PORT, FAKE_O_LMTP_PORT_FILE, FAKE_O_PUSH_DELAY, FAKE_O_HELP,
 };
 
 static const struct option fake_options[] = {
@@ -87,16 +96,38 @@ static const struct option fake_options[] = {
 	{ "tls-cert", required_argument, NULL, FAKE_O_TLS_CERT },
 	{ "tls-key", required_argument, NULL, FAKE_O_TLS_KEY },
 	{ "stats-file", required_argument, NULL, FAKE_O_STATS_FILE },
+	{ "cmd-delay", required_argument, NULL, FAKE_O_CMD_DELAY },
+	{ "delay-per-conn-us", required_argument, NULL, FAKE_O_DELAY_PER_CONN },
+	{ "lmtp-port", required_argument, NULL, FAKE_O_LMTP_PORT },
+	{ "lmtp-port-file", required_argument, NULL, FAKE_O_LMTP_PORT_FILE },
+	{ "push-delay-ms", required_argument, NULL, FAKE_O_PUSH_DELAY },
 	{ "help", no_argument, NULL, FAKE_O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --cmd-delay NAME=MS, e.g. FETCH=20: that command's replies wait MS. */
+static void
+fake_cmd_delay_parse(struct fake_cfg *cfg, const char *arg, uint64_t max_ms)
+{
+	const char *eq = strchr(arg, '=');
+	size_t nl = eq ? (size_t)(eq - arg) : 0;
+	if (nl == 0 || nl >= sizeof(cfg->cmd_delay[0].name))
+		fake_die("--cmd-delay: '%s' is not NAME=MS", arg);
+	if (cfg->n_cmd_delays == FAKE_MAX_CMD_DELAYS)
+		fake_die("--cmd-delay: at most %d", FAKE_MAX_CMD_DELAYS);
+	memcpy(cfg->cmd_delay[cfg->n_cmd_delays].name, arg, nl);
+	cfg->cmd_delay[cfg->n_cmd_delays].name[nl] = '\0';
+	cfg->cmd_delay[cfg->n_cmd_delays].us =
+	    1000 * fake_num("cmd-delay", eq + 1, 0, max_ms);
+	cfg->n_cmd_delays++;
+}
 
 static void
 fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 {
 	const uint64_t hour_ms = 3600000;
 	bool mode_set = false, slow_pct_set = false, slow_ms_set = false;
-	bool stall_after_set = false;
+	bool stall_after_set = false, threads_set = false, delay_set = false;
 	int o;
 	*cfg = (struct fake_cfg){
 		.listen = "127.0.0.1", .threads = 1, .mode = FAKE_M_NORMAL,
@@ -116,6 +147,7 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 		case FAKE_O_THREADS:
 			cfg->threads = (unsigned)fake_num("threads", optarg, 1,
 							  FAKE_MAX_THREADS);
+			threads_set = true;
 			break;
 		case FAKE_O_MODE:
 			if (!fake_mode_parse(optarg, &cfg->mode))
@@ -128,6 +160,13 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 			break;
 		case FAKE_O_DELAY:
 			cfg->delay_us = 1000 * fake_num("delay-ms", optarg, 0, hour_ms);
+			break;
+		case FAKE_O_CMD_DELAY:
+			fake_cmd_delay_parse(cfg, optarg, hour_ms);
+			break;
+		case FAKE_O_DELAY_PER_CONN:
+			cfg->delay_per_conn_us = fake_num("delay-per-conn-us",
+							  optarg, 0, 1000000);
 			break;
 		case FAKE_O_SLOW_PCT:
 			cfg->slow_pct = (unsigned)fake_num("slow-pct", optarg, 0, 100);
@@ -163,6 +202,20 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 		case FAKE_O_TLS_CERT: cfg->tls_cert = optarg; break;
 		case FAKE_O_TLS_KEY: cfg->tls_key = optarg; break;
 		case FAKE_O_STATS_FILE: cfg->stats_file = optarg; break;
+		case FAKE_O_LMTP_PORT:
+			cfg->lmtp_port = (unsigned)fake_num("lmtp-port", optarg, 0,
+							    65535);
+			cfg->store = true;
+			break;
+		case FAKE_O_LMTP_PORT_FILE:
+			cfg->lmtp_port_file = optarg;
+			cfg->store = true;
+			break;
+		case FAKE_O_PUSH_DELAY:
+			cfg->push_delay_us = 1000 * fake_num("push-delay-ms",
+							     optarg, 0, hour_ms);
+			delay_set = true;
+			break;
 		case FAKE_O_HELP:
 			fputs(fake_usage, stdout);
 			exit(0);
@@ -189,6 +242,15 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 	} else if (cfg->mode == FAKE_M_SCRIPT) {
 		fake_die("--mode script needs --script FILE");
 	}
+	if (delay_set && !cfg->store)
+		fake_die("--push-delay-ms needs --lmtp-port or --lmtp-port-file");
+	if (cfg->store && threads_set && cfg->threads != 1)
+		fake_die("--lmtp-port: the mail store runs on one thread "
+			 "(leave out --threads)");
+	if (cfg->store && (cfg->mode != FAKE_M_NORMAL || cfg->delay_us != 0 ||
+			   cfg->slow_pct != 0 || cfg->stall))
+		fake_die("--lmtp-port: mail-store mode answers normally; no "
+			 "--mode, --script, --delay-ms, --slow-* or --stall-*");
 	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL))
 		fake_die("--tls-cert and --tls-key must be given together");
 	if (cfg->tls_cert != NULL && cfg->mode == FAKE_M_TLS_FAIL)
@@ -354,30 +416,31 @@ fake_listen_all(struct fake_server *srv)
 }
 
 static void
-fake_announce(const struct fake_cfg *cfg, unsigned port)
+fake_announce(const char *opt, const char *path, const char *word,
+	      unsigned port)
 {
 	/* The file first: whoever saw PORT on stdout may read it at once.
 	 * Write then rename, so a poller never reads a half-written file. */
-	if (cfg->port_file == NULL) {
-		printf("PORT %u\n", port);
+	if (path == NULL) {
+		printf("%s %u\n", word, port);
 		fflush(stdout);
 		return;
 	}
-	size_t len = strlen(cfg->port_file) + 8;
+	size_t len = strlen(path) + 8;
 	char *tmp = xmalloc(len);
-	snprintf(tmp, len, "%s.tmp", cfg->port_file);
+	snprintf(tmp, len, "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (f == NULL || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 ||
-	    rename(tmp, cfg->port_file) != 0)
-		fake_die("--port-file: cannot write '%s': %s", cfg->port_file,
-			 strerror(errno));
+	    rename(tmp, path) != 0)
+		fake_die("%s: cannot write '%s': %s", opt, path, strerror(errno));
 	free(tmp);
-	printf("PORT %u\n", port);
+	printf("%s %u\n", word, port);
 	fflush(stdout);
 }
 
 static void
-fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st)
+fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st,
+		 const struct fake_store *store)
 {
 	if (cfg->stats_file == NULL)
 		return;
@@ -395,6 +458,11 @@ fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st)
 		st->connections, st->logins, st->commands, st->appends,
 		st->append_bytes, st->fetches, st->fetch_bodies, st->bytes_in,
 		st->bytes_out);
+	if (store != NULL)
+		fprintf(f, "lmtp_sessions=%" PRIu64 "\nlmtp_rcpts=%" PRIu64
+			"\nlmtp_delivered=%" PRIu64 "\npushes=%" PRIu64 "\n",
+			store->st.lmtp_sessions, store->st.lmtp_rcpts,
+			store->st.lmtp_delivered, store->st.pushes);
 	if (fclose(f) != 0)
 		fprintf(stderr, "fakeimapd: --stats-file: error writing '%s'\n",
 			cfg->stats_file);
@@ -447,13 +515,23 @@ main(int argc, char **argv)
 	}
 	unsigned port = fake_listen_all(&srv);
 	struct event_base *main_base = srv.loops[0].base;
+	unsigned lmtp_port = 0;
+	if (srv.cfg.store) {
+		srv.sh.store = fake_store_new(main_base, srv.cfg.push_delay_us);
+		lmtp_port = fake_lmtp_listen(srv.sh.store, &srv.cfg,
+					     srv.cfg.lmtp_port);
+	}
 	srv.sigterm = evsignal_new(main_base, SIGTERM, fake_signal_cb, &srv);
 	srv.sigint = evsignal_new(main_base, SIGINT, fake_signal_cb, &srv);
 	if (srv.sigterm == NULL || srv.sigint == NULL ||
 	    evsignal_add(srv.sigterm, NULL) != 0 ||
 	    evsignal_add(srv.sigint, NULL) != 0)
 		fake_die("cannot install signal handlers");
-	fake_announce(&srv.cfg, port);
+	/* LMTP after PORT: a harness that waits for PORT sees it first. */
+	fake_announce("--port-file", srv.cfg.port_file, "PORT", port);
+	if (srv.cfg.store)
+		fake_announce("--lmtp-port-file", srv.cfg.lmtp_port_file, "LMTP",
+			      lmtp_port);
 
 	for (unsigned i = 1; i < srv.nloops; i++)
 		if (pthread_create(&srv.loops[i].thread, NULL, fake_loop_thread,
@@ -472,7 +550,11 @@ main(int argc, char **argv)
 			evconnlistener_free(loop->listener);
 		fake_stats_add(&total, &loop->stats);
 	}
-	fake_write_stats(&srv.cfg, &total);
+	fake_write_stats(&srv.cfg, &total, srv.sh.store);
+	if (srv.sh.store != NULL) {
+		fake_lmtp_free_all(srv.sh.store);
+		fake_store_free(srv.sh.store);
+	}
 	event_free(srv.sigterm);
 	event_free(srv.sigint);
 	for (unsigned i = 0; i < srv.nloops; i++) {

@@ -194,3 +194,27 @@ def run(name, fn):
     finally:
         for srv in list(LIVE):
             srv.kill()
+
+
+def main_groups(groups):
+    """Runs each (name, fn) group, cleans up, prints the verdict; the
+    exit status for sys.exit."""
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
+    try:
+        for name, fn in groups:
+            run(name, fn)
+    finally:
+        for srv in list(LIVE):
+            srv.kill()
+        subprocess.run(["rm", "-rf", TMP])
+    if FAILED:
+        print("%d check(s) failed" % len(FAILED))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+def scenario(name):
+    """fakeimapd arguments for tests/fake/scenarios/NAME.conf: the faults a
+    rule file expresses are no --mode of their own."""
+    return ["--mode", "script", "--script", os.path.join(SCEN, name + ".conf")]

@@ -65,7 +65,7 @@ fault_server() {
 	: >"$TEST_TMP/$name.fake.out"
 	"$FAKEIMAPD" "$@" >"$TEST_TMP/$name.fake.out" 2>"$TEST_TMP/$name.fake.err" &
 	pid=$!
-	on_exit "kill $pid 2>/dev/null; wait $pid 2>/dev/null"
+	on_exit "stop_bg $pid"
 	for ((i = 0; i < 200; i++)); do
 		port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$TEST_TMP/$name.fake.out")
 		[ -z "$port" ] || break

@@ -34,8 +34,7 @@ FAKE_PORT=''
 
 fake_stop() {
 	[ -n "$FAKE_PID" ] || return 0
-	kill "$FAKE_PID" 2>/dev/null || true
-	wait "$FAKE_PID" 2>/dev/null || true
+	stop_bg "$FAKE_PID"
 	FAKE_PID=''
 }
 on_exit fake_stop

@@ -27,13 +27,13 @@ common=("secs=$SECS" --grace "$GRACE")
 fault_server nogreet --mode no-greeting
 fault_run no-greeting clients=10 "${common[@]}" --greeting-timeout 1s
 fault_run no-greeting-defaults clients=5 "${common[@]}"
-fault_server closegreet --mode close-at-greeting
+fault_server closegreet --mode script --script "$ROOT/tests/fake/scenarios/fault-close-at-greeting.conf"
 fault_run close-at-greeting clients=10 "${common[@]}"
-fault_server byegreet --mode bye-greeting
+fault_server byegreet --mode script --script "$ROOT/tests/fake/scenarios/fault-bye-greeting.conf"
 fault_run bye-greeting clients=10 "${common[@]}"
 fault_server refuse --mode refuse
 fault_run refuse clients=20 "${common[@]}"
-fault_server loginrefuse --mode login-refuse
+fault_server loginrefuse --mode script --script "$ROOT/tests/fake/scenarios/fault-login-refuse.conf"
 fault_run login-refuse clients=10 "${common[@]}"
 fault_server drip --mode drip
 fault_run drip clients=5 "${common[@]}" --greeting-timeout 1s

@@ -18,7 +18,7 @@
 SECS=3 GRACE=2
 common=("secs=$SECS" --grace "$GRACE")
 
-fault_server tag --mode unknown-tag
+fault_server tag --mode script --script "$ROOT/tests/fake/scenarios/fault-unknown-tag.conf"
 fault_run unknown-tag clients=10 "${common[@]}"
 fault_server garbage --mode garbage
 fault_run garbage clients=10 "${common[@]}"

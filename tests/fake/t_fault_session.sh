@@ -36,9 +36,9 @@ fault_server reset --mode reset
 fault_run reset clients=5 "${common[@]}"
 fault_server bye --mode bye-random
 fault_run bye-random clients=10 "${common[@]}" no_tracking
-fault_server no --mode reply-no
+fault_server no --mode script --script "$ROOT/tests/fake/scenarios/fault-reply-no.conf"
 fault_run reply-no clients=5 "${common[@]}"
-fault_server bad --mode reply-bad
+fault_server bad --mode script --script "$ROOT/tests/fake/scenarios/fault-reply-bad.conf"
 fault_run reply-bad clients=5 "${common[@]}"
 fault_server stall --mode stall
 fault_run stall clients=20 "${common[@]}" --cmd-timeout 1s

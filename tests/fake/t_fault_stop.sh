@@ -73,7 +73,7 @@ sigint_run() {
 fault_server stall --mode stall
 sigint_run sigint 3 1
 sigint_run sigint-twice 20 2
-fault_server no --mode reply-no
+fault_server no --mode script --script "$ROOT/tests/fake/scenarios/fault-reply-no.conf"
 fault_run error-quit-word clients=5 secs=30 --grace 30 error_quit
 fault_run error-quit-long clients=5 secs=30 --grace 30 --error-quit
 fault_wait

@@ -236,8 +236,10 @@ fz_check_config(const struct config *cfg)
 	fz_require(cfg->n_slas <= CONFIG_MAX_SLA, "n_slas bounded", NULL);
 	for (unsigned i = 0; i < cfg->n_slas; i++) {
 		const struct sla *s = &cfg->slas[i];
-		fz_require(s->op >= -1 && s->op < OP_COUNT, "sla op in range",
-			   NULL);
+		/* a command, all commands, or the score */
+		fz_require((s->op >= 0 && s->op < OP_COUNT) ||
+			   s->op == SLA_OP_ALL || s->op == SLA_OP_SCORE,
+			   "sla op in range", NULL);
 		fz_require(s->percentile >= 0 && s->percentile <= 100,
 			   "sla percentile in 0..100", NULL);
 		fz_require(s->max_us > 0, "sla bound > 0", NULL);

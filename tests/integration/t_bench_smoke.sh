@@ -59,4 +59,13 @@ print(sum(c["ok"] for k, c in s["commands"].items() if k in ("NOOP", "APPEND")))
 done
 assert_eq 4 "$n" "imapstress runs"
 grep -q 'bench-floor' "$out/commands.txt" || fail "the floor was not run"
+
+# --vs-imaptest without an imaptest binary: the section is skipped with a
+# message naming the path, exit 0, nothing else depends on imaptest.
+rc=0
+"$BENCH" --only imaptest --vs-imaptest "$TEST_TMP/no-imaptest" --out "$TEST_TMP/vs" \
+	>"$TEST_TMP/vs.out" 2>"$TEST_TMP/vs.err" || rc=$?
+assert_eq 0 "$rc" "exit status of --vs-imaptest with no binary"
+assert_match "no imaptest binary \($TEST_TMP/no-imaptest\).*skipped" \
+	"$(cat "$TEST_TMP/vs.err")" "the skip message"
 note "ok"

@@ -6,7 +6,8 @@
 #   - UID FETCH in the mix: no command answered NO or BAD, exit 0 (item 3:
 #     sequence-number commands used to go out behind UID FETCH, during
 #     which Cyrus sends EXPUNGE, and were answered "NO No matching
-#     messages");
+#     messages"); the only state errors allowed are Cyrus's own
+#     unannounced sequence numbers (below), and then exit 1;
 #   - pointed at Cyrus's LMTP port, imapstress says "not an IMAP greeting:"
 #     with the server's first line, and its one-line unusable-server
 #     summary counts the protocol errors; exit 3 (item 7).
@@ -33,12 +34,29 @@ assert_eq 0 "$RC" "random check=30: exit status"
 
 stress uidfetch "port=$SERVER_PORT" random uidfetch=50 clients=20 users=1-2 user=uidf%d secs=4
 summary "$TEST_TMP/uidfetch.json" exit_status commands.UIDFETCH.ok errors.no errors.bad errors.state
-note "random uidfetch=50: exit $RC, UID FETCH ok ${S[1]}, no ${S[2]}, bad ${S[3]}"
+note "random uidfetch=50: exit $RC, UID FETCH ok ${S[1]}, no ${S[2]}, bad ${S[3]}, state ${S[4]}"
 assert_ge "${S[1]}" 1 "UID FETCH ok"
 assert_eq 0 "${S[2]}" "NO replies (stderr: $(grep -m 3 '^Error' "$TEST_TMP/uidfetch.err"))"
 assert_eq 0 "${S[3]}" "BAD replies"
-assert_eq 0 "${S[4]}" "state errors"
-assert_eq 0 "$RC" "random uidfetch=50: exit status"
+# Cyrus 3.6 sometimes numbers a message it never announced: another
+# session's APPEND lands while it answers, and it sends "* 36 FETCH (...
+# UID 2501)" with 35 announced and no "* 36 EXISTS" before or after (or,
+# later in that session, "* 12 EXPUNGE" with 11 announced).  RFC 3501
+# 5.2 and RFC 9051 5.2 make the server send EXISTS when it sees the
+# mailbox grow; the model is right to call it "seq too high", as imaptest
+# does.  So "no state error at all" is not Cyrus's to give: the test takes
+# a few seq-too-high lines (each shown: at most 5) and no other kind, and
+# then exit 1, which is what any state error means.
+state_lines=$(grep -E '^Error: .* \([a-z-]+\): ' "$TEST_TMP/uidfetch.err" || true)
+other=$(printf '%s\n' "$state_lines" | grep -v ' (seq-too-high): ' | grep -c . || true)
+assert_eq 0 "$other" "state errors other than seq-too-high (stderr: $(printf '%s\n' "$state_lines" | head -n 3))"
+[ "${S[4]}" -le 5 ] || fail "state errors: ${S[4]}, at most 5 seq-too-high expected (stderr: $(printf '%s\n' "$state_lines" | head -n 3))"
+if [ "${S[4]}" = 0 ]; then
+	assert_eq 0 "$RC" "random uidfetch=50: exit status"
+else
+	note "Cyrus numbered messages it never announced: $(printf '%s\n' "$state_lines" | head -n 1)"
+	assert_eq 1 "$RC" "random uidfetch=50: exit status with state errors"
+fi
 
 stress lmtp "port=$CYRUS_LMTP_PORT" clients=2 secs=2
 note "LMTP port: exit $RC"

@@ -30,21 +30,43 @@ usage_case "clients=abc" 'clients=abc'
 usage_case "--duration 5x" '--duration.*5x|5x.*--duration'
 usage_case "foo=1" 'foo'
 
-# A loopback port nobody listens on: bind one to learn a free number, then
-# let it go.
-port=$("$PYTHON" -c 'import socket
+# A loopback port nobody listens on, held bound (not listening) for the
+# whole run: a connect to it is refused, and no other program can take the
+# number meanwhile.  Bound and let go, as this test once did, a server of a
+# test running beside it could get the same number from bind(0) and answer
+# (exit 0 or 1 instead of 3).
+# The holder writes the number to a temporary name and renames it, so the
+# file, once there, is whole; the test only tests for it (under set -e a
+# cat of a file not there yet would end the test with no message).
+"$PYTHON" -c 'import os, signal, socket, sys
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()' "$TEST_TMP/dead.port" &
+holder=$!
+on_exit "stop_bg $holder"
+port=
+for ((i = 0; i < 200; i++)); do
+	if [ -s "$TEST_TMP/dead.port" ]; then
+		port=$(cat "$TEST_TMP/dead.port")
+		break
+	fi
+	_lib_alive "$holder" || fail "the port holder died: no port"
+	sleep 0.05
+done
+[ -n "$port" ] || fail "the port holder printed no port within 10 s"
 rc=0
-# No secs=: only giving up on the server may end this run.
-run_with_timeout 15 "$IMAPSTRESS" host=127.0.0.1 port="$port" clients=10 \
+# No secs=: only giving up on the server (after 5 s) may end this run; 30 s
+# is a hang bound, not a speed check.
+run_with_timeout 30 "$IMAPSTRESS" host=127.0.0.1 port="$port" clients=10 \
 	>"$TEST_TMP/dead.out" 2>"$TEST_TMP/dead.err" || rc=$?
 err=$(cat "$TEST_TMP/dead.err")
 lines=$(wc -l <"$TEST_TMP/dead.err")
 note "no server on port $port: exit $rc, $lines stderr lines"
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	fail "no server on port $port: still running after 15 s; stderr: $(head -n 10 "$TEST_TMP/dead.err")"
+	fail "no server on port $port: still running after 30 s; stderr: $(head -n 10 "$TEST_TMP/dead.err")"
 fi
 assert_eq 3 "$rc" "exit status with no server (stderr: $(head -n 10 "$TEST_TMP/dead.err"))"
 assert_match 'unusable' "$err" "message with no server"

@@ -25,11 +25,13 @@ mk install PROFILES="$TEST_TMP/heavy.profile $TEST_TMP/light.profile" >"$TEST_TM
 
 got=$(cd "$dest" && find . \( -type f -o -type l \) | LC_ALL=C sort)
 want="./opt/is/bin/imapstress
+./opt/is/bin/imapstress-capacity
 ./opt/is/bin/imapstress-plot
 ./opt/is/bin/imapstress-sweep
 ./opt/is/share/bash-completion/completions/imapstress
 ./opt/is/share/imapstress/profiles/heavy.profile
 ./opt/is/share/imapstress/profiles/light.profile
+./opt/is/share/man/man1/imapstress-capacity.1
 ./opt/is/share/man/man1/imapstress-plot.1
 ./opt/is/share/man/man1/imapstress-sweep.1
 ./opt/is/share/man/man1/imapstress.1"

@@ -12,12 +12,9 @@
 . "$(dirname "$0")/../lib.sh"
 
 LMTP_DELIVER=${LMTP_DELIVER:-$(dirname "$IMAPSTRESS")/lmtp-deliver}
-need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
-[ -x /usr/lib/dovecot/lmtp ] || skip "Dovecot's lmtp is not installed (dovecot-lmtpd)"
 [ -x "$LMTP_DELIVER" ] || skip "no $LMTP_DELIVER (make $(basename "$(dirname "$IMAPSTRESS")")/lmtp-deliver)"
 
-dovecot_start
-[ -n "${DOVECOT_LMTP_PORT:-}" ] || fail "dovecot-private printed no DOVECOT_LMTP_PORT"
+dovecot_lmtp_start
 
 USERS=6
 out=$TEST_TMP/deliver.out

@@ -2,8 +2,8 @@
 # profile=FILE / --profile FILE at the command line, no server needed:
 #   - --profile-check on a valid profile prints the expanded plan (users
 #     per block, client kinds, expected deliveries) and exits 0;
-#   - the same profile without --profile-check exits 2 with one line saying
-#     the user driver is not built yet, and nothing on stdout;
+#   - the same profile without --profile-check runs its users: against a
+#     closed port it stops as "server unusable" (exit 3);
 #   - a bad duration, an unknown key and counts not adding up to 100% each
 #     exit 2 with exactly one stderr line "imapstress: profile FILE:LINE:
 #     KEY: ...", nothing on stdout.
@@ -57,12 +57,17 @@ assert_match '^client desk \(line 17\): 24 users' "$out" "desk client share"
 assert_match '^client phone \(line 21\): 16 users' "$out" "phone client share"
 # 10 users x (360 + 60) + 30 x 1 per hour
 assert_match '^deliveries expected in all: 4230/hour' "$out" "expected deliveries"
+# --profile-users: the same blocks' shares of another total.
+run --profile "$P" --profile-check --profile-users 8
+assert_eq 0 "$rc" "--profile-users 8 --profile-check exit status (stderr: $err)"
+assert_match '^user heavy \(line 6\): 2 users \(count = 25%\), heavy001 \.\. heavy002$' "$out" "heavy block of 8"
+assert_match '^user light \(line 12\): 6 users \(count = 75%\), light1 \.\. light6$' "$out" "light block of 8"
 
-run "profile=$P"
-assert_eq 2 "$rc" "a valid profile without the driver"
-assert_eq "" "$out" "stdout without the driver"
-assert_eq 1 "$(printf '%s\n' "$err" | wc -l)" "one line: $err"
-assert_match 'user driver is not built yet' "$err" "says what is missing"
+# Without --profile-check the users run: with no server at all (a closed
+# loopback port) the run ends as "server unusable", exit 3.
+run "profile=$P" port=1 secs=1
+assert_eq 3 "$rc" "a valid profile runs (stderr: $err)"
+assert_match 'server unusable: no session got in' "$err" "says why it stopped"
 
 # bad FILE LINE KEY: one error line naming the file, line and key
 bad() {

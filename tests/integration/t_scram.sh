@@ -77,7 +77,7 @@ open(sys.argv[1], "w").write(str(srv.server_address[1]))
 srv.serve_forever()
 PYEOF
 evil_pid=$!
-on_exit "kill $evil_pid 2>/dev/null || true"
+on_exit "stop_bg $evil_pid"
 for _ in $(seq 100); do [ -s "$port_file" ] && break; sleep 0.05; done
 [ -s "$port_file" ] || fail "the Python SCRAM server did not start"
 rc=0

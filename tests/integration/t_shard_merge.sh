@@ -9,7 +9,8 @@
 #       `imapstress latency`);
 #   (c) merge refuses, with one line naming the file and exit 2: a missing
 #       shard, a shard twice, another configuration, a truncated file,
-#       another format version, another imapstress version.
+#       another format version, another imapstress version; version 1
+#       files (what earlier versions wrote) still merge, to the same report.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -154,8 +155,16 @@ refused "$T/other: another configuration than $T/r0 \('clients=12' against 'clie
 	"$T/r0" "$T/r1" "$T/other"
 head -c $(($(wc -c <"$T/r1") - 50)) "$T/r1" >"$T/cut"
 refused "$T/cut:[0-9]+: truncated" "$T/r0" "$T/cut" "$T/r2"
-sed '1s/ 1$/ 2/' "$T/r2" >"$T/v2"
-refused "$T/v2: result format version 2" "$T/r0" "$T/r1" "$T/v2"
+sed '1s/ 2$/ 3/' "$T/r2" >"$T/v3"
+refused "$T/v3: result format version 3" "$T/r0" "$T/r1" "$T/v3"
+# A stress file as version 1 wrote it (the same lines) still merges, to the
+# same report.
+for f in r0 r1 r2; do sed '1s/ 2$/ 1/' "$T/$f" >"$T/$f.v1"; done
+rc1=0 rc2=0
+"$IMAPSTRESS" merge "$T/r0.v1" "$T/r1.v1" "$T/r2.v1" >"$T/v1.out" 2>&1 || rc1=$?
+"$IMAPSTRESS" merge "$T/r0" "$T/r1" "$T/r2" >"$T/v2.out" 2>&1 || rc2=$?
+assert_eq "$rc2" "$rc1" "merge of version 1 files: exit status ($(tail -n 2 "$T/v1.out"))"
+cmp -s "$T/v1.out" "$T/v2.out" || fail "version 1 files merge to another report"
 sed 's/^program .*/program 9.9.9/' "$T/r2" >"$T/p9"
 refused "$T/p9: written by imapstress 9.9.9" "$T/r0" "$T/r1" "$T/p9"
 refused "$T/one.res: shard 0 of 1, but $T/r0 is of 3" "$T/r0" "$T/one.res"

@@ -104,3 +104,24 @@ slurp(const char *path)
 	fclose(f);
 	return buf;
 }
+
+bool
+same_hist(const struct hist *a, const struct hist *b)
+{
+	unsigned i = 0, j = 0;
+	uint64_t ca, cb;
+	if (hist_count(a) != hist_count(b) || hist_sum(a) != hist_sum(b) ||
+	    hist_min(a) != hist_min(b) || hist_max(a) != hist_max(b))
+		return false;
+	for (;;) {
+		bool ma = hist_next_bucket(a, &i, &ca), mb = hist_next_bucket(b, &j, &cb);
+		if (ma != mb)
+			return false;
+		if (!ma)
+			return true;
+		if (i != j || ca != cb)
+			return false;
+		i++;
+		j++;
+	}
+}

@@ -5,6 +5,7 @@
 #ifndef IMAPSTRESS_REPORT_FIXTURE_H
 #define IMAPSTRESS_REPORT_FIXTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,5 +41,8 @@ const char *line_at(const char *text, int n, char *buf, size_t len);
 
 /* The whole file at path, NUL-terminated; the caller frees it. */
 char *slurp(const char *path);
+
+/* Same count, sum, min, max and buckets (a histogram through a file). */
+bool same_hist(const struct hist *a, const struct hist *b);
 
 #endif

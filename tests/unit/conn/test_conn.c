@@ -15,9 +15,8 @@
 #include <event2/event.h>
 
 #include "check_main.h"
-#include "config.h"
+#include "conn_fixture.h"
 #include "conn.h"
-#include "shared.h"
 #include "stats.h"
 
 #define MAX_EVENTS 4096
@@ -33,16 +32,7 @@ struct ev {
 };
 
 struct t {
-	struct event_base *base;
-	struct config cfg;
-	struct shared_live live;
-	struct shared sh;
-	struct stats *stats;
-	char *rbuf;
-	uint32_t msg_seq;
-	struct conn_env env;
-	struct conn *c;
-	struct bufferevent *peer;	/* the server's end of the pair */
+	struct conn_fx fx;
 	bool ready_before_login;	/* ready called while not logged in */
 	unsigned n_ready;
 	struct ev ev[MAX_EVENTS];
@@ -66,7 +56,7 @@ static void
 hook_logged_in(void *arg, struct conn *c)
 {
 	ck_assert_ptr_eq(arg, &T);
-	ck_assert_ptr_eq(c, T.c);
+	ck_assert_ptr_eq(c, T.fx.c);
 	record(H_LOGGED_IN, 0, 0);
 }
 
@@ -103,64 +93,48 @@ static const struct conn_hooks hooks = {
 	.closed = hook_closed,
 };
 
+/* A connection for the workload `state` ("noop=100", ...) after
+ * "select=100", with `pipeline` commands in flight at most. */
+static void
+setup_workload(const char *state, const char *pipeline)
+{
+	memset(&T, 0, sizeof(T));
+	conn_fx_setup_state(&T.fx, state,
+	    ((const char *const[]){ "--pipeline", pipeline, NULL }), &hooks, &T, 0);
+}
+
 static void
 setup(void)
 {
-	char err[256];
-	char *av[] = {
-		(char *)"imapstress", (char *)"-", (char *)"select=100",
-		(char *)"noop=100", (char *)"logout=0", (char *)"user=tester",
-		(char *)"pass=secret", (char *)"clients=1", (char *)"seed=1",
-		(char *)"--pipeline", (char *)"4", NULL
-	};
+	setup_workload("noop=100", "4");
+}
 
-	memset(&T, 0, sizeof(T));
-	config_defaults(&T.cfg);
-	ck_assert_int_eq(config_parse(&T.cfg, 11, av, err, sizeof(err)), 0);
-	ck_assert_int_eq(config_validate(&T.cfg, err, sizeof(err)), 0);
-	T.base = event_base_new();
-	ck_assert_ptr_nonnull(T.base);
-	T.sh.cfg = &T.cfg;
-	T.sh.n_workers = 1;
-	T.sh.run_id = 1;
-	T.sh.live = &T.live;
-	T.stats = stats_new();
-	T.rbuf = malloc(CONN_MAX_READ);
-	T.env = (struct conn_env){
-		.cfg = &T.cfg, .sh = &T.sh, .base = T.base, .stats = T.stats,
-		.rbuf = T.rbuf, .stores = NULL, .msg_seq = &T.msg_seq,
-		.worker_id = 0, .hooks = &hooks, .hook_arg = &T,
-	};
-	T.c = conn_new(&T.env, 0);
-	conn_set_user(T.c, "tester", "secret");
+/* FETCH2 that always repeats: with imaptest's 30% the walk goes back to
+ * SELECT, which (already selected, so skipped) still waits, as in
+ * imaptest, for the pipeline to drain. */
+static void
+setup_fetch2(void)
+{
+	setup_workload("fet2=100,100", "10");
 }
 
 static void
 teardown(void)
 {
-	conn_free(T.c);
-	if (T.peer != NULL)
-		bufferevent_free(T.peer);
-	stats_free(T.stats);
-	free(T.rbuf);
-	event_base_free(T.base);
-	config_free(&T.cfg);
+	conn_fx_teardown(&T.fx);
 }
 
-/* Run what is ready until nothing is: deferred callbacks, the pair's
- * transfers.  No timer is waited for. */
 static void
 pump(void)
 {
-	for (int i = 0; i < 20; i++)
-		event_base_loop(T.base, EVLOOP_NONBLOCK);
+	conn_fx_pump(&T.fx);
 }
 
 /* The client's lines so far, into T.tags/T.cmds; returns how many. */
 static unsigned
 take_lines(void)
 {
-	struct evbuffer *in = bufferevent_get_input(T.peer);
+	struct evbuffer *in = bufferevent_get_input(T.fx.peer);
 	unsigned n = 0;
 	char *line;
 	size_t len;
@@ -198,13 +172,13 @@ answer(const char *cmd, const char *untagged, const char *ok, size_t split)
 	memmove(T.cmds, T.cmds + 1, (T.n_tags - 1) * sizeof(T.cmds[0]));
 	T.n_tags--;
 	if (split > 0) {
-		bufferevent_write(T.peer, buf, split);
+		bufferevent_write(T.fx.peer, buf, split);
 		pump();
 		/* Not complete yet: no reply may have been taken. */
-		ck_assert_uint_eq(conn_in_flight(T.c), T.n_tags + 1);
-		bufferevent_write(T.peer, buf + split, (size_t)n - split);
+		ck_assert_uint_eq(conn_in_flight(T.fx.c), T.n_tags + 1);
+		bufferevent_write(T.fx.peer, buf + split, (size_t)n - split);
 	} else {
-		bufferevent_write(T.peer, buf, (size_t)n);
+		bufferevent_write(T.fx.peer, buf, (size_t)n);
 	}
 	pump();
 }
@@ -218,36 +192,48 @@ count(enum ev_kind kind)
 	return n;
 }
 
-/* A session up to a selected mailbox: pair, greeting, LOGIN, SELECT. */
+/* A session up to a selected mailbox of `exists` messages: pair,
+ * greeting and LOGIN (both saying capabilities `caps`), SELECT. */
 static void
-session_to_select(void)
+session_to_select_caps(const char *caps, unsigned exists)
 {
-	struct bufferevent *pair[2];
+	char line[160];
 
-	ck_assert_int_eq(bufferevent_pair_new(T.base, BEV_OPT_DEFER_CALLBACKS,
-					      pair), 0);
-	T.peer = pair[1];
-	bufferevent_enable(T.peer, EV_READ | EV_WRITE);
-	conn_attach(T.c, pair[0]);
+	conn_fx_attach(&T.fx);
 	pump();
 	ck_assert_uint_eq(take_lines(), 0);	/* nothing before the greeting */
 
-	bufferevent_write(T.peer, "* OK [CAPABILITY IMAP4rev1 LITERAL+] hi\r\n",
-			  41);
+	snprintf(line, sizeof(line), "* OK [CAPABILITY %s] hi\r\n", caps);
+	bufferevent_write(T.fx.peer, line, strlen(line));
 	pump();
 	ck_assert_uint_eq(take_lines(), 1);
 	ck_assert_str_eq(T.cmds[0], "LOGIN");
 	ck_assert_uint_eq(count(H_LOGGED_IN), 0);
 
 	unsigned before = T.n_ev;
-	answer("LOGIN", "", "[CAPABILITY IMAP4rev1 LITERAL+] in", 0);
+	snprintf(line, sizeof(line), "[CAPABILITY %s] in", caps);
+	answer("LOGIN", "", line, 0);
 	ck_assert_uint_gt(T.n_ev, before);
 	ck_assert_int_eq(T.ev[before].kind, H_LOGGED_IN);
 	ck_assert(!T.ready_before_login);
 	ck_assert_uint_eq(take_lines(), 1);
 	ck_assert_str_eq(T.cmds[0], "SELECT");
-	answer("SELECT", "* FLAGS (\\Seen)\r\n* 0 EXISTS\r\n* 0 RECENT\r\n"
-	       "* OK [UIDVALIDITY 7] ok\r\n", "[READ-WRITE] selected", 0);
+	char untagged[160];
+	snprintf(untagged, sizeof(untagged), "* FLAGS (\\Seen)\r\n* %u EXISTS\r\n"
+		 "* 0 RECENT\r\n* OK [UIDVALIDITY 7] ok\r\n", exists);
+	answer("SELECT", untagged, "[READ-WRITE] selected", 0);
+}
+
+static void
+session_to_select_n(unsigned exists)
+{
+	session_to_select_caps("IMAP4rev1 LITERAL+", exists);
+}
+
+static void
+session_to_select(void)
+{
+	session_to_select_n(0);
 }
 
 START_TEST(test_conn_session)
@@ -269,7 +255,7 @@ START_TEST(test_conn_session)
 		o += (size_t)snprintf(burst + o, sizeof(burst) - o,
 				      "%s OK done\r\n", T.tags[i]);
 	T.n_tags = 0;
-	bufferevent_write(T.peer, burst, o);
+	bufferevent_write(T.fx.peer, burst, o);
 	pump();
 	ck_assert_uint_eq(count(H_REPLIED), replied + 4);
 	ck_assert_uint_eq(take_lines(), 4);
@@ -294,7 +280,7 @@ START_TEST(test_conn_session)
 
 	/* Drain: what is in flight finishes, then LOGOUT; BYE + OK end the
 	 * session as a logout, and the closed hook is the last call. */
-	conn_drain(T.c);
+	conn_drain(T.fx.c);
 	pump();
 	ck_assert_uint_eq(take_lines(), 0);	/* nothing new while draining */
 	while (T.n_tags > 0)
@@ -306,7 +292,7 @@ START_TEST(test_conn_session)
 	ck_assert_int_eq(T.ev[T.n_ev - 1].kind, H_CLOSED);
 	ck_assert_int_eq(T.ev[T.n_ev - 1].end, CONN_END_LOGOUT);
 	ck_assert_uint_eq(count(H_CLOSED), 1);
-	ck_assert(conn_finished(T.c));
+	ck_assert(conn_finished(T.fx.c));
 
 	/* The order: one login first, then only replies, then the close. */
 	ck_assert_int_eq(T.ev[0].kind, H_LOGGED_IN);
@@ -315,12 +301,12 @@ START_TEST(test_conn_session)
 
 	/* What the shard says matches what the peer answered. */
 	unsigned noops = 4 + splits + 4;	/* burst, splits, drain */
-	ck_assert_uint_eq(ctr_get(&T.stats->ok[OP_NOOP]), noops);
-	ck_assert_uint_eq(ctr_get(&T.stats->ok[OP_LOGIN]), 1);
-	ck_assert_uint_eq(ctr_get(&T.stats->ok[OP_SELECT]), 1);
-	ck_assert_uint_eq(ctr_get(&T.stats->ok[OP_LOGOUT]), 1);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_NOOP]), noops);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_LOGIN]), 1);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_SELECT]), 1);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_LOGOUT]), 1);
 	for (unsigned k = 0; k < ERR_COUNT; k++)
-		ck_assert_uint_eq(ctr_get(&T.stats->errors[k]), 0);
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
 }
 END_TEST
 
@@ -331,12 +317,12 @@ START_TEST(test_conn_reset_mid_literal)
 
 	/* Half a literal, then the connection is reset. */
 	static const char half[] = "* STATUS {10}\r\nabc";
-	bufferevent_write(T.peer, half, sizeof(half) - 1);
+	bufferevent_write(T.fx.peer, half, sizeof(half) - 1);
 	pump();
 	unsigned before = T.n_ev;
 	errno = ECONNRESET;
 	/* The connection's end reports the reset, as a socket would. */
-	bufferevent_trigger_event(bufferevent_pair_get_partner(T.peer),
+	bufferevent_trigger_event(bufferevent_pair_get_partner(T.fx.peer),
 				  BEV_EVENT_READING | BEV_EVENT_ERROR, 0);
 	pump();
 
@@ -344,14 +330,221 @@ START_TEST(test_conn_reset_mid_literal)
 	ck_assert_int_eq(T.ev[before].kind, H_CLOSED);
 	ck_assert_int_eq(T.ev[before].end, CONN_END_FAILED);
 	ck_assert_int_eq(T.ev[before].err, ERR_DISCONNECT);
-	ck_assert(conn_finished(T.c));
+	ck_assert(conn_finished(T.fx.c));
 	/* The four NOOPs in flight died with it; one disconnect error. */
-	ck_assert_uint_eq(ctr_get(&T.stats->failed[OP_NOOP]), 4);
-	ck_assert_uint_eq(ctr_get(&T.stats->ok[OP_NOOP]), 0);
-	ck_assert_uint_eq(ctr_get(&T.stats->errors[ERR_DISCONNECT]), 1);
-	ck_assert_uint_eq(conn_in_flight(T.c), 0);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->failed[OP_NOOP]), 4);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_NOOP]), 0);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[ERR_DISCONNECT]), 1);
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 0);
 }
 END_TEST
+
+/* The reply to the oldest unanswered command, a FETCH of one `size`-octet
+ * body, appended to `out`; that command is then answered. */
+static void
+fetch_reply(struct evbuffer *out, size_t size)
+{
+	ck_assert_uint_gt(T.n_tags, 0);
+	ck_assert_str_eq(T.cmds[0], "FETCH");
+	evbuffer_add_printf(out, "* 1 FETCH (UID 1 BODY[] {%zu}\r\n", size);
+	for (size_t i = 0; i < size; i++)
+		evbuffer_add(out, i % 74 == 72 ? "\r" : i % 74 == 73 ? "\n" : "y", 1);
+	evbuffer_add_printf(out, ")\r\n%s OK done\r\n", T.tags[0]);
+	memmove(T.tags, T.tags + 1, (T.n_tags - 1) * sizeof(T.tags[0]));
+	memmove(T.cmds, T.cmds + 1, (T.n_tags - 1) * sizeof(T.cmds[0]));
+	T.n_tags--;
+}
+
+/* What the peer queued in `b`, octets [from, to), written to the client. */
+static void
+peer_write_range(struct evbuffer *b, size_t from, size_t to)
+{
+	const unsigned char *p = evbuffer_pullup(b, -1);
+	bufferevent_write(T.fx.peer, p + from, to - from);
+	pump();
+}
+
+START_TEST(test_conn_fetch2_pipeline_full)
+{
+	session_to_select_n(5);
+
+	/* All ten slots fill at once, in one write. */
+	ck_assert_uint_eq(take_lines(), 10);
+	for (unsigned i = 0; i < 10; i++)
+		ck_assert_str_eq(T.cmds[i], "FETCH");
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 10);
+
+	/* Ten 4 KB replies in one write: each counted, and the ten slots
+	 * they free are filled again. */
+	struct evbuffer *b = evbuffer_new();
+	unsigned replied = count(H_REPLIED);
+	for (unsigned i = 0; i < 10; i++)
+		fetch_reply(b, 4096);
+	peer_write_range(b, 0, evbuffer_get_length(b));
+	ck_assert_uint_eq(count(H_REPLIED), replied + 10);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_FETCH2]), 10);
+	ck_assert_uint_eq(take_lines(), 10);
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 10);
+
+	/* One reply cut inside its body, at the CRLF before its tagged line
+	 * and inside the tag: nothing counts or goes out until the tagged
+	 * line is whole, then one reply and one new FETCH. */
+	uint64_t octets = ctr_get(&T.fx.stats->imap_received);
+	for (unsigned k = 0; k < 3; k++) {
+		evbuffer_drain(b, evbuffer_get_length(b));
+		size_t tag_len = strlen(T.tags[0]);
+		fetch_reply(b, 4096);
+		size_t len = evbuffer_get_length(b);
+		size_t line_at = len - tag_len - strlen(" OK done\r\n");
+		size_t cut = k == 0 ? 2000 : k == 1 ? line_at - 1 : line_at + 1;
+		replied = count(H_REPLIED);
+		peer_write_range(b, 0, cut);
+		ck_assert_uint_eq(count(H_REPLIED), replied);
+		ck_assert_uint_eq(take_lines(), 0);
+		peer_write_range(b, cut, len);
+		ck_assert_uint_eq(count(H_REPLIED), replied + 1);
+		ck_assert_uint_eq(take_lines(), 1);
+		ck_assert_uint_eq(conn_in_flight(T.fx.c), 10);
+		octets += len;
+	}
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_FETCH2]), 13);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->imap_received), octets);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_SELECT]), 1);
+	for (unsigned k = 0; k < ERR_COUNT; k++)
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
+	evbuffer_free(b);
+}
+END_TEST
+
+/* What an idle connection may hold in its own pieces (conn_footprint):
+ * 15,000 idle connections must fit in 6.5 KB each, and the parser and
+ * libevent's bufferevent, events and buffers take ~2.6 KB of that. */
+#define IDLE_CONN_BUDGET 1024
+
+/* An idle session (its IDLE in flight) holds only the inline in-flight
+ * slots: no deep pipeline's, no continuation, no COMPRESS state. */
+START_TEST(test_conn_idle_footprint)
+{
+	size_t fresh = conn_footprint(T.fx.c);
+
+	ck_assert_uint_le(fresh, IDLE_CONN_BUDGET);
+	session_to_select_caps("IMAP4rev1 LITERAL+ IDLE", 0);
+	ck_assert_uint_eq(take_lines(), 1);
+	ck_assert_str_eq(T.cmds[0], "IDLE");
+	bufferevent_write(T.fx.peer, "+ idling\r\n", 10);
+	pump();
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 1);
+	ck_assert_uint_eq(conn_footprint(T.fx.c), fresh);
+	for (unsigned k = 0; k < ERR_COUNT; k++)
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
+}
+END_TEST
+
+/* The deepest pipeline (--pipeline 62) still works: 62 NOOPs out at
+ * once, answered newest first, each matched and counted, and refilled;
+ * the slots come from the heap for that session only. */
+START_TEST(test_conn_deep_pipeline)
+{
+	size_t fresh = conn_footprint(T.fx.c);
+	char burst[62 * 32];
+	size_t o = 0;
+
+	session_to_select();
+	ck_assert_uint_eq(take_lines(), 62);
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 62);
+	/* 64 heap slots of at least 32 octets (tag, op, clock, driver). */
+	ck_assert_uint_ge(conn_footprint(T.fx.c), fresh + 64 * 32);
+
+	unsigned replied = count(H_REPLIED);
+	for (unsigned i = 62; i-- > 0;)
+		o += (size_t)snprintf(burst + o, sizeof(burst) - o,
+				      "%s OK done\r\n", T.tags[i]);
+	ck_assert_uint_lt(o, sizeof(burst));
+	T.n_tags = 0;
+	bufferevent_write(T.fx.peer, burst, o);
+	pump();
+	ck_assert_uint_eq(count(H_REPLIED), replied + 62);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_NOOP]), 62);
+	ck_assert_uint_eq(take_lines(), 62);
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 62);
+
+	conn_drain(T.fx.c);
+	pump();
+	while (T.n_tags > 0)
+		answer("NOOP", "", "done", 0);
+	ck_assert_uint_eq(take_lines(), 1);
+	answer("LOGOUT", "* BYE logging out\r\n", "bye", 0);
+	ck_assert_int_eq(T.ev[T.n_ev - 1].kind, H_CLOSED);
+	ck_assert_int_eq(T.ev[T.n_ev - 1].end, CONN_END_LOGOUT);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_NOOP]), 124);
+	for (unsigned k = 0; k < ERR_COUNT; k++)
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
+
+	/* The next session starts with the inline slots again. */
+	bufferevent_free(T.fx.peer);
+	conn_fx_attach(&T.fx);
+	ck_assert_uint_eq(conn_footprint(T.fx.c), fresh);
+}
+END_TEST
+
+/* A synchronizing literal (no LITERAL+; a login name with 8-bit octets
+ * goes as a literal) makes the continuation buffer when first needed:
+ * the LOGIN stops at "{7}", the rest goes after "+". */
+START_TEST(test_conn_sync_literal)
+{
+	struct evbuffer *in;
+	char tag[32], *line;
+	size_t len, fresh;
+
+	conn_set_user(T.fx.c, "t\xc3\xa9ster", "secret");
+	fresh = conn_footprint(T.fx.c);
+	conn_fx_attach(&T.fx);
+	pump();
+	bufferevent_write(T.fx.peer, "* OK [CAPABILITY IMAP4rev1] hi\r\n", 32);
+	pump();
+	in = bufferevent_get_input(T.fx.peer);
+	line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_eq(sscanf(line, "%31s", tag), 1);
+	ck_assert_str_eq(line + strlen(tag), " LOGIN {7}");
+	free(line);
+	ck_assert_uint_eq(evbuffer_get_length(in), 0);	/* waits for "+" */
+	ck_assert_uint_gt(conn_footprint(T.fx.c), fresh);
+
+	bufferevent_write(T.fx.peer, "+ go\r\n", 6);
+	pump();
+	line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_str_eq(line, "t\xc3\xa9ster \"secret\"");
+	free(line);
+	evbuffer_add_printf(bufferevent_get_output(T.fx.peer), "%s OK in\r\n", tag);
+	pump();
+	ck_assert_uint_eq(count(H_LOGGED_IN), 1);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_LOGIN]), 1);
+}
+END_TEST
+
+static void
+setup_idle(void)
+{
+	setup_workload("idle=100", "10");
+}
+
+static void
+setup_deep(void)
+{
+	setup_workload("noop=100", "62");
+}
+
+/* A test case of one test on a fixture of its own. */
+static void
+add_case(Suite *s, const char *name, void (*fixture)(void), const TTest *test)
+{
+	TCase *tc = tcase_create(name);
+	tcase_add_checked_fixture(tc, fixture, teardown);
+	tcase_add_test(tc, test);
+	suite_add_tcase(s, tc);
+}
 
 static Suite *
 conn_suite(void)
@@ -361,7 +554,11 @@ conn_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_conn_session);
 	tcase_add_test(tc, test_conn_reset_mid_literal);
+	tcase_add_test(tc, test_conn_sync_literal);
 	suite_add_tcase(s, tc);
+	add_case(s, "fetch2", setup_fetch2, test_conn_fetch2_pipeline_full);
+	add_case(s, "idle", setup_idle, test_conn_idle_footprint);
+	add_case(s, "deep", setup_deep, test_conn_deep_pipeline);
 	return s;
 }
 

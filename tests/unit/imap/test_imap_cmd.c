@@ -276,6 +276,114 @@ START_TEST(test_printf_and_add)
 }
 END_TEST
 
+/* --- inline text --------------------------------------------------------- */
+
+/* The command's inline text is exactly want. */
+static void
+expect_inline(const char *want)
+{
+	const char *text;
+	size_t len;
+	ck_assert(imap_cmd_inline_text(&cmd, &text, &len));
+	ck_assert_msg(len == strlen(want) && memcmp(text, want, len) == 0,
+		      "inline \"%.*s\", want \"%s\"", (int)len, text, want);
+	ck_assert_uint_eq(imap_cmd_len(&cmd), len);
+	ck_assert_uint_eq(evbuffer_get_length(buf), 0);
+}
+
+START_TEST(test_inline_short_command)
+{
+	const uint32_t seqs[] = { 3, 4, 9 };
+	imap_cmd_init(&cmd, buf, false);
+	imap_cmd_inline(&cmd);
+	imap_cmd_printf(&cmd, "%u.%u ", 7u, 12u);
+	imap_cmd_adds(&cmd, "FETCH ");
+	imap_cmd_seqset(&cmd, seqs, N(seqs));
+	imap_cmd_add(&cmd, " (FLAGS)XYZ", 8);
+	ck_assert(imap_cmd_astring(&cmd, " a\"b", 4));
+	imap_cmd_adds(&cmd, "\r\n");
+	expect_inline("7.12 FETCH 3:4,9 (FLAGS)\" a\\\"b\"\r\n");
+	/* flush hands it to buf, where the sender without a fast path
+	 * takes it. */
+	imap_cmd_flush(&cmd);
+	ck_assert(!imap_cmd_inline_text(&cmd, &(const char *){ NULL },
+					&(size_t){ 0 }));
+	expect("7.12 FETCH 3:4,9 (FLAGS)\" a\\\"b\"\r\n");
+
+	/* A command not asked to be inline never is. */
+	evbuffer_drain(buf, evbuffer_get_length(buf));
+	imap_cmd_init(&cmd, buf, false);
+	imap_cmd_adds(&cmd, "1.1 NOOP\r\n");
+	ck_assert(!imap_cmd_inline_text(&cmd, &(const char *){ NULL },
+					&(size_t){ 0 }));
+	expect("1.1 NOOP\r\n");
+}
+END_TEST
+
+START_TEST(test_inline_outgrown)
+{
+	char big[IMAP_CMD_INLINE + 40];
+	memset(big, 'q', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+
+	/* By add: what was inline goes first, in order. */
+	imap_cmd_init(&cmd, buf, false);
+	imap_cmd_inline(&cmd);
+	imap_cmd_adds(&cmd, "1.1 X ");
+	imap_cmd_adds(&cmd, big);
+	imap_cmd_adds(&cmd, "\r\n");
+	ck_assert(!imap_cmd_inline_text(&cmd, &(const char *){ NULL },
+					&(size_t){ 0 }));
+	ck_assert_uint_eq(imap_cmd_len(&cmd), 6 + strlen(big) + 2);
+	imap_cmd_flush(&cmd);
+	ck_assert_uint_eq(evbuffer_get_length(buf), 6 + strlen(big) + 2);
+	const char *got = (const char *)evbuffer_pullup(buf, -1);
+	ck_assert(memcmp(got, "1.1 X qqq", 9) == 0);
+	ck_assert(memcmp(got + 6 + strlen(big), "\r\n", 2) == 0);
+
+	/* By printf that does not fit: printed whole into buf. */
+	evbuffer_drain(buf, evbuffer_get_length(buf));
+	imap_cmd_init(&cmd, buf, false);
+	imap_cmd_inline(&cmd);
+	imap_cmd_adds(&cmd, "2.2 ");
+	imap_cmd_printf(&cmd, "<%s>", big);
+	imap_cmd_flush(&cmd);
+	ck_assert_uint_eq(evbuffer_get_length(buf), 4 + strlen(big) + 2);
+	got = (const char *)evbuffer_pullup(buf, -1);
+	ck_assert(memcmp(got, "2.2 <qq", 7) == 0);
+	ck_assert_int_eq(got[4 + strlen(big) + 1], '>');
+}
+END_TEST
+
+START_TEST(test_inline_then_literal_and_ref)
+{
+	/* A synchronizing literal's split counts the inline text. */
+	imap_cmd_init(&cmd, buf, false);
+	imap_cmd_inline(&cmd);
+	imap_cmd_adds(&cmd, "1.2 LOGIN ");
+	ck_assert(imap_cmd_astring(&cmd, "a\r\nb", 4));
+	imap_cmd_adds(&cmd, " \"pw\"\r\n");
+	ck_assert_uint_eq(cmd.n_splits, 1);
+	ck_assert_uint_eq(cmd.splits[0], strlen("1.2 LOGIN {4}\r\n"));
+	imap_cmd_flush(&cmd);
+	expect("1.2 LOGIN {4}\r\na\r\nb \"pw\"\r\n");
+
+	/* A reference moves the inline text to buf ahead of it. */
+	static const char body[] = "Subject: x\r\n\r\nhi\r\n";
+	evbuffer_drain(buf, evbuffer_get_length(buf));
+	imap_cmd_init(&cmd, buf, true);
+	imap_cmd_inline(&cmd);
+	imap_cmd_adds(&cmd, "3.3 APPEND \"box\" ");
+	ck_assert(imap_cmd_literal(&cmd, sizeof(body) - 1));
+	imap_cmd_add_ref(&cmd, body, sizeof(body) - 1);
+	ck_assert(!imap_cmd_inline_text(&cmd, &(const char *){ NULL },
+					&(size_t){ 0 }));
+	imap_cmd_adds(&cmd, "\r\n");
+	imap_cmd_flush(&cmd);
+	expect("3.3 APPEND \"box\" {18+}\r\nSubject: x\r\n\r\nhi\r\n\r\n");
+}
+END_TEST
+
 static Suite *
 imap_cmd_suite(void)
 {
@@ -296,6 +404,9 @@ imap_cmd_suite(void)
 	tcase_add_loop_test(tc, test_seqset, 0, (int)N(seq_cases));
 	tcase_add_test(tc, test_seqset_appends);
 	tcase_add_test(tc, test_printf_and_add);
+	tcase_add_test(tc, test_inline_short_command);
+	tcase_add_test(tc, test_inline_outgrown);
+	tcase_add_test(tc, test_inline_then_literal_and_ref);
 	suite_add_tcase(s, tc);
 	return s;
 }

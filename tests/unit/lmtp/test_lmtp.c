@@ -1,5 +1,6 @@
 /* test_lmtp.c: the LMTP client (src/lmtp/) against an in-process LMTP
- * server over bufferevent_pair_new: replies line by line or one byte per
+ * server (lmtp_peer.c) over bufferevent_pair_new or a socketpair (the
+ * client's writes straight to the socket): replies line by line or one byte per
  * loop turn, per-recipient codes, refusals at every step, PIPELINING or
  * not, session reuse under a session limit, dot-stuffing checked on the
  * bytes the server got, and hostile servers (endless line, reset in the
@@ -17,332 +18,9 @@
 #include "hist.h"
 #include "lmtp/lmtp.h"
 #include "lmtp/lmtp_int.h"
+#include "lmtp_peer.h"
 #include "msg.h"
 
-enum hostile { H_NONE, H_ENDLESS, H_RESET_MID, H_MANY_LINES, H_SILENT };
-
-struct peer {
-	const char *greeting;		/* NULL: "220 peer LMTP\r\n" */
-	bool pipelining;
-	bool drip;			/* one byte per loop turn */
-	enum hostile hostile;
-	const char *mail_reply;		/* NULL: 250 */
-	const char *data_reply;		/* NULL: 354 (or 503 without rcpts) */
-	/* Per recipient: reply to RCPT, and after the dot; NULL = 250. */
-	const char *(*rcpt_reply)(const char *addr);
-	const char *(*dot_reply)(const char *addr);
-	/* seen */
-	unsigned conns, open, max_open, rsets, mails, max_batch;
-	char bodies[4][8192];		/* raw DATA bytes, dot-stuffed */
-	unsigned n_bodies;
-	struct event_base *base;
-};
-
-struct pconn {
-	struct peer *p;
-	struct bufferevent *bev;
-	struct evbuffer *drip;
-	struct event *drip_ev;
-	bool in_data;
-	char rcpts[16][300];
-	bool ok[16];
-	unsigned n_rcpts;
-	size_t body_len;
-};
-
-static void
-drip_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct pconn *pc = arg;
-	char b;
-
-	if (evbuffer_remove(pc->drip, &b, 1) == 1)
-		bufferevent_write(pc->bev, &b, 1);
-	if (evbuffer_get_length(pc->drip) > 0)
-		event_active(pc->drip_ev, EV_TIMEOUT, 0);
-}
-
-static void
-say(struct pconn *pc, const char *s)
-{
-	if (!pc->p->drip) {
-		bufferevent_write(pc->bev, s, strlen(s));
-		return;
-	}
-	evbuffer_add(pc->drip, s, strlen(s));
-	event_active(pc->drip_ev, EV_TIMEOUT, 0);
-}
-
-static void
-reset_txn(struct pconn *pc)
-{
-	pc->n_rcpts = 0;
-	pc->in_data = false;
-}
-
-static void
-data_line(struct pconn *pc, const char *line, size_t len)
-{
-	struct peer *p = pc->p;
-
-	if (len == 1 && line[0] == '.') {
-		p->n_bodies++;
-		for (unsigned i = 0; i < pc->n_rcpts; i++) {
-			if (!pc->ok[i])
-				continue;
-			const char *r = p->dot_reply ? p->dot_reply(pc->rcpts[i]) : NULL;
-			say(pc, r ? r : "250 2.0.0 saved\r\n");
-		}
-		reset_txn(pc);
-		return;
-	}
-	if (p->n_bodies < 4 && pc->body_len + len + 2 < sizeof(p->bodies[0])) {
-		char *b = p->bodies[p->n_bodies];
-		memcpy(b + pc->body_len, line, len);
-		memcpy(b + pc->body_len + len, "\r\n", 3);
-		pc->body_len += len + 2;
-	}
-}
-
-static void
-command(struct pconn *pc, const char *line)
-{
-	struct peer *p = pc->p;
-
-	if (strncmp(line, "LHLO ", 5) == 0) {
-		if (p->hostile == H_RESET_MID) {
-			bufferevent_write(pc->bev, "250-peer\r\n250-PIPE", 18);
-			bufferevent_flush(pc->bev, EV_WRITE, BEV_FINISHED);
-			return;
-		}
-		if (p->hostile == H_MANY_LINES) {
-			for (int i = 0; i < 500; i++)
-				say(pc, "250-X\r\n");
-			say(pc, "250 OK\r\n");
-			return;
-		}
-		say(pc, "250-peer\r\n250-8BITMIME\r\n");
-		say(pc, p->pipelining ? "250-ENHANCEDSTATUSCODES\r\n250 PIPELINING\r\n"
-				      : "250 ENHANCEDSTATUSCODES\r\n");
-	} else if (strncmp(line, "MAIL FROM:<", 11) == 0) {
-		p->mails++;
-		reset_txn(pc);
-		if (p->hostile == H_ENDLESS) {
-			static char junk[16384];
-			memset(junk, 'A', sizeof(junk));
-			for (int i = 0; i < 8; i++)
-				bufferevent_write(pc->bev, junk, sizeof(junk));
-			return;
-		}
-		say(pc, p->mail_reply ? p->mail_reply : "250 2.1.0 ok\r\n");
-	} else if (strncmp(line, "RCPT TO:<", 9) == 0 && pc->n_rcpts < 16) {
-		unsigned i = pc->n_rcpts++;
-		snprintf(pc->rcpts[i], sizeof(pc->rcpts[i]), "%.*s",
-			 (int)strcspn(line + 9, ">"), line + 9);
-		const char *r = p->rcpt_reply ? p->rcpt_reply(pc->rcpts[i]) : NULL;
-		pc->ok[i] = r == NULL || r[0] == '2';
-		say(pc, r ? r : "250 2.1.5 ok\r\n");
-	} else if (strcmp(line, "DATA") == 0) {
-		unsigned ok = 0;
-		for (unsigned i = 0; i < pc->n_rcpts; i++)
-			ok += pc->ok[i];
-		if (p->data_reply != NULL) {
-			say(pc, p->data_reply);
-			return;
-		}
-		if (ok == 0) {
-			say(pc, "503 5.5.1 no valid recipients\r\n");
-			return;
-		}
-		pc->in_data = true;
-		pc->body_len = 0;
-		say(pc, "354 go\r\n");
-	} else if (strcmp(line, "RSET") == 0) {
-		p->rsets++;
-		reset_txn(pc);
-		say(pc, "250 2.0.0 ok\r\n");
-	} else {
-		say(pc, "500 5.5.2 what\r\n");
-	}
-}
-
-static void
-peer_read(struct bufferevent *bev, void *arg)
-{
-	struct pconn *pc = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	unsigned batch = 0;
-	size_t len;
-	char *line;
-
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF_STRICT)) != NULL) {
-		if (pc->in_data) {
-			data_line(pc, line, len);
-		} else {
-			batch++;
-			command(pc, line);
-		}
-		free(line);
-	}
-	if (batch > pc->p->max_batch)
-		pc->p->max_batch = batch;
-}
-
-static void
-peer_event(struct bufferevent *bev, short what, void *arg)
-{
-	struct pconn *pc = arg;
-
-	pc->p->open--;
-	bufferevent_disable(bev, EV_READ | EV_WRITE);
-}
-
-static struct pconn *conns[64];
-static unsigned n_conns;
-
-static struct bufferevent *
-peer_open(void *arg, struct event_base *base)
-{
-	struct peer *p = arg;
-	struct bufferevent *pair[2];
-
-	if (n_conns == 64 ||
-	    bufferevent_pair_new(base, BEV_OPT_DEFER_CALLBACKS, pair) != 0)
-		return NULL;
-	struct pconn *pc = calloc(1, sizeof(*pc));
-	pc->p = p;
-	pc->bev = pair[1];
-	pc->drip = evbuffer_new();
-	pc->drip_ev = event_new(base, -1, 0, drip_cb, pc);
-	conns[n_conns++] = pc;
-	p->conns++;
-	if (++p->open > p->max_open)
-		p->max_open = p->open;
-	bufferevent_setcb(pair[1], peer_read, NULL, peer_event, pc);
-	bufferevent_enable(pair[1], EV_READ | EV_WRITE);
-	if (p->hostile != H_SILENT)
-		say(pc, p->greeting ? p->greeting : "220 peer LMTP\r\n");
-	return pair[0];
-}
-
-static void
-peers_free(void)
-{
-	for (unsigned i = 0; i < n_conns; i++) {
-		bufferevent_free(conns[i]->bev);
-		evbuffer_free(conns[i]->drip);
-		event_free(conns[i]->drip_ev);
-		free(conns[i]);
-	}
-	n_conns = 0;
-}
-
-/* What the client reported. */
-struct got {
-	char rcpt[300];
-	int code;
-	enum lmtp_fail fail;
-	enum lmtp_phase phase;
-	uintptr_t arg;
-};
-
-struct harness {
-	struct event_base *base;
-	struct peer peer;
-	struct lmtp_env env;
-	struct lmtp_client *c;
-	struct got got[256];
-	unsigned n_got, want;
-};
-
-static void
-on_result(void *arg, const struct lmtp_result *r)
-{
-	struct harness *h = arg;
-
-	ck_assert_uint_lt(h->n_got, 256);
-	struct got *g = &h->got[h->n_got++];
-	snprintf(g->rcpt, sizeof(g->rcpt), "%s", r->rcpt);
-	g->code = r->code;
-	g->fail = r->fail;
-	g->phase = r->phase;
-	g->arg = (uintptr_t)r->arg;
-	if (h->n_got == h->want)
-		event_base_loopexit(h->base, NULL);
-}
-
-static struct harness *
-h_new(void)
-{
-	struct harness *h = calloc(1, sizeof(*h));
-
-	h->base = event_base_new();
-	h->peer.base = h->base;
-	h->peer.pipelining = true;
-	h->env.base = h->base;
-	h->env.open = peer_open;
-	h->env.open_arg = &h->peer;
-	h->env.pool = msg_pool_generate(5, 2048, 64 * 1024);
-	h->env.run_id = 42;
-	h->env.stats = lmtp_stats_new();
-	h->env.on_result = on_result;
-	h->env.cb_arg = h;
-	return h;
-}
-
-static void
-h_start(struct harness *h)
-{
-	h->c = lmtp_client_new(&h->env);
-}
-
-/* Deliver msg 0 to the rcpts (NULL-terminated) with arg. */
-static void
-h_deliver(struct harness *h, uintptr_t arg, const char *const *rcpts)
-{
-	unsigned n = 0;
-
-	while (rcpts[n] != NULL)
-		n++;
-	h->want += n;
-	ck_assert_int_eq(lmtp_deliver(h->c, rcpts, n, 0, (void *)arg), 0);
-}
-
-/* Runs until every wanted result is in; 20 s is a hang, not slowness. */
-static void
-h_run(struct harness *h)
-{
-	struct timeval tv = { 20, 0 };
-
-	if (h->n_got < h->want) {
-		event_base_loopexit(h->base, &tv);
-		event_base_dispatch(h->base);
-	}
-	ck_assert_uint_eq(h->n_got, h->want);
-}
-
-static const struct got *
-h_find(struct harness *h, const char *rcpt)
-{
-	for (unsigned i = 0; i < h->n_got; i++)
-		if (strcmp(h->got[i].rcpt, rcpt) == 0)
-			return &h->got[i];
-	ck_abort_msg("no result for %s", rcpt);
-	return NULL;
-}
-
-static void
-h_free(struct harness *h)
-{
-	lmtp_client_free(h->c);
-	peers_free();
-	lmtp_stats_free(h->env.stats);
-	msg_pool_free((struct msg_pool *)h->env.pool);
-	event_base_free(h->base);
-	free(h);
-}
-
-#define STAT(h, f) ctr_get(&(h)->env.stats->f)
 
 START_TEST(test_two_rcpts_pipelined)
 {
@@ -385,7 +63,8 @@ refuse_b(const char *addr)
 START_TEST(test_452_for_one_rcpt)
 {
 	struct harness *h = h_new();
-	h->peer.pipelining = _i == 1;
+	h->peer.pipelining = (_i & 1) != 0;
+	h->peer.socket = (_i & 2) != 0;
 	h->peer.rcpt_reply = refuse_b;
 	h_start(h);
 	h_deliver(h, 1, (const char *[]){ "a@x", "b@x", "c@x", NULL });
@@ -508,6 +187,7 @@ START_TEST(test_dot_stuffing_on_the_wire)
 	h->env.pool = msg_pool_from_mbox(path, err, sizeof(err));
 	unlink(path);
 	ck_assert_msg(h->env.pool != NULL, "%s", err);
+	h->peer.socket = _i == 1;
 	h_start(h);
 	h_deliver(h, 1, (const char *[]){ "a@x", NULL });
 	h_run(h);
@@ -527,6 +207,61 @@ START_TEST(test_dot_stuffing_on_the_wire)
 	if (m->len < 2 || memcmp(m->data + m->len - 2, "\r\n", 2) != 0)
 		strcat(want, "\r\n");
 	ck_assert_str_eq(plain, want);
+	h_free(h);
+}
+END_TEST
+
+/* Over a socket the commands are written when they are queued, not a
+ * loop turn later through the bufferevent's write event (epoll_ctl() to
+ * arm and to disarm it per command). */
+START_TEST(test_socket_written_at_once)
+{
+	struct harness *h = h_new();
+	char want[256];
+	h->peer.socket = true;
+	h->peer.pipelining = _i == 1;
+	h_start(h);
+	h_deliver(h, 1, (const char *[]){ "a@x", "b@x", NULL });
+	h_run(h);
+	ck_assert_int_eq(peer_unread(0), 0);
+	/* The idle session takes the next one: its first command (all of
+	 * them with PIPELINING) is in the socket before the loop runs. */
+	h_deliver(h, 2, (const char *[]){ "c@x", NULL });
+	if (_i == 1)
+		snprintf(want, sizeof(want), "RSET\r\nMAIL FROM:<%s>\r\n"
+			 "RCPT TO:<c@x>\r\nDATA\r\n", "imapstress@imapstress.invalid");
+	else
+		snprintf(want, sizeof(want), "RSET\r\n");
+	ck_assert_int_eq(peer_unread(0), (int)strlen(want));
+	h_run(h);
+	ck_assert_int_eq(h_find(h, "c@x")->code, 250);
+	ck_assert_uint_eq(h->peer.conns, 1);
+	ck_assert_uint_eq(h->peer.rsets, 1);
+	ck_assert_uint_eq(h->peer.n_bodies, 2);
+	ck_assert_uint_eq(STAT(h, rcpt_ok), 3);
+	ck_assert_uint_eq(hist_count(h->env.stats->lat_data), 3);
+	h_free(h);
+}
+END_TEST
+
+/* A body the socket cannot take at once: the write event sends the rest
+ * and the session is reused after it. */
+START_TEST(test_socket_body_over_the_socket_buffer)
+{
+	struct harness *h = h_new();
+	msg_pool_free((struct msg_pool *)h->env.pool);
+	h->env.pool = msg_pool_generate(5, 1 << 20, 8 << 20);
+	h->peer.socket = true;
+	h_start(h);
+	h_deliver(h, 1, (const char *[]){ "a@x", "b@x", NULL });
+	h_run(h);
+	h_deliver(h, 2, (const char *[]){ "c@x", NULL });
+	h_run(h);
+	ck_assert_uint_eq(h->peer.conns, 1);
+	ck_assert_uint_eq(h->peer.n_bodies, 2);
+	ck_assert_uint_eq(STAT(h, rcpt_ok), 3);
+	ck_assert_uint_eq(hist_count(h->env.stats->lat_data), 3);
+	ck_assert_uint_ge(STAT(h, bytes_sent), 2 * msg_pool_get(h->env.pool, 0)->len);
 	h_free(h);
 }
 END_TEST
@@ -749,12 +484,14 @@ lmtp_suite(void)
 	TCase *tc = tcase_create("session");
 	tcase_add_test(tc, test_two_rcpts_pipelined);
 	tcase_add_test(tc, test_no_pipelining_one_at_a_time);
-	tcase_add_loop_test(tc, test_452_for_one_rcpt, 0, 2);
+	tcase_add_loop_test(tc, test_452_for_one_rcpt, 0, 4);
 	tcase_add_test(tc, test_5xx_after_data);
 	tcase_add_loop_test(tc, test_all_refused_then_reuse, 0, 2);
 	tcase_add_loop_test(tc, test_mail_refused, 0, 2);
 	tcase_add_test(tc, test_data_refused);
-	tcase_add_test(tc, test_dot_stuffing_on_the_wire);
+	tcase_add_loop_test(tc, test_dot_stuffing_on_the_wire, 0, 2);
+	tcase_add_loop_test(tc, test_socket_written_at_once, 0, 2);
+	tcase_add_test(tc, test_socket_body_over_the_socket_buffer);
 	tcase_add_test(tc, test_split_at_every_byte);
 	tcase_add_test(tc, test_session_limit_queue_and_reuse);
 	tcase_add_test(tc, test_connect_fails);

@@ -318,6 +318,51 @@ START_TEST(test_seqs_random)
 }
 END_TEST
 
+/* SELECT's end checks that every message with a UID known by then (QRESYNC
+ * FETCHes during the SELECT) is below UIDNEXT.  It visits only those
+ * messages, pages without one skipped: the ones over the line, on
+ * different pages of a 3,000-message mailbox and at seq 1, are each still
+ * reported, in seq order. */
+START_TEST(test_select_done_known_uids)
+{
+	static const char *const spread[] = {
+		"!reset", "* 3000 EXISTS", "* OK [UIDVALIDITY 1] ok",
+		"* OK [UIDNEXT 5000] ok", "* 1 FETCH (UID 10 FLAGS ())",
+		"* 600 FETCH (UID 3000 FLAGS ())",
+		"* 700 FETCH (UID 5000 FLAGS ())",
+		"* 2999 FETCH (UID 6000 FLAGS ())", "!done", NULL
+	};
+	static const char *const first[] = {
+		"!reset", "* 3000 EXISTS", "* OK [UIDVALIDITY 1] ok",
+		"* OK [UIDNEXT 5000] ok", "* 1 FETCH (UID 5000 FLAGS ())",
+		"!done", NULL
+	};
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+
+	feed_all(v, spread);
+	ck_assert_uint_eq(e.n, 2);
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_UIDNEXT);
+	ck_assert_str_eq(e.msg[0], "UID 5000 not below UIDNEXT 5000 (seq 700 "
+			 "existed at SELECT)");
+	ck_assert_str_eq(e.msg[1], "UID 6000 not below UIDNEXT 5000 (seq 2999 "
+			 "existed at SELECT)");
+	mbox_view_free(v);
+	mbox_store_free(s);
+
+	memset(&e, 0, sizeof(e));
+	s = mbox_store_new("u\tINBOX", 0);
+	v = mkview(s, 1, 0, &e);
+	feed_all(v, first);
+	ck_assert_uint_eq(e.n, 1);
+	ck_assert_str_eq(e.msg[0], "UID 5000 not below UIDNEXT 5000 (seq 1 "
+			 "existed at SELECT)");
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
 static Suite *
 mbox_bounds_suite(void)
 {
@@ -331,6 +376,7 @@ mbox_bounds_suite(void)
 	tcase_add_test(tc, test_recent_never_above_exists);
 	tcase_add_test(tc, test_disabled_view_keeps_nothing);
 	tcase_add_test(tc, test_seqs_random);
+	tcase_add_test(tc, test_select_done_known_uids);
 	suite_add_tcase(s, tc);
 	return s;
 }

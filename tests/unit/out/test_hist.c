@@ -4,45 +4,14 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "check_main.h"
 #include "hist.h"
+#include "hist_check.h"
 
 static const double check_ps[] = { 0, 1, 10, 50, 90, 95, 99, 99.9, 100 };
 #define N_PS (sizeof(check_ps) / sizeof(check_ps[0]))
-
-/* Deterministic xorshift64*, so failures reproduce. */
-static uint64_t
-rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ull;
-}
-
-/* Roughly log-uniform over 1 .. 2^max_bits, so every octave is hit. */
-static uint64_t
-rng_latency(uint64_t *s, unsigned max_bits)
-{
-	uint64_t r = rng_next(s);
-	unsigned bits = (unsigned)(r % max_bits) + 1;
-	return (rng_next(s) & ((1ull << bits) - 1)) + 1;
-}
-
-/* Two histograms have identical buckets iff neither exceeds the other
- * anywhere; hist_diff saturates at zero, so each diff must be empty. */
-static bool
-same_buckets(const struct hist *a, const struct hist *b)
-{
-	struct hist *t = hist_new();
-	hist_diff(t, a, b);
-	uint64_t ab = hist_count(t);
-	hist_diff(t, b, a);
-	uint64_t ba = hist_count(t);
-	hist_free(t);
-	return ab == 0 && ba == 0;
-}
 
 /* v <= got <= v * (1 + 1/1000): the reported value is the top of v's
  * bucket, and buckets are at most 1/1024 wide. */

@@ -1,0 +1,201 @@
+/* conn_connect.c: a connection's start: its socket, the connect (or a
+ * bufferevent handed over, conn_attach) and the session state reset for
+ * it; when TCP is up the greeting is awaited (conn_connected). */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/util.h>
+
+#include "clock.h"
+#include "conn_int.h"
+#include "conn_log.h"
+#include "rawlog.h"
+#include "shared.h"
+#include "stats.h"
+#include "tls.h"
+
+/* A socket of our own, so --source can bind it and TCP_NODELAY is set
+ * before the first byte. */
+static evutil_socket_t
+conn_socket(struct conn *c, const struct sockaddr *sa)
+{
+	const struct config *cfg = c->env->cfg;
+	int one = 1;
+	evutil_socket_t fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
+				    SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (cfg->n_sources > 0) {
+		const struct sockaddr_storage *src =
+		    &c->env->sh->sources[c->slot % c->env->sh->n_sources];
+		if (bind(fd, (const struct sockaddr *)src,
+			 c->env->sh->source_lens[c->slot % c->env->sh->n_sources]) < 0) {
+			int e = errno;
+			evutil_closesocket(fd);
+			errno = e;
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* Out of local ports for this source address: bind() to an address with
+ * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
+ * Counted apart so the report can say so plainly. */
+void
+conn_count_port_error(struct conn *c, int e)
+{
+	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
+		ctr_add(&c->env->stats->ports_exhausted, 1);
+}
+
+/* A new session: counted as a connect from here. */
+static void
+conn_begin(struct conn *c)
+{
+	conn_reset_session(c);
+	c->serial++;
+	c->st = CONN_S_CONNECTING;
+	c->t_connect = c->t_last_io = clock_us();
+	ctr_add(&c->env->stats->connects, 1);
+	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
+		    (unsigned long long)c->serial, c->user);
+}
+
+static void
+conn_bev_setup(struct conn *c)
+{
+	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
+	bufferevent_setwatermark(c->bev, EV_WRITE, CONN_OUT_LOW, 0);
+	bufferevent_set_max_single_write(c->bev, CONN_MAX_WRITE);
+	/* How much a TLS bufferevent decrypts per callback (libevent's
+	 * default is 16 KiB); a plain socket's reads are ours. */
+	bufferevent_set_max_single_read(c->bev, CONN_MAX_READ);
+}
+
+void
+conn_attach(struct conn *c, struct bufferevent *bev)
+{
+	conn_begin(c);
+	c->tls_layer = false;
+	c->wire_in = c->wire_out = 0;
+	c->own_reads = false;
+	c->bev = bev;
+	conn_bev_setup(c);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	conn_event_cb(bev, BEV_EVENT_CONNECTED, c);
+}
+
+/* The connect of a plain socket, without waiting for it to be writable:
+ * rd_ev waits for the greeting from the start, and the first read says
+ * whether TCP came up (conn_connect_result).  That saves, per session,
+ * the loop turn that only reported the connect, its getsockopt() and the
+ * epoll_ctl() from write to read interest.  A refused or failed connect
+ * makes the socket readable with an error (epoll always reports it). */
+static void
+conn_connect_plain(struct conn *c, evutil_socket_t fd, const struct sockaddr *sa,
+		   socklen_t len)
+{
+	if (connect(fd, sa, len) == 0 || errno == EINPROGRESS) {
+		/* A new socket bufferevent guards its buffers (input's end,
+		 * output's start) until bufferevent_socket_connect() or its
+		 * reads and writes lift that; conn_write_now() writes the
+		 * output and the reads keep leftovers in the input directly,
+		 * so they are opened here as that connect would leave them. */
+		evbuffer_unfreeze(bufferevent_get_input(c->bev), 0);
+		evbuffer_unfreeze(bufferevent_get_output(c->bev), 1);
+		event_add(c->rd_ev, NULL);
+		return;
+	}
+	conn_count_port_error(c, errno);
+	if (errno == ECONNREFUSED)	/* as the readable-with-error path says it */
+		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
+			  c->env->cfg->host, strerror(errno));
+	else
+		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
+}
+
+void
+conn_connected(struct conn *c, uint64_t now)
+{
+	c->st = CONN_S_GREETING;
+	c->t_last_io = c->t_connected = now;
+}
+
+bool
+conn_connect_result(struct conn *c, int e)
+{
+	if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)
+		return true;
+	if (e != 0) {
+		conn_count_port_error(c, e);
+		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
+			  c->env->cfg->host, strerror(e));
+		return true;
+	}
+	conn_connected(c, clock_us());
+	return false;
+}
+
+bool
+conn_connect_poll(struct conn *c, uint64_t now)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	/* Only a socket that has not been readable yet gets here, once a
+	 * tick: TCP is up when it has a peer (ENOTCONN while connecting, and
+	 * after a failure, which the read reports). */
+	if (!c->own_reads || c->bev == NULL ||
+	    getpeername(bufferevent_getfd(c->bev), (struct sockaddr *)&peer, &len) < 0)
+		return false;
+	conn_connected(c, now);
+	return true;
+}
+
+void
+conn_start(struct conn *c)
+{
+	const struct shared *sh = c->env->sh;
+	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
+	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
+	evutil_socket_t fd;
+
+	conn_begin(c);
+	fd = conn_socket(c, sa);
+	if (fd < 0) {
+		conn_count_port_error(c, errno);
+		conn_fail(c, ERR_CONNECT, "socket: %s", strerror(errno));
+		return;
+	}
+	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
+	c->wire_in = c->wire_out = 0;
+	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
+	if (c->bev == NULL) {
+		evutil_closesocket(fd);
+		conn_fail(c, ERR_TLS, "cannot set up TLS");
+		return;
+	}
+	conn_bev_setup(c);
+	/* A plain socket is read by rd_ev; TLS reads whole records through
+	 * OpenSSL. */
+	c->own_reads = !c->tls_layer &&
+	    event_assign(c->rd_ev, c->env->base, fd, EV_READ | EV_PERSIST,
+			 conn_sock_read_cb, c) == 0;
+	if (c->own_reads) {
+		conn_connect_plain(c, fd, sa, (socklen_t)sh->addr_lens[ai]);
+		return;
+	}
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(c->bev, sa, (int)sh->addr_lens[ai]) < 0) {
+		conn_count_port_error(c, errno);
+		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
+	}
+}

@@ -1,0 +1,279 @@
+/* conn_driver.c: commands a driver sends itself (conn.h, "Drivers that
+ * send their own commands").  The profile user driver owns its sessions:
+ * it says what to send and hears how each command ended, while the
+ * connection keeps doing what it does for plan commands (tags, literals,
+ * rawlog, counting under the op, timeouts, failing what was in flight
+ * when the session dies). */
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "conn_int.h"
+#include "msg.h"
+
+bool
+conn_can_command(const struct conn *c)
+{
+	return c->st == CONN_S_SESSION && c->bev != NULL &&
+	    c->quit == CONN_QUIT_NONE &&
+	    c->lstate != LSTATE_NONAUTH && !c->stopping && c->logout == CONN_LOGOUT_NONE &&
+	    !c->cont_wait &&
+	    c->idle == CONN_IDLE_NONE && c->z != CONN_Z_ASKED &&
+	    c->z != CONN_Z_UPGRADE &&
+	    c->n_fl < CONN_MAX_INFLIGHT - 2;
+}
+
+/* The command is in c->fl now (conn_send_cmd put it last): give it its
+ * callback. */
+static void
+conn_driver_track(struct conn *c, conn_done_fn done, void *arg)
+{
+	struct inflight *f = &c->fl[c->n_fl - 1];
+	f->done = done;
+	f->done_arg = arg;
+}
+
+/* A reply nobody waits for, so the inflight entry still marks the
+ * command as the driver's (no plan effects). */
+static void
+conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
+		   const char *text, size_t len)
+{
+	(void)arg;
+	(void)c;
+	(void)st;
+	(void)text;
+	(void)len;
+}
+
+/* text, then " " and a literal per body (MULTIAPPEND's form). */
+static bool
+conn_driver_send_n(struct conn *c, enum op op, const char *text,
+		   const struct msg *const *bodies, unsigned n,
+		   conn_done_fn done, void *arg)
+{
+	struct imap_cmd cmd;
+	uint64_t bytes = 0;
+
+	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_set_side(&cmd, c->scratch);
+	uint32_t tag = conn_tag_begin(c, &cmd);
+	imap_cmd_adds(&cmd, text);
+	for (unsigned i = 0; i < n; i++) {
+		imap_cmd_adds(&cmd, " ");
+		bytes += conn_add_body(c, &cmd, bodies[i]);
+	}
+	uint32_t msgs = n;
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, op, CONN_I_NONE, tag, msgs, bytes);
+	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
+	return true;
+}
+
+static bool
+conn_driver_send(struct conn *c, enum op op, const char *text,
+		 const struct msg *body, conn_done_fn done, void *arg)
+{
+	return conn_driver_send_n(c, op, text, &body, body != NULL ? 1 : 0,
+				  done, arg);
+}
+
+bool
+conn_command(struct conn *c, enum op op, const char *text,
+	     const struct msg *body, conn_done_fn done, void *arg)
+{
+	if (!conn_can_command(c) || (unsigned)op >= OP_COUNT ||
+	    op == OP_IDLE || op == OP_LOGOUT)
+		return false;
+	return conn_driver_send(c, op, text, body, done, arg);
+}
+
+bool
+conn_append_n(struct conn *c, const char *text, const struct msg *const *bodies,
+	      unsigned n, conn_done_fn done, void *arg)
+{
+	if (!conn_can_command(c) || n == 0 ||
+	    (n > 1 && !(c->caps & CAP_MULTIAPPEND)))
+		return false;
+	return conn_driver_send_n(c, OP_APPEND, text, bodies, n, done, arg);
+}
+
+bool
+conn_idle_begin(struct conn *c, conn_done_fn done, void *arg)
+{
+	if (!conn_can_command(c) || c->n_fl > 0)
+		return false;
+	c->idle = CONN_IDLE_STARTING;
+	c->idle_driver = true;
+	return conn_driver_send(c, OP_IDLE, "IDLE", NULL, done, arg);
+}
+
+bool
+conn_idle_end(struct conn *c)
+{
+	if (c->idle != CONN_IDLE_ACTIVE || c->bev == NULL ||
+	    c->quit == CONN_QUIT_NOW)
+		return false;
+	conn_idle_done(c);
+	return true;
+}
+
+bool
+conn_idling(const struct conn *c)
+{
+	return c->idle == CONN_IDLE_ACTIVE;
+}
+
+bool
+conn_logout(struct conn *c, conn_done_fn done, void *arg)
+{
+	if (!conn_can_command(c))
+		return false;
+	c->logout = CONN_LOGOUT_SENT;
+	return conn_driver_send(c, OP_LOGOUT, "LOGOUT", NULL, done, arg);
+}
+
+bool
+conn_has_move(const struct conn *c)
+{
+	return (c->caps & CAP_MOVE) != 0;
+}
+
+bool
+conn_has_multiappend(const struct conn *c)
+{
+	return (c->caps & CAP_MULTIAPPEND) != 0;
+}
+
+bool
+conn_has_uidplus(const struct conn *c)
+{
+	return (c->caps & CAP_UIDPLUS) != 0;
+}
+
+bool
+conn_has_condstore(const struct conn *c)
+{
+	return (c->caps & CAP_CONDSTORE) != 0;
+}
+
+bool
+conn_has_qresync(const struct conn *c)
+{
+	return (c->caps & CAP_QRESYNC) && (c->caps & CAP_ENABLE);
+}
+
+bool
+conn_has_compress(const struct conn *c)
+{
+	return (c->caps & CAP_COMPRESS) != 0;
+}
+
+bool
+conn_compressed(const struct conn *c)
+{
+	return c->z == CONN_Z_ON;
+}
+
+bool
+conn_enable(struct conn *c, const char *what, conn_done_fn done, void *arg)
+{
+	char text[96];
+
+	if (!conn_can_command(c) || !(c->caps & CAP_ENABLE))
+		return false;
+	snprintf(text, sizeof(text), "ENABLE %s", what);
+	conn_send_internal(c, CONN_I_ENABLE, text);
+	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
+	return true;
+}
+
+bool
+conn_compress_begin(struct conn *c, conn_done_fn done, void *arg)
+{
+	if (!conn_can_command(c) || c->n_fl > 0 || c->z != CONN_Z_NONE ||
+	    !(c->caps & CAP_COMPRESS))
+		return false;
+	c->z = CONN_Z_ASKED;
+	return conn_driver_send(c, OP_COMPRESS, "COMPRESS DEFLATE", NULL,
+				done, arg);
+}
+
+uint32_t
+conn_exists(const struct conn *c)
+{
+	return c->exists;
+}
+
+const char *
+conn_user(const struct conn *c)
+{
+	return c->user;
+}
+
+/* The tagged reply to a driver command, counted already by the caller
+ * (conn_tagged_effects).  The effects the connection itself depends on
+ * happen here; what the command meant is the driver's. */
+void
+conn_driver_reply(struct conn *c, const struct inflight *f,
+		  enum stats_reply rep, const struct imap_resp *r)
+{
+	enum op op = (enum op)f->op;
+	enum conn_reply st = rep == STATS_OK ? CONN_REPLY_OK :
+	    rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD;
+
+	switch (op) {
+	case OP_SELECT:
+		/* A failed SELECT leaves no mailbox selected (RFC 3501 6.3.1). */
+		c->lstate = rep == STATS_OK ? LSTATE_SELECTED : LSTATE_AUTH;
+		break;
+	case OP_IDLE:
+		c->idle = CONN_IDLE_NONE;
+		c->idle_driver = false;
+		break;
+	case OP_APPEND:
+		if (rep == STATS_OK) {
+			ctr_add(&c->env->stats->append_msgs, f->msgs);
+			ctr_add(&c->env->stats->append_bytes, f->bytes);
+		}
+		break;
+	case OP_LOGOUT:
+		c->lstate = LSTATE_NONAUTH;
+		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
+		break;
+	case OP_COMPRESS:
+		/* On OK the layer goes in after the parser returns; done runs
+		 * then (conn_compress_upgrade). */
+		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
+		if (rep == STATS_OK) {
+			c->z_done = f->done;
+			c->z_done_arg = f->done_arg;
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	if (rep == STATS_BAD)
+		conn_bad_reply(c, op, r);	/* as for plan commands */
+	f->done(f->done_arg, c, st, r->text, r->text_len);
+}
+
+void
+conn_driver_abandon(struct conn *c)
+{
+	/* Taken out first: a callback must not find them again. */
+	struct inflight fl[CONN_MAX_INFLIGHT];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->n_fl; i++) {
+		if (c->fl[i].done == NULL)
+			continue;
+		fl[n++] = c->fl[i];
+		c->fl[i].done = NULL;
+	}
+	for (unsigned i = 0; i < n; i++)
+		fl[i].done(fl[i].done_arg, c, CONN_REPLY_FAILED, "", 0);
+}

@@ -1,0 +1,44 @@
+/* users.h: profile mode's user driver.  The users of an expanded profile
+ * (profile.h) live their mail day on the worker threads: each user, all
+ * its connections and its LMTP deliveries belong to one worker (user i to
+ * worker i % workers), so nothing about a user is shared between threads.
+ *
+ * main() builds it, starts the workers with users_driver() instead of the
+ * stress mix, runs the usual report loop, then (workers joined) writes
+ * what the run claims the server now holds (users_write_counts). */
+#ifndef IMAPSTRESS_USERS_H
+#define IMAPSTRESS_USERS_H
+
+#include <stddef.h>
+
+struct config;
+struct profile;
+struct users;
+struct worker_driver;
+
+/* NULL with a message in err when the profile cannot be run. */
+struct users *users_new(const struct config *cfg, const struct profile *p,
+			char *err, size_t errlen);
+/* How many workers the run has (before any is made). */
+void users_set_workers(struct users *r, unsigned n_workers);
+/* Profile mode's config: only the states the users send are shown (and
+ * LOGIN is how a session starts); no mailbox models. */
+void users_config(struct config *cfg);
+/* A profile with LoadSim keys: the score is over actions, with its
+ * score_weight_* keys (else score_action_defaults()). */
+void users_loadsim_config(const struct users *r, struct config *cfg);
+void users_free(struct users *r);		/* NULL is a no-op */
+
+const struct worker_driver *users_driver(struct users *r);
+/* Connections of the whole run (every user's connection_max_count). */
+unsigned users_conn_count(const struct users *r);
+
+/* --profile-counts FILE: per user and folder, what the run delivered,
+ * appended, moved and expunged with the server's confirmation, as JSON.
+ * 0, or -1 with a message in err. */
+int users_write_counts(const struct users *r, const char *path, char *err,
+		       size_t errlen);
+/* One stderr summary line of the totals (until the report carries them). */
+void users_log_totals(const struct users *r);
+
+#endif

@@ -1,0 +1,342 @@
+/* users_int.h: the inside of the profile user driver, for src/users/ only.
+ *
+ *   users.c         the driver table, the user table, who lives on which
+ *                   worker, ramp-up, the end of the run
+ *   users_session.c one IMAP connection of a user: login, folders, SELECT
+ *                   INBOX, IDLE or NOOP polling, the jobs, logout
+ *   users_actions.c the jobs: fetch new mail, read/reply/delete/move it,
+ *                   send new mail
+ *   users_untagged.c what the untagged responses say (folders, UIDNEXT,
+ *                   EXISTS, the UIDs of new mail)
+ *   users_lmtp.c    deliveries to INBOX and Spam on the worker's LMTP client
+ *   users_count.c   what the run claims (per user and folder) and the push
+ *                   latency samples, in one place
+ *   users_loadsim.c LoadSim's actions (browse, clean, send, calendar...)
+ *                   on their per-user Poisson schedule
+ *   users_clean.c   clean inbox: to the deleted folder, emptied past a
+ *                   size
+ *   users_cached.c  a cached-mode client's COMPRESS, ENABLE QRESYNC and
+ *                   SELECT (QRESYNC ...), and its cache of INBOX */
+#ifndef IMAPSTRESS_USERS_INT_H
+#define IMAPSTRESS_USERS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conn.h"
+#include "profile.h"
+#include "profile_loadsim.h"
+#include "rng.h"
+#include "users.h"
+#include "worker.h"
+
+struct act_stats;
+struct event;
+struct lmtp_client;
+struct push_track;
+struct worker;
+struct hist;
+
+/* The folders a user's mail lives in; INBOX is selected, the rest are
+ * created when missing.  Spam is also LMTP's +Spam detail mailbox.
+ * Calendar and the deleted folder (init_deleted_folder, "Deleted Items")
+ * only for LoadSim users (users_loadsim.c). */
+enum ufolder { UF_INBOX, UF_SPAM, UF_DRAFTS, UF_SENT, UF_CALENDAR, UF_DELETED,
+	       UF_COUNT };
+extern const char *const ufolder_name[UF_COUNT];
+
+/* What a cached-mode client fetched (users_cached.c). */
+struct ucache_counts {
+	uint64_t compressed;		/* sessions COMPRESS=DEFLATE went on */
+	uint64_t qresync_selects;	/* SELECT INBOX (QRESYNC ...) OK */
+	uint64_t sync_fetches;		/* FETCHes of changed known messages
+					 * (QRESYNC SELECT, CHANGEDSINCE) */
+	uint64_t header_fetches;	/* headers of UIDs new to the cache */
+	uint64_t vanished;		/* VANISHED responses */
+};
+
+/* A LoadSim user's schedule against what it did (users_loadsim.c): each
+ * action's due times up to the run's end are either started or missed
+ * (still due when the run ended: the client fell behind), and a started
+ * one ended ok, failed, or was cut off by the end.  schedule_us is how
+ * long the schedule ran (first login to the end). */
+struct uls_counts {
+	uint64_t started[LS_N_ACTIONS], missed[LS_N_ACTIONS];
+	uint64_t ok[LS_N_ACTIONS], failed[LS_N_ACTIONS];
+	uint64_t schedule_us;
+};
+
+/* What the server confirmed for one user (see users_count.c). */
+struct ucounts {
+	uint64_t delivered[UF_COUNT];	/* LMTP 250 (INBOX, Spam) */
+	uint64_t appended[UF_COUNT];	/* APPEND OK (Drafts, Sent) */
+	uint64_t expunged[UF_COUNT];	/* UID EXPUNGE OK of one message */
+	uint64_t moved_to_spam;		/* UID MOVE (or COPY+expunge) OK */
+	uint64_t moved_to_deleted;	/* clean inbox's MOVE (or COPY) OK */
+	uint64_t read, replied, sent;	/* actions completed */
+	uint64_t deliver_failed;	/* no 250 (4xx, 5xx, local) */
+	struct ucache_counts cache;
+	struct uls_counts ls;
+};
+
+/* New INBOX mail the user has fetched and will act on. */
+struct umail {
+	uint32_t uid;
+	bool filter;		/* mail_inbox_move_filter_percentage: moved
+				 * to Spam when noticed, unread */
+	uint64_t due;		/* clock_us() when the action starts */
+};
+
+/* A mail being written (a reply, or a new mail when inbox_uid is 0): its
+ * draft's UID, due to be sent. */
+struct ureply {
+	uint32_t inbox_uid, draft_uid;
+	uint64_t due;
+	uint64_t t_draft;	/* when its action began (ACT_REPLY/ACT_SEND) */
+};
+
+#define UMAIL_MAX 256		/* mail waiting for action, per user */
+#define UREPLY_MAX 32
+
+enum ujob {
+	UJ_NONE,
+	UJ_SETUP,	/* LIST, CREATE what is missing, SELECT INBOX */
+	UJ_FETCH_NEW,	/* UID FETCH uidnext:* */
+	UJ_ACT,		/* read one mail, then reply/delete/move it */
+	UJ_REPLY_SEND,	/* APPEND Sent, delete the draft, \Answered (a
+			 * new mail: LMTP to a user instead) */
+	UJ_SEND_NEW,	/* APPEND a new mail to Drafts */
+	UJ_LOGOUT,
+	UJ_LOADSIM	/* one LoadSim action (uc->ls_act) */
+};
+
+struct user;
+
+/* One connection of a user. */
+struct uconn {
+	struct user *u;
+	struct conn *c;
+	unsigned k;		/* 0 = the one that does the user's work */
+	unsigned slot;		/* global connection number (conn_slot) */
+	struct event *ev;	/* session end, NOOP poll, next due work */
+	bool started;		/* its first connect has been made */
+	bool in_session;	/* logged in, set up */
+	bool logout_due;	/* mail_session_length is over */
+	uint64_t t_session_end;	/* 0 = never */
+	uint32_t exists;	/* INBOX messages as this session saw them */
+	/* The job running (one command in flight at a time). */
+	enum ujob job;
+	unsigned step;
+	bool counting;		/* the job is an action (not a return to INBOX) */
+	struct umail mail;	/* UJ_ACT */
+	struct ureply reply;	/* UJ_REPLY_SEND */
+	bool act_reply, act_delete, act_move;
+	unsigned setup_missing;	/* UJ_SETUP: bit per folder not listed */
+	bool fetching_new;	/* UJ_FETCH_NEW in flight: FETCHes are new */
+	unsigned fetched_new;	/* new messages its FETCHes returned */
+	uint64_t t_job;		/* when the job (the action) began */
+	uint64_t t_connect;	/* when this session's connect began */
+	enum ufolder sel;	/* selected folder; UF_COUNT: none or SELECT
+				 * in flight (its EXISTS is no push) */
+	/* UJ_LOADSIM: the action, and what its SEARCH found. */
+	int ls_act;		/* enum loadsim_action */
+	uint32_t ls_msg;	/* the message it acts on (UID or seq) */
+	uint32_t ls_found_min, ls_found_max;
+	/* A cached-mode client's session (users_cached.c): COMPRESS, then
+	 * ENABLE QRESYNC, then the set-up; what its SELECT INBOX said. */
+	enum { UCP_COMPRESS, UCP_ENABLE, UCP_DONE } cache_phase;
+	bool qresync_on;	/* ENABLE QRESYNC was OK'd this session */
+	bool qresync_select;	/* the SELECT in flight carries QRESYNC */
+	uint32_t sel_uidvalidity;
+	uint64_t sel_highestmodseq;
+};
+
+struct uworker;
+
+/* Where a delivery goes: lmtp_deliver's arg (no allocation per mail). */
+struct udest {
+	struct user *u;
+	enum ufolder f;
+};
+
+struct user {
+	struct uworker *uw;
+	struct udest dest[2];		/* INBOX, Spam */
+	unsigned idx;			/* in the run's user table */
+	const struct profile_user *pu;
+	const struct profile_user_block *ub;
+	const struct profile_client_block *cb;
+	struct rng rng;
+	struct event *ev_inbox, *ev_spam, *ev_send;
+	struct uconn *uc;
+	unsigned n_uc;
+	uint32_t uidnext;		/* first INBOX UID not fetched yet */
+	bool need_fetch;		/* EXISTS grew: fetch uidnext:* */
+	uint64_t t_exists;		/* when it grew (ACT_NOTICE) */
+	uint64_t last_action;		/* for mail_action_repeat_delay */
+	struct umail todo[UMAIL_MAX];
+	unsigned todo_head, todo_n;
+	struct ureply replies[UREPLY_MAX];
+	unsigned n_replies;
+	unsigned sends_due;		/* mail_send_interval fired */
+	/* Push latency: INBOX 250s matched to the EXISTS and FETCH the
+	 * working connection sees (push_track.h). */
+	struct push_track *push;
+	struct ucounts cnt;
+	/* LoadSim (users_loadsim.c): when each action is due next
+	 * (UINT64_MAX: never), the mean gaps, the received-mail timer, and
+	 * a cached client's cache of INBOX (highest UID and MODSEQ seen). */
+	bool ls_on, ls_cached, ls_started;
+	bool ls_stopped;			/* the schedule's end is counted */
+	uint64_t ls_t0;			/* when its schedule started */
+	uint64_t ls_due[LS_N_ACTIONS];
+	double ls_gap[LS_N_ACTIONS];
+	double ls_recv_gap;
+	struct event *ev_ls_recv;
+	uint32_t ls_seen_uid;
+	uint64_t ls_modseq;
+	uint32_t ls_uidvalidity;	/* the cache's INBOX */
+	/* What the deleted folder holds (clean inbox empties it past
+	 * deleted_folder_max_messages); unknown until a STATUS says. */
+	bool ls_deleted_known;
+	uint32_t ls_deleted_held;
+	unsigned sessions_in;		/* its connections set up now */
+};
+
+/* A worker's share: users idx with idx % workers == worker id. */
+struct uworker {
+	struct users *run;
+	struct worker *w;
+	unsigned id;
+	struct user **u;
+	unsigned n_u;
+	struct lmtp_client *lmtp;
+	struct event *ev_idle;		/* draining: is LMTP done now? */
+	bool stopping;
+	struct ucounts tot;		/* summed over this worker's users */
+	struct act_stats *act;		/* the worker's shard (actions.h) */
+	struct event *ev_expire;	/* once a second: push missed */
+	uint64_t logged_in;		/* gauge: user sessions set up */
+};
+
+struct users {
+	const struct config *cfg;
+	const struct profile *p;
+	struct user *users;		/* p->n_u */
+	struct uconn **by_slot;		/* global slot -> connection */
+	unsigned n_slots;
+	unsigned n_workers;
+	struct uworker **uw;		/* attached, per worker id */
+	struct worker_driver drv;
+	uint64_t t_start;
+	/* Each folder's name: ufolder_name's, the profile's deleted folder. */
+	const char *folder[UF_COUNT];
+};
+
+/* users.c */
+struct uconn *users_uconn(struct uworker *uw, struct conn *c);
+/* "NAME" or NAME, as a command argument of folder f (n >= 80). */
+void users_folder_arg(const struct user *u, enum ufolder f, char *out,
+		      size_t n);
+/* Arm ev to fire `us` from now (0: at the next loop turn). */
+void users_timer(struct event *ev, uint64_t us);
+
+/* users_session.c */
+extern const struct conn_hooks users_hooks;
+void usess_start(struct uconn *uc, uint64_t delay_us);
+/* Something became due for the user: wake its working connection. */
+void usess_kick(struct user *u);
+
+/* users_actions.c: pick and run the next job on uc; false when none is
+ * due (the caller idles).  ujob_reply: the done callback of every job
+ * step. */
+bool ujob_next(struct uconn *uc);
+/* Set-up step after a cached client's COMPRESS/ENABLE: go on (ok), or
+ * end the job as failed. */
+void ujob_setup_resume(struct uconn *uc, bool ok);
+/* users_untagged.c */
+void ujob_untagged(struct uconn *uc, const struct imap_resp *r);
+/* Word `word` (1-based) of response code `code` at the start of a reply
+ * text ("[APPENDUID 7 12] ..." word 2 is 12); 0 when absent. */
+uint32_t ucode_word(const char *text, size_t len, const char *code,
+		    unsigned word);
+/* The soonest due time of queued work (UINT64_MAX: none). */
+uint64_t ujob_next_due(const struct user *u);
+
+/* users_loadsim.c */
+void uls_user_init(struct user *u, const struct profile *p);
+void uls_attach(struct uworker *uw);
+void uls_detach(struct uworker *uw);
+/* The user's session is set up: its schedule starts (the first time). */
+void uls_logged_in(struct user *u);
+/* The soonest due LoadSim action (UINT64_MAX: none). */
+uint64_t uls_next_due(const struct user *u);
+/* The run ends: what is still due is missed (uls_counts); once, at the
+ * first stop (the drain), however often the driver is stopped. */
+void uls_stop(struct user *u);
+/* The statistics action (enum action) of LoadSim action a, or -1. */
+int uls_stat(unsigned a);
+/* Start the LoadSim action that is due on uc; false when none is. */
+bool uls_next(struct uconn *uc, uint64_t now);
+void uls_untagged(struct uconn *uc, const struct imap_resp *r);
+/* uc's session closed during a UJ_LOADSIM job: true when that was the
+ * log-off action (log in again at once). */
+bool uls_closed(struct uconn *uc, bool logged_out);
+
+/* users_clean.c: clean inbox's steps (uc->step), the command of the
+ * current one (skipping those with nothing to send; false: the action is
+ * over), what its OK confirmed, and the STATUS of the deleted folder. */
+enum {
+	ULC_SEARCH, ULC_MOVE, ULC_STORE, ULC_EXPUNGE, ULC_STATUS, ULC_SELECT,
+	ULC_EMPTY_STORE, ULC_EMPTY_EXPUNGE, ULC_DONE
+};
+bool ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op);
+void ulsc_confirmed(struct uconn *uc);
+void ulsc_status(struct user *u, const struct imap_resp *r);
+
+/* users_cached.c */
+/* Set-up step 0 of a cached client: COMPRESS, ENABLE QRESYNC; true when
+ * a command went out (its reply resumes the set-up). */
+bool ucached_prepare(struct uconn *uc);
+/* The set-up's SELECT INBOX, with QRESYNC when the cache has something. */
+void ucached_select(struct uconn *uc, char *cmd, size_t n);
+/* An untagged response to the set-up's SELECT INBOX; and its OK. */
+void ucached_untagged(struct uconn *uc, const struct imap_resp *r);
+void ucached_selected(struct uconn *uc);
+/* A FETCH of browse mail: `sync` for the CHANGEDSINCE of known UIDs, else
+ * the headers of new ones. */
+void ucached_fetch(struct uconn *uc, const struct imap_resp *r, bool sync);
+
+/* users_lmtp.c */
+void ulmtp_attach(struct uworker *uw);
+void ulmtp_detach(struct uworker *uw);
+void ulmtp_user_start(struct user *u);
+void ulmtp_user_stop(struct user *u);
+/* Deliver one new message to user `to` (same worker) from `u`'s send. */
+void ulmtp_send(struct user *from, struct user *to);
+bool ulmtp_busy(const struct uworker *uw);
+
+/* users_count.c: the one place the driver's counts go. */
+enum ucount_kind {
+	UC_DELIVERED,		/* folder: INBOX or Spam */
+	UC_APPENDED,		/* Drafts or Sent */
+	UC_EXPUNGED,		/* any folder */
+	UC_MOVED_TO_SPAM,
+	UC_MOVED_TO_DELETED,
+	UC_READ,
+	UC_REPLIED,
+	UC_SENT,
+	UC_DELIVER_FAILED
+};
+void ucount(struct user *u, enum ucount_kind k, enum ufolder f);
+/* An action (actions.h's enum action) done or failed, timed from t0. */
+void ucount_action(struct user *u, int action, bool ok, uint64_t t0);
+void ucount_users_in(struct user *u, int delta);
+/* Push latency: a 250 for INBOX, n new messages seen, n fetched. */
+void ucount_push_delivered(struct user *u, uint64_t t);
+void ucount_push_exists(struct user *u, unsigned n);
+void ucount_push_fetched(struct user *u, unsigned n);
+void ucount_push_reset(struct user *u);
+void ucount_push_expire(struct uworker *uw);
+
+#endif

@@ -1,0 +1,223 @@
+/* users_session.c: one IMAP connection of a profile user, as the
+ * connection's hooks see it.  The connection logs in by itself (the plan's
+ * LOGIN); from then on the ready hook holds the plan back and this driver
+ * owns every command: the set-up job (folders, SELECT INBOX), then jobs as
+ * they fall due, IDLE (or NOOP polling) in between, LOGOUT when
+ * mail_session_length is over and a new login after login_interval. */
+#include <event2/event.h>
+
+#include "actions.h"
+#include "clock.h"
+#include "config.h"
+#include "imap.h"
+#include "users_int.h"
+#include "worker.h"
+
+/* A client without imap_idle polls this often (imaptest's clients check
+ * for new mail with NOOP; it has no key for the period). */
+#define POLL_US 5000000u
+/* After a failed session: reconnect after a pause, not in a tight loop. */
+#define RETRY_US 1000000u
+
+static struct uconn *
+uconn_of(void *arg, struct conn *c)
+{
+	return users_uconn(arg, c);
+}
+
+void
+usess_start(struct uconn *uc, uint64_t delay_us)
+{
+	users_timer(uc->ev, delay_us);
+}
+
+static void
+usess_logged_in(void *arg, struct conn *c)
+{
+	struct uconn *uc = uconn_of(arg, c);
+	const struct profile_user_block *ub = uc->u->ub;
+
+	uc->in_session = false;
+	uc->logout_due = false;
+	uc->job = UJ_NONE;
+	uc->sel = UF_COUNT;
+	uc->cache_phase = UCP_COMPRESS;
+	uc->qresync_on = uc->qresync_select = false;
+	uc->t_session_end = ub->session_length_us ?
+	    clock_us() + profile_jitter_us(&uc->u->rng, ub->session_length_us) :
+	    0;
+}
+
+static void usess_pump(struct uconn *uc);
+
+static void
+usess_idle_done(void *arg, struct conn *c, enum conn_reply st,
+		const char *text, size_t len)
+{
+	if (st != CONN_REPLY_FAILED)
+		usess_pump(arg);
+}
+
+static void
+usess_noop_done(void *arg, struct conn *c, enum conn_reply st,
+		const char *text, size_t len)
+{
+	struct uconn *uc = arg;
+	if (st != CONN_REPLY_FAILED)
+		users_timer(uc->ev, POLL_US);
+}
+
+/* Is anything due on this connection now (so an IDLE should end)? */
+static bool
+usess_due(const struct uconn *uc, uint64_t now)
+{
+	if (uc->t_session_end != 0 && now >= uc->t_session_end)
+		return true;
+	if (uc->k != 0)
+		return false;
+	return ujob_next_due(uc->u) <= now;
+}
+
+/* When this connection has something to do next (UINT64_MAX: never). */
+static uint64_t
+usess_next(const struct uconn *uc)
+{
+	uint64_t next = uc->k == 0 ? ujob_next_due(uc->u) : UINT64_MAX;
+	if (uc->t_session_end != 0 && uc->t_session_end < next)
+		next = uc->t_session_end;
+	return next;
+}
+
+/* The connection is free or something fell due: run the next job, or
+ * wait (IDLE, a poll, a timer for the next due work). */
+static void
+usess_pump(struct uconn *uc)
+{
+	struct conn *c = uc->c;
+	uint64_t now = clock_us();
+
+	if (!conn_is_logged_in(c) || uc->job != UJ_NONE || uc->u->uw->stopping)
+		return;
+	if (conn_idling(c)) {
+		if (usess_due(uc, now)) {
+			(void)conn_idle_end(c);	/* its OK pumps again */
+			return;
+		}
+		/* The timer can fire a little before clock_us() says the
+		 * work is due (libevent's cached time): without a new one
+		 * the IDLE would last until the next mail. */
+		uint64_t next = usess_next(uc);
+		if (next != UINT64_MAX)
+			users_timer(uc->ev, next > now ? next - now : 0);
+		return;
+	}
+	if (!conn_can_command(c) || conn_in_flight(c) > 0)
+		return;
+	if (uc->in_session && uc->t_session_end != 0 && now >= uc->t_session_end) {
+		uc->job = UJ_LOGOUT;
+		uc->t_job = now;
+		(void)conn_logout(c, NULL, NULL);
+		return;
+	}
+	if (ujob_next(uc))
+		return;
+	/* Nothing due: wait for mail, and for the next due work. */
+	uint64_t next = usess_next(uc);
+	if (uc->u->cb->imap_idle) {
+		(void)conn_idle_begin(c, usess_idle_done, uc);
+		if (next != UINT64_MAX)
+			users_timer(uc->ev, next > now ? next - now : 0);
+		return;
+	}
+	(void)conn_command(c, OP_NOOP, "NOOP", NULL, usess_noop_done, uc);
+	if (next != UINT64_MAX && next - now < POLL_US)
+		users_timer(uc->ev, next > now ? next - now : 0);
+}
+
+void
+usess_kick(struct user *u)
+{
+	for (unsigned i = 0; i < u->n_uc; i++)
+		usess_pump(&u->uc[i]);
+}
+
+static void
+usess_replied(void *arg, struct conn *c)
+{
+	struct uconn *uc = uconn_of(arg, c);
+	/* A job step's callback ran already; an idle, free connection
+	 * (after set-up, a poll) decides what is next here. */
+	if (uc->job == UJ_NONE)
+		usess_pump(uc);
+}
+
+static bool
+usess_ready(void *arg, struct conn *c)
+{
+	struct uconn *uc = uconn_of(arg, c);
+
+	/* Right after login, and whenever the connection is free. */
+	if (uc->job == UJ_NONE && conn_in_flight(c) == 0)
+		usess_pump(uc);
+	return false;		/* the plan never runs in profile mode */
+}
+
+static void
+usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
+{
+	struct uworker *uw = arg;
+	struct uconn *uc = uconn_of(arg, c);
+	struct user *u = uc->u;
+
+	if (uc->in_session) {
+		if (uw->logged_in > 0)
+			uw->logged_in--;
+		ucount_users_in(u, -1);
+	}
+	if (uc->k == 0)
+		ucount_push_reset(u);	/* not connected: no push to miss */
+	if (uc->job == UJ_LOGOUT)
+		ucount_action(u, ACT_LOGOUT, end == CONN_END_LOGOUT,
+			      uc->t_job);
+	bool logoff = uc->job == UJ_LOADSIM &&
+	    uls_closed(uc, end == CONN_END_LOGOUT);
+	uc->in_session = false;
+	uc->job = UJ_NONE;
+	uc->fetching_new = false;
+	uc->sel = UF_COUNT;
+	evtimer_del(uc->ev);
+	if (uw->stopping || end == CONN_END_STOPPED) {
+		conn_finish(c);
+		worker_driver_conn_finished(uw->w);
+		return;
+	}
+	uint64_t wait = logoff ? 0 : end == CONN_END_LOGOUT ?
+	    /* The next login of this client after login_interval. */
+	    profile_jitter_us(&u->rng, u->cb->login_interval_us) : RETRY_US;
+	uc->t_connect = clock_us() + wait;
+	conn_restart(c, wait);
+}
+
+static void
+usess_untagged(void *arg, struct conn *c, const struct imap_resp *r)
+{
+	ujob_untagged(uconn_of(arg, c), r);
+}
+
+/* The "+" of our IDLE.  Work that fell due while the IDLE was on its way
+ * (its timer fired, but the connection had a command in flight) would
+ * otherwise wait for the next mail: look again now. */
+static void
+usess_idle_started(void *arg, struct conn *c)
+{
+	usess_pump(uconn_of(arg, c));
+}
+
+const struct conn_hooks users_hooks = {
+	.logged_in = usess_logged_in,
+	.replied = usess_replied,
+	.ready = usess_ready,
+	.closed = usess_closed,
+	.untagged = usess_untagged,
+	.idle_started = usess_idle_started,
+};

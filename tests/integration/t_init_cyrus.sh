@@ -1,0 +1,4 @@
+#!/bin/bash
+# t_init_dovecot.sh against a private Cyrus IMAP (scripts/cyrus-private):
+# the same assertions, the same helpers.
+IMAP_SERVER=cyrus exec bash "$(dirname "$0")/t_init_dovecot.sh"

@@ -1,0 +1,79 @@
+/* test_users.c: the profile driver's reading of reply texts: the words
+ * of a response code (APPENDUID's UID is what deletes the draft later,
+ * SELECT's UIDNEXT is where a user's new mail starts); LoadSim's missed
+ * count at the end of the run. */
+#include <string.h>
+
+#include "check_main.h"
+#include "clock.h"
+#include "users_int.h"
+
+static uint32_t
+word(const char *text, const char *code, unsigned w)
+{
+	return ucode_word(text, strlen(text), code, w);
+}
+
+START_TEST(test_code_word)
+{
+	ck_assert_uint_eq(word("[APPENDUID 1700000000 12] Append completed.",
+			       "APPENDUID", 2), 12);
+	ck_assert_uint_eq(word("[APPENDUID 1700000000 12] ok", "APPENDUID", 1),
+			  1700000000u);
+	ck_assert_uint_eq(word("[appenduid 7 9] ok", "APPENDUID", 2), 9);
+	ck_assert_uint_eq(word("[UIDNEXT 42] Predicted next UID", "UIDNEXT", 1),
+			  42);
+	/* Not there, another code, a prefix of a code, too few words. */
+	ck_assert_uint_eq(word("Append completed.", "APPENDUID", 2), 0);
+	ck_assert_uint_eq(word("[UIDVALIDITY 5] ok", "UIDNEXT", 1), 0);
+	ck_assert_uint_eq(word("[UIDNEXTX 5] ok", "UIDNEXT", 1), 0);
+	ck_assert_uint_eq(word("[APPENDUID 7] ok", "APPENDUID", 2), 0);
+	ck_assert_uint_eq(word("[APPENDUID", "APPENDUID", 1), 0);
+	/* A number past 32 bits is no UID. */
+	ck_assert_uint_eq(word("[UIDNEXT 99999999999] x", "UIDNEXT", 1), 0);
+}
+END_TEST
+
+/* The schedule ends at the first stop: a worker stops its driver at the
+ * drain and again at a halt, and what falls due between (no action
+ * starts then) is the drain's, not missed by a client behind. */
+START_TEST(test_stop_counts_once)
+{
+	struct user u;
+	uint64_t now = clock_us();
+
+	memset(&u, 0, sizeof(u));
+	rng_seed(&u.rng, 1, 1);
+	u.ls_on = u.ls_started = true;
+	u.ls_t0 = now - 2000000;
+	u.ls_gap[0] = 1000;		/* one a millisecond on average */
+	u.ls_due[0] = now - 1000000;	/* due for a second, never started */
+	uls_stop(&u);
+	uint64_t missed = u.cnt.ls.missed[0], sched = u.cnt.ls.schedule_us;
+	ck_assert_uint_gt(missed, 500);
+	ck_assert_uint_ge(sched, 2000000);
+	for (unsigned a = 1; a < LS_N_ACTIONS; a++)
+		ck_assert_uint_eq(u.cnt.ls.missed[a], 0);
+
+	/* A drain later: a second's due times piled up again. */
+	u.ls_due[0] = clock_us() - 1000000;
+	uls_stop(&u);
+	ck_assert_uint_eq(u.cnt.ls.missed[0], missed);
+	ck_assert_uint_eq(u.cnt.ls.schedule_us, sched);
+}
+END_TEST
+
+static Suite *
+users_suite(void)
+{
+	Suite *s = suite_create("users");
+	TCase *tc = tcase_create("reply_text");
+	tcase_add_test(tc, test_code_word);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("loadsim_stop");
+	tcase_add_test(tc, test_stop_counts_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(users_suite)
