@@ -409,9 +409,9 @@ worker_join(struct worker *w)
 }
 
 void
-worker_want_hists(struct worker *w)
+worker_want_hists(struct worker *w, enum stats_pub_hists what)
 {
-	stats_pub_want(w->pub);
+	stats_pub_ask(w->pub, what);
 	if (!atomic_load_explicit(&w->done, memory_order_acquire)) {
 		ssize_t r = write(w->wake_fd[1], "x", 1);
 		(void)r;	/* full pipe: a wake-up is already pending */
@@ -439,8 +439,8 @@ worker_wait_hists(struct worker *w, uint64_t deadline_us)
 }
 
 void
-worker_last_hists(struct worker *w)
+worker_last_hists(struct worker *w, enum stats_pub_hists what)
 {
-	stats_pub_want(w->pub);
+	stats_pub_ask(w->pub, what);
 	stats_pub_publish_hists(w->pub, w->stats);
 }
