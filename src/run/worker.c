@@ -75,13 +75,19 @@ worker_driver_idle(struct worker *w)
 	worker_check_done(w);
 }
 
+/* Once per stop level: the wake-up pipe also carries the main thread's
+ * asks for histograms, once a second, and a drain already under way must
+ * not be begun again (every connection drained anew, the driver's stop
+ * called again) on each of them; a halt after a drain is a level of its
+ * own. */
 static void
 worker_apply_stop(struct worker *w)
 {
 	int how = atomic_load_explicit(&w->stop, memory_order_acquire);
 
-	if (how == WORKER_RUN)
+	if (how <= w->stop_applied)
 		return;
+	w->stop_applied = how;
 	w->draining = true;
 	if (w->drv != NULL && w->drv->stop != NULL)
 		w->drv->stop(w->drv_state, how == WORKER_HALT);

@@ -76,6 +76,7 @@ struct worker {
 	int wake_fd[2];		/* main -> worker: "look at stop" */
 	struct event *wake_ev, *tick_ev, *ramp_ev;
 	_Atomic int stop;	/* enum worker_stop, set by main */
+	int stop_applied;	/* the level worker_apply_stop acted on */
 	_Atomic bool done;	/* set by the worker when it has finished */
 	/* worker -> main: "the histograms you asked for are published" */
 	pthread_mutex_t pub_mu;
