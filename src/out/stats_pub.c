@@ -10,7 +10,9 @@
  * none of the rest, which are most of them (a run uses a few of its ~60
  * histograms).  The reader in turn adds only what each copy changed
  * (hist_add_changes), so neither side walks all the cells a long run
- * holds. */
+ * holds.  A run that reads no second's histograms asks for none each
+ * second and for whole copies where its totals need them (enum
+ * stats_pub_hists). */
 #include <stdatomic.h>
 #include <stdlib.h>
 
