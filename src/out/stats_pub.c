@@ -10,7 +10,9 @@
  * none of the rest, which are most of them (a run uses a few of its ~60
  * histograms).  The reader in turn adds only what each copy changed
  * (hist_add_changes), so neither side walks all the cells a long run
- * holds. */
+ * holds.  A run that reads no second's histograms asks for none each
+ * second and for whole copies where its totals need them (enum
+ * stats_pub_hists). */
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -45,9 +47,12 @@ struct hist_chan {
 	_Atomic uint64_t gen;		/* writer: copies made */
 	_Atomic uint64_t want;		/* reader: the copy it asks for */
 	_Atomic uint64_t taken;		/* reader: the last copy it took */
+	_Atomic int what;		/* reader: enum stats_pub_hists, before want */
 	struct stats *buf[2];		/* copy g lives in buf[g & 1] */
-	/* per buffer: the histograms its copy's interval changed */
+	/* per buffer: the histograms its copy's interval changed (none
+	 * unless CHANGES), and whether it holds them at all */
 	uint64_t changed[2][PUB_WORDS];
+	bool hists[2];
 };
 
 struct stats_pub {
@@ -168,6 +173,19 @@ copy_hists(struct stats *d, struct stats *s, struct pub_writer *wr,
 	}
 }
 
+/* d's histograms = s's, every cell: O(cells held), for the few copies
+ * of a run that reads no window (STATS_PUB_WHOLE). */
+static void
+copy_all_hists(struct stats *d, const struct stats *s)
+{
+	struct hist *hd[PUB_N_HISTS], *hs[PUB_N_HISTS];
+
+	shard_hists(d, hd);
+	shard_hists(s, hs);
+	for (unsigned i = 0; i < PUB_N_HISTS; i++)
+		hist_copy(hd[i], hs[i]);
+}
+
 void
 stats_pub_publish(struct stats_pub *p, struct stats *live)
 {
@@ -230,12 +248,19 @@ stats_pub_add_to(struct stats_pub *p, struct stats_snap *d)
 /* ---- the histograms' handshake ---- */
 
 void
-stats_pub_want(struct stats_pub *p)
+stats_pub_ask(struct stats_pub *p, enum stats_pub_hists what)
 {
 	uint64_t t = atomic_load_explicit(&p->h.taken, memory_order_relaxed);
+	atomic_store_explicit(&p->h.what, (int)what, memory_order_relaxed);
 	/* release: what the reader read of the copies is before the writer
 	 * may rewrite one */
 	atomic_store_explicit(&p->h.want, t + 1, memory_order_release);
+}
+
+void
+stats_pub_want(struct stats_pub *p)
+{
+	stats_pub_ask(p, STATS_PUB_CHANGES);
 }
 
 bool
@@ -250,12 +275,22 @@ stats_pub_publish_hists(struct stats_pub *p, struct stats *live)
 {
 	if (!stats_pub_wanted(p))
 		return false;
+	/* what the reader stored before the want stats_pub_wanted acquired */
+	int what = atomic_load_explicit(&p->h.what, memory_order_relaxed);
 	uint64_t g = atomic_load_explicit(&p->h.gen, memory_order_relaxed) + 1;
 	struct stats *d = p->h.buf[g & 1];
 
-	if (p->wr->live != live)
-		watch_shard(p->wr, live);
-	copy_hists(d, live, p->wr, p->h.changed[g & 1]);
+	if (what == STATS_PUB_CHANGES) {
+		if (p->wr->live != live)
+			watch_shard(p->wr, live);
+		copy_hists(d, live, p->wr, p->h.changed[g & 1]);
+	} else {
+		for (unsigned w = 0; w < PUB_WORDS; w++)
+			p->h.changed[g & 1][w] = 0;
+		if (what == STATS_PUB_WHOLE)
+			copy_all_hists(d, live);
+	}
+	p->h.hists[g & 1] = what != STATS_PUB_NONE;
 	copy_counts(d, live);
 	atomic_store_explicit(&p->h.gen, g, memory_order_release);
 	return true;
@@ -276,6 +311,10 @@ stats_pub_take(struct stats_pub *p, struct stats_snap *win)
 
 	if (g == atomic_load_explicit(&p->h.taken, memory_order_relaxed))
 		return;		/* nothing new */
+	if (win == NULL) {	/* the counters only */
+		atomic_store_explicit(&p->h.taken, g, memory_order_release);
+		return;
+	}
 	snap_hists(win, hw);
 	shard_hists(p->h.buf[g & 1], hn);
 	shard_hists(p->h.buf[(g - 1) & 1], hb);	/* copy 0: empty */
@@ -296,6 +335,13 @@ taken_copy(const struct stats_pub *p)
 {
 	uint64_t t = atomic_load_explicit(&p->h.taken, memory_order_relaxed);
 	return t == 0 ? NULL : p->h.buf[t & 1];
+}
+
+bool
+stats_pub_taken_hists(const struct stats_pub *p)
+{
+	uint64_t t = atomic_load_explicit(&p->h.taken, memory_order_relaxed);
+	return t != 0 && p->h.hists[t & 1];
 }
 
 void

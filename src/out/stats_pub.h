@@ -55,8 +55,21 @@ bool stats_pub_read_end(struct stats_pub *p, const struct stats_pub_read *r);
 
 /* ---- histograms: the handshake ---- */
 
+/* What a copy asked for carries of the histograms.  CHANGES keeps both
+ * copies up to date by what changed, for windows (stats_pub_take); WHOLE
+ * copies every cell, for a run that reads no window's histograms and so
+ * needs them only a few times (the warm-up's end, the end), where keeping
+ * copies in step would cost every second; NONE, the counters alone.  A
+ * run asks for CHANGES every time or never: a WHOLE copy does not keep a
+ * copy in step (see hist_refresh). */
+enum stats_pub_hists {
+	STATS_PUB_CHANGES,
+	STATS_PUB_WHOLE,
+	STATS_PUB_NONE
+};
 /* Reader: ask for a copy (no-op while the last one is not taken). */
-void stats_pub_want(struct stats_pub *p);
+void stats_pub_ask(struct stats_pub *p, enum stats_pub_hists what);
+void stats_pub_want(struct stats_pub *p);	/* ask for CHANGES */
 /* Writer: whether the reader asked. */
 bool stats_pub_wanted(const struct stats_pub *p);
 /* Writer: if asked, copy the histograms and every counter and gauge; true
@@ -70,8 +83,12 @@ bool stats_pub_publish_hists(struct stats_pub *p, struct stats *live);
 /* Reader: is a copy waiting to be taken? */
 bool stats_pub_ready(const struct stats_pub *p);
 /* Reader: take the waiting copy (no-op without one): win's histograms
- * get what it changed since the copy taken before added. */
+ * get what it changed since the copy taken before added (win NULL, or a
+ * copy without CHANGES: nothing added). */
 void stats_pub_take(struct stats_pub *p, struct stats_snap *win);
+/* Reader: does the copy last taken carry the histograms (CHANGES or
+ * WHOLE)?  False before the first. */
+bool stats_pub_taken_hists(const struct stats_pub *p);
 /* Reader: d += the counters and gauges, profile mode's too, of the copy
  * last taken (nothing before the first). */
 void stats_pub_add_taken(const struct stats_pub *p, struct stats_snap *d);

@@ -18,6 +18,7 @@
 #include "peak_rss.h"
 #include "report.h"
 #include "run.h"
+#include "setup.h"
 #include "xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
@@ -40,6 +41,7 @@ struct run_state {
 	uint64_t t0;
 	uint64_t cpu_prev_us, t_cpu_prev;
 	bool warm_taken;
+	bool tick_hists;	/* an output reads each second's (setup.c) */
 	uint64_t warm_user_us, warm_sys_us;	/* CPU at the end of warm-up */
 	bool stopping;		/* drain or halt has begun */
 	unsigned ticks, self_limited_ticks;
@@ -155,34 +157,40 @@ run_sum_all(struct run_state *rs)
 
 /* Once a second, and at the end (`last`, the workers joined): cum's
  * figures, and win = cum - prev, the window since the tick before.  Each
- * worker is asked for a copy of its histograms with the counters of that
- * moment, and woken: it makes it between two of its callbacks, mostly
- * within a millisecond.  The tick waits for them HIST_WAIT_US at most: a
- * worker later than that (a callback ran long) is taken at the next
- * tick, which then counts its samples of both seconds, so a busy worker
- * can delay a line but never make us skip one.  Each copy adds to win
- * only what it changed (stats_pub_take); cum's histograms are summed
- * whole only where they are read: with --metrics-listen, and at the end. */
+ * worker is asked for a copy of its counters, with its histograms when
+ * read (`what`), and woken: it makes it between two of its callbacks,
+ * mostly within a millisecond.  The tick waits for them HIST_WAIT_US at
+ * most: a worker later than that (a callback ran long) is taken at the
+ * next tick, which then counts its samples of both seconds, so a busy
+ * worker can delay a line but never make us skip one.  Each copy adds to
+ * win only what it changed (stats_pub_take); cum's histograms are summed
+ * whole only where they are read: with --metrics-listen, and at the end.
+ * A run no output of which reads a second's histograms (rs->tick_hists
+ * false) leaves win's empty and asks for them only whole and only where
+ * the totals need them (`what` WHOLE: the warm-up's end, the end). */
 static void
-run_collect(struct run_state *rs, bool last)
+run_collect(struct run_state *rs, bool last, enum stats_pub_hists what)
 {
+	struct stats_snap *win = rs->tick_hists ? &rs->win : NULL;
+
 	stats_snap_clear(&rs->win);
 	for (unsigned i = 0; i < rs->n; i++)	/* late answers to the last ask */
-		stats_pub_take(rs->pubs[i], &rs->win);
+		stats_pub_take(rs->pubs[i], win);
 	if (last) {
 		for (unsigned i = 0; i < rs->n; i++) {
-			worker_last_hists(rs->w[i]);
-			stats_pub_take(rs->pubs[i], &rs->win);
+			worker_last_hists(rs->w[i], what);
+			stats_pub_take(rs->pubs[i], win);
 		}
 	} else {
 		for (unsigned i = 0; i < rs->n; i++)
-			worker_want_hists(rs->w[i]);
+			worker_want_hists(rs->w[i], what);
 		uint64_t deadline = clock_us() + HIST_WAIT_US;
 		for (unsigned i = 0; i < rs->n; i++)
 			if (worker_wait_hists(rs->w[i], deadline))
-				stats_pub_take(rs->pubs[i], &rs->win);
+				stats_pub_take(rs->pubs[i], win);
 	}
-	stats_pub_end_window(&rs->win, rs->pubs, rs->n);
+	if (win != NULL)
+		stats_pub_end_window(win, rs->pubs, rs->n);
 	if (last || rs->sinks->metrics != NULL) {
 		run_sum_all(rs);
 	} else {
@@ -192,6 +200,32 @@ run_collect(struct run_state *rs, bool last)
 	}
 	stats_snap_diff_figures(&rs->win, &rs->cum, &rs->prev);
 	stats_snap_copy_figures(&rs->prev, &rs->cum);
+}
+
+/* What of the histograms a tick asks for: the changes every second when
+ * read; else whole at the warm-up's end, whose snapshot needs them (and
+ * the seconds after it until every worker's copy has them: one late
+ * worker's copy taken has only counters). */
+static enum stats_pub_hists
+run_tick_what(const struct run_state *rs, uint64_t now)
+{
+	if (rs->tick_hists)
+		return STATS_PUB_CHANGES;
+	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
+	    (double)(now - rs->t0) / 1e6 >= rs->cfg->warmup_secs)
+		return STATS_PUB_WHOLE;
+	return STATS_PUB_NONE;
+}
+
+/* Whether every copy taken holds the histograms the warm-up's snapshot
+ * (run_sum_all) sums. */
+static bool
+run_taken_hists(const struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		if (!stats_pub_taken_hists(rs->pubs[i]))
+			return false;
+	return true;
 }
 
 static void
@@ -230,7 +264,7 @@ run_tick(struct run_state *rs, uint64_t now)
 	struct report_run rr;
 	uint64_t cpu = cpu_us(NULL, NULL);
 
-	run_collect(rs, false);
+	run_collect(rs, false, run_tick_what(rs, now));
 	run_fill(rs, &rr, now);
 	/* Counts that the warm-up snapshot will hold, so not the totals'. */
 	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
@@ -256,7 +290,7 @@ run_tick(struct run_state *rs, uint64_t now)
 	run_feed_sinks(rs, &rr, now, false);
 
 	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
-	    rr.elapsed_s >= rs->cfg->warmup_secs) {
+	    rr.elapsed_s >= rs->cfg->warmup_secs && run_taken_hists(rs)) {
 		run_sum_all(rs);
 		stats_snap_copy(&rs->warm, &rs->cum);
 		rs->warm_taken = true;
@@ -275,7 +309,8 @@ run_final_tick(struct run_state *rs, uint64_t now, uint64_t last_tick)
 {
 	struct report_run rr;
 
-	run_collect(rs, true);
+	run_collect(rs, true, rs->tick_hists ? STATS_PUB_CHANGES :
+		    STATS_PUB_WHOLE);
 	run_fill(rs, &rr, now);
 	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
 	rr.partial_s = (double)(now - last_tick) / 1e6;
@@ -334,7 +369,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 {
 	const struct shared *sh = w[0]->sh;
 	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep,
-				.sinks = sinks };
+				.sinks = sinks,
+				.tick_hists = run_tick_hists_wanted(cfg) };
 	enum run_phase phase = PHASE_RUN;
 	enum stop_reason why = STOP_DURATION;
 	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;

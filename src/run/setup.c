@@ -172,3 +172,29 @@ shared_free(struct shared *sh)
 	free(sh->live);
 	free(sh);
 }
+
+/* The one place that says who reads the per-second histograms: each
+ * second's window (run.c's win) or the run so far summed every second.
+ *   - the terminal's lines (format text): the ms/cmd line every ten
+ *     seconds sums each command's latency (count and sum), and
+ *     --tick-percentile and profile mode's push/actions figures read
+ *     percentiles of the second;
+ *   - output= (imaptest's TSV): each second's latency sums;
+ *   - --json and --csv: each tick's percentiles (profile mode's too);
+ *   - --result: each tick's histograms, for merge;
+ *   - --hdr-log: each interval's histogram;
+ *   - --metrics-listen: the run so far, summed from each second's copies.
+ * Not readers: SLAs (judged on the totals), the warm-up (one copy at its
+ * end), the stop checks (counters).  With none of them (a -q run, as
+ * scripts/bench-tick's), the workers copy the histograms whole only at
+ * the warm-up's end and the main thread after the join, so the totals
+ * stay exact and the seconds in between cost the counters alone.  A new
+ * reader of per-second histograms must be added here. */
+bool
+run_tick_hists_wanted(const struct config *cfg)
+{
+	return cfg->format == OUT_TEXT || cfg->output_path != NULL ||
+	    cfg->json_path != NULL || cfg->csv_path != NULL ||
+	    cfg->result_path != NULL || cfg->hdr_log_path != NULL ||
+	    cfg->metrics_listen != NULL;
+}

@@ -7,6 +7,8 @@
 #ifndef IMAPSTRESS_SETUP_H
 #define IMAPSTRESS_SETUP_H
 
+#include <stdbool.h>
+
 struct config;
 struct shared;
 struct worker_group;
@@ -16,5 +18,9 @@ void shared_free(struct shared *sh);		/* NULL is a no-op */
 struct worker_group *worker_group_new(const struct config *cfg,
 				      unsigned n_workers);
 void worker_group_free(struct worker_group *g);	/* NULL is a no-op */
+/* Whether any output of this run reads each second's histograms (see
+ * setup.c): if not, the workers copy them only where the run's totals
+ * need them, not every second. */
+bool run_tick_hists_wanted(const struct config *cfg);
 
 #endif

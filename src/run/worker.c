@@ -75,13 +75,19 @@ worker_driver_idle(struct worker *w)
 	worker_check_done(w);
 }
 
+/* Once per stop level: the wake-up pipe also carries the main thread's
+ * asks for histograms, once a second, and a drain already under way must
+ * not be begun again (every connection drained anew, the driver's stop
+ * called again) on each of them; a halt after a drain is a level of its
+ * own. */
 static void
 worker_apply_stop(struct worker *w)
 {
 	int how = atomic_load_explicit(&w->stop, memory_order_acquire);
 
-	if (how == WORKER_RUN)
+	if (how <= w->stop_applied)
 		return;
+	w->stop_applied = how;
 	w->draining = true;
 	if (w->drv != NULL && w->drv->stop != NULL)
 		w->drv->stop(w->drv_state, how == WORKER_HALT);
@@ -409,9 +415,9 @@ worker_join(struct worker *w)
 }
 
 void
-worker_want_hists(struct worker *w)
+worker_want_hists(struct worker *w, enum stats_pub_hists what)
 {
-	stats_pub_want(w->pub);
+	stats_pub_ask(w->pub, what);
 	if (!atomic_load_explicit(&w->done, memory_order_acquire)) {
 		ssize_t r = write(w->wake_fd[1], "x", 1);
 		(void)r;	/* full pipe: a wake-up is already pending */
@@ -439,8 +445,8 @@ worker_wait_hists(struct worker *w, uint64_t deadline_us)
 }
 
 void
-worker_last_hists(struct worker *w)
+worker_last_hists(struct worker *w, enum stats_pub_hists what)
 {
-	stats_pub_want(w->pub);
+	stats_pub_ask(w->pub, what);
 	stats_pub_publish_hists(w->pub, w->stats);
 }

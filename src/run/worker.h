@@ -76,6 +76,7 @@ struct worker {
 	int wake_fd[2];		/* main -> worker: "look at stop" */
 	struct event *wake_ev, *tick_ev, *ramp_ev;
 	_Atomic int stop;	/* enum worker_stop, set by main */
+	int stop_applied;	/* the level worker_apply_stop acted on */
 	_Atomic bool done;	/* set by the worker when it has finished */
 	/* worker -> main: "the histograms you asked for are published" */
 	pthread_mutex_t pub_mu;
@@ -107,15 +108,15 @@ void worker_free(struct worker *w);		/* NULL is a no-op */
 int worker_start(struct worker *w);		/* spawn the thread */
 void worker_request_stop(struct worker *w, enum worker_stop how);
 void worker_join(struct worker *w);
-/* Main: ask for a copy of the histograms (stats_pub_want) and wake the
- * worker, which makes it between two of its callbacks; then wait for it
- * until deadline_us (clock_us()), or until the worker has ended.  True
- * when the copy is there to take. */
-void worker_want_hists(struct worker *w);
+/* Main: ask for a copy of the counters with `what` of the histograms
+ * (stats_pub_ask) and wake the worker, which makes it between two of its
+ * callbacks; then wait for it until deadline_us (clock_us()), or until
+ * the worker has ended.  True when the copy is there to take. */
+void worker_want_hists(struct worker *w, enum stats_pub_hists what);
 bool worker_wait_hists(struct worker *w, uint64_t deadline_us);
 /* Main, after worker_join: the histograms' last copy, exact, made as the
  * worker would (take what it had answered first). */
-void worker_last_hists(struct worker *w);
+void worker_last_hists(struct worker *w, enum stats_pub_hists what);
 
 /* Called by a driver other than the stress mix (src/users/): one of its
  * connections is done for good; its other work (busy) has ended. */

@@ -330,6 +330,52 @@ START_TEST(test_handshake_threads)
 }
 END_TEST
 
+/* A run no output of which reads a second's histograms: copies with the
+ * counters alone (NONE) carry none, taken without a window, and the
+ * copies asked WHOLE (the warm-up's end, the end) hold every sample,
+ * whichever of the two buffers they land in. */
+START_TEST(test_whole_only)
+{
+	struct stats_pub *p = stats_pub_new();
+	struct stats *live = stats_new();
+	struct stats_snap cum, ref;
+	static const enum stats_pub_hists what[] = {
+		STATS_PUB_NONE, STATS_PUB_NONE, STATS_PUB_WHOLE, STATS_PUB_NONE,
+		STATS_PUB_WHOLE, STATS_PUB_WHOLE, STATS_PUB_NONE, STATS_PUB_NONE,
+		STATS_PUB_NONE, STATS_PUB_WHOLE,
+	};
+	uint64_t ok = 0;
+
+	stats_snap_init(&cum);
+	stats_snap_init(&ref);
+	ck_assert(!stats_pub_taken_hists(p));
+	for (unsigned t = 0; t < sizeof(what) / sizeof(what[0]); t++) {
+		for (unsigned k = 0; k < 50 + t * 7; k++, ok++)
+			stats_cmd(live, (enum op)(k % 3 == 0 ? OP_FETCH : OP_SELECT),
+				  STATS_OK, 100 + (k * 7919 + t * 104729) % 900000);
+		stats_pub_ask(p, what[t]);
+		ck_assert(stats_pub_publish_hists(p, live));
+		stats_pub_take(p, NULL);
+		ck_assert(!stats_pub_ready(p));
+		ck_assert(stats_pub_taken_hists(p) == (what[t] == STATS_PUB_WHOLE));
+		stats_snap_clear(&cum);
+		stats_pub_add_taken_all(p, &cum);
+		ck_assert_uint_eq(cum.ok[OP_FETCH] + cum.ok[OP_SELECT], ok);
+		if (what[t] != STATS_PUB_WHOLE)
+			continue;
+		stats_snap_clear(&ref);
+		stats_snap_add_live(&ref, live);
+		ck_snap_hists_same(&cum, &ref);
+		ck_assert_uint_eq(hist_count(cum.lat[OP_FETCH]) +
+				  hist_count(cum.lat[OP_SELECT]), ok);
+	}
+	stats_snap_free(&cum);
+	stats_snap_free(&ref);
+	stats_free(live);
+	stats_pub_free(p);
+}
+END_TEST
+
 static Suite *
 stats_pub_hists_suite(void)
 {
@@ -339,6 +385,7 @@ stats_pub_hists_suite(void)
 	tcase_add_test(tc, test_window_extremes);
 	tcase_add_test(tc, test_windows_as_before);
 	tcase_add_test(tc, test_handshake_threads);
+	tcase_add_test(tc, test_whole_only);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
