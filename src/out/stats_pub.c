@@ -257,12 +257,6 @@ stats_pub_ask(struct stats_pub *p, enum stats_pub_hists what)
 	atomic_store_explicit(&p->h.want, t + 1, memory_order_release);
 }
 
-void
-stats_pub_want(struct stats_pub *p)
-{
-	stats_pub_ask(p, STATS_PUB_CHANGES);
-}
-
 bool
 stats_pub_wanted(const struct stats_pub *p)
 {

@@ -14,7 +14,7 @@
  *
  * Histograms with the counters of the same moment, when the main thread
  * asks (once a second and at the end): a handshake.  The reader asks
- * (stats_pub_want), the writer answers at its next chance
+ * (stats_pub_ask), the writer answers at its next chance
  * (stats_pub_publish_hists), the reader takes the answer
  * (stats_pub_take) and only then may ask again; so the copy it reads is
  * never being rewritten, and each copy says what changed since the one
@@ -69,7 +69,6 @@ enum stats_pub_hists {
 };
 /* Reader: ask for a copy (no-op while the last one is not taken). */
 void stats_pub_ask(struct stats_pub *p, enum stats_pub_hists what);
-void stats_pub_want(struct stats_pub *p);	/* ask for CHANGES */
 /* Writer: whether the reader asked. */
 bool stats_pub_wanted(const struct stats_pub *p);
 /* Writer: if asked, copy the histograms and every counter and gauge; true

@@ -97,7 +97,8 @@ print(max(json.loads(l).get("profile", {}).get("users_in", 0)
 	assert_ge "$most" 1 "users logged in at some tick"
 	[ "$most" -le 10 ] || fail "users logged in: $most in one tick, more than the 10 users (sessions counted?)"
 }
-run_profile 11 12 1
+first_secs=12
+run_profile 11 "$first_secs" 1
 runs=("$TEST_TMP/counts.1.json")
 
 # expected FILE...: "USER FOLDER N" for every user and folder, from the
@@ -145,7 +146,7 @@ read -r $terms failed nusers <<<"$(totals "${runs[@]}")" || fail "unreadable cou
 # server must hold the sum of both runs.
 for v in $terms; do
 	[ "${!v}" -ge 1 ] && continue
-	note "$v is 0 after 12 s: a 30 s run on the same mailboxes follows; run 1's actions:"
+	note "$v is 0 after $first_secs s: a 30 s run on the same mailboxes follows; run 1's actions:"
 	note "$(grep -E '^ *(login|notice|read|reply|send|deliver|250->EXISTS|LOGIN|IDLE|SELECT) ' "$TEST_TMP/run.1.out")"
 	run_profile 12 30 2
 	runs+=("$TEST_TMP/counts.2.json")

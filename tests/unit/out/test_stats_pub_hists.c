@@ -46,13 +46,13 @@ START_TEST(test_handshake)
 	ck_assert_uint_eq(hist_count(cum.lat[OP_FETCH]), 0);
 	ck_assert_uint_eq(cum.ok[OP_FETCH], 0);
 
-	stats_pub_want(p);
+	stats_pub_ask(p, STATS_PUB_CHANGES);
 	ck_assert(stats_pub_wanted(p));
 	ck_assert(stats_pub_publish_hists(p, live));
 	ck_assert(!stats_pub_wanted(p));
 	ck_assert(stats_pub_ready(p));
 	stats_cmd(live, OP_FETCH, STATS_OK, 5000);	/* after the copy */
-	stats_pub_want(p);		/* not taken yet: still the one copy */
+	stats_pub_ask(p, STATS_PUB_CHANGES);	/* not taken yet: still the one copy */
 	ck_assert(!stats_pub_publish_hists(p, live));
 	stats_pub_take(p, &win);
 	stats_pub_end_window(&win, &p, 1);
@@ -63,7 +63,7 @@ START_TEST(test_handshake)
 	ck_assert_uint_eq(hist_max(cum.lat[OP_FETCH]), 120);
 	ck_assert_uint_eq(hist_count(win.lat[OP_FETCH]), 1);
 
-	stats_pub_want(p);
+	stats_pub_ask(p, STATS_PUB_CHANGES);
 	ck_assert(stats_pub_publish_hists(p, live));
 	stats_snap_clear(&win);
 	stats_pub_take(p, &win);
@@ -100,7 +100,7 @@ START_TEST(test_window_extremes)
 	const uint64_t first[] = { 10007, 900000 }, second[] = { 10006, 899990, 50000 };
 	for (unsigned i = 0; i < 2; i++)
 		stats_cmd(live, OP_FETCH, STATS_OK, first[i]);
-	stats_pub_want(p);
+	stats_pub_ask(p, STATS_PUB_CHANGES);
 	ck_assert(stats_pub_publish_hists(p, live));
 	stats_pub_take(p, &win);
 	stats_pub_end_window(&win, &p, 1);
@@ -109,7 +109,7 @@ START_TEST(test_window_extremes)
 	ck_assert_uint_eq(hist_max(win.lat[OP_FETCH]), 900000);
 	for (unsigned i = 0; i < 3; i++)
 		stats_cmd(live, OP_FETCH, STATS_OK, second[i]);
-	stats_pub_want(p);
+	stats_pub_ask(p, STATS_PUB_CHANGES);
 	ck_assert(stats_pub_publish_hists(p, live));
 	stats_snap_clear(&win);
 	stats_pub_take(p, &win);
@@ -186,7 +186,7 @@ START_TEST(test_windows_as_before)
 				stats_pub_take(p[i], &win);
 				stats_snap_copy(&taken[i], &pending[i]);
 			}
-			stats_pub_want(p[i]);
+			stats_pub_ask(p[i], STATS_PUB_CHANGES);
 			/* one answer in four comes after the reader stopped
 			 * waiting, one in five is not taken at once either */
 			bool answers = last || rng_next(&x) % 4 != 0;
@@ -293,7 +293,7 @@ START_TEST(test_handshake_threads)
 	stats_snap_init(&want);
 	ck_assert_int_eq(pthread_create(&t, NULL, hrace_writer, &r), 0);
 	while (!atomic_load(&r.done)) {
-		stats_pub_want(r.p);
+		stats_pub_ask(r.p, STATS_PUB_CHANGES);
 		if (!stats_pub_ready(r.p)) {
 			sched_yield();
 			continue;
@@ -312,7 +312,7 @@ START_TEST(test_handshake_threads)
 	pthread_join(t, NULL);
 	stats_snap_clear(&win);
 	stats_pub_take(r.p, &win);	/* answered, not taken yet */
-	stats_pub_want(r.p);
+	stats_pub_ask(r.p, STATS_PUB_CHANGES);
 	ck_assert(stats_pub_publish_hists(r.p, r.live));
 	stats_pub_take(r.p, &win);
 	stats_pub_add_taken_all(r.p, &cum);
