@@ -18,6 +18,16 @@ const char *const loadsim_action_name[LS_N_ACTIONS] = {
 	"log_off", "browse_contacts", "create_contact"
 };
 
+/* Whether the profile user driver performs action a: journal and the
+ * contacts actions are in the format (and in the seed's tables) but not
+ * yet in src/users/. */
+static bool
+ls_action_acted(unsigned a)
+{
+	return a != LS_JOURNAL && a != LS_BROWSE_CONTACTS &&
+	    a != LS_CREATE_CONTACT;
+}
+
 /* Rates and counts are bounded so that a typo (an extra zero or three)
  * is an error, not a run that cannot keep up. */
 _Static_assert(PROFILE_MAX_BLOCKS == 64, "profile_loadsim.h sizes its "
@@ -222,7 +232,17 @@ ls_set(struct profile_loadsim *ls, const struct ls_key *k, unsigned block,
 
 	switch (k->kind) {
 	case LK_RATE:
-		return ls_decimal(val, LS_MAX_PER_DAY, &lu->per_day[k->arg], why);
+		if (ls_decimal(val, LS_MAX_PER_DAY, &lu->per_day[k->arg],
+			       why) < 0)
+			return -1;
+		/* A rate the profile user driver would not act on is refused,
+		 * not ignored: a run would report a day without them. */
+		if (lu->per_day[k->arg] > 0 && !ls_action_acted(k->arg)) {
+			*why = "not supported yet: the profile user driver has "
+			    "no journal or contacts action (only 0 is accepted)";
+			return -1;
+		}
+		return 0;
 	case LK_RECEIVED:
 		return ls_decimal(val, LS_MAX_PER_DAY, &lu->received_per_day,
 				  why);
@@ -436,7 +456,7 @@ profile_loadsim_print(const struct profile *p, FILE *out)
 	units_fmt_us(d1, sizeof(d1), ls->day_length_us);
 	units_fmt_us(d2, sizeof(d2), ls->day_compressed_us);
 	fprintf(out, "LoadSim extension: the profile user driver acts on the "
-		"actions (journal and contacts: not yet), imapstress init on "
+		"actions, imapstress init on "
 		"init_*\n");
 	fprintf(out, "  day %s, run in %s (x%.1f)\n", d1,
 		ls->day_compressed_us ? d2 : "real time",
