@@ -90,10 +90,20 @@ def write_mbox(path, n, size):
     return path
 
 
+def sec_counts(line):
+    """A per-second line's counts, one per state column (before "open/ total")."""
+    out = []
+    for f in line.split():
+        if not f.isdigit():
+            break
+        out.append(int(f))
+    return out
+
+
 def parse_output(text):
-    """(commands in Totals, [logins per second])."""
+    """(commands in Totals, [counts per second, a list per line])."""
     lines = text.splitlines()
-    per_sec = [int(l.split()[0]) for l in lines if SEC_LINE.match(l)]
+    per_sec = [sec_counts(l) for l in lines if SEC_LINE.match(l)]
     total = None
     for i, l in enumerate(lines):
         if l.startswith("Totals:"):
@@ -146,6 +156,10 @@ class VsImaptest:
             b.note("%s %s: no Totals (status %d); see %s.out" % (tool, name, status, base))
             return None
         cpu = ru.ru_utime + ru.ru_stime
+        # Context switches: each is a sleep in epoll_wait and a wake-up by
+        # a reply (voluntary) or a preemption; with equal wire behaviour
+        # the kernel's work per switch is the same for both tools.
+        csw = ru.ru_nvcsw + ru.ru_nivcsw
         steady = None
         if tool != "imaptest":
             summary, ticks = b.read_json(base + ".json")
@@ -156,6 +170,8 @@ class VsImaptest:
         except (OSError, ValueError, IndexError):
             rss = None
         return {"cmds": cmds, "cpu_s": cpu, "user_s": ru.ru_utime, "us_per_cmd": cpu * 1e6 / cmds,
+                "user_us": ru.ru_utime * 1e6 / cmds, "sys_us": ru.ru_stime * 1e6 / cmds,
+                "csw": csw / cmds,
                 "steady_us": steady,
                 "rss_kb": rss, "wall": wall, "per_sec": per_sec}
 
@@ -239,10 +255,32 @@ class VsImaptest:
     def reached(per_sec, n):
         tot = 0
         for i, v in enumerate(per_sec):
-            tot += v
+            tot += v[0] if v else 0
             if tot >= n:
                 return i + 1
         return None
+
+    def split_table(self, fmt, emit):
+        """Where each tool's CPU goes, per command: user space, the kernel
+        and context switches.  'kernel floor' is imapstress's system time
+        alone over imaptest's whole CPU: the ratio it would have with no
+        user-space cost at all, so a target below it cannot be met with
+        the same connects, reads, writes and wake-ups."""
+        rows = []
+        for name, _, both in self.workloads():
+            if not both:
+                continue
+            m = lambda tool, f: self.med(name, tool, f)
+            theirs = m("imaptest", "us_per_cmd")
+            floor = m("imapstress", "sys_us") / theirs if theirs and m("imapstress", "sys_us") else None
+            rows.append([name, fmt(m("imapstress", "user_us")), fmt(m("imapstress", "sys_us")),
+                         fmt(m("imapstress", "csw")), fmt(m("imaptest", "user_us")),
+                         fmt(m("imaptest", "sys_us")), fmt(m("imaptest", "csw")), fmt(floor)])
+        emit(self.b.out, "vs-imaptest-split.csv",
+             "Per command (medians): user and system us and context switches, imapstress then "
+             "imaptest; kernel floor = imapstress's system us / imaptest's user+system us",
+             ["workload", "user us", "sys us", "ctx sw", "their user us", "their sys us",
+              "their ctx sw", "kernel floor"], rows)
 
     def tables(self, fmt, emit):
         rows = []
@@ -265,16 +303,22 @@ class VsImaptest:
              % (self.b.a.secs, self.b.a.repeat),
              ["workload", "vs", "commands", "their commands", "us/cmd", "their us/cmd",
               "ratio", "RSS MiB", "their RSS MiB"], rows)
+        self.split_table(fmt, emit)
         rrows = []
         it_ramp = [self.reached(r["per_sec"], RAMP_CLIENTS) for r in self.ramp.get("imaptest", [])]
         limit = max([x for x in it_ramp if x] or [RAMP_SECS])
         for tool in ("imaptest", "imapstress"):
             rr = self.ramp.get(tool, [])
             secs = [self.reached(r["per_sec"], RAMP_CLIENTS) for r in rr]
-            logins = [sum(r["per_sec"][:limit]) for r in rr]
+            logins = [sum(v[0] for v in r["per_sec"][:limit] if v) for r in rr]
+            # What the sessions already logged in got from Dovecot by then
+            # (the last state column is NOOP in RAMP_WORDS): the server's
+            # CPU the logins still waiting had to share.
+            noops = [sum(v[-1] for v in r["per_sec"][:limit] if v) for r in rr]
             ok = sum(1 for s in secs if s is not None and s <= limit)
             rrows.append([tool, " ".join(str(s or "-") for s in secs),
                           " ".join(str(x) for x in logins), "%d of %d" % (ok, len(rr)),
+                          " ".join(str(x) for x in noops),
                           " ".join("%.1f" % r["cpu_s"] for r in rr),
                           " ".join("%.1f" % r["server_s"] for r in rr)])
         emit(self.b.out, "vs-imaptest-ramp.csv",
@@ -282,4 +326,4 @@ class VsImaptest:
              "logged in, and logins after imaptest's ramp time (%d s)"
              % (RAMP_CLIENTS, RAMP_IMAP_CLIENTS, " ".join(RAMP_WORDS), limit),
              ["tool", "all logged in at s", "logins by ramp time", "within ramp time",
-              "client CPU s", "Dovecot CPU s"], rrows)
+              "NOOPs by ramp time", "client CPU s", "Dovecot CPU s"], rrows)
