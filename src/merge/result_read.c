@@ -301,7 +301,7 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	char *name = strsep(&rest, " "), *k, *v;
 	struct hist *h = strcmp(name, "tls") == 0 ? s->tls_lat :
 	    strcmp(name, "connect") == 0 ? s->connect_lat : NULL;
-	uint64_t n = 0, sum = 0, mn = 0, mx = 0;
+	uint64_t n = 0, sum = 0, mn = 0, mx = 0, *lat_sum = NULL;
 	bool have_b = false;
 
 	if (h == NULL && r->profile)
@@ -311,6 +311,7 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 		if (op < 0)
 			return fail(r, err, errlen, "histogram of an unknown command");
 		h = s->lat[op];
+		lat_sum = &s->lat_sum_us[op];	/* the files carry no sums */
 	}
 	if (hist_count(h) != 0)
 		return fail(r, err, errlen, "histogram given twice");
@@ -339,6 +340,8 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	    hist_load_end(h, sum, mn, mx) < 0)
 		return fail(r, err, errlen, "histogram scalars do not match its "
 			    "buckets");
+	if (lat_sum != NULL)
+		*lat_sum = sum;
 	return 0;
 }
 

@@ -351,8 +351,8 @@ report_tick(struct report *r, const struct report_run *run,
 		memset(r->lat_cnt, 0, sizeof(r->lat_cnt));
 	}
 	for (int op = 0; op < OP_COUNT; op++) {
-		r->lat_sum_us[op] += hist_sum(win->lat[op]);
-		r->lat_cnt[op] += hist_count(win->lat[op]);
+		r->lat_sum_us[op] += win->lat_sum_us[op];
+		r->lat_cnt[op] += stats_snap_lat_count(win, op);
 	}
 	REPORT_WRITE(r, r->json, report_json_tick(r, run, win, cum));
 	REPORT_WRITE(r, r->csv, report_csv_tick(r, run, win, cum));

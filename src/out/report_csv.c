@@ -136,7 +136,7 @@ report_tsv_tick(struct report *r, const struct stats_snap *win)
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (!report_visible(r->cfg, op))
 			continue;
-		uint64_t ms = (hist_sum(win->lat[op]) + 500) / 1000;
+		uint64_t ms = (win->lat_sum_us[op] + 500) / 1000;
 		fprintf(r->tsv, "%s%" PRIu64 "\t%" PRIu64, first ? "" : "\t",
 			win->ok[op], ms);
 		first = false;

@@ -61,6 +61,13 @@ stats_free(struct stats *s)
 	free(s);
 }
 
+static void
+record_lat(struct stats *s, enum op op, uint64_t us)
+{
+	hist_record(s->lat[op], us);
+	ctr_add(&s->lat_sum_us[op], us > HIST_MAX_US ? HIST_MAX_US : us);
+}
+
 void
 stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 {
@@ -88,7 +95,7 @@ stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 		log_warn("stats: command with unknown reply kind %d ignored", (int)r);
 		return;
 	}
-	hist_record(s->lat[op], us);
+	record_lat(s, op, us);
 	if (s->latency_log_fd >= 0)
 		latency_log_write(s->latency_log_fd, op, us);
 }
@@ -104,7 +111,7 @@ stats_cmd_benign(struct stats *s, enum op op, enum benign_code code,
 	}
 	ctr_add(&s->no[op], 1);
 	ctr_add(&s->benign[code], 1);
-	hist_record(s->lat[op], us);
+	record_lat(s, op, us);
 }
 
 void
@@ -182,6 +189,7 @@ stats_snap_add_live_counts(struct stats_snap *d, const struct stats *s)
 		d->no[i] += ctr_get(&s->no[i]);
 		d->bad[i] += ctr_get(&s->bad[i]);
 		d->failed[i] += ctr_get(&s->failed[i]);
+		d->lat_sum_us[i] += ctr_get(&s->lat_sum_us[i]);
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] += ctr_get(&s->errors[k]);
@@ -229,6 +237,7 @@ stats_snap_add(struct stats_snap *d, const struct stats_snap *s)
 		d->no[i] += s->no[i];
 		d->bad[i] += s->bad[i];
 		d->failed[i] += s->failed[i];
+		d->lat_sum_us[i] += s->lat_sum_us[i];
 		hist_merge(d->lat[i], s->lat[i]);
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
@@ -258,6 +267,7 @@ diff_counters(struct stats_snap *d, const struct stats_snap *a,
 		d->no[i] = sat_sub(a->no[i], b->no[i]);
 		d->bad[i] = sat_sub(a->bad[i], b->bad[i]);
 		d->failed[i] = sat_sub(a->failed[i], b->failed[i]);
+		d->lat_sum_us[i] = sat_sub(a->lat_sum_us[i], b->lat_sum_us[i]);
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		d->errors[k] = sat_sub(a->errors[k], b->errors[k]);
@@ -299,6 +309,7 @@ copy_counters(struct stats_snap *d, const struct stats_snap *s)
 	memcpy(d->no, s->no, sizeof(d->no));
 	memcpy(d->bad, s->bad, sizeof(d->bad));
 	memcpy(d->failed, s->failed, sizeof(d->failed));
+	memcpy(d->lat_sum_us, s->lat_sum_us, sizeof(d->lat_sum_us));
 	memcpy(d->errors, s->errors, sizeof(d->errors));
 	memcpy(d->benign, s->benign, sizeof(d->benign));
 #define X(f) d->f = s->f;
@@ -349,4 +360,10 @@ stats_snap_total_errors(const struct stats_snap *d)
 		if (k != ERR_LOGIN)
 			n += d->errors[k];
 	return n;
+}
+
+uint64_t
+stats_snap_lat_count(const struct stats_snap *d, int op)
+{
+	return d->ok[op] + d->no[op] + d->bad[op];
 }

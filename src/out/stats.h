@@ -74,6 +74,10 @@ struct stats {
 	ctr_t no[OP_COUNT];
 	ctr_t bad[OP_COUNT];
 	ctr_t failed[OP_COUNT];	/* in flight when the connection died */
+	/* The sum of lat[op]'s samples (clamped as hist_record clamps them;
+	 * their count is ok + no + bad): the ms/cmd line and output= read
+	 * these, so a plain text run needs no histogram copy per second. */
+	ctr_t lat_sum_us[OP_COUNT];
 	ctr_t errors[ERR_COUNT];
 	ctr_t benign[BENIGN_COUNT];	/* NOs with a benign code */
 	ctr_t bytes_sent, bytes_received;	/* on the wire */
@@ -96,6 +100,7 @@ struct stats {
 /* A plain copy, owned by one thread. */
 struct stats_snap {
 	uint64_t ok[OP_COUNT], no[OP_COUNT], bad[OP_COUNT], failed[OP_COUNT];
+	uint64_t lat_sum_us[OP_COUNT];	/* see struct stats */
 	uint64_t errors[ERR_COUNT];
 	uint64_t benign[BENIGN_COUNT];
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
@@ -154,6 +159,9 @@ void stats_snap_add(struct stats_snap *d, const struct stats_snap *s);
 void stats_snap_diff(struct stats_snap *d, const struct stats_snap *a,
 		     const struct stats_snap *b);
 void stats_snap_copy(struct stats_snap *d, const struct stats_snap *s);
+
+/* Latency samples of op in d: those lat_sum_us[op] adds up. */
+uint64_t stats_snap_lat_count(const struct stats_snap *d, int op);
 
 /* Sums over all ops. */
 uint64_t stats_snap_total_ok(const struct stats_snap *d);

@@ -136,6 +136,7 @@ copy_counts(struct stats *d, const struct stats *s)
 		ctr_set(&d->no[i], ctr_get(&s->no[i]));
 		ctr_set(&d->bad[i], ctr_get(&s->bad[i]));
 		ctr_set(&d->failed[i], ctr_get(&s->failed[i]));
+		ctr_set(&d->lat_sum_us[i], ctr_get(&s->lat_sum_us[i]));
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		ctr_set(&d->errors[k], ctr_get(&s->errors[k]));

@@ -175,26 +175,28 @@ shared_free(struct shared *sh)
 
 /* The one place that says who reads the per-second histograms: each
  * second's window (run.c's win) or the run so far summed every second.
- *   - the terminal's lines (format text): the ms/cmd line every ten
- *     seconds sums each command's latency (count and sum), and
- *     --tick-percentile and profile mode's push/actions figures read
- *     percentiles of the second;
- *   - output= (imaptest's TSV): each second's latency sums;
+ *   - the terminal's lines (format text), only for --tick-percentile
+ *     and profile mode's push/actions figures (percentiles of the
+ *     second); the ms/cmd line every ten seconds and output= (imaptest's
+ *     TSV) need only each command's latency sum and count, which travel
+ *     with the counters (stats.h, lat_sum_us);
  *   - --json and --csv: each tick's percentiles (profile mode's too);
  *   - --result: each tick's histograms, for merge;
  *   - --hdr-log: each interval's histogram;
  *   - --metrics-listen: the run so far, summed from each second's copies.
  * Not readers: SLAs (judged on the totals), the warm-up (one copy at its
- * end), the stop checks (counters).  With none of them (a -q run, as
- * scripts/bench-tick's), the workers copy the histograms whole only at
+ * end), the stop checks (counters).  With none of them (a plain text or
+ * -q run, as scripts/bench-tick's), the workers copy the histograms whole only at
  * the warm-up's end and the main thread after the join, so the totals
  * stay exact and the seconds in between cost the counters alone.  A new
  * reader of per-second histograms must be added here. */
 bool
 run_tick_hists_wanted(const struct config *cfg)
 {
-	return cfg->format == OUT_TEXT || cfg->output_path != NULL ||
-	    cfg->json_path != NULL || cfg->csv_path != NULL ||
+	bool text_reads = cfg->format == OUT_TEXT &&
+	    (cfg->tick_percentile > 0 || cfg->profile_path != NULL);
+
+	return text_reads || cfg->json_path != NULL || cfg->csv_path != NULL ||
 	    cfg->result_path != NULL || cfg->hdr_log_path != NULL ||
 	    cfg->metrics_listen != NULL;
 }

@@ -11,6 +11,12 @@
 #               copy; every command counted has its latencies.
 #   run result: -q --result: a reader; each tick's histograms in the
 #               result file sum, bucket by bucket, to the final ones.
+#   run text:   the terminal's lines and output= (imaptest's TSV), which
+#               read no histogram but each command's latency sum and
+#               count carried with the counters: the last "ms/cmd avg"
+#               line (the whole 3 s run) is each command's mean from the
+#               --latency-log's samples, rounded to a millisecond, and
+#               the TSV's per-second counts and msecs add up to the log's.
 # shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
 . "$(dirname "$0")/latency_lib.sh"
 
@@ -26,6 +32,7 @@ one_run() {
 one_run quiet -q secs=3 --latency-log "$TEST_TMP/quiet.lat"
 one_run warm -q secs=3 --warmup 1
 one_run result -q secs=3 --result "$TEST_TMP/result.res"
+one_run text secs=3 output="$TEST_TMP/text.tsv" --latency-log "$TEST_TMP/text.lat"
 fake_stop
 "$IMAPSTRESS" latency "$TEST_TMP/quiet.lat" >"$TEST_TMP/quiet.ref" ||
 	fail "imapstress latency failed"
@@ -90,6 +97,40 @@ elif mode == "warm":
     for op, (count, v) in rows.items():
         if count > 0 and (v[1] == "0 us" or v[6] == "0 us"):
             problems.append("%s: %d counted but latencies %s" % (op, count, v))
+elif mode == "text":
+    # every sample of the log: count and sum per command
+    n, tot = {}, {}
+    for l in open(sys.argv[4]):
+        name, us = l.split()
+        n[name] = n.get(name, 0) + 1
+        tot[name] = tot.get(name, 0) + int(us)
+    rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[3])]
+    names = [h[:-len(" count")] for h in rows[0][0::2]]
+    cnt = {k: 0 for k in names}
+    ms = {k: 0 for k in names}
+    for r in rows[1:]:
+        for i, k in enumerate(names):
+            cnt[k] += int(r[2 * i])
+            ms[k] += int(r[2 * i + 1])
+    avg = None
+    for l in open(sys.argv[2]):
+        if l.rstrip().endswith("ms/cmd avg"):
+            avg = [int(x) for x in l.split()[:-2]]
+    if avg is None or len(avg) != len(names):
+        problems.append("no ms/cmd line of %d columns: %s" % (len(names), avg))
+        avg = [0] * len(names)
+    if sum(n.values()) < 1000:
+        problems.append("only %d samples logged" % sum(n.values()))
+    for i, k in enumerate(names):
+        want = int(tot.get(k, 0) / (n[k] * 1000) + 0.5) if n.get(k) else 0
+        if avg[i] != want:
+            problems.append("%s: ms/cmd %d, the mean of the logged samples %d ms" % (k, avg[i], want))
+        # a TSV row rounds each second's msecs: within half a ms a row
+        if cnt[k] != n.get(k, 0) or abs(ms[k] - tot.get(k, 0) / 1000) > 0.5 * (len(rows) - 1):
+            problems.append("%s: TSV counts %d, %d ms; logged %d, %.1f ms" %
+                            (k, cnt[k], ms[k], n.get(k, 0), tot.get(k, 0) / 1000))
+    if not any(avg):
+        problems.append("every ms/cmd column is 0")
 else:
     ticks, final, cur = [], None, None
     for l in open(sys.argv[2]):
@@ -133,7 +174,8 @@ if problems:
 print("%s: ok" % mode)
 PYEOF
 for args in "quiet $TEST_TMP/quiet.out $TEST_TMP/quiet.ref" \
-	"warm $TEST_TMP/warm.out" "result $TEST_TMP/result.res"; do
+	"warm $TEST_TMP/warm.out" "result $TEST_TMP/result.res" \
+	"text $TEST_TMP/text.out $TEST_TMP/text.tsv $TEST_TMP/text.lat"; do
 	# shellcheck disable=SC2086
 	out=$("$PYTHON" "$TEST_TMP/check.py" $args 2>&1) || fail "$out"
 	note "$out"

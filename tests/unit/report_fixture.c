@@ -46,8 +46,11 @@ seed_window(struct stats_snap *w, uint64_t logins, uint64_t appends,
 	stats_snap_clear(w);
 	w->ok[OP_LOGIN] = logins;
 	w->ok[OP_APPEND] = appends;
-	if (lat_us > 0)
+	if (lat_us > 0) {
 		hist_record_n(w->lat[OP_APPEND], lat_us, appends);
+		/* as stats_cmd records it: the histogram and the sum */
+		w->lat_sum_us[OP_APPEND] = lat_us * appends;
+	}
 	w->append_msgs = appends;
 	w->conns_open = 100;
 	w->conns_total = 100;

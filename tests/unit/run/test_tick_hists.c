@@ -11,10 +11,22 @@ START_TEST(test_readers)
 	char path[] = "x";
 
 	config_defaults(&c);
-	ck_assert(run_tick_hists_wanted(&c));	/* the terminal's lines */
+	/* The terminal's lines read only sums and counts (the counters),
+	 * unless they show a percentile of the second. */
+	ck_assert(c.format == OUT_TEXT);
+	ck_assert(!run_tick_hists_wanted(&c));
+	c.tick_percentile = 99;
+	ck_assert(run_tick_hists_wanted(&c));
+	c.tick_percentile = 0;
+	c.profile_path = path;		/* push and action percentiles */
+	ck_assert(run_tick_hists_wanted(&c));
 	c.format = OUT_QUIET;
 	ck_assert(!run_tick_hists_wanted(&c));
-	char **fields[] = { &c.output_path, &c.json_path, &c.csv_path,
+	c.profile_path = NULL;
+	c.output_path = path;		/* imaptest's TSV: sums and counts */
+	ck_assert(!run_tick_hists_wanted(&c));
+	c.output_path = NULL;
+	char **fields[] = { &c.json_path, &c.csv_path,
 			    &c.result_path, &c.hdr_log_path, &c.metrics_listen };
 	for (unsigned i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		*fields[i] = path;
