@@ -7,7 +7,6 @@
 
 #include <event2/buffer.h>
 #include <event2/event.h>
-#include <openssl/evp.h>
 
 #include "conn_int.h"
 #include "log.h"

@@ -8,9 +8,9 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
+#include <sys/random.h>
 
+#include "b64.h"
 #include "conn_int.h"
 #include "conn_log.h"
 #include "rawlog.h"
@@ -34,7 +34,7 @@ sasl_send(struct conn *c, const void *data, size_t len)
 {
 	char b64[4200];
 	size_t n = len > 0 && len <= 3000 ?
-	    scram_b64_encode(data, len, b64) : 0;
+	    b64_encode(data, len, b64) : 0;
 
 	b64[n++] = '\r';
 	b64[n++] = '\n';
@@ -43,7 +43,7 @@ sasl_send(struct conn *c, const void *data, size_t len)
 	bufferevent_write(c->bev, b64, n);
 	conn_out_queued(c);
 	conn_write_now(c);
-	OPENSSL_cleanse(b64, sizeof(b64));
+	explicit_bzero(b64, sizeof(b64));
 }
 
 static void
@@ -73,14 +73,18 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 	if (m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256) {
 		unsigned char rnd[18];
 		char nonce[32];
-		if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+		/* getrandom, not RAND_bytes: OpenSSL's DRBG would load its
+		 * providers for 18 octets of nonce. */
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			return false;
-		scram_b64_encode(rnd, sizeof(rnd), nonce);
+		b64_encode(rnd, sizeof(rnd), nonce);
 		c->scram = scram_new(m == MECH_SCRAM_SHA1 ? SCRAM_SHA1 :
 				     SCRAM_SHA256, c->user, pass, nonce);
+		if (c->scram == NULL)	/* libcrypto not loaded (ossl.h) */
+			return false;
 		const char *first = scram_client_first(c->scram);
 		if (c->caps & CAP_SASL_IR) {
-			n = scram_b64_encode((const unsigned char *)first,
+			n = b64_encode((const unsigned char *)first,
 					     strlen(first), b64);
 			imap_cmd_adds(cmd, " ");
 			imap_cmd_add(cmd, b64, n);
@@ -100,7 +104,7 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 	memcpy(raw + 1, c->user, ul);
 	raw[1 + ul] = '\0';
 	memcpy(raw + 2 + ul, pass, pl);
-	n = scram_b64_encode(raw, ul + pl + 2, b64);
+	n = b64_encode(raw, ul + pl + 2, b64);
 	if (c->caps & CAP_SASL_IR) {
 		imap_cmd_adds(cmd, " ");
 	} else {
@@ -108,8 +112,8 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 		cmd->splits[cmd->n_splits++] = imap_cmd_len(cmd);
 	}
 	imap_cmd_add(cmd, b64, n);
-	OPENSSL_cleanse(raw, sizeof(raw));
-	OPENSSL_cleanse(b64, sizeof(b64));
+	explicit_bzero(raw, sizeof(raw));
+	explicit_bzero(b64, sizeof(b64));
 	return true;
 }
 
@@ -125,7 +129,7 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 {
 	unsigned char msg[2048];
 	char err[256];
-	int mn = scram_b64_decode(r->text, r->text_len, msg, sizeof(msg) - 1);
+	int mn = b64_decode(r->text, r->text_len, msg, sizeof(msg) - 1);
 	if (c->sasl_step == SASL_SEND_FIRST) {
 		const char *first = scram_client_first(c->scram);
 		sasl_send(c, first, strlen(first));

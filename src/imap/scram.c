@@ -3,10 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-
+#include "b64.h"
+#include "ossl.h"
 #include "scram.h"
 #include "xmalloc.h"
 
@@ -24,38 +22,6 @@ struct scram {
 	unsigned char salted[SCRAM_MAX_MD];
 	bool have_final;
 };
-
-size_t
-scram_b64_encode(const unsigned char *in, size_t len, char *out)
-{
-	return (size_t)EVP_EncodeBlock((unsigned char *)out, in, (int)len);
-}
-
-int
-scram_b64_decode(const char *in, size_t len, unsigned char *out, size_t outlen)
-{
-	unsigned char tmp[SCRAM_MAX_MSG];
-	size_t pad = 0;
-
-	if (len % 4 != 0 || len / 4 * 3 > sizeof(tmp))
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		char ch = in[i];
-		bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
-		    (ch >= '0' && ch <= '9') || ch == '+' || ch == '/' ||
-		    (ch == '=' && i >= len - 2);
-		if (!ok || (pad > 0 && ch != '='))
-			return -1;
-		if (ch == '=')
-			pad++;
-	}
-	int n = EVP_DecodeBlock(tmp, (const unsigned char *)in, (int)len);
-	if (n < 0 || (size_t)n < pad || (size_t)n - pad > outlen)
-		return -1;
-	n -= (int)pad;	/* EVP_DecodeBlock counts the padding as zeros */
-	memcpy(out, tmp, (size_t)n);
-	return n;
-}
 
 /* saslname: '=' and ',' escaped as =3D and =2C. */
 static size_t
@@ -78,9 +44,13 @@ struct scram *
 scram_new(enum scram_hash h, const char *user, const char *pass,
 	  const char *nonce)
 {
-	struct scram *s = xcalloc(1, sizeof(*s));
 	char name[768];
 
+	/* A run with mech=scram-* has loaded libcrypto before its workers
+	 * start (setup.c); this call only finds it done. */
+	if (!ossl_load(NULL, 0))
+		return NULL;
+	struct scram *s = xcalloc(1, sizeof(*s));
 	s->md = h == SCRAM_SHA256 ? EVP_sha256() : EVP_sha1();
 	s->md_len = (size_t)EVP_MD_get_size(s->md);
 	s->pass = xstrdup(pass);
@@ -95,9 +65,9 @@ scram_free(struct scram *s)
 {
 	if (s == NULL)
 		return;
-	OPENSSL_cleanse(s->pass, strlen(s->pass));
+	explicit_bzero(s->pass, strlen(s->pass));
 	free(s->pass);
-	OPENSSL_cleanse(s, sizeof(*s));
+	explicit_bzero(s, sizeof(*s));
 	free(s);
 }
 
@@ -164,7 +134,7 @@ scram_client_final(struct scram *s, const char *sf, size_t len, char *err,
 			    "or i=");
 	if (rl <= strlen(cnonce) || strncmp(r, cnonce, strlen(cnonce)) != 0)
 		return fail(err, errlen, "server nonce does not extend ours");
-	int saltn = scram_b64_decode(salt64, sl, salt, sizeof(salt));
+	int saltn = b64_decode(salt64, sl, salt, sizeof(salt));
 	if (saltn <= 0)
 		return fail(err, errlen, "salt is not base64");
 	if (il == 0 || il >= sizeof(num) || strspn(iter, "0123456789") < il)
@@ -198,9 +168,9 @@ scram_client_final(struct scram *s, const char *sf, size_t len, char *err,
 	for (size_t i = 0; i < s->md_len; i++)
 		proof[i] = ckey[i] ^ csig[i];
 	char p64[64];
-	scram_b64_encode(proof, s->md_len, p64);
+	b64_encode(proof, s->md_len, p64);
 	snprintf(s->final, sizeof(s->final), "%s,p=%s", without, p64);
-	OPENSSL_cleanse(ckey, sizeof(ckey));
+	explicit_bzero(ckey, sizeof(ckey));
 	s->have_final = true;
 	return s->final;
 }
@@ -233,7 +203,7 @@ scram_server_final_ok(struct scram *s, const char *msg, size_t len,
 		fail(err, errlen, "server-final-message lacks v=");
 		return false;
 	}
-	int n = scram_b64_decode(v, vl, got, sizeof(got));
+	int n = b64_decode(v, vl, got, sizeof(got));
 	hmac(s, s->salted, s->md_len, "Server Key", 10, skey);
 	hmac(s, skey, s->md_len, s->auth_msg, strlen(s->auth_msg), want);
 	if (n != (int)s->md_len || CRYPTO_memcmp(got, want, s->md_len) != 0) {

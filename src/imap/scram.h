@@ -1,8 +1,9 @@
 /* scram.h: the client side of SCRAM-SHA-1 and SCRAM-SHA-256 (RFC 5802,
  * RFC 7677), as pure functions over the SASL messages (no base64, no
- * sockets).  PBKDF2 and HMAC are OpenSSL's.  No channel binding ("n,,");
- * the password is used as given (SASLprep of non-ASCII passwords is not
- * done, which only matters for such passwords). */
+ * sockets).  PBKDF2 and HMAC are OpenSSL's, loaded at run time (ossl.h).
+ * No channel binding ("n,,"); the password is used as given (SASLprep of
+ * non-ASCII passwords is not done, which only matters for such
+ * passwords). */
 #ifndef IMAPSTRESS_SCRAM_H
 #define IMAPSTRESS_SCRAM_H
 
@@ -18,7 +19,8 @@ enum scram_hash { SCRAM_SHA1, SCRAM_SHA256 };
 struct scram;
 
 /* nonce: printable, no ','; the caller draws it at random (a fixed one
- * makes the RFC test vectors reproducible). */
+ * makes the RFC test vectors reproducible).  NULL when libcrypto cannot
+ * be loaded (ossl.h). */
 struct scram *scram_new(enum scram_hash h, const char *user,
 			const char *pass, const char *nonce);
 void scram_free(struct scram *s);	/* NULL is a no-op */
@@ -37,12 +39,5 @@ const char *scram_client_final(struct scram *s, const char *server_first,
  * proof); false with the reason in err otherwise. */
 bool scram_server_final_ok(struct scram *s, const char *server_final,
 			   size_t len, char *err, size_t errlen);
-
-/* base64 of len bytes into out (room for 4*ceil(len/3)+1); returns the
- * length written. */
-size_t scram_b64_encode(const unsigned char *in, size_t len, char *out);
-/* Decodes base64 (no whitespace); -1 when malformed or over outlen. */
-int scram_b64_decode(const char *in, size_t len, unsigned char *out,
-		     size_t outlen);
 
 #endif

@@ -159,6 +159,17 @@ struct mbox_store;
 struct mbox_store *mbox_store_new(const char *name, uint32_t max_msgs);
 void mbox_store_free(struct mbox_store *s);	/* NULL is a no-op; views first */
 
+/* The store's two parse workspaces (FETCH, FLAGS, VANISHED and the
+ * ENVELOPE/BODYSTRUCTURE inside a FETCH) are given by its owner instead of
+ * its own: store_map's stores all use their map's, one pair per worker
+ * (issue 19: each grows to the largest FETCH seen, ~35 KB a store in the
+ * default mix).  Safe because every parse is used up within the one call
+ * that makes it, on the owner's thread.  The owner frees them, after the
+ * stores. */
+struct imap_args;
+void mbox_store_use_args(struct mbox_store *s, struct imap_args *args,
+			 struct imap_args *sub_args);
+
 const char *mbox_store_name(const struct mbox_store *s);
 uint32_t mbox_store_uidvalidity(const struct mbox_store *s);
 uint32_t mbox_store_msg_count(const struct mbox_store *s);	/* UIDs held */

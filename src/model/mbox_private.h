@@ -77,9 +77,11 @@ struct mbox_store {
 	bool seen_all_recent;	/* a view once saw every message \Recent */
 	bool msgs_limit_told, kw_limit_told;
 	/* Parse workspace shared by the views: they all run in one thread
-	 * and never hold tokens across calls. */
+	 * and never hold tokens across calls.  Borrowed when given by
+	 * mbox_store_use_args (the store_map's, for all its stores). */
 	struct imap_args *args;
 	struct imap_args *sub_args;	/* a LIST_RAW value inside args' */
+	bool args_borrowed;
 	struct mbox_range *ranges;
 	size_t n_ranges, ranges_cap;
 	struct mbox_range *drops;	/* seqs a VANISHED drops */

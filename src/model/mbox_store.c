@@ -57,10 +57,25 @@ mbox_store_free(struct mbox_store *s)
 	free(s->slots);
 	free(s->ranges);
 	free(s->drops);
-	imap_args_free(s->args);
-	imap_args_free(s->sub_args);
+	if (!s->args_borrowed) {
+		imap_args_free(s->args);
+		imap_args_free(s->sub_args);
+	}
 	free(s->name);
 	free(s);
+}
+
+void
+mbox_store_use_args(struct mbox_store *s, struct imap_args *args,
+		    struct imap_args *sub_args)
+{
+	if (!s->args_borrowed) {
+		imap_args_free(s->args);
+		imap_args_free(s->sub_args);
+	}
+	s->args = args;
+	s->sub_args = sub_args;
+	s->args_borrowed = true;
 }
 
 const char *

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "imap_args.h"
 #include "mbox_model.h"
 #include "store_map.h"
 #include "xmalloc.h"
@@ -18,6 +19,9 @@ struct store_entry {
 
 struct store_map {
 	struct store_entry *bucket[STORE_MAP_BUCKETS];
+	/* The parse workspaces every store of the map uses (see
+	 * mbox_store_use_args): one pair, not one per mailbox. */
+	struct imap_args *args, *sub_args;
 };
 
 static uint32_t
@@ -32,7 +36,10 @@ name_hash(const char *s)
 struct store_map *
 store_map_new(void)
 {
-	return xcalloc(1, sizeof(struct store_map));
+	struct store_map *m = xcalloc(1, sizeof(*m));
+	m->args = imap_args_new(0);
+	m->sub_args = imap_args_new(0);
+	return m;
 }
 
 void
@@ -48,6 +55,8 @@ store_map_free(struct store_map *m)
 			free(e);
 		}
 	}
+	imap_args_free(m->args);
+	imap_args_free(m->sub_args);
 	free(m);
 }
 
@@ -73,6 +82,7 @@ store_map_get(struct store_map *m, const char *user, const char *box)
 		e = xmalloc(sizeof(*e) + len);
 		memcpy(e->name, name, len);
 		e->store = mbox_store_new(name, MBOX_DEFAULT_MAX_MSGS);
+		mbox_store_use_args(e->store, m->args, m->sub_args);
 		e->next = m->bucket[b];
 		m->bucket[b] = e;
 	}

@@ -1,7 +1,8 @@
 /* store_map.h: a worker's mailbox models, one struct mbox_store per
  * (user, mailbox), found by name.  Owned by one worker thread: users are
  * partitioned across workers, so a mailbox's sessions share one store and
- * nobody needs a lock. */
+ * nobody needs a lock.  The stores share the map's parse workspaces
+ * (mbox_store_use_args), so a map must not be used from two threads. */
 #ifndef IMAPSTRESS_STORE_MAP_H
 #define IMAPSTRESS_STORE_MAP_H
 

@@ -3,13 +3,10 @@
 #include <string.h>
 
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <arpa/inet.h>
 
+#include "ossl.h"
 #include "tls.h"
 #include "xmalloc.h"
 
@@ -68,8 +65,10 @@ struct tls_ctx *
 tls_ctx_new(const struct config *cfg, char *err, size_t errlen)
 {
 	struct tls_ctx *t;
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
+	if (!ossl_load(err, errlen))
+		return NULL;
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	if (ctx == NULL) {
 		tls_err_string(err, errlen);
 		return NULL;
@@ -171,13 +170,16 @@ bool
 tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify)
 {
 	unsigned long e, first = 0;
+
+	*verify = false;
+	if (!ossl_loaded())	/* a run without TLS: a plain connection */
+		return false;
 	SSL *ssl = bufferevent_openssl_get_ssl(bev);
 	long vr = ssl ? SSL_get_verify_result(ssl) : X509_V_OK;
 
 	while ((e = bufferevent_get_openssl_error(bev)) != 0)
 		if (first == 0)
 			first = e;
-	*verify = false;
 	if (first == 0)
 		return false;
 	if (vr != X509_V_OK) {
@@ -214,6 +216,8 @@ tls_bev_error(struct bufferevent *bev, char *buf, size_t n, bool *verify)
 SSL_SESSION *
 tls_bev_session(struct bufferevent *bev)
 {
+	if (!ossl_loaded())
+		return NULL;
 	SSL *ssl = bufferevent_openssl_get_ssl(bev);
 	if (ssl == NULL)
 		return NULL;
@@ -240,6 +244,8 @@ tls_session_free(SSL_SESSION *sess)
 bool
 tls_bev_resumed(struct bufferevent *bev)
 {
+	if (!ossl_loaded())
+		return false;
 	SSL *ssl = bufferevent_openssl_get_ssl(bev);
 	return ssl != NULL && SSL_session_reused(ssl);
 }
@@ -247,6 +253,8 @@ tls_bev_resumed(struct bufferevent *bev)
 bool
 tls_bev_wire_bytes(struct bufferevent *bev, uint64_t *in, uint64_t *out)
 {
+	if (!ossl_loaded())
+		return false;
 	SSL *ssl = bufferevent_openssl_get_ssl(bev);
 	if (ssl == NULL)
 		return false;

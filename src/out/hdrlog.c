@@ -18,7 +18,6 @@
  * is our bucket array as it is. */
 #include <errno.h>
 #include <inttypes.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "b64.h"
 #include "hdrlog.h"
 #include "log.h"
 #include "ops.h"
@@ -113,8 +113,8 @@ encode_counts(const uint64_t *counts, unsigned len)
 		fatal(1, "hdrlog: zlib could not compress a histogram");
 	put_be(put_be(z, V2_COMPRESSED_COOKIE, 4), zlen, 4);
 	size_t n = 8 + zlen;
-	char *out = xmalloc(4 * ((n + 2) / 3) + 1);
-	EVP_EncodeBlock((unsigned char *)out, z, (int)n);
+	char *out = xmalloc(B64_ENCODED_SIZE(n));
+	b64_encode(z, n, out);
 	free(z);
 	free(raw);
 	return out;

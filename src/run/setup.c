@@ -14,6 +14,7 @@
 #include "latency_log.h"
 #include "log.h"
 #include "msg.h"
+#include "ossl.h"
 #include "setup.h"
 #include "shard.h"
 #include "shared.h"
@@ -129,6 +130,13 @@ shared_new(const struct config *cfg)
 		if (sh->tls == NULL)
 			fatal(2, "%s", err);
 	}
+	/* SCRAM's PBKDF2 and HMAC are libcrypto's: loaded here, before any
+	 * worker starts, so a missing library stops the run at once with its
+	 * name rather than failing every login (tls_ctx_new loads it for
+	 * TLS). */
+	if ((cfg->mech_id == MECH_SCRAM_SHA1 || cfg->mech_id == MECH_SCRAM_SHA256) &&
+	    !ossl_load(err, sizeof(err)))
+		fatal(2, "mech=%s: %s", config_mech_name(cfg->mech_id), err);
 	sh->n_workers = pick_workers(cfg);
 	return sh;
 }

@@ -99,23 +99,6 @@ START_TEST(test_bad_server_first)
 }
 END_TEST
 
-START_TEST(test_b64)
-{
-	unsigned char out[16];
-	char enc[16];
-
-	ck_assert_int_eq(scram_b64_decode("biws", 4, out, sizeof(out)), 3);
-	ck_assert(memcmp(out, "n,,", 3) == 0);
-	ck_assert_int_eq(scram_b64_decode("YQ==", 4, out, sizeof(out)), 1);
-	ck_assert_int_eq(scram_b64_decode("YWI=", 4, out, sizeof(out)), 2);
-	ck_assert_int_eq(scram_b64_decode("YQ=", 3, out, sizeof(out)), -1);
-	ck_assert_int_eq(scram_b64_decode("Y=Q=", 4, out, sizeof(out)), -1);
-	ck_assert_int_eq(scram_b64_decode("YWJj", 4, out, 2), -1);
-	ck_assert_uint_eq(scram_b64_encode((const unsigned char *)"n,,", 3, enc), 4);
-	ck_assert_str_eq(enc, "biws");
-}
-END_TEST
-
 static Suite *
 scram_suite(void)
 {
@@ -125,7 +108,6 @@ scram_suite(void)
 	tcase_add_loop_test(tc, test_tampered_signature, 0, 2);
 	tcase_add_loop_test(tc, test_bad_server_first, 0,
 			    (int)(sizeof(bad_first) / sizeof(bad_first[0])));
-	tcase_add_test(tc, test_b64);
 	suite_add_tcase(s, tc);
 	return s;
 }
