@@ -61,13 +61,6 @@ stats_free(struct stats *s)
 	free(s);
 }
 
-static void
-record_lat(struct stats *s, enum op op, uint64_t us)
-{
-	hist_record(s->lat[op], us);
-	ctr_add(&s->lat_sum_us[op], us > HIST_MAX_US ? HIST_MAX_US : us);
-}
-
 void
 stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 {
@@ -95,7 +88,7 @@ stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us)
 		log_warn("stats: command with unknown reply kind %d ignored", (int)r);
 		return;
 	}
-	record_lat(s, op, us);
+	hist_record(s->lat[op], us);
 	if (s->latency_log_fd >= 0)
 		latency_log_write(s->latency_log_fd, op, us);
 }
@@ -111,7 +104,7 @@ stats_cmd_benign(struct stats *s, enum op op, enum benign_code code,
 	}
 	ctr_add(&s->no[op], 1);
 	ctr_add(&s->benign[code], 1);
-	record_lat(s, op, us);
+	hist_record(s->lat[op], us);
 }
 
 void

@@ -74,9 +74,11 @@ struct stats {
 	ctr_t no[OP_COUNT];
 	ctr_t bad[OP_COUNT];
 	ctr_t failed[OP_COUNT];	/* in flight when the connection died */
-	/* The sum of lat[op]'s samples (clamped as hist_record clamps them;
-	 * their count is ok + no + bad): the ms/cmd line and output= read
-	 * these, so a plain text run needs no histogram copy per second. */
+	/* The sum of lat[op]'s samples (their count is ok + no + bad), so
+	 * that the ms/cmd line and output= need no histogram copy each
+	 * second.  Set only in a published copy, from the live histogram's
+	 * own sum when the counters are copied (stats_pub.c); a live
+	 * shard's stays 0 (nothing per command), read it through a copy. */
 	ctr_t lat_sum_us[OP_COUNT];
 	ctr_t errors[ERR_COUNT];
 	ctr_t benign[BENIGN_COUNT];	/* NOs with a benign code */

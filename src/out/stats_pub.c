@@ -127,7 +127,8 @@ watch_shard(struct pub_writer *wr, const struct stats *live)
 	wr->live = live;
 }
 
-/* d = s for every counter and gauge; d is written by this thread only. */
+/* d = s for every counter and gauge; d is written by this thread only.
+ * s is the live shard: each command's latency sum is its histogram's. */
 static void
 copy_counts(struct stats *d, const struct stats *s)
 {
@@ -136,7 +137,7 @@ copy_counts(struct stats *d, const struct stats *s)
 		ctr_set(&d->no[i], ctr_get(&s->no[i]));
 		ctr_set(&d->bad[i], ctr_get(&s->bad[i]));
 		ctr_set(&d->failed[i], ctr_get(&s->failed[i]));
-		ctr_set(&d->lat_sum_us[i], ctr_get(&s->lat_sum_us[i]));
+		ctr_set(&d->lat_sum_us[i], hist_sum(s->lat[i]));
 	}
 	for (int k = 0; k < ERR_COUNT; k++)
 		ctr_set(&d->errors[k], ctr_get(&s->errors[k]));

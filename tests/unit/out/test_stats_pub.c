@@ -58,6 +58,52 @@ END_TEST
 
 /* A read that a worker overtook (it published twice, rewriting the copy
  * being read) is refused; one publish in between leaves it whole. */
+/* Each command's latency sum rides with the counters (the ms/cmd line and
+ * output= read no histogram): the published copy carries the live
+ * histogram's sum, clamped as it clamps, benign NOs included, and a
+ * window of two copies holds only what came between. */
+START_TEST(test_lat_sums)
+{
+	struct stats_pub *p = stats_pub_new();
+	struct stats *live = stats_new();
+	struct stats_snap a, b, w;
+
+	stats_snap_init(&a);
+	stats_snap_init(&b);
+	stats_snap_init(&w);
+	stats_cmd(live, OP_FETCH, STATS_OK, 100);
+	stats_cmd(live, OP_FETCH, STATS_OK, 300);
+	stats_cmd(live, OP_FETCH, STATS_NO, 200);
+	stats_cmd(live, OP_FETCH, STATS_BAD, 50);
+	stats_cmd(live, OP_FETCH, STATS_FAILED, 999999);	/* no reply */
+	stats_cmd(live, OP_STORE, STATS_OK, HIST_MAX_US + 5);
+	stats_cmd_benign(live, OP_STORE, BENIGN_TRYCREATE, 20);
+	stats_pub_publish(p, live);
+	ck_assert(stats_pub_add_to(p, &a));
+	ck_assert_uint_eq(a.lat_sum_us[OP_FETCH], 650);
+	ck_assert_uint_eq(stats_snap_lat_count(&a, OP_FETCH), 4);
+	ck_assert_uint_eq(a.lat_sum_us[OP_STORE], HIST_MAX_US + 20);
+	ck_assert_uint_eq(a.lat_sum_us[OP_STORE], hist_sum(live->lat[OP_STORE]));
+	ck_assert_uint_eq(stats_snap_lat_count(&a, OP_STORE), 2);
+	ck_assert_uint_eq(a.lat_sum_us[OP_APPEND], 0);
+
+	for (int i = 0; i < 10; i++)
+		stats_cmd(live, OP_FETCH, STATS_OK, 100 + (uint64_t)i);
+	stats_pub_publish(p, live);
+	ck_assert(stats_pub_add_to(p, &b));
+	stats_snap_diff_figures(&w, &b, &a);
+	ck_assert_uint_eq(w.lat_sum_us[OP_FETCH], 1045);
+	ck_assert_uint_eq(stats_snap_lat_count(&w, OP_FETCH), 10);
+	ck_assert_uint_eq(w.lat_sum_us[OP_STORE], 0);
+
+	stats_snap_free(&a);
+	stats_snap_free(&b);
+	stats_snap_free(&w);
+	stats_free(live);
+	stats_pub_free(p);
+}
+END_TEST
+
 START_TEST(test_overtaken_read)
 {
 	struct stats_pub *p = stats_pub_new();
@@ -147,6 +193,7 @@ stats_pub_suite(void)
 	Suite *s = suite_create("stats_pub");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_publish_read);
+	tcase_add_test(tc, test_lat_sums);
 	tcase_add_test(tc, test_overtaken_read);
 	tcase_add_test(tc, test_no_torn_copy);
 	tcase_set_timeout(tc, 60);
