@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "b64.h"
 #include "msg.h"
 #include "msg_private.h"
 #include "xmalloc.h"
@@ -211,15 +212,13 @@ gen_text(struct gbuf *b, struct rng *r, size_t n)
 static void
 gen_base64(struct gbuf *b, struct rng *r, size_t n)
 {
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	gbuf_reserve(b, n);
 	char *p = b->p + b->len;
 	for (size_t line = 0; line < n / 78; line++) {
 		for (int g = 0; g < 19; g++) {
 			uint64_t v = rng_next(r);
 			for (int k = 0; k < 4; k++, v >>= 6)
-				*p++ = b64[v & 63];
+				*p++ = b64_alphabet[v & 63];
 		}
 		*p++ = '\r';
 		*p++ = '\n';

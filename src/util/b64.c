@@ -3,7 +3,7 @@
 
 #include "b64.h"
 
-static const char b64_chars[] =
+const char b64_alphabet[65] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 size_t
@@ -15,18 +15,18 @@ b64_encode(const void *in, size_t len, char *out)
 	for (; i + 3 <= len; i += 3) {
 		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 |
 		    p[i + 2];
-		out[o++] = b64_chars[v >> 18];
-		out[o++] = b64_chars[v >> 12 & 63];
-		out[o++] = b64_chars[v >> 6 & 63];
-		out[o++] = b64_chars[v & 63];
+		out[o++] = b64_alphabet[v >> 18];
+		out[o++] = b64_alphabet[v >> 12 & 63];
+		out[o++] = b64_alphabet[v >> 6 & 63];
+		out[o++] = b64_alphabet[v & 63];
 	}
 	if (i < len) {
 		uint32_t v = (uint32_t)p[i] << 16;
 		if (i + 1 < len)
 			v |= (uint32_t)p[i + 1] << 8;
-		out[o++] = b64_chars[v >> 18];
-		out[o++] = b64_chars[v >> 12 & 63];
-		out[o++] = i + 1 < len ? b64_chars[v >> 6 & 63] : '=';
+		out[o++] = b64_alphabet[v >> 18];
+		out[o++] = b64_alphabet[v >> 12 & 63];
+		out[o++] = i + 1 < len ? b64_alphabet[v >> 6 & 63] : '=';
 		out[o++] = '=';
 	}
 	out[o] = '\0';

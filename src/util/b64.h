@@ -7,6 +7,10 @@
 
 #include <stddef.h>
 
+/* The 64 characters, in value order (msg_gen.c draws random base64 from
+ * them too). */
+extern const char b64_alphabet[65];
+
 /* How much room b64_encode needs for len octets, the NUL included. */
 #define B64_ENCODED_SIZE(len) (4 * (((len) + 2) / 3) + 1)
 
