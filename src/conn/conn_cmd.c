@@ -228,6 +228,27 @@ conn_send_logout(struct conn *c)
 	conn_simple(c, OP_LOGOUT, CONN_I_NONE, "LOGOUT");
 }
 
+/* ID ("name" "imapstress" "version" V "x-session-id" "RUN-SLOT-N"), RUN
+ * in 16 hex digits, into out (200 octets).  By hand: once per session,
+ * snprintf was 2% of the default mix's client instructions (callgrind). */
+#define ID_PREFIX "ID (\"name\" \"imapstress\" \"version\" \"" \
+	IMAPSTRESS_VERSION "\" \"x-session-id\" \""
+_Static_assert(sizeof(ID_PREFIX) + 16 + 1 + 10 + 1 + 20 + 3 <= 200,
+	       "the ID command fits its buffer");
+static void
+id_command(char *out, uint64_t run_id, unsigned slot, uint64_t serial)
+{
+	size_t n = sizeof(ID_PREFIX) - 1;
+	memcpy(out, ID_PREFIX, n);
+	for (int shift = 60; shift >= 0; shift -= 4)
+		out[n++] = "0123456789abcdef"[(run_id >> shift) & 0xf];
+	out[n++] = '-';
+	n += imap_fmt_u64(out + n, slot);
+	out[n++] = '-';
+	n += imap_fmt_u64(out + n, serial);
+	memcpy(out + n, "\")", 3);
+}
+
 static void
 conn_retry_later(struct conn *c)
 {
@@ -314,10 +335,7 @@ conn_send_more(struct conn *c)
 		 * our error lines can be matched to the server's. */
 		char id[200];
 		c->id = CONN_STEP_SENT;
-		snprintf(id, sizeof(id), "ID (\"name\" \"imapstress\" \"version\" "
-			 "\"" IMAPSTRESS_VERSION "\" \"x-session-id\" \"%016llx-%u-%llu\")",
-			 (unsigned long long)c->env->sh->run_id, c->slot,
-			 (unsigned long long)c->serial);
+		id_command(id, c->env->sh->run_id, c->slot, c->serial);
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 

@@ -200,7 +200,9 @@ mbox_view_checkpoint_copy(const struct mbox_view *src, struct mbox_store *dst)
 		*dp = *sp;
 		if (sp->m == NULL)
 			continue;
-		dp->m = xcalloc(MBOX_PAGE, sizeof(*dp->m));
+		dp->m = NULL;
+		dp->cap = 0;
+		mbox_page_reserve(dp, sp->n);
 		for (uint32_t i = 0; i < sp->n; i++) {
 			struct mbox_msg *m = &dp->m[i];
 			*m = sp->m[i];

@@ -84,7 +84,9 @@
  * What a server's claims cost (issue 13).  A view keeps its messages in
  * pages of MBOX_PAGE (512); a page nobody wrote to is a hole and costs no
  * message memory, so `* 1000000 EXISTS` costs about 2000 page headers
- * (48 KB) until messages are FETCHed; there are at most 4 * EXISTS / 512
+ * (48 KB) until messages are FETCHed; a real page holds room for its own
+ * messages (from 8, doubling), so a mailbox of a few messages costs a few
+ * hundred octets, not a page; there are at most 4 * EXISTS / 512
  * + 1 pages (mbox_seqs.c).  With P pages and B = 512, per response:
  *   EXISTS            O(added / B) growing, O(dropped pages) shrinking
  *   EXPUNGE           O(B + P), whatever the order (storms of `* 1

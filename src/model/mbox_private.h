@@ -119,7 +119,19 @@ struct mbox_page {
 	struct mbox_msg *m;
 	uint32_t hole_gen;
 	uint8_t hole_st;
+	/* entries allocated in m (n <= cap <= MBOX_PAGE; 0 for a hole): a
+	 * page grows with its mailbox, because most mailboxes a session
+	 * SELECTs hold a few messages and a full page is 20 KB to zero;
+	 * 16 bits keep the header at 24 octets */
+	uint16_t cap;
 };
+
+_Static_assert(MBOX_PAGE <= UINT16_MAX, "a page's room fits its cap");
+_Static_assert(sizeof(struct mbox_page) <= 24, "a hole costs 24 octets");
+
+/* Make room in page pg (real or a hole becoming real) for need entries;
+ * the new entries are zero. */
+void mbox_page_reserve(struct mbox_page *pg, uint32_t need);
 
 struct mbox_reporter {
 	mbox_err_cb cb;

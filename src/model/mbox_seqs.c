@@ -57,11 +57,29 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 	return v->pages[p].m ? &v->pages[p].m[seq - 1 - f] : &zero_msg;
 }
 
+/* See mbox_private.h.  Doubling from 8 keeps the zeroing and copying
+ * linear in the entries a page ever holds. */
+void
+mbox_page_reserve(struct mbox_page *pg, uint32_t need)
+{
+	if (need <= pg->cap)
+		return;
+	uint32_t cap = pg->cap ? 2 * pg->cap : 8;
+	while (cap < need)
+		cap *= 2;
+	if (cap > MBOX_PAGE)
+		cap = MBOX_PAGE;
+	pg->m = xrealloc(pg->m, (size_t)cap * sizeof(*pg->m));
+	memset(&pg->m[pg->cap], 0, (size_t)(cap - pg->cap) * sizeof(*pg->m));
+	pg->cap = (uint16_t)cap;
+}
+
 /* A hole becomes real: its entries get the hole's STORE marks. */
 static void
 page_materialize(struct mbox_page *pg)
 {
-	pg->m = xcalloc(MBOX_PAGE, sizeof(*pg->m));
+	pg->cap = 0;
+	mbox_page_reserve(pg, pg->n ? pg->n : 1);
 	if (pg->hole_gen != 0)
 		for (uint32_t k = 0; k < pg->n; k++) {
 			pg->m[k].store_gen = pg->hole_gen;
@@ -136,13 +154,14 @@ mbox_msgs_grow(struct mbox_view *v, uint32_t n)
 			add = MBOX_PAGE - pg->n;
 			if (add > n - v->count)
 				add = n - v->count;
+			if (pg->m != NULL)
+				mbox_page_reserve(pg, pg->n + add);
 			pg->n += add;	/* the entries past n are zero */
 		} else {
 			pages_insert_room(v, v->n_pages + 1);
 			add = n - v->count < MBOX_PAGE ? n - v->count
 						       : MBOX_PAGE;
-			v->pages[v->n_pages++] = (struct mbox_page){ add, 0,
-								     NULL, 0, 0 };
+			v->pages[v->n_pages++] = (struct mbox_page){ .n = add };
 		}
 		v->count += add;
 	}
@@ -209,6 +228,7 @@ pages_merge(struct mbox_view *v, uint32_t p)
 			page_materialize(a);
 		if (b->m == NULL)
 			page_materialize(b);
+		mbox_page_reserve(a, a->n + b->n);
 		memcpy(&a->m[a->n], b->m, (size_t)b->n * sizeof(*b->m));
 	} else if (b->hole_gen != 0) {
 		/* two holes: the later STORE's mark covers both */
@@ -320,7 +340,7 @@ build_push(struct mbox_page **pages, uint32_t *n, uint32_t *cap,
 			*pages = xrealloc(*pages, (size_t)*cap * sizeof(**pages));
 		}
 		t = &(*pages)[(*n)++];
-		*t = (struct mbox_page){ 0, 0, NULL, 0, 0 };
+		*t = (struct mbox_page){ .n = 0 };
 	}
 	if (m == NULL && t->m == NULL) {
 		if (src->hole_gen > t->hole_gen)
@@ -329,6 +349,7 @@ build_push(struct mbox_page **pages, uint32_t *n, uint32_t *cap,
 	} else {
 		if (t->m == NULL)
 			page_materialize(t);
+		mbox_page_reserve(t, t->n + 1);
 		if (m != NULL) {
 			t->m[t->n] = *m;
 			t->known += m->uid != 0;

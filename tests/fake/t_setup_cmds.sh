@@ -39,6 +39,11 @@ fault_kinds id-bad bad
 fault_stderr id-bad '^Error: tester\[[0-9]+\]: ID \(set-up\) replied BAD: [0-9.]+ BAD ID: unknown command$' \
 	"the ID BAD is shown"
 assert_ge "$(count id-bad '^C: [0-9.]+ ID \(')" 1 "id-bad: ID sent (it is advertised)"
+# every ID names the tool, its version and a session id RUN-SLOT-N (16 hex
+# digits, then decimals) that the server can log
+assert_eq "$(count id-bad '^C: [0-9.]+ ID \(')" \
+	"$(count id-bad '^C: [0-9]+\.[0-9]+ ID \("name" "imapstress" "version" "[^"]+" "x-session-id" "[0-9a-f]{16}-[0-9]+-[1-9][0-9]*"\)$')" \
+	"id-bad: ID commands in the documented form"
 assert_eq 0 "$(count id-bad '^C: [0-9.]+ ENABLE')" "id-bad: ENABLE lines sent without QRESYNC advertised"
 assert_eq 1 "$(warnings id-bad '^Warning: server does not advertise QRESYNC: running without QRESYNC$')" \
 	"id-bad: warnings about QRESYNC"

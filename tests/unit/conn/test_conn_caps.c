@@ -142,6 +142,32 @@ START_TEST(test_caps_random_lists)
 }
 END_TEST
 
+/* The memo of the last two lists: lists of one length that differ in one
+ * octet, in turns of two and three, each answer the list's own bits, and
+ * a list longer than the memo holds is still parsed. */
+START_TEST(test_caps_memo)
+{
+	const char *lists[] = {
+		"IMAP4rev1 IDLE LITERAL+ ID",
+		"IMAP4rev1 IDLX LITERAL+ ID",
+		"IMAP4rev1 IDLE LITERAL- ID",
+	};
+	for (int round = 0; round < 12; round++) {
+		const char *l = lists[round % (round < 6 ? 2 : 3)];
+		ck_assert_msg(parse(l) == reference(l, strlen(l)), "round %d: %s",
+			      round, l);
+	}
+	static char longer[3000];
+	size_t n = 0;
+	while (n + 12 < sizeof(longer) - 20)
+		n += (size_t)sprintf(longer + n, "X-NAME%05zu ", n);
+	strcpy(longer + n, "STARTTLS");
+	ck_assert_uint_eq(parse(longer), CAP_KNOWN | CAP_STARTTLS);
+	longer[n] = 'X';
+	ck_assert_uint_eq(parse(longer), CAP_KNOWN);
+}
+END_TEST
+
 static Suite *
 conn_caps_suite(void)
 {
@@ -149,6 +175,7 @@ conn_caps_suite(void)
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, test_caps_each_name);
 	tcase_add_test(tc, test_caps_random_lists);
+	tcase_add_test(tc, test_caps_memo);
 	suite_add_tcase(s, tc);
 	return s;
 }

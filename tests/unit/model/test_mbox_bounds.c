@@ -218,8 +218,18 @@ check_same(struct mbox_view *v, const struct flat *f)
 	}
 	ck_assert_uint_eq(v->known_uids, known);
 	for (uint32_t p = 0; p < v->n_pages; p++) {
-		if (v->pages[p].n == 0 || v->pages[p].n > MBOX_PAGE)
-			ck_abort_msg("page %u holds %u", p, v->pages[p].n);
+		const struct mbox_page *pg = &v->pages[p];
+		if (pg->n == 0 || pg->n > MBOX_PAGE)
+			ck_abort_msg("page %u holds %u", p, pg->n);
+		/* a real page holds room for its entries, no more than a
+		 * page, and the room past n is zero */
+		if (pg->m != NULL && (pg->cap < pg->n || pg->cap > MBOX_PAGE))
+			ck_abort_msg("page %u: %u entries in room for %u", p,
+				     pg->n, pg->cap);
+		for (uint32_t k = pg->n; pg->m != NULL && k < pg->cap; k++)
+			if (memcmp(&pg->m[k], &(struct mbox_msg){ 0 },
+				   sizeof(pg->m[k])) != 0)
+				ck_abort_msg("page %u entry %u past n is set", p, k);
 		if (p + 1 < v->n_pages &&
 		    v->pages[p].n + v->pages[p + 1].n <= MBOX_PAGE / 2)
 			ck_abort_msg("pages %u and %u hold %u + %u", p, p + 1,
@@ -237,8 +247,14 @@ flat_drop(void *arg, const struct mbox_msg *m, uint32_t old_seq)
 	(*(uint32_t *)arg)++;
 }
 
+/* Loop 0: EXISTS adds up to 1,500 at once; loop 1: up to 5, with rarer
+ * truncations and compactions, so that real pages grow entry by entry
+ * through every size of their room up to a full page. */
 START_TEST(test_seqs_random)
 {
+	const uint32_t grow_max = _i == 0 ? 1500 : 6;
+	const uint32_t cut_every = _i == 0 ? 16 : 512;
+	uint32_t most = 0;
 	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
 	struct mbox_view *v = mbox_view_new(s, 1, NULL);
 	struct flat f = { calloc(40000, sizeof(uint32_t)), 0 };
@@ -251,20 +267,20 @@ START_TEST(test_seqs_random)
 		switch (r % 8) {
 		case 0:	/* EXISTS growth */
 			if (f.n < 30000) {
-				uint32_t add = x % 1500;
+				uint32_t add = x % grow_max;
 				memset(&f.uid[f.n], 0, add * sizeof(uint32_t));
 				f.n += add;
 				mbox_msgs_grow(v, f.n);
 			}
 			break;
 		case 1:
-			if (x % 16 == 0) {
+			if (x % cut_every == 0) {
 				f.n = x % (f.n + 1);
 				mbox_msgs_truncate(v, f.n);
 			}
 			break;
 		case 2: case 3:
-			if (seq) {
+			if (seq && (_i == 0 || x % 4 == 0)) {
 				memmove(&f.uid[seq - 1], &f.uid[seq],
 					(f.n - seq) * sizeof(uint32_t));
 				f.n--;
@@ -293,7 +309,7 @@ START_TEST(test_seqs_random)
 			}
 			break;
 		default:	/* compaction: one range of seqs */
-			if (seq && x % 8 == 0) {
+			if (seq && x % (cut_every / 2) == 0) {
 				uint32_t hi = seq + x % 700;
 				if (hi > f.n)
 					hi = f.n;
@@ -310,8 +326,11 @@ START_TEST(test_seqs_random)
 		}
 		if (op % 500 == 0 || r % 8 == 7)
 			check_same(v, &f);
+		if (f.n > most)
+			most = f.n;
 	}
 	check_same(v, &f);
+	ck_assert_uint_gt(most, 2 * MBOX_PAGE);
 	free(f.uid);
 	mbox_view_free(v);
 	mbox_store_free(s);
@@ -375,7 +394,7 @@ mbox_bounds_suite(void)
 	tcase_add_test(tc, test_storms);
 	tcase_add_test(tc, test_recent_never_above_exists);
 	tcase_add_test(tc, test_disabled_view_keeps_nothing);
-	tcase_add_test(tc, test_seqs_random);
+	tcase_add_loop_test(tc, test_seqs_random, 0, 2);
 	tcase_add_test(tc, test_select_done_known_uids);
 	suite_add_tcase(s, tc);
 	return s;
