@@ -25,39 +25,72 @@ hist_stddev(const struct hist *h)
 	return sqrt(ss / (double)n);
 }
 
-uint64_t
-hist_percentile(const struct hist *h, double p)
+/* The rank of percentile p of n samples: ceil(p% of n), at least 1, with
+ * a hair of slack so that e.g. 99.9% of 1000 is 999 even though 99.9 is
+ * not exact in binary.  0 < p < 100. */
+static uint64_t
+pct_rank(double p, uint64_t n)
 {
-	uint64_t n = get(&h->count);
-	if (n == 0)
-		return 0;
-	uint64_t mn = hist_min(h), mx = hist_max(h);
-	if (!(p > 0.0))		/* also catches NaN */
-		return mn;
-	if (p >= 100.0)
-		return mx;
-	/* rank = ceil(p% of n), with a hair of slack so that e.g. 99.9% of
-	 * 1000 is 999 even though 99.9 is not exact in binary. */
 	long double x = (long double)p * (long double)n / 100.0L;
 	long double r = x - x * 1e-15L;
 	uint64_t rank = (uint64_t)r;
 	if ((long double)rank < r)
 		rank++;
-	if (rank == 0)
-		rank = 1;
+	return rank == 0 ? 1 : rank;
+}
+
+uint64_t
+hist_percentile(const struct hist *h, double p)
+{
+	uint64_t v;
+	hist_percentiles(h, &p, 1, &v);
+	return v;
+}
+
+void
+hist_p50_p95_p99(const struct hist *h, uint64_t out[3])
+{
+	static const double pct[] = { 50, 95, 99 };
+	hist_percentiles(h, pct, 3, out);
+}
+
+/* One walk over the buckets for all of p (a report row asks for five:
+ * walking once per percentile was most of a short run's report). */
+void
+hist_percentiles(const struct hist *h, const double *p, unsigned n,
+		 uint64_t *out)
+{
+	uint64_t count = get(&h->count);
+	uint64_t mn = hist_min(h), mx = hist_max(h);
+	uint64_t rank[HIST_MAX_PCTS];
+	unsigned k = 0;		/* p[0..k) are answered */
+
+	if (n > HIST_MAX_PCTS) {	/* the rest in walks of their own */
+		hist_percentiles(h, p + HIST_MAX_PCTS, n - HIST_MAX_PCTS,
+				 out + HIST_MAX_PCTS);
+		n = HIST_MAX_PCTS;
+	}
+	for (unsigned i = 0; i < n; i++)
+		rank[i] = count == 0 || !(p[i] > 0.0) || p[i] >= 100.0 ? 0 :
+			  pct_rank(p[i], count);
+	/* What needs no walk: an empty histogram, p <= 0 (also NaN), p >= 100. */
+	for (; k < n && rank[k] == 0; k++)
+		out[k] = count == 0 ? 0 : p[k] >= 100.0 ? mx : mn;
 	uint64_t seen = 0, c;
-	for (unsigned j = 0; hist_next_bucket(h, &j, &c); j++) {
+	for (unsigned j = 0; k < n && hist_next_bucket(h, &j, &c); j++) {
 		seen += c;
-		if (seen >= rank) {
-			uint64_t top = hist_high(j);
-			if (top > mx)
-				top = mx;
-			return top < mn ? mn : top;
-		}
+		uint64_t top = hist_high(j);
+		if (top > mx)
+			top = mx;
+		if (top < mn)
+			top = mn;
+		for (; k < n && (rank[k] == 0 || seen >= rank[k]); k++)
+			out[k] = rank[k] != 0 ? top : p[k] >= 100.0 ? mx : mn;
 	}
 	/* Only reachable on a live histogram whose count ran ahead of the
 	 * buckets this reader saw. */
-	return mx;
+	for (; k < n; k++)
+		out[k] = rank[k] != 0 || p[k] >= 100.0 ? mx : mn;
 }
 
 bool

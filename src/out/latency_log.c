@@ -36,10 +36,12 @@ latency_log_write(int fd, enum op op, uint64_t us)
 static void
 print_row(const char *name, const struct hist *h)
 {
+	uint64_t v[3];
+
+	hist_p50_p95_p99(h, v);
 	printf("%s count=%" PRIu64 " min=%" PRIu64 " p50=%" PRIu64
 	       " p95=%" PRIu64 " p99=%" PRIu64 " max=%" PRIu64 "\n", name,
-	       hist_count(h), hist_min(h), hist_percentile(h, 50),
-	       hist_percentile(h, 95), hist_percentile(h, 99), hist_max(h));
+	       hist_count(h), hist_min(h), v[0], v[1], v[2], hist_max(h));
 }
 
 int

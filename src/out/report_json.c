@@ -140,20 +140,17 @@ json_errors(FILE *f, const struct stats_snap *s)
 void
 json_latency(FILE *f, const char *key, const struct hist *h)
 {
-	static const struct {
-		const char *key;
-		double p;
-	} pct[] = {
-		{ "p50", 50 }, { "p90", 90 }, { "p95", 95 }, { "p99", 99 },
-		{ "p999", 99.9 },
-	};
+	static const char *const keys[] = { "p50", "p90", "p95", "p99", "p999" };
+	static const double pct[] = { 50, 90, 95, 99, 99.9 };
+	uint64_t v[5];
 
+	hist_percentiles(h, pct, 5, v);
 	json_key(f, key);
 	fputs("{\"mean\":", f);
 	json_num(f, hist_mean(h));
-	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+	for (size_t i = 0; i < 5; i++) {
 		fputc(',', f);
-		json_u64(f, pct[i].key, hist_percentile(h, pct[i].p));
+		json_u64(f, keys[i], v[i]);
 	}
 	fputc(',', f);
 	json_u64(f, "max", hist_max(h));
@@ -163,11 +160,14 @@ json_latency(FILE *f, const char *key, const struct hist *h)
 void
 json_pcts(FILE *f, const struct hist *h)
 {
-	json_u64(f, "p50_us", hist_percentile(h, 50));
+	uint64_t v[3];
+
+	hist_p50_p95_p99(h, v);
+	json_u64(f, "p50_us", v[0]);
 	fputc(',', f);
-	json_u64(f, "p95_us", hist_percentile(h, 95));
+	json_u64(f, "p95_us", v[1]);
 	fputc(',', f);
-	json_u64(f, "p99_us", hist_percentile(h, 99));
+	json_u64(f, "p99_us", v[2]);
 	fputc(',', f);
 	json_u64(f, "max_us", hist_max(h));
 }

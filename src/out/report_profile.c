@@ -320,9 +320,11 @@ report_profile_csv_header(struct report *r)
 static void
 csv_push(FILE *f, const struct hist *h)
 {
+	uint64_t v[3];
+
+	hist_p50_p95_p99(h, v);
 	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-		hist_count(h), hist_percentile(h, 50), hist_percentile(h, 95),
-		hist_percentile(h, 99), hist_max(h));
+		hist_count(h), v[0], v[1], v[2], hist_max(h));
 }
 
 void

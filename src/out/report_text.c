@@ -167,13 +167,15 @@ print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 {
 	static const double pct[] = { 50, 90, 95, 99, 99.9 };
 	char cnt[24], rate[32], mean[32], p[5][32], max[32];
+	uint64_t v[5];
 
 	snprintf(cnt, sizeof(cnt), "%" PRIu64, count);
 	int pad = TABLE_NAME_COUNT_W - (int)strlen(name) - (int)strlen(cnt);
 	fmt_rate(rate, sizeof(rate), per_s);
 	units_fmt_us(mean, sizeof(mean), (uint64_t)llround(hist_mean(h)));
+	hist_percentiles(h, pct, 5, v);
 	for (int i = 0; i < 5; i++)
-		units_fmt_us(p[i], sizeof(p[i]), hist_percentile(h, pct[i]));
+		units_fmt_us(p[i], sizeof(p[i]), v[i]);
 	units_fmt_us(max, sizeof(max), hist_max(h));
 	fprintf(o, "%s%*s%s %6s %8s %8s %8s %8s %8s %8s %8s", name,
 		pad > 1 ? pad : 1, "", cnt, rate, mean, p[0], p[1], p[2],
@@ -244,11 +246,12 @@ print_connections(const struct stats_snap *tot, FILE *o)
 	fprintf(o, "connections: %" PRIu64 " connects, %" PRIu64 " logins",
 		tot->connects, tot->logins);
 	if (hist_count(tot->connect_lat) > 0) {
+		static const double pct[] = { 50, 99 };
 		char p50[32], p99[32];
-		units_fmt_us(p50, sizeof(p50),
-			     hist_percentile(tot->connect_lat, 50));
-		units_fmt_us(p99, sizeof(p99),
-			     hist_percentile(tot->connect_lat, 99));
+		uint64_t v[2];
+		hist_percentiles(tot->connect_lat, pct, 2, v);
+		units_fmt_us(p50, sizeof(p50), v[0]);
+		units_fmt_us(p99, sizeof(p99), v[1]);
 		fprintf(o, "; connect->greeting p50 %s p99 %s", p50, p99);
 	}
 	fputc('\n', o);

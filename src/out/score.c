@@ -8,8 +8,12 @@ void
 score_task_fill(struct score_task *t, const struct hist *h)
 {
 	t->count = hist_count(h);
-	t->p50_us = hist_percentile(h, 50);
-	t->p95_us = hist_percentile(h, 95);
+	static const double pct[] = { 50, 95 };
+	uint64_t v[2];
+
+	hist_percentiles(h, pct, 2, v);
+	t->p50_us = v[0];
+	t->p95_us = v[1];
 	t->mean_us = hist_mean(h);
 	t->stddev_us = hist_stddev(h);
 }

@@ -1,9 +1,11 @@
 /* Histogram: accuracy against known distributions, edge values, and that
  * merge/diff/copy are exact over buckets, also while a writer runs. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -175,6 +177,75 @@ START_TEST(test_edges)
 	hist_record(h, HIST_MAX_US - 1000);
 	hist_record(h, HIST_MAX_US);
 	assert_close_above(hist_percentile(h, 50), HIST_MAX_US - 1000, "near top");
+	hist_free(h);
+}
+END_TEST
+
+/* Many percentiles in one walk give what each asks for on its own, checked
+ * against the sorted samples themselves: lists longer than one walk takes,
+ * and p <= 0, NaN and p >= 100 standing anywhere in the list. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void
+check_pcts(const struct hist *h, const uint64_t *sorted, unsigned n,
+	   const double *p, unsigned np)
+{
+	uint64_t got[32];
+
+	ck_assert_uint_le(np, 32);
+	hist_percentiles(h, p, np, got);
+	for (unsigned i = 0; i < np; i++) {
+		uint64_t want;
+		if (!(p[i] > 0.0))
+			want = sorted[0];
+		else if (p[i] >= 100.0)
+			want = sorted[n - 1];
+		else {
+			double x = p[i] * n / 100.0;
+			unsigned rank = (unsigned)ceil(x - 1e-9);
+			want = sorted[(rank ? rank : 1) - 1];
+		}
+		ck_assert_msg(got[i] >= want && (got[i] - want) * 1000 <= want &&
+			      (want >= 2048 || got[i] == want) &&
+			      got[i] <= sorted[n - 1],
+			      "p%g: got %llu, want %llu", p[i],
+			      (unsigned long long)got[i], (unsigned long long)want);
+		ck_assert_uint_eq(got[i], hist_percentile(h, p[i]));
+	}
+}
+
+START_TEST(test_percentiles_one_walk)
+{
+	enum { N = 10000 };
+	static uint64_t v[N];
+	struct hist *h = hist_new();
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned i = 0; i < N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned r = (unsigned)(x >> 33);
+		/* A third exact (below 2048), the rest spread over 4 decades. */
+		v[i] = r % 3 == 0 ? r % 2048 : (uint64_t)(2048 * pow(10, (r % 4000) / 1000.0));
+		hist_record(h, v[i]);
+	}
+	qsort(v, N, sizeof(v[0]), cmp_u64);
+	check_pcts(h, v, N, check_ps, N_PS);
+	static const double many[] = { 0.01, 0.1, 1, 5, 10, 25, 33.3, 50, 66.7,
+				       75, 90, 95, 99, 99.9, 99.99, 99.999 };
+	check_pcts(h, v, N, many, sizeof(many) / sizeof(many[0]));
+	const double odd[] = { -5, 10, NAN, 50, 250, 99, 0, 100, 99.9 };
+	check_pcts(h, v, N, odd, sizeof(odd) / sizeof(odd[0]));
+	/* Empty: all 0, the out-of-range ones too. */
+	uint64_t got[N_PS];
+	hist_reset(h);
+	hist_percentiles(h, check_ps, N_PS, got);
+	for (size_t i = 0; i < N_PS; i++)
+		ck_assert_uint_eq(got[i], 0);
 	hist_free(h);
 }
 END_TEST
@@ -384,6 +455,7 @@ hist_suite(void)
 	tcase_add_test(tc, test_bimodal);
 	tcase_add_test(tc, test_readback);
 	tcase_add_test(tc, test_edges);
+	tcase_add_test(tc, test_percentiles_one_walk);
 	tcase_add_test(tc, test_merge_exact);
 	tcase_add_test(tc, test_copy_reset);
 	tcase_add_test(tc, test_diff_window);
