@@ -129,8 +129,8 @@ struct mbox_page {
 _Static_assert(MBOX_PAGE <= UINT16_MAX, "a page's room fits its cap");
 _Static_assert(sizeof(struct mbox_page) <= 24, "a hole costs 24 octets");
 
-/* Make room in page pg (real or a hole becoming real) for need entries;
- * the new entries are zero. */
+/* Make room in page pg for need entries, the new ones zero; a hole
+ * (m NULL, cap 0) becomes real even for need 0. */
 void mbox_page_reserve(struct mbox_page *pg, uint32_t need);
 
 struct mbox_reporter {

@@ -62,7 +62,7 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 void
 mbox_page_reserve(struct mbox_page *pg, uint32_t need)
 {
-	if (need <= pg->cap)
+	if (pg->m != NULL && need <= pg->cap)
 		return;
 	uint32_t cap = pg->cap ? 2 * pg->cap : 8;
 	while (cap < need)
@@ -78,8 +78,7 @@ mbox_page_reserve(struct mbox_page *pg, uint32_t need)
 static void
 page_materialize(struct mbox_page *pg)
 {
-	pg->cap = 0;
-	mbox_page_reserve(pg, pg->n ? pg->n : 1);
+	mbox_page_reserve(pg, pg->n);
 	if (pg->hole_gen != 0)
 		for (uint32_t k = 0; k < pg->n; k++) {
 			pg->m[k].store_gen = pg->hole_gen;

@@ -71,8 +71,7 @@ double hist_stddev(const struct hist *h);
 uint64_t hist_percentile(const struct hist *h, double p);
 /* Several at once, in one walk: p[0..n) in non-decreasing order (a p
  * <= 0 or >= 100 may stand anywhere); out[i] is hist_percentile(h,
- * p[i]).  Each HIST_MAX_PCTS of them take a walk. */
-#define HIST_MAX_PCTS 8
+ * p[i]). */
 void hist_percentiles(const struct hist *h, const double *p, unsigned n,
 		      uint64_t *out);
 /* The trio the per-second lines, push rows and latency logs print. */

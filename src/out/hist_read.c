@@ -54,6 +54,23 @@ hist_p50_p95_p99(const struct hist *h, uint64_t out[3])
 	hist_percentiles(h, pct, 3, out);
 }
 
+/* p is answered from the ends, without a walk: p <= 0 (also NaN) or
+ * >= 100. */
+static bool
+pct_at_end(double p)
+{
+	return !(p > 0.0) || p >= 100.0;
+}
+
+/* The first of p[k..n) that needs the walk, or n. */
+static unsigned
+pct_next(const double *p, unsigned k, unsigned n)
+{
+	while (k < n && pct_at_end(p[k]))
+		k++;
+	return k;
+}
+
 /* One walk over the buckets for all of p (a report row asks for five:
  * walking once per percentile was most of a short run's report). */
 void
@@ -62,35 +79,31 @@ hist_percentiles(const struct hist *h, const double *p, unsigned n,
 {
 	uint64_t count = get(&h->count);
 	uint64_t mn = hist_min(h), mx = hist_max(h);
-	uint64_t rank[HIST_MAX_PCTS];
-	unsigned k = 0;		/* p[0..k) are answered */
 
-	if (n > HIST_MAX_PCTS) {	/* the rest in walks of their own */
-		hist_percentiles(h, p + HIST_MAX_PCTS, n - HIST_MAX_PCTS,
-				 out + HIST_MAX_PCTS);
-		n = HIST_MAX_PCTS;
-	}
+	/* The ends for all; the walk overwrites the ones it answers. */
 	for (unsigned i = 0; i < n; i++)
-		rank[i] = count == 0 || !(p[i] > 0.0) || p[i] >= 100.0 ? 0 :
-			  pct_rank(p[i], count);
-	/* What needs no walk: an empty histogram, p <= 0 (also NaN), p >= 100. */
-	for (; k < n && rank[k] == 0; k++)
-		out[k] = count == 0 ? 0 : p[k] >= 100.0 ? mx : mn;
-	uint64_t seen = 0, c;
+		out[i] = count == 0 ? 0 : p[i] >= 100.0 ? mx : mn;
+	if (count == 0)
+		return;
+	unsigned k = pct_next(p, 0, n);
+	uint64_t want = k < n ? pct_rank(p[k], count) : 0, seen = 0, c;
 	for (unsigned j = 0; k < n && hist_next_bucket(h, &j, &c); j++) {
 		seen += c;
+		if (seen < want)
+			continue;
 		uint64_t top = hist_high(j);
-		if (top > mx)
-			top = mx;
-		if (top < mn)
-			top = mn;
-		for (; k < n && (rank[k] == 0 || seen >= rank[k]); k++)
-			out[k] = rank[k] != 0 ? top : p[k] >= 100.0 ? mx : mn;
+		top = top > mx ? mx : top < mn ? mn : top;
+		while (k < n && seen >= want) {
+			out[k] = top;
+			k = pct_next(p, k + 1, n);
+			if (k < n)
+				want = pct_rank(p[k], count);
+		}
 	}
 	/* Only reachable on a live histogram whose count ran ahead of the
 	 * buckets this reader saw. */
-	for (; k < n; k++)
-		out[k] = rank[k] != 0 || p[k] >= 100.0 ? mx : mn;
+	for (; k < n; k = pct_next(p, k + 1, n))
+		out[k] = mx;
 }
 
 bool

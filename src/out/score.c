@@ -7,11 +7,11 @@
 void
 score_task_fill(struct score_task *t, const struct hist *h)
 {
-	t->count = hist_count(h);
 	static const double pct[] = { 50, 95 };
 	uint64_t v[2];
 
 	hist_percentiles(h, pct, 2, v);
+	t->count = hist_count(h);
 	t->p50_us = v[0];
 	t->p95_us = v[1];
 	t->mean_us = hist_mean(h);

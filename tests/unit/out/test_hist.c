@@ -182,8 +182,8 @@ START_TEST(test_edges)
 END_TEST
 
 /* Many percentiles in one walk give what each asks for on its own, checked
- * against the sorted samples themselves: lists longer than one walk takes,
- * and p <= 0, NaN and p >= 100 standing anywhere in the list. */
+ * against the sorted samples themselves: a long list, and p <= 0, NaN and
+ * p >= 100 standing anywhere in it. */
 static int
 cmp_u64(const void *a, const void *b)
 {
