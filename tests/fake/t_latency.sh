@@ -34,7 +34,13 @@ assert_between() {
 
 # How late a timer fires on this machine right now, measured beside each
 # run: a probe in the same scheduling class sleeps D ms over and over and
-# prints the p50 and p99 of its overshoot (us).  On an idle machine that
+# prints the p50 and p99 of its overshoot (us).  It sleeps in D/5 threads
+# (at least one) started D/threads apart, so a 50 ms run is probed about as
+# often as a 5 ms one: a single 50 ms sleeper wakes only 60 times in 3 s,
+# and its "p99" is then just the largest of 60, while the NOOPs beside it
+# make 7 times as many wakeups and so meet more of the machine's stalls
+# (CI once saw 11 ms over D on a NOOP p99 next to a 60-sample probe p99 of
+# 2.9 ms, at load 7 on 2 cores).  On an idle machine that
 # is tens of us and changes nothing below; on a loaded shared one the
 # kernel alone can add most of a millisecond to a few percent of wakeups,
 # which no client could avoid.  A reply takes two such wakeups (the
@@ -45,14 +51,27 @@ assert_between() {
 # lower bounds are never widened: nothing may be reported as faster than
 # the server was.
 cat >"$TEST_TMP/probe.py" <<'EOF'
-import sys, time
+import sys, threading, time
 secs, d = float(sys.argv[1]), float(sys.argv[2]) / 1000.0
+nthreads = max(1, int(round(d / 0.005)))
 end = time.monotonic() + secs
 over = []
-while time.monotonic() < end:
-    t = time.monotonic()
-    time.sleep(d)
-    over.append(max(0.0, time.monotonic() - t - d))
+lock = threading.Lock()
+def sleeper(phase):
+    time.sleep(phase)
+    mine = []
+    while time.monotonic() < end:
+        t = time.monotonic()
+        time.sleep(d)
+        mine.append(max(0.0, time.monotonic() - t - d))
+    with lock:
+        over.extend(mine)
+threads = [threading.Thread(target=sleeper, args=(i * d / nthreads,))
+           for i in range(nthreads)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
 over.sort()
 print(int(over[len(over) // 2] * 1e6),
       int(over[min(len(over) - 1, int(len(over) * 0.99))] * 1e6))
