@@ -76,6 +76,10 @@ void hist_percentiles(const struct hist *h, const double *p, unsigned n,
 		      uint64_t *out);
 /* The trio the per-second lines, push rows and latency logs print. */
 void hist_p50_p95_p99(const struct hist *h, uint64_t out[3]);
+/* A report row's five (p50 p90 p95 p99 p99.9), the text table's columns
+ * and the JSON latency object's keys, in that order. */
+#define HIST_ROW_PCTS 5
+void hist_row_percentiles(const struct hist *h, uint64_t out[HIST_ROW_PCTS]);
 
 /* Lossless export and import (result files): the non-empty buckets in
  * index order (indexes below HIST_N_BUCKETS), and the exact scalars.

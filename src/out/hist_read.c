@@ -54,6 +54,13 @@ hist_p50_p95_p99(const struct hist *h, uint64_t out[3])
 	hist_percentiles(h, pct, 3, out);
 }
 
+void
+hist_row_percentiles(const struct hist *h, uint64_t out[HIST_ROW_PCTS])
+{
+	static const double pct[HIST_ROW_PCTS] = { 50, 90, 95, 99, 99.9 };
+	hist_percentiles(h, pct, HIST_ROW_PCTS, out);
+}
+
 /* p is answered from the ends, without a walk: p <= 0 (also NaN) or
  * >= 100. */
 static bool

@@ -140,15 +140,16 @@ json_errors(FILE *f, const struct stats_snap *s)
 void
 json_latency(FILE *f, const char *key, const struct hist *h)
 {
-	static const char *const keys[] = { "p50", "p90", "p95", "p99", "p999" };
-	static const double pct[] = { 50, 90, 95, 99, 99.9 };
-	uint64_t v[5];
+	static const char *const keys[HIST_ROW_PCTS] = {
+		"p50", "p90", "p95", "p99", "p999",
+	};
+	uint64_t v[HIST_ROW_PCTS];
 
-	hist_percentiles(h, pct, 5, v);
+	hist_row_percentiles(h, v);
 	json_key(f, key);
 	fputs("{\"mean\":", f);
 	json_num(f, hist_mean(h));
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < HIST_ROW_PCTS; i++) {
 		fputc(',', f);
 		json_u64(f, keys[i], v[i]);
 	}

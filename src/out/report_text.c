@@ -165,16 +165,15 @@ void
 print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 	      const struct hist *h)
 {
-	static const double pct[] = { 50, 90, 95, 99, 99.9 };
-	char cnt[24], rate[32], mean[32], p[5][32], max[32];
-	uint64_t v[5];
+	char cnt[24], rate[32], mean[32], p[HIST_ROW_PCTS][32], max[32];
+	uint64_t v[HIST_ROW_PCTS];
 
 	snprintf(cnt, sizeof(cnt), "%" PRIu64, count);
 	int pad = TABLE_NAME_COUNT_W - (int)strlen(name) - (int)strlen(cnt);
 	fmt_rate(rate, sizeof(rate), per_s);
 	units_fmt_us(mean, sizeof(mean), (uint64_t)llround(hist_mean(h)));
-	hist_percentiles(h, pct, 5, v);
-	for (int i = 0; i < 5; i++)
+	hist_row_percentiles(h, v);
+	for (int i = 0; i < HIST_ROW_PCTS; i++)
 		units_fmt_us(p[i], sizeof(p[i]), v[i]);
 	units_fmt_us(max, sizeof(max), hist_max(h));
 	fprintf(o, "%s%*s%s %6s %8s %8s %8s %8s %8s %8s %8s", name,

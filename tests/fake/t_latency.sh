@@ -55,17 +55,13 @@ import sys, threading, time
 secs, d = float(sys.argv[1]), float(sys.argv[2]) / 1000.0
 nthreads = max(1, int(round(d / 0.005)))
 end = time.monotonic() + secs
-over = []
-lock = threading.Lock()
+over = []  # list.append is atomic under the GIL
 def sleeper(phase):
     time.sleep(phase)
-    mine = []
     while time.monotonic() < end:
         t = time.monotonic()
         time.sleep(d)
-        mine.append(max(0.0, time.monotonic() - t - d))
-    with lock:
-        over.extend(mine)
+        over.append(max(0.0, time.monotonic() - t - d))
 threads = [threading.Thread(target=sleeper, args=(i * d / nthreads,))
            for i in range(nthreads)]
 for t in threads:

@@ -240,6 +240,12 @@ START_TEST(test_percentiles_one_walk)
 	check_pcts(h, v, N, many, sizeof(many) / sizeof(many[0]));
 	const double odd[] = { -5, 10, NAN, 50, 250, 99, 0, 100, 99.9 };
 	check_pcts(h, v, N, odd, sizeof(odd) / sizeof(odd[0]));
+	/* A report row's five, in the order of the table and the JSON. */
+	static const double row[HIST_ROW_PCTS] = { 50, 90, 95, 99, 99.9 };
+	uint64_t rowv[HIST_ROW_PCTS];
+	hist_row_percentiles(h, rowv);
+	for (unsigned i = 0; i < HIST_ROW_PCTS; i++)
+		ck_assert_uint_eq(rowv[i], hist_percentile(h, row[i]));
 	/* Empty: all 0, the out-of-range ones too. */
 	uint64_t got[N_PS];
 	hist_reset(h);
