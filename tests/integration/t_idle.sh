@@ -40,7 +40,10 @@ shopt -u nullglob
 
 # The server's own failures: Cyrus 3.6 answers an APPEND "NO System I/O
 # error" when it cannot create the message's stage file (cmd_append does
-# that before it reads the literal; seen once under load), and with our
+# that before it reads the literal; seen once under load: two imapds
+# racing to make the stage directory of a fresh spool, which
+# scripts/cyrus-private now makes before the server starts; still
+# tolerated, as any other cause of that NO would be), and with our
 # LITERAL+ literal already sent (RFC 7888 lets a client send it at once)
 # it then reads the message body as commands: "Message-ID: BAD
 # Unrecognized command", a tag we never sent, which closes that
