@@ -433,6 +433,8 @@ config_check_pool_size(const struct config *cfg, const char *opt,
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
+	if (config_check_login_env(cfg, err, errlen) < 0)
+		return -1;
 	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
 				   err, errlen) < 0 ||
 	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,

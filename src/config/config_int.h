@@ -71,6 +71,16 @@ int config_h_sla(struct pctx *c, const struct opt *o);
 int config_h_score_weights(struct pctx *c, const struct opt *o);
 int config_h_server_pid(struct pctx *c, const struct opt *o);
 
+/* config_login.c: user=, user2=, master=, pass=, --password-file; and
+ * the defaults from $USER and $IMAPSTRESS_PASSWORD (config_validate). */
+int config_h_user(struct pctx *c, const struct opt *o);
+int config_h_user2(struct pctx *c, const struct opt *o);
+int config_h_master(struct pctx *c, const struct opt *o);
+int config_h_pass(struct pctx *c, const struct opt *o);
+int config_h_password_file(struct pctx *c, const struct opt *o);
+int config_check_login_env(const struct config *cfg, char *err,
+			   size_t errlen);
+
 /* config_shard.c: --shard, --start-at, and the args key (config.h) */
 int config_h_shard(struct pctx *c, const struct opt *o);
 int config_h_start_at(struct pctx *c, const struct opt *o);

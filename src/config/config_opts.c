@@ -151,63 +151,6 @@ h_domains(struct pctx *c, const struct opt *o)
 	return parse_range(c, &c->cfg->domains_min, &c->cfg->domains_max);
 }
 
-/* imaptest fills up to two %d/%i (printf-style width and 0 flag) with the
- * user and domain numbers; anything else is refused here. */
-static int
-h_user(struct pctx *c, const struct opt *o)
-{
-	char why[128];
-
-	if (user_template_check(c->val, why, sizeof(why)) < 0)
-		return config_fail(c, "%s", why);
-	config_set_str(&c->cfg->user_template, c->val);
-	return 0;
-}
-
-/* The password is the first line; the file is read whole, so it must be
- * a regular file and small (infile.h): a FIFO or /dev/zero is refused
- * instead of hanging the start. */
-#define PASSWORD_FILE_MAX (64u << 10)
-
-static int
-h_password_file(struct pctx *c, const struct opt *o)
-{
-	char why[256];
-	size_t len;
-	char *text = infile_read(c->val, PASSWORD_FILE_MAX, &len, why,
-				 sizeof(why));
-
-	if (text == NULL)
-		return config_fail(c, "%s", why);
-	if (len == 0) {
-		free(text);
-		return config_fail(c, "the file is empty");
-	}
-	size_t n = strcspn(text, "\n");
-	while (n > 0 && text[n - 1] == '\r')
-		n--;
-	text[n] = '\0';
-	if (n == 0) {
-		free(text);
-		return config_fail(c, "the first line is empty");
-	}
-	free(c->cfg->pass);
-	c->cfg->pass = xstrdup(text);
-	/* The copy on the heap is all that stays of the file. */
-	explicit_bzero(text, len);
-	free(text);
-	config_set_str(&c->cfg->password_file, c->val);
-	return 0;
-}
-
-static int
-h_master(struct pctx *c, const struct opt *o)
-{
-	config_set_str(&c->cfg->master, c->val);
-	c->cfg->states[OP_AUTHENTICATE].prob = 100;
-	return 0;
-}
-
 static int
 h_ssl(struct pctx *c, const struct opt *o)
 {
@@ -445,15 +388,16 @@ const struct opt config_opts[] = {
 	{ NULL, "connect-rate", 0, ARG_REQ, h_rate, OFF(connect_rate), 0, 0 },
 	{ NULL, "source", 0, ARG_REQ, h_source, 0, 0, 0 },
 	/* authentication */
-	{ "user", "user", 'u', ARG_REQ, h_user, 0, 0, 0 },
+	{ "user", "user", 'u', ARG_REQ, config_h_user, 0, 0, 0 },
 	{ "users", "users", 0, ARG_REQ, h_users, 0, 0, 0 },
 	{ "domains", "domains", 0, ARG_REQ, h_domains, 0, 0, 0 },
-	{ "user2", "user2", 0, ARG_REQ, h_str, OFF(user2), 0, 0 },
+	{ "user2", "user2", 0, ARG_REQ, config_h_user2, 0, 0, 0 },
 	{ "userfile", "userfile", 0, ARG_REQ, h_str, OFF(userfile), 0, 0 },
 	/* An empty pass= is imaptest's: a CI action uses it as its default. */
-	{ "pass", "password", 0, ARG_REQ_EMPTY, h_str, OFF(pass), 0, 0 },
-	{ NULL, "password-file", 0, ARG_REQ, h_password_file, 0, 0, 0 },
-	{ "master", "master", 0, ARG_REQ, h_master, 0, 0, 0 },
+	{ "pass", "password", 0, ARG_REQ_EMPTY, config_h_pass, 0, 0, 0 },
+	{ NULL, "password-file", 0, ARG_REQ, config_h_password_file, 0, 0,
+	  0 },
+	{ "master", "master", 0, ARG_REQ, config_h_master, 0, 0, 0 },
 	{ "mech", "mech", 0, ARG_REQ, h_str, OFF(mech), 0, 0 },
 	/* TLS and compression */
 	{ "ssl", NULL, 0, ARG_OPT, h_ssl, 0, 0, 0 },

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "infile.h"
 #include "userfile.h"
 #include "xmalloc.h"
@@ -19,6 +20,31 @@ read_all(const char *path, char *err, size_t errlen)
 	if (text == NULL)
 		snprintf(err, errlen, "userfile=%s: %s", path, why);
 	return text;
+}
+
+/* A control character in a name or password would go into LOGIN as it
+ * is (a CR or LF ends the command line early): refused, as config_login.c
+ * refuses it on the command line.  The name is shown escaped, the
+ * password not at all. */
+static int
+check_line(const char *path, unsigned lineno, const char *user,
+	   const char *pass, char *err, size_t errlen)
+{
+	size_t at = escape_find_ctl(user);
+
+	if (user[at] != '\0')
+		snprintf(err, errlen, "userfile=%s line %u: control character "
+			 "\\x%02x in the user name \"%s\"", path, lineno,
+			 (unsigned char)user[at], user);
+	else if (pass != NULL && pass[at = escape_find_ctl(pass)] != '\0')
+		snprintf(err, errlen, "userfile=%s line %u: control character "
+			 "\\x%02x at octet %zu of the password of \"%s\" (not "
+			 "shown)", path, lineno, (unsigned char)pass[at], at + 1,
+			 user);
+	else
+		return 0;
+	escape_in_place(err, errlen);
+	return -1;
 }
 
 struct userfile *
@@ -53,6 +79,10 @@ userfile_load(const char *path, char *err, size_t errlen)
 		if (line[0] == '\0') {
 			snprintf(err, errlen, "userfile=%s line %u: empty user name",
 				 path, lineno);
+			userfile_free(u);
+			return NULL;
+		}
+		if (check_line(path, lineno, line, pass, err, errlen) < 0) {
 			userfile_free(u);
 			return NULL;
 		}

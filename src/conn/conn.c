@@ -185,6 +185,7 @@ conn_reset_session(struct conn *c)
 	c->tls = CONN_TLS_NONE;
 	c->capa = CONN_STEP_NONE;
 	c->enable = CONN_STEP_NONE;
+	c->qresync_on = false;
 	c->redact_cont = false;
 	c->idle = CONN_IDLE_NONE;
 	c->idle_driver = false;

@@ -260,6 +260,7 @@ struct conn {
 	bool disconnect_pending; /* DISCONNECT state: close from the timer */
 	bool idle_driver;	/* the IDLE is a driver's: no timer ends it */
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
+	bool qresync_on;	/* "* ENABLED QRESYNC" came: VANISHED is allowed */
 
 	/* TLS and COMPRESS. */
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
@@ -325,6 +326,11 @@ bool conn_connect_result(struct conn *c, int e);
  * is up (the greeting is awaited from now on). */
 bool conn_connect_poll(struct conn *c, uint64_t now);
 int conn_on_resp(void *arg, const struct imap_resp *r);
+/* Whether untagged `r` may be applied: false for a response of an
+ * extension this session did not enable (VANISHED without QRESYNC), which
+ * is counted and reported as a protocol error that ends the session
+ * (conn_ext.c).  Notes "* ENABLED QRESYNC" as it passes. */
+bool conn_ext_untagged(struct conn *c, const struct imap_resp *r);
 void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
 		   uint64_t bytes);

@@ -106,6 +106,8 @@ vanished_count(const char *p, const char *end, uint32_t exists)
 static void
 conn_untagged(struct conn *c, const struct imap_resp *r)
 {
+	if (!conn_ext_untagged(c, r))
+		return;		/* neither the view nor the count apply it */
 	if (c->view != NULL && c->view_active) {
 		if (c->n_fl > 0)
 			mbox_view_set_state(c->view, op_table[c->fl[0].op].name);

@@ -69,3 +69,12 @@ escape_in_place(char *buf, size_t size)
 	buf[i + n] = '\0';
 	free(esc);
 }
+
+size_t
+escape_find_ctl(const char *s)
+{
+	size_t i = 0;
+	while (s[i] != '\0' && (unsigned char)s[i] >= 0x20 && s[i] != 0x7f)
+		i++;
+	return i;
+}

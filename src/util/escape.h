@@ -32,4 +32,10 @@ size_t escape_len(const char *src, size_t len);
  * the start of the same message in a long one. */
 void escape_in_place(char *buf, size_t size);
 
+/* The offset of the first control octet of NUL-terminated s (below 0x20,
+ * or DEL), strlen(s) when it has none.  User names and passwords are
+ * refused with one (config, userfile.c): a CR or LF would end the LOGIN
+ * line early, an ESC would reach the rawlog and the server's logs. */
+size_t escape_find_ctl(const char *s);
+
 #endif

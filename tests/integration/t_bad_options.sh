@@ -25,6 +25,10 @@ EMPTYFILE=$TEST_TMP/empty
 BLANKFILE=$TEST_TMP/blank
 : >"$EMPTYFILE"
 printf '\n' >"$BLANKFILE"
+CTLFILE=$TEST_TMP/ctl
+CTLUSERFILE=$TEST_TMP/ctlusers
+printf 'pw\001x\n' >"$CTLFILE"
+printf 'ok:pw\nbad\001name:pw\n' >"$CTLUSERFILE"
 PREFIX=(port=1 secs=2 clients=1)
 LANES=4
 
@@ -32,7 +36,9 @@ LANES=4
 # rows "SPELLINGS | ARGS" run ARGS as they are and expect a line naming one
 # of SPELLINGS.  @empty is an empty value, @none no value at all (the
 # option is the last argument), @emptyfile / @blankfile an empty file and
-# a file with one empty line.  A word that is also a state name is left out
+# a file with one empty line, @ctl / @crlf a value with a control
+# character / with CR LF inside, @ctlfile a password file and
+# @ctluserfile a user file with one on a line.  A word that is also a state name is left out
 # where its bare or valued form is that state (compress=50, checkpoint).
 table() {
 	sed -e 's/[[:space:]]*#.*//' -e '/^[[:space:]]*$/d' <<'EOF'
@@ -45,14 +51,14 @@ procs --workers --procs -w      : -1 1025 99999999999999999999999 2x abc @empty 
 --connect-rate                  : -1 0 abc 1e3 10/s 1.5.5 9999999999999999 @empty @none
 --source                        : 10.0.0.1 192.168.1.1 ::2 abc 127.0.0.1,abc 127.0.0.1,,127.0.0.2 ,127.0.0.1 @empty @none
 # authentication
-user --user -u                  : u%s u% u%d%d%d %x u%-4d u%99d @empty @none
+user --user -u                  : u%s u% u%d%d%d %x u%-4d u%99d @ctl @crlf @empty @none
 users --users                   : -1 0 5-1 1-x x-5 1-99999999999 abc @empty @none
 domains --domains               : -1 0 5-1 1-x 99999999999 abc @empty @none
-user2 --user2                   : @empty @none
-userfile --userfile             : /nonexistent/users @emptyfile @blankfile @empty @none
-pass --password                 : @none
---password-file                 : /nonexistent/pw @emptyfile @blankfile @empty @none
-master --master                 : @empty @none
+user2 --user2                   : @ctl @empty @none
+userfile --userfile             : /nonexistent/users @emptyfile @blankfile @ctluserfile @empty @none
+pass --password                 : @ctl @crlf @none
+--password-file                 : /nonexistent/pw @emptyfile @blankfile @ctlfile @empty @none
+master --master                 : @ctl @crlf @empty @none
 mech --mech                     : FOO LOGINX @empty @none
 # TLS and compression
 ssl                             | ssl=foo
@@ -158,6 +164,10 @@ value() {
 	case $1 in
 	@emptyfile) printf '%s' "$EMPTYFILE" ;;
 	@blankfile) printf '%s' "$BLANKFILE" ;;
+	@ctl) printf 'bad\001name' ;;
+	@crlf) printf 'u%%d\r\nA1 DELETE INBOX' ;;
+	@ctlfile) printf '%s' "$CTLFILE" ;;
+	@ctluserfile) printf '%s' "$CTLUSERFILE" ;;
 	*) printf '%s' "$1" ;;
 	esac
 }
@@ -256,6 +266,33 @@ for ((l = 0; l < LANES; l++)); do
 	lane "$l" &
 done
 wait
+
+# A user name with a control character, from each place one comes from:
+# the message shows it escaped (never the raw octet), a password is not
+# shown at all, a file is named with its line.
+ctl_case() {
+	local want=$1 rc=0
+	shift
+	env "$@" "${PREFIX[@]}" >"$TEST_TMP/ctl.out" 2>"$TEST_TMP/ctl.err" \
+		</dev/null || rc=$?
+	[ "$rc" = 2 ] || fail "$(printf '%q ' "$@"): exit $rc, expected 2"
+	[ "$(cat "$TEST_TMP/ctl.err")" = "$want" ] ||
+		fail "$(printf '%q ' "$@"): stderr '$(cat -v "$TEST_TMP/ctl.err")', expected '$want'"
+	! LC_ALL=C grep -q '[^ -~]' "$TEST_TMP/ctl.err" ||
+		fail "$(printf '%q ' "$@"): raw control characters on stderr"
+}
+ctl_case 'imapstress: user=bad\x01name: control character \x01 in a user name' \
+	"$IMAPSTRESS" "user=$(value @ctl)"
+ctl_case 'imapstress: --user u%d\x0d\x0aA1 DELETE INBOX: control character \x0d in a user name' \
+	"$IMAPSTRESS" --user "$(value @crlf)"
+ctl_case 'imapstress: pass: control character \x01 at octet 4 of the password (not shown)' \
+	"$IMAPSTRESS" "pass=$(value @ctl)"
+ctl_case "imapstress: userfile=$CTLUSERFILE line 2: control character \x01 in the user name \"bad\x01name\"" \
+	"$IMAPSTRESS" "userfile=$CTLUSERFILE"
+ctl_case 'imapstress: user=bad\x01name (from $USER): control character \x01 in a user name' \
+	USER="$(value @ctl)" "$IMAPSTRESS"
+ctl_case "imapstress: userfile=$CTLUSERFILE line 2: control character \x01 in the user name \"bad\x01name\"" \
+	"$IMAPSTRESS" init "userfile=$CTLUSERFILE"
 
 total=0 failed=0
 for ((l = 0; l < LANES; l++)); do

@@ -98,6 +98,28 @@ static const struct bad bads[] = {
 	  "--password-file /dev/zero: not a regular file (a character device)" },
 	{ { "master=" }, "master=: empty value" },
 	{ { "mech=" }, "mech=: empty value" },
+	/* Control characters in user names (shown escaped) and passwords
+	 * (not shown): a CR or LF would end the LOGIN line early. */
+	{ { "user=bad\001name" },
+	  "user=bad\\x01name: control character \\x01 in a user name" },
+	{ { "--user", "u%d\r\nA1 DELETE INBOX" }, "--user u%d\\x0d\\x0aA1 DELETE "
+	  "INBOX: control character \\x0d in a user name" },
+	{ { "--user=\033[2Ju%d" },
+	  "--user=\\x1b[2Ju%d: control character \\x1b in a user name" },
+	{ { "-u", "a\tb" }, "-u a\\x09b: control character \\x09 in a user name" },
+	{ { "user2=x\177" }, "user2=x\\x7f: control character \\x7f in a user name" },
+	{ { "--user2", "\nx" },
+	  "--user2 \\x0ax: control character \\x0a in a user name" },
+	{ { "master=adm\001" },
+	  "master=adm\\x01: control character \\x01 in a user name" },
+	{ { "--master", "adm\r" },
+	  "--master adm\\x0d: control character \\x0d in a user name" },
+	{ { "pass=se\001cret" }, "pass: control character \\x01 at octet 3 of "
+	  "the password (not shown)" },
+	{ { "--password", "secret\r\n" }, "--password: control character "
+	  "\\x0d at octet 7 of the password (not shown)" },
+	{ { "--password=\177" }, "--password: control character \\x7f at "
+	  "octet 1 of the password (not shown)" },
 	{ { "ssl=yes" }, "ssl=yes: expected bare 'ssl' or 'ssl=any-cert'" },
 	{ { "ssl=" }, "ssl=: expected bare 'ssl'" },
 	{ { "--tls=1" }, "--tls=1: takes no value" },

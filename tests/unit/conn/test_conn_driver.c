@@ -8,7 +8,9 @@
  * once the deflate layer is on, so what it sends goes compressed); an
  * APPEND of several messages (MULTIAPPEND): each literal's size, LITERAL+
  * or a "+" awaited before each body, counted as one command of n
- * messages. */
+ * messages; a VANISHED the session did not enable (RFC 7162 3.2.10) is a
+ * protocol error that ends it unapplied, one after "* ENABLED QRESYNC"
+ * is data. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,7 @@ struct t {
 	enum conn_end end;
 	unsigned exists_seen;	/* last EXISTS the untagged hook saw */
 	unsigned fetches_seen;
+	unsigned vanished_seen;
 	struct done_rec d[8];
 };
 
@@ -71,6 +74,8 @@ hook_untagged(void *arg, struct conn *c, const struct imap_resp *r)
 		T.exists_seen = r->num;
 	if (kw == IMAP_KW_FETCH)
 		T.fetches_seen++;
+	if (kw == IMAP_KW_VANISHED)
+		T.vanished_seen++;
 }
 
 static void
@@ -445,6 +450,75 @@ START_TEST(test_driver_enable_compress)
 }
 END_TEST
 
+static uint64_t
+protocol_errors(void)
+{
+	return ctr_get(&T.fx.stats->errors[ERR_PROTOCOL]);
+}
+
+/* A session with 3 messages selected (UIDs 10-12 unknown to it). */
+static void
+selected_session(void)
+{
+	session_with_caps("IMAP4rev1 ENABLE QRESYNC CONDSTORE");
+	ck_assert(conn_command(T.fx.c, OP_SELECT, "SELECT INBOX", NULL, on_done,
+			       &T.d[0]));
+	expect("3.2 SELECT INBOX\r\n");
+	peer_say("* 3 EXISTS\r\n* OK [UIDNEXT 13] next\r\n3.2 OK done\r\n");
+	ck_assert_uint_eq(conn_exists(T.fx.c), 3);
+}
+
+START_TEST(test_driver_vanished_unasked)
+{
+	selected_session();
+	ck_assert(conn_command(T.fx.c, OP_NOOP, "NOOP", NULL, on_done, &T.d[1]));
+	expect("3.3 NOOP\r\n");
+	peer_say("* VANISHED 10:12\r\n3.3 OK done\r\n");
+	ck_assert_uint_eq(protocol_errors(), 1);
+	ck_assert_uint_eq(T.vanished_seen, 0);	/* the driver never hears it */
+	ck_assert_uint_eq(T.closed, 1);
+	ck_assert_int_eq(T.end, CONN_END_FAILED);
+	ck_assert_int_eq(T.d[1].st, CONN_REPLY_FAILED);	/* not the OK after */
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->failed[OP_NOOP]), 1);
+}
+END_TEST
+
+/* ENABLE answered OK without ENABLED QRESYNC (RFC 5161: a server OKs an
+ * ENABLE of what it does not support), or an ENABLED nobody asked for,
+ * enables nothing. */
+START_TEST(test_driver_vanished_not_enabled)
+{
+	selected_session();
+	peer_say("* ENABLED QRESYNC\r\n");
+	ck_assert(conn_enable(T.fx.c, "QRESYNC", on_done, &T.d[1]));
+	expect("3.3 ENABLE QRESYNC\r\n");
+	peer_say("* ENABLED CONDSTORE\r\n3.3 OK nothing new\r\n");
+	ck_assert_int_eq(T.d[1].st, CONN_REPLY_OK);
+	ck_assert_uint_eq(protocol_errors(), 0);
+	peer_say("* VANISHED (EARLIER) 10\r\n");
+	ck_assert_uint_eq(protocol_errors(), 1);
+	ck_assert_uint_eq(T.vanished_seen, 0);
+	ck_assert_uint_eq(T.closed, 1);
+}
+END_TEST
+
+START_TEST(test_driver_vanished_enabled)
+{
+	selected_session();
+	ck_assert(conn_enable(T.fx.c, "QRESYNC", on_done, &T.d[1]));
+	expect("3.3 ENABLE QRESYNC\r\n");
+	peer_say("* ENABLED QRESYNC\r\n3.3 OK enabled\r\n");
+	ck_assert(conn_command(T.fx.c, OP_NOOP, "NOOP", NULL, on_done, &T.d[2]));
+	expect("3.4 NOOP\r\n");
+	peer_say("* VANISHED 10:11\r\n3.4 OK done\r\n");
+	ck_assert_uint_eq(protocol_errors(), 0);
+	ck_assert_uint_eq(T.vanished_seen, 1);
+	ck_assert_uint_eq(conn_exists(T.fx.c), 1);
+	ck_assert_uint_eq(T.closed, 0);
+	ck_assert_int_eq(T.d[2].st, CONN_REPLY_OK);
+}
+END_TEST
+
 static Suite *
 conn_driver_suite(void)
 {
@@ -459,6 +533,9 @@ conn_driver_suite(void)
 	tcase_add_test(tc, test_driver_multiappend_synchronizing);
 	tcase_add_test(tc, test_driver_multiappend_no_midway);
 	tcase_add_test(tc, test_driver_no_multiappend);
+	tcase_add_test(tc, test_driver_vanished_unasked);
+	tcase_add_test(tc, test_driver_vanished_not_enabled);
+	tcase_add_test(tc, test_driver_vanished_enabled);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
  * and the config error buffer come out escaped. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -160,6 +161,21 @@ START_TEST(test_config_error_escaped)
 }
 END_TEST
 
+/* The control octets: below 0x20 and DEL; 0x80 and up are not. */
+START_TEST(test_find_ctl)
+{
+	char s[3] = "a?";
+
+	for (unsigned c = 1; c < 256; c++) {
+		s[1] = (char)c;
+		bool ctl = c < 0x20 || c == 0x7f;
+		ck_assert_uint_eq(escape_find_ctl(s), ctl ? 1 : 2);
+	}
+	ck_assert_uint_eq(escape_find_ctl(""), 0);
+	ck_assert_uint_eq(escape_find_ctl("ab\r\n"), 2);
+}
+END_TEST
+
 static Suite *
 escape_suite(void)
 {
@@ -167,6 +183,7 @@ escape_suite(void)
 	TCase *tc = tcase_create("escape");
 
 	tcase_add_test(tc, test_every_octet);
+	tcase_add_test(tc, test_find_ctl);
 	tcase_add_test(tc, test_hostile_text);
 	tcase_add_test(tc, test_short_buffers);
 	tcase_add_test(tc, test_in_place);
