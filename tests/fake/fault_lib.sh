@@ -11,7 +11,8 @@
 #   fault_server NAME ARGS...   start fakeimapd ARGS (e.g. --mode stall) in
 #                               this shell; its port is left in FAULT_PORT
 #   fault_run NAME ARGS...      imapstress port=$FAULT_PORT ARGS --json ...
-#                               in the background, timed, under a hard cap
+#                               in the background, timed, under a hard cap;
+#                               with FAULT_TERM_AT=S, sent SIGTERM at S s
 #   fault_wait                  wait for every fault_run
 #   fault_common NAME SECS GRACE    the checks every scenario gets: not
 #                               killed, no sanitizer report, on time, a JSON
@@ -86,10 +87,14 @@ fault_server() {
 fault_run() {
 	local name=$1
 	shift
+	# (SIGTERM: a background job's SIGINT is ignored from the start)
+	local cap=(--kill-after=5 40)
+	[ -z "${FAULT_TERM_AT:-}" ] ||
+		cap=(--preserve-status -s TERM --kill-after=$((40 - FAULT_TERM_AT)) "$FAULT_TERM_AT")
 	(
 		t0=$(date +%s%N)
 		rc=0
-		timeout --kill-after=5 40 "$IMAPSTRESS" port="$FAULT_PORT" "$@" \
+		timeout "${cap[@]}" "$IMAPSTRESS" port="$FAULT_PORT" "$@" \
 			--json "$TEST_TMP/$name.json" \
 			>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" </dev/null || rc=$?
 		t1=$(date +%s%N)

@@ -15,7 +15,9 @@
 #                     secs=2, one command in flight per client
 # is not cut although its reply takes longer than the bound: every NOOP
 # in flight when the time was up finishes within the grace, no error,
-# exit 0.
+# exit 0.  And a signal's graceful stop:
+#   sigterm           the stalled NOOP server, secs=60, SIGTERM at 2 s
+# ends by 2 + 10 s, as the stall rows do (stop_reason "signal").
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -42,16 +44,20 @@ TRICKLE_SECS=2
 TRICKLE_CLIENTS=10
 scripted trickle slow-trickle - select=100 noop=100 logout=0 user=tester \
 	"clients=$TRICKLE_CLIENTS" "secs=$TRICKLE_SECS" --pipeline 1
+TERM_AT=2
+FAULT_TERM_AT=$TERM_AT scripted sigterm hostile-stall - select=100 noop=100 \
+	logout=0 user=tester "clients=$CLIENTS" secs=60
 fault_wait
 
-for name in stall idle-silent idle-plus-silent; do
-	fault_note "$name"
-	fault_promise "$name" $SECS $GRACE
+# NAME STOP_REASON: every client logged in, cut by the stall bound and
+# counted as a timeout, nothing left for the hard stop.
+cut_all() {
+	local name=$1 n cuts
 	fault_exit "$name" 1
 	fault_kinds "$name" timeout
 	fault_cmp "$name" unfinished -eq 0
-	[ "$(fault_get "$name" stop_reason)" = duration ] ||
-		_fault_bad "$name: stop_reason '$(fault_get "$name" stop_reason)', expected 'duration'"
+	[ "$(fault_get "$name" stop_reason)" = "$2" ] ||
+		_fault_bad "$name: stop_reason '$(fault_get "$name" stop_reason)', expected '$2'"
 	n=$(grep -c 'nothing from the server for [0-9.]* s as the run ends: cut (--stall-timeout)' \
 		"$TEST_TMP/$name.err" || true)
 	[ "$n" -ge 1 ] && [ "$n" -le 5 ] ||
@@ -68,9 +74,20 @@ for name in stall idle-silent idle-plus-silent; do
 			_fault_bad "$name: $cuts connections cut, $CLIENTS expected"
 	fi
 	fault_cmp "$name" logins -eq "$CLIENTS"
+}
+
+for name in stall idle-silent idle-plus-silent; do
+	fault_note "$name"
+	fault_promise "$name" $SECS $GRACE
+	cut_all "$name" duration
 done
-fault_cmp stall cmd.NOOP.failed -ge "$CLIENTS"
-fault_cmp stall cmd.NOOP.ok -eq 0
+fault_note sigterm
+fault_promise sigterm $TERM_AT $GRACE
+cut_all sigterm signal
+for name in stall sigterm; do
+	fault_cmp "$name" cmd.NOOP.failed -ge "$CLIENTS"
+	fault_cmp "$name" cmd.NOOP.ok -eq 0
+done
 for name in idle-silent idle-plus-silent; do
 	fault_cmp "$name" cmd.IDLE.failed -eq "$CLIENTS"
 	fault_cmp "$name" cmd.IDLE.ok -eq 0
