@@ -37,6 +37,13 @@ conn_stall_cut(struct conn *c, uint64_t now)
 	if (!conn_stall_stale(now, c->t_last_io, c->t_asked,
 			      (uint64_t)(cfg->stall_timeout * 1e6)))
 		return false;
+	if (c->lstate == LSTATE_NONAUTH) {
+		/* Not logged in yet: simply closed, as at the start of the
+		 * drain without a LOGIN in flight (a server slow to let a
+		 * session in is not a fault of the workload's commands). */
+		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
+		return true;
+	}
 	uint64_t since = c->t_last_io > c->t_asked ? c->t_last_io : c->t_asked;
 	atomic_fetch_add_explicit(&c->env->sh->live->stall_cuts, 1,
 				  memory_order_relaxed);
