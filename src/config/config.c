@@ -337,6 +337,7 @@ config_defaults(struct config *cfg)
 	cfg->mem_budget = memlimit_budget();
 	cfg->msgs = 30;
 	cfg->grace_secs = 30;
+	cfg->stall_timeout = 5;
 	for (int i = 0; i < OP_COUNT; i++) {
 		cfg->states[i].prob = op_table[i].def_prob;
 		cfg->states[i].again = op_table[i].def_again;

@@ -102,6 +102,10 @@ struct config {
 	unsigned msgs;		/* msgs=, --msgs; default 30 */
 	double secs;		/* secs=N, --duration; 0 = until SIGINT */
 	double grace_secs;	/* secs=N,F; --grace; default 30 */
+	/* --stall-timeout; default 5 s: when the run's time is up, a
+	 * connection the server has sent nothing for this long is cut
+	 * instead of being given the grace (run ends by secs + 10 s) */
+	double stall_timeout;
 	bool have_seed;
 	unsigned seed;		/* seed=, --seed */
 	unsigned checkpoint_secs; /* checkpoint= */

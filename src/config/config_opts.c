@@ -323,14 +323,14 @@ static const char usage[] =
 "      --mech MECH        LOGIN, PLAIN, SCRAM-SHA-1, SCRAM-SHA-256 (LOGIN)\n"
 "Workload:\n"
 "  -d, --duration T       run time, e.g. 30s or 5m (until Ctrl-C)\n"
+"      --stall-timeout T  at the end, cut a server silent this long (5s)\n"
 "      --mailbox BOX      mailbox (INBOX); --copybox BOX enables COPY\n"
 "      --msgs N           messages to keep in the mailbox (30)\n"
 "      --msg-size S       mean generated message size (4k)\n"
 "      --mbox FILE        take messages from an mbox file\n"
 "      --state NAME=P[,R] command percent and repeat, e.g. APPEND=100,5\n"
 "      --pipeline N       commands in flight per connection (10)\n"
-"      --rate N           open loop: N commands per second\n"
-"      --seed N           random seed\n"
+"      --rate N           open loop: N commands per second; --seed N\n"
 "      --profile FILE     imaptest profile; --profile-check, --profile-users N\n"
 "      --profile-counts FILE  per user and folder, what the run confirmed\n"
 "Output:\n"
@@ -419,6 +419,7 @@ const struct opt config_opts[] = {
 	{ "secs", NULL, 0, ARG_REQ, h_secs, 0, 0, 0 },
 	{ NULL, "duration", 'd', ARG_REQ, h_dur, OFF(secs), 0, 0 },
 	{ NULL, "grace", 0, ARG_REQ, h_dur, OFF(grace_secs), 0, 0 },
+	{ NULL, "stall-timeout", 0, ARG_REQ, h_dur, OFF(stall_timeout), 1, 0 },
 	{ "seed", "seed", 0, ARG_REQ, h_seed, 0, 0, 0 },
 	{ "checkpoint", "checkpoint", 0, ARG_REQ, h_uint, OFF(checkpoint_secs),
 	  0, UINT_MAX },

@@ -279,9 +279,10 @@ conn_fail_inflight(struct conn *c)
 void
 conn_idle_done(struct conn *c)
 {
+	c->t_asked = clock_us();
 	for (unsigned i = 0; i < c->n_fl; i++)
 		if (c->fl[i].op == OP_IDLE && c->fl[i].internal == CONN_I_NONE)
-			c->fl[i].t_sent = clock_us();
+			c->fl[i].t_sent = c->t_asked;
 	c->idle = CONN_IDLE_DONE_SENT;
 	conn_count_sent(c, 6);
 	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
@@ -445,6 +446,8 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	default:
 		return;
 	}
+	if (conn_stall_cut(c, now))
+		return;
 	conn_sync_wire(c);
 	/* A driver's IDLE waits for the server as long as the driver wants. */
 	if (c->n_fl == 0 || c->idle == CONN_IDLE_ACTIVE)
@@ -489,6 +492,8 @@ conn_drain(struct conn *c)
 		}
 		if (c->n_fl == 0 && !c->cont_wait)
 			conn_send_more(c);	/* sends LOGOUT */
+		/* Silent for the stall bound already: no grace. */
+		conn_stall_cut(c, clock_us());
 		return;
 	case CONN_S_CONNECTING:
 	case CONN_S_GREETING:

@@ -115,8 +115,10 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	f->bytes = bytes;
 	f->done = NULL;
 	f->done_arg = NULL;
-	/* Open loop: latency runs from when the command was due. */
-	f->t_sent = c->t_due ? c->t_due : conn_send_clock(c);
+	/* Open loop: latency runs from when the command was due; the
+	 * stall bound from when it was really asked (conn_stall.c). */
+	c->t_asked = conn_send_clock(c);
+	f->t_sent = c->t_due ? c->t_due : c->t_asked;
 	c->t_due = 0;
 	conn_count_sent(c, len);
 	if (c->rawlog != NULL)

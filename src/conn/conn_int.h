@@ -195,7 +195,8 @@ struct conn {
 	struct rng rng;
 	uint64_t t_batch;	/* inside conn_send_plan: its clock, 0 until its first command */
 	uint64_t t_due;		/* --rate: when the command being sent was due */
-	uint64_t t_last_io;
+	uint64_t t_last_io;	/* the last byte read from the server */
+	uint64_t t_asked;	/* the last command (or DONE) sent */
 	unsigned slot;		/* global client index */
 	enum conn_state st;
 	enum lstate lstate;
@@ -377,5 +378,14 @@ uint64_t conn_add_body(struct conn *c, struct imap_cmd *cmd,
 /* A SELECT is being sent: a fresh view of the model; its violations. */
 void conn_view_select(struct conn *c);
 void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
+
+/* The end of a run's stall bound (conn_stall.c).  Whether a connection
+ * that last heard from the server at t_heard and last asked it something
+ * at t_asked has waited in silence for more than bound_us at `now`; and,
+ * while the connection drains, cutting it when it has (counted as a
+ * timeout).  True when it was cut. */
+bool conn_stall_stale(uint64_t now, uint64_t t_heard, uint64_t t_asked,
+		      uint64_t bound_us);
+bool conn_stall_cut(struct conn *c, uint64_t now);
 
 #endif

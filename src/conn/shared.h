@@ -30,6 +30,7 @@ struct shared_live {
 	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
 	_Atomic unsigned stalls_said;	/* "stalled for" lines, shown or not */
+	_Atomic unsigned stall_cuts;	/* cut at the end by --stall-timeout */
 };
 
 struct shared {

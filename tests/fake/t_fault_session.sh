@@ -22,6 +22,8 @@
 #   stall, no timeout  60 s default command timeout > secs, so the
 #     given            grace ends the run with commands unanswered:
 #                      no error kind, "unfinished" > 0            -> none (exit 1)
+#                      (--stall-timeout past the grace: a stall
+#                      bound of 5 s would race the 2 s grace)
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -42,7 +44,7 @@ fault_server bad --mode script --script "$ROOT/tests/fake/scenarios/fault-reply-
 fault_run reply-bad clients=5 "${common[@]}"
 fault_server stall --mode stall
 fault_run stall clients=20 "${common[@]}" --cmd-timeout 1s
-fault_run stall-defaults clients=5 "${common[@]}"
+fault_run stall-defaults clients=5 "${common[@]}" --stall-timeout 60
 fault_wait
 
 all=(close-mid-command close-mid-literal reset bye-random reply-no reply-bad

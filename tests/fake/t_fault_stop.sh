@@ -5,7 +5,8 @@
 #    gracefully: clients get the grace time (3 s) to finish, then the run
 #    ends with totals on stdout, a JSON summary with stop_reason "signal",
 #    the unanswered commands as "unfinished", and exit 1 (imaptest's
-#    status after SIGINT; run.c: unfinished commands);
+#    status after SIGINT; run.c: unfinished commands); --stall-timeout 60
+#    keeps the end-of-run stall bound (5 s, t_stall_end.sh) out of it;
 #  - sigint-twice: a second SIGINT stops at once, long before a 20 s grace;
 #  - error-quit word / --error-quit against reply-no (NO to every command
 #    after login): the first NO stops the run with no grace at all, exit 1,
@@ -30,7 +31,7 @@ sigint_run() {
 	(
 		f=$TEST_TMP/$name
 		python3 -c "$SIGDFL_EXEC" "$IMAPSTRESS" port="$port" clients=10 \
-			secs=60 --grace "$grace" --json "$f.json" \
+			secs=60 --grace "$grace" --stall-timeout 60 --json "$f.json" \
 			>"$f.out" 2>"$f.err" </dev/null &
 		pid=$!
 		ready=0

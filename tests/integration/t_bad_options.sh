@@ -125,6 +125,7 @@ imap4rev2 --imap4rev2           | --imap4rev2=1
 --connect-timeout               : -1 0 abc 10q 2000000000 @empty @none
 --greeting-timeout              : -1 0 abc 10q @empty @none
 --cmd-timeout                   : -1 0 abc 10q 99999999999s @empty @none
+--stall-timeout                 : -1 0 abc 10q 99999999999s @empty @none
 --max-line                      : -1 0 127 2g abc 10q 1.5 @empty @none
 --max-literal                   : -1 0 abc 10q 99999999999g 1.5 @empty @none
 # output

@@ -97,6 +97,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(cfg.pipeline_max, 10);
 	ck_assert(cfg.connect_timeout == 10 && cfg.greeting_timeout == 10);
 	ck_assert(cfg.cmd_timeout == 60);
+	ck_assert(cfg.stall_timeout == 5);
 	ck_assert(cfg.push_timeout_s == 30);
 	ck_assert(cfg.max_line == 65536);
 	ck_assert(cfg.max_literal == 256ULL * 1024 * 1024);

@@ -186,6 +186,8 @@ static const struct bad bads[] = {
 	{ { "--connect-timeout", "0" }, "--connect-timeout 0: must be greater than 0" },
 	{ { "--greeting-timeout", "5x" }, "--greeting-timeout 5x: unknown unit 'x'" },
 	{ { "--cmd-timeout", "-1" }, "--cmd-timeout -1: negative" },
+	{ { "--stall-timeout", "0" }, "--stall-timeout 0: must be greater than 0" },
+	{ { "--stall-timeout", "5x" }, "--stall-timeout 5x: unknown unit 'x'" },
 	{ { "--push-timeout", "0" }, "--push-timeout 0: must be greater than 0" },
 	{ { "--max-line", "100" },
 	  "--max-line 100: must be between 128 B and 1.0 GiB" },

@@ -131,6 +131,8 @@ static const struct good goods[] = {
 	G_DBL(secs, 120, "-d", "2m"),
 	G_DBL(secs, 0.5, "-d500ms"),
 	G_DBL(grace_secs, 10, "--grace", "10s"),
+	G_DBL(stall_timeout, 2, "--stall-timeout", "2s"),
+	G_DBL(stall_timeout, 0.5, "--stall-timeout=500ms"),
 	G_UINT(seed, 1, "seed=1"),
 	G_BOOL(have_seed, "seed=1"),
 	G_UINT(seed, 4294967295U, "--seed", "4294967295"),

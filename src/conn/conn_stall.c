@@ -1,0 +1,54 @@
+/* conn_stall.c: the stall bound at the end of a run (--stall-timeout).
+ * When the run's time is up, the grace is for connections still hearing
+ * from the server.  One waiting for a server that has sent it nothing for
+ * the bound is cut there and then and counted as a timeout: a stalled
+ * server must not hold every run for the whole grace (a secs=4 run took
+ * 34 s).  Decided on the worker's 100 ms tick and when the drain begins,
+ * from the time of the last byte read, so a loaded machine cannot stretch
+ * it by more than a tick. */
+#include <stdatomic.h>
+
+#include "conn_int.h"
+#include "conn_log.h"
+#include "config.h"
+#include "shared.h"
+
+bool
+conn_stall_stale(uint64_t now, uint64_t t_heard, uint64_t t_asked,
+		 uint64_t bound_us)
+{
+	/* Silence only counts from when the server owed us something: a
+	 * DONE or LOGOUT just sent after a long IDLE is not stale. */
+	uint64_t since = t_heard > t_asked ? t_heard : t_asked;
+
+	return now > since && now - since > bound_us;
+}
+
+bool
+conn_stall_cut(struct conn *c, uint64_t now)
+{
+	const struct config *cfg = c->env->cfg;
+
+	/* Only while stopping (conn_drain), in a session where the server
+	 * owes a reply; a connection idling or pausing owes nothing. */
+	if (!c->stopping || c->st != CONN_S_SESSION || c->n_fl == 0 ||
+	    c->idle == CONN_IDLE_ACTIVE)
+		return false;
+	if (!conn_stall_stale(now, c->t_last_io, c->t_asked,
+			      (uint64_t)(cfg->stall_timeout * 1e6)))
+		return false;
+	if (c->lstate == LSTATE_NONAUTH) {
+		/* Not logged in yet: simply closed, as at the start of the
+		 * drain without a LOGIN in flight (a server slow to let a
+		 * session in is not a fault of the workload's commands). */
+		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
+		return true;
+	}
+	uint64_t since = c->t_last_io > c->t_asked ? c->t_last_io : c->t_asked;
+	atomic_fetch_add_explicit(&c->env->sh->live->stall_cuts, 1,
+				  memory_order_relaxed);
+	conn_fail(c, ERR_TIMEOUT, "%s: nothing from the server for %.1f s "
+		  "as the run ends: cut (--stall-timeout)",
+		  conn_inflight_name(&c->fl[0]), (double)(now - since) / 1e6);
+	return true;
+}
