@@ -99,6 +99,9 @@
  *                     ranges claim (`VANISHED 1:4294967295` is one pass)
  *   UID STORE begin   O(count), holes O(1) each
  *   checkpoint        O(count) per view
+ * A view keeps at most track_max message entries when told
+ * (mbox_store_set_track_max; imapstress: MBOX_DEFAULT_TRACK), so a
+ * million FETCH answers cost no more than the first 16384 kept.
  * A view tracks at most max_msgs messages (MBOX_DEFAULT_MAX_MSGS): past
  * that, one LIMIT report and no tracking until the next SELECT.  SEARCH
  * and ESEARCH results are not kept.
@@ -151,6 +154,9 @@ enum {
 #define MBOX_SYS_FLAGS		6
 #define MBOX_MAX_KEYWORDS	64	/* keyword bits per message */
 #define MBOX_DEFAULT_MAX_MSGS	1000000u
+/* The message entries (32 octets each) one view keeps by default when
+ * run by imapstress (store_map.c): 512 KB, 32 full pages. */
+#define MBOX_DEFAULT_TRACK	16384u
 
 /* ---- store ---- */
 
@@ -159,6 +165,13 @@ struct mbox_store;
 /* max_msgs 0 = MBOX_DEFAULT_MAX_MSGS; it bounds the UIDs stored and the
  * EXISTS a view tracks. */
 struct mbox_store *mbox_store_new(const char *name, uint32_t max_msgs);
+/* Bound each view of s to about n message entries (0, the default: no
+ * bound).  What a hostile server tells costs memory only for messages
+ * a view can keep: a FETCH of a message in a page not yet real, once the
+ * view holds n entries, is checked (syntax, seq, UID order and UIDNEXT
+ * against what is kept, keywords, static data of UIDs already stored)
+ * and forgotten; messages already kept are checked as before. */
+void mbox_store_set_track_max(struct mbox_store *s, uint32_t n);
 void mbox_store_free(struct mbox_store *s);	/* NULL is a no-op; views first */
 
 /* The store's two parse workspaces (FETCH, FLAGS, VANISHED and the
@@ -267,6 +280,9 @@ void mbox_view_store_end(struct mbox_view *v);
 uint32_t mbox_view_conn_id(const struct mbox_view *v);
 struct mbox_store *mbox_view_store(const struct mbox_view *v);
 uint32_t mbox_view_exists(const struct mbox_view *v);
+/* Message entries the view holds in memory (32 octets each): what the
+ * messages it was told about really cost. */
+uint32_t mbox_view_entries(const struct mbox_view *v);
 uint32_t mbox_view_recent(const struct mbox_view *v);
 uint32_t mbox_view_uidnext(const struct mbox_view *v);
 uint32_t mbox_view_uidvalidity(const struct mbox_view *v);

@@ -82,6 +82,9 @@ store_map_get(struct store_map *m, const char *user, const char *box)
 		e = xmalloc(sizeof(*e) + len);
 		memcpy(e->name, name, len);
 		e->store = mbox_store_new(name, MBOX_DEFAULT_MAX_MSGS);
+		/* a run's views hold what it can use, not what a server
+		 * claims: 50 views of a million-message mailbox in 25 MB */
+		mbox_store_set_track_max(e->store, MBOX_DEFAULT_TRACK);
 		mbox_store_use_args(e->store, m->args, m->sub_args);
 		e->next = m->bucket[b];
 		m->bucket[b] = e;

@@ -382,6 +382,53 @@ START_TEST(test_select_done_known_uids)
 }
 END_TEST
 
+/* Issue 34: 200000 FETCH answers from the top of a claimed million down
+ * (a million timed out under load), against a view
+ * bounded to 4096 entries, cost at most those entries and the store
+ * records of what was kept (O(kept), not O(claimed) nor O(answers));
+ * what is kept is still checked. */
+START_TEST(test_fetch_storm_costs_what_is_kept)
+{
+	enum { TRACK = 4096, N = 1000000, ANSWERS = 200000 };
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	mbox_store_set_track_max(s, TRACK);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+	char line[80];
+
+	feed(v, "!reset");
+	ck_assert_uint_eq(feed(v, "* 1000 EXISTS"), 0);
+	ck_assert_uint_eq(mbox_view_entries(v), 0);
+	ck_assert_uint_eq(feed(v, "* 1000000 EXISTS"), 0);
+	ck_assert_uint_eq(mbox_view_entries(v), 0);	/* as for 1000 */
+	ck_assert_uint_eq(feed(v, "* 1 FETCH (UID 1 FLAGS ())"), 0);
+	for (unsigned seq = N; seq > N - ANSWERS; seq--) {
+		snprintf(line, sizeof(line), "* %u FETCH (UID %u FLAGS ())",
+			 seq, seq);
+		ck_assert_uint_eq(feed(v, line), 0);
+	}
+	ck_assert_uint_le(mbox_view_entries(v), TRACK);
+	ck_assert_uint_ge(mbox_view_entries(v), TRACK - MBOX_PAGE);
+	ck_assert_uint_le(mbox_store_msg_count(s), mbox_view_entries(v));
+	/* seq 1 and the top pages are kept: a changed UID is seen */
+	ck_assert_uint_eq(mbox_view_uid(v, 1), 1);
+	ck_assert_uint_eq(mbox_view_uid(v, N), N);
+	ck_assert_uint_eq(feed(v, "* 1000000 FETCH (UID 1000001)"), 1);
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_UID_CHANGED);
+	/* seq 500000 is not kept: its answer is checked (syntax, seq) and
+	 * forgotten */
+	ck_assert_uint_eq(mbox_view_uid(v, 500000), 0);
+	ck_assert_uint_eq(feed(v, "* 500000 FETCH (UID 500000 FLAGS ())"), 0);
+	ck_assert_uint_eq(feed(v, "* 500000 FETCH (UID 500000 FLAGS (\\Bogus))"),
+			  1);
+	ck_assert_int_eq(e.kind[1], MBOX_ERR_SYNTAX);
+	ck_assert_uint_eq(mbox_view_uid(v, 500000), 0);
+	ck_assert_uint_le(mbox_view_entries(v), TRACK);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
 static Suite *
 mbox_bounds_suite(void)
 {
@@ -391,6 +438,7 @@ mbox_bounds_suite(void)
 	tcase_add_test(tc, test_vanished_cyrus_arrival);
 	tcase_add_test(tc, test_vanished_new_takes_arrival);
 	tcase_add_test(tc, test_exists_claim_costs_no_messages);
+	tcase_add_test(tc, test_fetch_storm_costs_what_is_kept);
 	tcase_add_test(tc, test_storms);
 	tcase_add_test(tc, test_recent_never_above_exists);
 	tcase_add_test(tc, test_disabled_view_keeps_nothing);
