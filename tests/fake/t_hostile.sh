@@ -141,12 +141,12 @@ fault_kinds exists-claim-checkpoint
 fault_cmp exists-claim-checkpoint cmd.CHECKPOINT!.ok -gt 0
 
 # 50 million lines are more than the fake server sends before the hard
-# stop, so some FETCHes are still unanswered then (unfinished, exit 1):
-# the bound here is memory, and that nothing is miscounted.
+# stop (on a loaded machine not one whole reply), so FETCHes are still
+# unanswered then (unfinished, exit 1): the bound here is memory, and
+# that nothing is miscounted.
 fault_note fetch-desc-million
 fault_common fetch-desc-million $SECS $GRACE
 fault_kinds fetch-desc-million
-fault_cmp fetch-desc-million cmd.FETCH.ok -gt 0
 fault_cmp expunge-storm cmd.NOOP.ok -gt 50
 
 fault_note literal-no
