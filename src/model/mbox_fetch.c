@@ -357,8 +357,11 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 	struct mbox_msg scratch = { 0 };
 	struct mbox_msg *m = mbox_msg_track(v, seq);
 	bool kept = m != NULL;
-	if (!kept)
+	if (!kept) {
 		m = &scratch;
+		if (v->opts.untracked_cb != NULL)
+			v->opts.untracked_cb(v->opts.err_arg);
+	}
 	const struct imap_arg *val = fetch_get_uid(list);
 	if (val != NULL)
 		fetch_uid(v, seq, m, kept, val);

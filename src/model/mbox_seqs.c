@@ -59,16 +59,21 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 
 /* See mbox_private.h.  Doubling from 8 keeps the zeroing and copying
  * linear in the entries a page ever holds. */
+static uint32_t
+page_cap(uint32_t cap, uint32_t need)
+{
+	cap = cap ? 2 * cap : 8;
+	while (cap < need)
+		cap *= 2;
+	return cap < MBOX_PAGE ? cap : MBOX_PAGE;
+}
+
 void
 mbox_page_reserve(struct mbox_page *pg, uint32_t need)
 {
 	if (pg->m != NULL && need <= pg->cap)
 		return;
-	uint32_t cap = pg->cap ? 2 * pg->cap : 8;
-	while (cap < need)
-		cap *= 2;
-	if (cap > MBOX_PAGE)
-		cap = MBOX_PAGE;
+	uint32_t cap = page_cap(pg->cap, need);
 	pg->m = xrealloc(pg->m, (size_t)cap * sizeof(*pg->m));
 	memset(&pg->m[pg->cap], 0, (size_t)(cap - pg->cap) * sizeof(*pg->m));
 	pg->cap = (uint16_t)cap;
@@ -134,7 +139,8 @@ mbox_msg_track(struct mbox_view *v, uint32_t seq)
 	struct mbox_page *pg = &v->pages[p];
 	uint32_t max = v->store->track_max;
 
-	if (pg->m == NULL && max != 0 && v->entries + pg->n > max)
+	/* what the hole would really cost (its cap), so entries <= max */
+	if (pg->m == NULL && max != 0 && v->entries + page_cap(0, pg->n) > max)
 		return NULL;
 	return mbox_msg_mut(v, seq);
 }
