@@ -57,8 +57,9 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 	return v->pages[p].m ? &v->pages[p].m[seq - 1 - f] : &zero_msg;
 }
 
-/* See mbox_private.h.  Doubling from 8 keeps the zeroing and copying
- * linear in the entries a page ever holds. */
+/* The room a page of room cap (0: a hole) gets for need entries.
+ * Doubling from 8 keeps the zeroing and copying linear in the entries a
+ * page ever holds. */
 static uint32_t
 page_cap(uint32_t cap, uint32_t need)
 {
@@ -68,6 +69,7 @@ page_cap(uint32_t cap, uint32_t need)
 	return cap < MBOX_PAGE ? cap : MBOX_PAGE;
 }
 
+/* See mbox_private.h. */
 void
 mbox_page_reserve(struct mbox_page *pg, uint32_t need)
 {
