@@ -15,6 +15,7 @@
 
 #include "escape.h"
 #include "infile.h"
+#include "mbox_model.h"
 #include "memlimit.h"
 #include "msg.h"
 #include "config_int.h"
@@ -351,6 +352,7 @@ config_defaults(struct config *cfg)
 	cfg->push_timeout_s = 30;
 	cfg->max_line = 64 * 1024;
 	cfg->max_literal = 256ULL << 20;
+	cfg->track_max = MBOX_DEFAULT_TRACK;
 	cfg->format = OUT_TEXT;
 }
 

@@ -130,6 +130,10 @@ struct config {
 	double cmd_timeout;	/* --cmd-timeout; default 60 s */
 	size_t max_line;	/* --max-line; default 64 KiB */
 	uint64_t max_literal;	/* --max-literal; default 256 MiB */
+	/* --track-max: message entries a mailbox view keeps (0 = no bound);
+	 * default MBOX_DEFAULT_TRACK.  Not a fault: FETCH answers past it
+	 * are counted (untracked_fetches) and said once. */
+	unsigned track_max;
 
 	/* --- output --- */
 	enum out_format format;

@@ -462,6 +462,7 @@ const struct opt config_opts[] = {
 	{ NULL, "max-line", 0, ARG_REQ, h_size_t, OFF(max_line), 128, GIB },
 	{ NULL, "max-literal", 0, ARG_REQ, h_size64, OFF(max_literal),
 	  1, INT64_MAX },
+	{ NULL, "track-max", 0, ARG_REQ, h_uint, OFF(track_max), 0, UINT_MAX },
 	/* output */
 	{ "output", "output", 0, ARG_REQ, h_str, OFF(output_path), 0, 0 },
 	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },

@@ -214,6 +214,22 @@ conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 		     c->cur_resp != NULL ? c->cur_resp->line : "");
 }
 
+/* The view did not keep a message the server told about: the run did
+ * not measure it, so it is counted, and said once per run (every view
+ * has the same bound). */
+static void
+conn_view_untracked(void *arg)
+{
+	struct conn *c = arg;
+
+	ctr_add(&c->env->stats->untracked_fetches, 1);
+	if (!atomic_exchange(&c->env->sh->live->warned_untracked, true))
+		log_warn("a mailbox view keeps at most %u messages "
+			 "(--track-max): FETCH answers past that are checked, "
+			 "not kept, and counted as untracked_fetches",
+			 c->env->cfg->track_max);
+}
+
 /* A SELECT is about to go out: a fresh view on this user's mailbox. */
 void
 conn_view_select(struct conn *c)
@@ -235,6 +251,7 @@ conn_view_select(struct conn *c)
 			.check_modseq = (c->caps & CAP_CONDSTORE) != 0,
 			.err_cb = conn_view_err,
 			.err_arg = c,
+			.untracked_cb = conn_view_untracked,
 		};
 		c->view = mbox_view_new(s, c->slot + 1, &o);
 	}

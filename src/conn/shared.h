@@ -27,6 +27,7 @@ struct shared_live {
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
 	_Atomic bool warned_qresync;	/* "runs without QRESYNC" said */
+	_Atomic bool warned_untracked;	/* "--track-max reached" said */
 	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
 	_Atomic unsigned stalls_said;	/* "stalled for" lines, shown or not */

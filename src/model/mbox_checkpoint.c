@@ -17,6 +17,24 @@ struct cp_ref {
 	uint64_t kw;
 };
 
+/* The references by seq, in blocks of MBOX_PAGE made when a view knows
+ * a UID there: a claimed million with nothing known costs the block
+ * pointers (16 KB), not a reference per claimed message (32 MB). */
+struct cp_refs {
+	struct cp_ref **blk;
+	uint32_t n_blk;
+};
+
+static struct cp_ref *
+cp_ref_at(struct cp_refs *r, uint32_t seq)
+{
+	uint32_t b = (seq - 1) / MBOX_PAGE;
+
+	if (r->blk[b] == NULL)
+		r->blk[b] = xcalloc(MBOX_PAGE, sizeof(*r->blk[b]));
+	return &r->blk[b][(seq - 1) % MBOX_PAGE];
+}
+
 static void
 cp_keywords(struct mbox_reporter *rep, const struct mbox_store *s,
 	    const struct mbox_view *v, const struct mbox_view *first)
@@ -84,7 +102,7 @@ cp_message(struct mbox_reporter *rep, const struct mbox_view *v,
 
 static void
 cp_recent(struct mbox_reporter *rep, struct mbox_view *const *views,
-	  unsigned n, const struct cp_ref *refs, uint32_t max,
+	  unsigned n, const struct cp_refs *refs, uint32_t max,
 	  unsigned compared)
 {
 	uint32_t total = 0, min_uidnext = 0;
@@ -109,14 +127,19 @@ cp_recent(struct mbox_reporter *rep, struct mbox_view *const *views,
 			    "count %u != %u", total, max);
 	if (min_uidnext == 0)
 		return;
-	/* arrived while every session was selected: someone must have it */
-	for (uint32_t i = 0; i < max; i++)
-		if (refs[i].uid >= min_uidnext &&
-		    refs[i].flag_views == compared &&
-		    !refs[i].have_recent)
-			mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: Message "
-				    "seq=%u UID=%u isn't \\Recent anywhere",
-				    i + 1, refs[i].uid);
+	/* arrived while every session was selected: someone must have it
+	 * (a seq no view knows has no UID, so no block) */
+	for (uint32_t b = 0; b < refs->n_blk; b++) {
+		const struct cp_ref *blk = refs->blk[b];
+		for (uint32_t i = 0; blk != NULL && i < MBOX_PAGE; i++)
+			if (blk[i].uid >= min_uidnext &&
+			    blk[i].flag_views == compared &&
+			    !blk[i].have_recent)
+				mbox_report(rep, MBOX_ERR_RECENT, "Checkpoint: "
+					    "Message seq=%u UID=%u isn't "
+					    "\\Recent anywhere",
+					    b * MBOX_PAGE + i + 1, blk[i].uid);
+	}
 }
 
 unsigned
@@ -135,7 +158,8 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 		if (views[i]->store == s && !views[i]->disabled &&
 		    views[i]->count > max)
 			max = views[i]->count;
-	struct cp_ref *refs = xcalloc(max ? max : 1, sizeof(*refs));
+	struct cp_refs refs = { NULL, max / MBOX_PAGE + 1 };
+	refs.blk = xcalloc(refs.n_blk, sizeof(*refs.blk));
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct mbox_view *v = views[i];
@@ -150,11 +174,11 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 			first = v;
 		else
 			cp_keywords(&rep, s, v, first);
-		for (uint32_t seq = 1; seq <= v->count; seq++) {
+		/* only the messages with a UID: pages without one skipped */
+		for (uint32_t seq = mbox_msgs_next_known(v, 0); seq != 0;
+		     seq = mbox_msgs_next_known(v, seq)) {
 			const struct mbox_msg *m = mbox_msg_get(v, seq);
-			struct cp_ref *ref = &refs[seq - 1];
-			if (m->uid == 0)
-				continue;
+			struct cp_ref *ref = cp_ref_at(&refs, seq);
 			if (ref->uid == 0) {
 				ref->uid = m->uid;
 			} else if (ref->uid != m->uid) {
@@ -169,8 +193,10 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 		}
 	}
 	if (recent_reliable && s->seen_all_recent)
-		cp_recent(&rep, views, n, refs, max, compared);
-	free(refs);
+		cp_recent(&rep, views, n, &refs, max, compared);
+	for (uint32_t b = 0; b < refs.n_blk; b++)
+		free(refs.blk[b]);
+	free(refs.blk);
 	return rep.n;
 }
 
@@ -203,6 +229,7 @@ mbox_view_checkpoint_copy(const struct mbox_view *src, struct mbox_store *dst)
 		dp->m = NULL;
 		dp->cap = 0;
 		mbox_page_reserve(dp, sp->n);
+		v->entries += dp->cap;
 		for (uint32_t i = 0; i < sp->n; i++) {
 			struct mbox_msg *m = &dp->m[i];
 			*m = sp->m[i];

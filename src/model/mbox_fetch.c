@@ -84,10 +84,11 @@ uid_order(struct mbox_view *v, uint32_t seq, uint32_t uid)
 			    s, u);
 }
 
+/* m: seq's entry, or a scratch one when the view does not keep seq */
 static void
-fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+fetch_uid(struct mbox_view *v, uint32_t seq, struct mbox_msg *m, bool kept,
+	  const struct imap_arg *val)
 {
-	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	uint64_t n;
 
 	if (imap_arg_u64(val, &n) != 0 || n == 0 || n > UINT32_MAX) {
@@ -109,8 +110,14 @@ fetch_uid(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 		m->modseq = 0;
 		m->store_gen = 0;
 	}
-	mbox_msg_set_uid(v, seq, uid);
-	uid_order(v, seq, uid);
+	/* A message not kept skips the order check: among a million not
+	 * kept, its nearest kept neighbours are O(pages) away each time. */
+	if (kept) {
+		mbox_msg_set_uid(v, seq, uid);
+		uid_order(v, seq, uid);
+	} else {
+		m->uid = uid;
+	}
 	if (v->select_uidnext == 0)
 		return;
 	if (seq > v->old_count && uid < v->select_uidnext)
@@ -161,10 +168,10 @@ own_checks(struct mbox_view *v, const struct mbox_msg *m, uint32_t seq,
 }
 
 static void
-fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+fetch_flags(struct mbox_view *v, uint32_t seq, struct mbox_msg *m,
+	    const struct imap_arg *val)
 {
 	struct mbox_store *s = v->store;
-	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	unsigned sys = 0;
 	uint64_t kw = 0;
 
@@ -221,9 +228,9 @@ fetch_flags(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
 }
 
 static void
-fetch_modseq(struct mbox_view *v, uint32_t seq, const struct imap_arg *val)
+fetch_modseq(struct mbox_view *v, uint32_t seq, struct mbox_msg *m,
+	     const struct imap_arg *val)
 {
-	struct mbox_msg *m = mbox_msg_mut(v, seq);
 	uint64_t n;
 
 	if (val->type != IMAP_ARG_LIST || val->count != 1 ||
@@ -344,16 +351,28 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 	uint32_t hint = mbox_msg_get(v, seq)->rec;
 	if (hint != 0 && hint <= s->count)
 		__builtin_prefetch(&s->recs[hint - 1], 1);
+	/* A message the view cannot keep is checked on a scratch entry
+	 * (nothing known about it: no ownership or MODSEQ history) and
+	 * adds no store record: its answers cost nothing to keep. */
+	struct mbox_msg scratch = { 0 };
+	struct mbox_msg *m = mbox_msg_track(v, seq);
+	bool kept = m != NULL;
+	if (!kept) {
+		m = &scratch;
+		if (v->opts.untracked_cb != NULL)
+			v->opts.untracked_cb(v->opts.err_arg);
+	}
 	const struct imap_arg *val = fetch_get_uid(list);
 	if (val != NULL)
-		fetch_uid(v, seq, val);
+		fetch_uid(v, seq, m, kept, val);
 
-	uint32_t uid = mbox_msg_get(v, seq)->uid;
+	uint32_t uid = m->uid;
 	struct mbox_rec *r = NULL;
 	if (uid != 0 && (v->uidvalidity == 0 ||
 			 v->uidvalidity == s->uidvalidity)) {
-		r = mbox_store_hinted(s, uid, &mbox_msg_mut(v, seq)->rec);
-		if (r == NULL && !s->msgs_limit_told) {
+		r = kept ? mbox_store_hinted(s, uid, &m->rec)
+			 : mbox_store_get(s, uid);
+		if (r == NULL && kept && !s->msgs_limit_told) {
 			mbox_report(&v->rep, MBOX_ERR_LIMIT, "Message limit "
 				    "%u reached: metadata of UID %u and later "
 				    "new UIDs not tracked", s->max_msgs, uid);
@@ -372,9 +391,9 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		}
 		enum fetch_item item = fetch_item(name);
 		if (item == FI_FLAGS)
-			fetch_flags(v, seq, val);
+			fetch_flags(v, seq, m, val);
 		else if (item == FI_MODSEQ)
-			fetch_modseq(v, seq, val);
+			fetch_modseq(v, seq, m, val);
 		else if (r != NULL)
 			fetch_static(v, r, item, name, val);
 	}

@@ -99,6 +99,10 @@
  *                     ranges claim (`VANISHED 1:4294967295` is one pass)
  *   UID STORE begin   O(count), holes O(1) each
  *   checkpoint        O(count) per view
+ * A view keeps at most track_max message entries when told
+ * (mbox_store_set_track_max; imapstress: --track-max, default
+ * MBOX_DEFAULT_TRACK), so a million FETCH answers cost no more than the
+ * first 16384 kept; each answer not kept is told (untracked_cb).
  * A view tracks at most max_msgs messages (MBOX_DEFAULT_MAX_MSGS): past
  * that, one LIMIT report and no tracking until the next SELECT.  SEARCH
  * and ESEARCH results are not kept.
@@ -138,6 +142,10 @@ enum mbox_err {
 const char *mbox_err_name(enum mbox_err kind);
 
 typedef void (*mbox_err_cb)(void *arg, enum mbox_err kind, const char *msg);
+/* A FETCH answer for a message the view does not keep (its store's
+ * track_max): checked, then forgotten.  Not a server fault, but what the
+ * run leaves unmeasured, so the caller counts it and says so. */
+typedef void (*mbox_untracked_cb)(void *arg);
 
 /* System flag bits. */
 enum {
@@ -151,6 +159,9 @@ enum {
 #define MBOX_SYS_FLAGS		6
 #define MBOX_MAX_KEYWORDS	64	/* keyword bits per message */
 #define MBOX_DEFAULT_MAX_MSGS	1000000u
+/* The message entries (32 octets each) one view keeps by default when
+ * run by imapstress (--track-max, config.c): 512 KB, 32 full pages. */
+#define MBOX_DEFAULT_TRACK	16384u
 
 /* ---- store ---- */
 
@@ -159,6 +170,15 @@ struct mbox_store;
 /* max_msgs 0 = MBOX_DEFAULT_MAX_MSGS; it bounds the UIDs stored and the
  * EXISTS a view tracks. */
 struct mbox_store *mbox_store_new(const char *name, uint32_t max_msgs);
+/* Bound each view of s to n message entries (0, the default: no bound;
+ * pages already real still grow with EXISTS).  What a hostile server
+ * tells costs memory only for messages a view can keep: a FETCH of a
+ * message in a page not yet real, which would take the view past n
+ * entries (the page's whole allocation), is checked (syntax, seq,
+ * UIDNEXT, keywords, static data of UIDs already stored), told to the
+ * view's untracked_cb and forgotten; messages already kept are checked
+ * as before. */
+void mbox_store_set_track_max(struct mbox_store *s, uint32_t n);
 void mbox_store_free(struct mbox_store *s);	/* NULL is a no-op; views first */
 
 /* The store's two parse workspaces (FETCH, FLAGS, VANISHED and the
@@ -211,7 +231,8 @@ bool mbox_store_claim_flag(struct mbox_store *s, const char *name, size_t len,
 struct mbox_view_opts {
 	bool own_msgs, own_flags, check_modseq;
 	mbox_err_cb err_cb;	/* may be NULL: violations are only counted */
-	void *err_arg;
+	void *err_arg;		/* err_cb's and untracked_cb's */
+	mbox_untracked_cb untracked_cb;	/* may be NULL */
 };
 
 struct mbox_view;
@@ -267,6 +288,9 @@ void mbox_view_store_end(struct mbox_view *v);
 uint32_t mbox_view_conn_id(const struct mbox_view *v);
 struct mbox_store *mbox_view_store(const struct mbox_view *v);
 uint32_t mbox_view_exists(const struct mbox_view *v);
+/* Message entries the view holds in memory (32 octets each): what the
+ * messages it was told about really cost. */
+uint32_t mbox_view_entries(const struct mbox_view *v);
 uint32_t mbox_view_recent(const struct mbox_view *v);
 uint32_t mbox_view_uidnext(const struct mbox_view *v);
 uint32_t mbox_view_uidvalidity(const struct mbox_view *v);

@@ -65,6 +65,10 @@ struct mbox_range {
 struct mbox_store {
 	char *name;
 	uint32_t max_msgs;
+	/* message entries a view of this store may hold (0 = no bound):
+	 * past it, FETCHes of messages in holes are checked but not kept
+	 * (mbox_store_set_track_max) */
+	uint32_t track_max;
 	uint32_t uidvalidity;
 	struct mbox_rec *recs;	/* dense, 64-octet aligned: count in use */
 	char **msgids;		/* parallel to recs: Message-ID text or NULL */
@@ -149,6 +153,7 @@ struct mbox_view {
 	/* seq -> message, in pages (mbox_seqs.c); count = EXISTS */
 	struct mbox_page *pages;
 	uint32_t n_pages, pages_cap;
+	uint32_t entries;	/* allocated in real pages: sum of their cap */
 	uint32_t count;
 	uint32_t known_uids;
 	uint32_t cur, cur_first;	/* last page looked up, its seq - 1 */
@@ -231,6 +236,9 @@ bool mbox_ranges_has(const struct mbox_store *s, uint32_t v);
  * UIDs change only through mbox_msg_set_uid (it counts known UIDs). */
 const struct mbox_msg *mbox_msg_get(const struct mbox_view *v, uint32_t seq);
 struct mbox_msg *mbox_msg_mut(struct mbox_view *v, uint32_t seq);
+/* mbox_msg_mut, or NULL when seq lies in a hole that would take the view
+ * past its store's track_max entries. */
+struct mbox_msg *mbox_msg_track(struct mbox_view *v, uint32_t seq);
 void mbox_msg_set_uid(struct mbox_view *v, uint32_t seq, uint32_t uid);
 void mbox_msgs_grow(struct mbox_view *v, uint32_t n);	/* unknown ones */
 void mbox_msgs_truncate(struct mbox_view *v, uint32_t n);

@@ -57,21 +57,49 @@ mbox_msg_get(const struct mbox_view *v, uint32_t seq)
 	return v->pages[p].m ? &v->pages[p].m[seq - 1 - f] : &zero_msg;
 }
 
-/* See mbox_private.h.  Doubling from 8 keeps the zeroing and copying
- * linear in the entries a page ever holds. */
+/* The room a page of room cap (0: a hole) gets for need entries.
+ * Doubling from 8 keeps the zeroing and copying linear in the entries a
+ * page ever holds. */
+static uint32_t
+page_cap(uint32_t cap, uint32_t need)
+{
+	cap = cap ? 2 * cap : 8;
+	while (cap < need)
+		cap *= 2;
+	return cap < MBOX_PAGE ? cap : MBOX_PAGE;
+}
+
+/* See mbox_private.h. */
 void
 mbox_page_reserve(struct mbox_page *pg, uint32_t need)
 {
 	if (pg->m != NULL && need <= pg->cap)
 		return;
-	uint32_t cap = pg->cap ? 2 * pg->cap : 8;
-	while (cap < need)
-		cap *= 2;
-	if (cap > MBOX_PAGE)
-		cap = MBOX_PAGE;
+	uint32_t cap = page_cap(pg->cap, need);
 	pg->m = xrealloc(pg->m, (size_t)cap * sizeof(*pg->m));
 	memset(&pg->m[pg->cap], 0, (size_t)(cap - pg->cap) * sizeof(*pg->m));
 	pg->cap = (uint16_t)cap;
+}
+
+/* mbox_page_reserve for a page of v, counting the entries it adds. */
+static void
+view_reserve(struct mbox_view *v, struct mbox_page *pg, uint32_t need)
+{
+	uint32_t before = pg->m != NULL ? pg->cap : 0;
+
+	mbox_page_reserve(pg, need);
+	v->entries += pg->cap - before;
+}
+
+/* A page's entries leave v. */
+static void
+view_page_free(struct mbox_view *v, struct mbox_page *pg)
+{
+	if (pg->m != NULL)
+		v->entries -= pg->cap;
+	free(pg->m);
+	pg->m = NULL;
+	pg->cap = 0;
 }
 
 /* A hole becomes real: its entries get the hole's STORE marks. */
@@ -88,6 +116,13 @@ page_materialize(struct mbox_page *pg)
 	pg->hole_st = 0;
 }
 
+static void
+view_materialize(struct mbox_view *v, struct mbox_page *pg)
+{
+	page_materialize(pg);
+	v->entries += pg->cap;
+}
+
 struct mbox_msg *
 mbox_msg_mut(struct mbox_view *v, uint32_t seq)
 {
@@ -95,8 +130,27 @@ mbox_msg_mut(struct mbox_view *v, uint32_t seq)
 	struct mbox_page *pg = &v->pages[p];
 
 	if (pg->m == NULL)
-		page_materialize(pg);
+		view_materialize(v, pg);
 	return &pg->m[seq - 1 - f];
+}
+
+struct mbox_msg *
+mbox_msg_track(struct mbox_view *v, uint32_t seq)
+{
+	uint32_t f, p = locate(v, seq, &f);
+	struct mbox_page *pg = &v->pages[p];
+	uint32_t max = v->store->track_max;
+
+	/* what the hole would really cost (its cap), so entries <= max */
+	if (pg->m == NULL && max != 0 && v->entries + page_cap(0, pg->n) > max)
+		return NULL;
+	return mbox_msg_mut(v, seq);
+}
+
+uint32_t
+mbox_view_entries(const struct mbox_view *v)
+{
+	return v->entries;
 }
 
 uint32_t
@@ -154,7 +208,7 @@ mbox_msgs_grow(struct mbox_view *v, uint32_t n)
 			if (add > n - v->count)
 				add = n - v->count;
 			if (pg->m != NULL)
-				mbox_page_reserve(pg, pg->n + add);
+				view_reserve(v, pg, pg->n + add);
 			pg->n += add;	/* the entries past n are zero */
 		} else {
 			pages_insert_room(v, v->n_pages + 1);
@@ -177,7 +231,7 @@ mbox_msgs_truncate(struct mbox_view *v, uint32_t n)
 		if (drop >= pg->n) {
 			v->known_uids -= pg->known;
 			v->count -= pg->n;
-			free(pg->m);
+			view_page_free(v, pg);
 			v->n_pages--;
 			continue;
 		}
@@ -210,7 +264,7 @@ mbox_msgs_free(struct mbox_view *v)
 static void
 pages_remove(struct mbox_view *v, uint32_t p)
 {
-	free(v->pages[p].m);
+	view_page_free(v, &v->pages[p]);
 	memmove(&v->pages[p], &v->pages[p + 1],
 		(size_t)(v->n_pages - p - 1) * sizeof(*v->pages));
 	v->n_pages--;
@@ -224,10 +278,10 @@ pages_merge(struct mbox_view *v, uint32_t p)
 
 	if (a->m != NULL || b->m != NULL) {
 		if (a->m == NULL)
-			page_materialize(a);
+			view_materialize(v, a);
 		if (b->m == NULL)
-			page_materialize(b);
-		mbox_page_reserve(a, a->n + b->n);
+			view_materialize(v, b);
+		view_reserve(v, a, a->n + b->n);
 		memcpy(&a->m[a->n], b->m, (size_t)b->n * sizeof(*b->m));
 	} else if (b->hole_gen != 0) {
 		/* two holes: the later STORE's mark covers both */
@@ -392,6 +446,9 @@ mbox_msgs_compact(struct mbox_view *v, const struct mbox_range *drop,
 	v->pages = np;
 	v->n_pages = nn;
 	v->pages_cap = ncap;
+	v->entries = 0;
+	for (uint32_t p = 0; p < nn; p++)
+		v->entries += np[p].m != NULL ? np[p].cap : 0;
 	v->count = kept;
 	v->known_uids = known;
 	v->cur = v->cur_first = 0;

@@ -45,6 +45,12 @@ mbox_store_new(const char *name, uint32_t max_msgs)
 }
 
 void
+mbox_store_set_track_max(struct mbox_store *s, uint32_t n)
+{
+	s->track_max = n;
+}
+
+void
 mbox_store_free(struct mbox_store *s)
 {
 	if (s == NULL)

@@ -22,6 +22,7 @@ struct store_map {
 	/* The parse workspaces every store of the map uses (see
 	 * mbox_store_use_args): one pair, not one per mailbox. */
 	struct imap_args *args, *sub_args;
+	uint32_t track_max;	/* each new store's (store_map_new) */
 };
 
 static uint32_t
@@ -34,9 +35,10 @@ name_hash(const char *s)
 }
 
 struct store_map *
-store_map_new(void)
+store_map_new(uint32_t track_max)
 {
 	struct store_map *m = xcalloc(1, sizeof(*m));
+	m->track_max = track_max;
 	m->args = imap_args_new(0);
 	m->sub_args = imap_args_new(0);
 	return m;
@@ -82,6 +84,10 @@ store_map_get(struct store_map *m, const char *user, const char *box)
 		e = xmalloc(sizeof(*e) + len);
 		memcpy(e->name, name, len);
 		e->store = mbox_store_new(name, MBOX_DEFAULT_MAX_MSGS);
+		/* a run's views hold what it can use, not what a server
+		 * claims (--track-max; the default: 50 views of a
+		 * million-message mailbox in 25 MB) */
+		mbox_store_set_track_max(e->store, m->track_max);
 		mbox_store_use_args(e->store, m->args, m->sub_args);
 		e->next = m->bucket[b];
 		m->bucket[b] = e;

@@ -7,11 +7,14 @@
 #define IMAPSTRESS_STORE_MAP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct mbox_store;
 struct store_map;
 
-struct store_map *store_map_new(void);
+/* track_max: the message entries each view of the map's stores may hold
+ * (mbox_store_set_track_max; 0 = no bound). */
+struct store_map *store_map_new(uint32_t track_max);
 void store_map_free(struct store_map *m);	/* frees the stores; NULL ok */
 
 /* The store for user's mailbox box, created on first use. */

@@ -336,6 +336,10 @@ print_summary(struct report *r, const struct report_run *run,
 			"found no free port (EADDRNOTAVAIL): the load was smaller "
 			"than asked; add --source addresses or shards\n",
 			tot->ports_exhausted);
+	if (tot->untracked_fetches > 0)
+		fprintf(o, "untracked: %" PRIu64 " FETCH answers were checked "
+			"but not kept (messages past --track-max in a mailbox "
+			"view)\n", tot->untracked_fetches);
 	if (run->unfinished > 0)
 		fprintf(o, "unfinished: %" PRIu64 " commands still had no reply "
 			"when the run ended\n", (uint64_t)run->unfinished);

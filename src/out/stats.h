@@ -88,6 +88,9 @@ struct stats {
 	ctr_t connects, logins, tls_handshakes, tls_resumed;
 	ctr_t rate_missed;	/* open loop: sends later than scheduled */
 	ctr_t ports_exhausted;	/* bind/connect: EADDRNOTAVAIL (no local port) */
+	/* FETCH answers for messages no view keeps (--track-max): checked,
+	 * not kept; not an error */
+	ctr_t untracked_fetches;
 	ctr_t loop_lag_max_us;	/* gauge: worst event-loop lag this second */
 	ctr_t conns_open;	/* gauge: connections past the greeting */
 	ctr_t conns_total;	/* gauge: connection objects that exist */
@@ -108,7 +111,7 @@ struct stats_snap {
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
-	uint64_t ports_exhausted;
+	uint64_t ports_exhausted, untracked_fetches;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
@@ -122,7 +125,8 @@ struct stats_snap {
 #define STATS_COUNTERS(X)						\
 	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
 	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
-	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted)
+	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted) \
+	X(untracked_fetches)
 #define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
 
 struct stats *stats_new(void);

@@ -156,7 +156,8 @@ coord_add_views(struct cp_coord *co, struct checkpoint *cp)
 	uint64_t live = 0;
 
 	if (co->copies == NULL)
-		co->copies = store_map_new();
+		/* copies of views already bounded, fed no FETCH: no bound */
+		co->copies = store_map_new(0);
 	/* Every login still in session: fewer than this worker's logins
 	 * ever means one has ended. */
 	for (unsigned i = 0; i < w->n_conns; i++)

@@ -250,7 +250,7 @@ worker_make(unsigned id, const struct shared *sh, const struct worker_group *g,
 	w->stats->latency_log_fd = g->latency_log_fd;
 	w->rbuf = xmalloc(CONN_MAX_READ);
 	if (!cfg->no_tracking)
-		w->stores = store_map_new();
+		w->stores = store_map_new(cfg->track_max);
 	w->env = (struct conn_env){
 		.cfg = cfg,
 		.sh = sh,

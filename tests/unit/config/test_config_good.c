@@ -174,6 +174,9 @@ static const struct good goods[] = {
 	G_SIZE(max_line, 1048576, "--max-line", "1m"),
 	G_SIZE(max_line, 128, "--max-line", "128"),
 	G_U64(max_literal, GIB, "--max-literal", "1g"),
+	G_UINT(track_max, 1000, "--track-max", "1000"),
+	G_UINT(track_max, 0, "--track-max=0"),
+	G_UINT(track_max, 4294967295u, "--track-max", "4294967295"),
 	/* output */
 	G_STR(output_path, "out.tsv", "output=out.tsv"),
 	G_STR(output_path, "o2.tsv", "--output", "o2.tsv"),

@@ -19,6 +19,7 @@ struct errs {
 	unsigned n;
 	enum mbox_err kind[ERRS_MAX];
 	char msg[ERRS_MAX][320];
+	unsigned untracked;	/* FETCH answers the view did not keep */
 };
 
 static inline void
@@ -33,6 +34,12 @@ errs_cb(void *arg, enum mbox_err kind, const char *msg)
 	e->n++;
 }
 
+static inline void
+errs_untracked(void *arg)
+{
+	((struct errs *)arg)->untracked++;
+}
+
 enum { O_MSGS = 1, O_FLAGS = 2, O_MODSEQ = 4, O_KNOWN = 8 };
 
 static inline struct mbox_view *
@@ -44,6 +51,7 @@ mkview(struct mbox_store *s, uint32_t id, unsigned o, struct errs *e)
 		.check_modseq = (o & O_MODSEQ) != 0,
 		.err_cb = errs_cb,
 		.err_arg = e,
+		.untracked_cb = errs_untracked,
 	};
 	return mbox_view_new(s, id, &opts);
 }

@@ -382,6 +382,97 @@ START_TEST(test_select_done_known_uids)
 }
 END_TEST
 
+/* Issue 34: 200000 FETCH answers from the top of a claimed million down
+ * (a million timed out under load), against a view
+ * bounded to 4096 entries, cost at most those entries and the store
+ * records of what was kept (O(kept), not O(claimed) nor O(answers));
+ * what is kept is still checked. */
+START_TEST(test_fetch_storm_costs_what_is_kept)
+{
+	enum { TRACK = 4096, N = 1000000, ANSWERS = 200000 };
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+	mbox_store_set_track_max(s, TRACK);
+	struct mbox_view *v = mkview(s, 1, 0, &e);
+	char line[80];
+
+	feed(v, "!reset");
+	ck_assert_uint_eq(feed(v, "* 1000 EXISTS"), 0);
+	ck_assert_uint_eq(mbox_view_entries(v), 0);
+	ck_assert_uint_eq(feed(v, "* 1000000 EXISTS"), 0);
+	ck_assert_uint_eq(mbox_view_entries(v), 0);	/* as for 1000 */
+	ck_assert_uint_eq(feed(v, "* 1 FETCH (UID 1 FLAGS ())"), 0);
+	for (unsigned seq = N; seq > N - ANSWERS; seq--) {
+		snprintf(line, sizeof(line), "* %u FETCH (UID %u FLAGS ())",
+			 seq, seq);
+		ck_assert_uint_eq(feed(v, line), 0);
+	}
+	ck_assert_uint_le(mbox_view_entries(v), TRACK);
+	ck_assert_uint_ge(mbox_view_entries(v), TRACK - MBOX_PAGE);
+	ck_assert_uint_le(mbox_store_msg_count(s), mbox_view_entries(v));
+	/* Every answer not kept is told: seq 1's page (512 entries), the
+	 * last page (1000000 % 512 = 64) and six full pages below it fill
+	 * 3648 of the 4096; the seventh would pass them.  Kept: 64 + 6 *
+	 * 512 = 3136 of the answers from the top. */
+	ck_assert_uint_eq(mbox_view_entries(v), 512 + 64 + 6 * 512);
+	ck_assert_uint_eq(e.untracked, ANSWERS - (64 + 6 * 512));
+	/* seq 1 and the top pages are kept: a changed UID is seen */
+	ck_assert_uint_eq(mbox_view_uid(v, 1), 1);
+	ck_assert_uint_eq(mbox_view_uid(v, N), N);
+	ck_assert_uint_eq(feed(v, "* 1000000 FETCH (UID 1000001)"), 1);
+	ck_assert_int_eq(e.kind[0], MBOX_ERR_UID_CHANGED);
+	/* seq 500000 is not kept: its answer is checked (syntax, seq) and
+	 * forgotten */
+	ck_assert_uint_eq(mbox_view_uid(v, 500000), 0);
+	ck_assert_uint_eq(feed(v, "* 500000 FETCH (UID 500000 FLAGS ())"), 0);
+	ck_assert_uint_eq(feed(v, "* 500000 FETCH (UID 500000 FLAGS (\\Bogus))"),
+			  1);
+	ck_assert_int_eq(e.kind[1], MBOX_ERR_SYNTAX);
+	ck_assert_uint_eq(mbox_view_uid(v, 500000), 0);
+	ck_assert_uint_eq(e.untracked, ANSWERS - (64 + 6 * 512) + 2);
+	ck_assert_uint_le(mbox_view_entries(v), TRACK);
+	mbox_view_free(v);
+	mbox_store_free(s);
+}
+END_TEST
+
+/* The answers the fake server's track-max scenario sends (t_track_max.sh:
+ * `* 5000 EXISTS`, then seq 1 and 5000 down to 1), against a view kept to
+ * 1000 entries, to 1024 and to none: the count of answers not kept is
+ * exact and the entries never pass the bound (the pages are 512 each, the
+ * last one's 392 take 512). */
+START_TEST(test_track_max_counts_untracked)
+{
+	static const struct { uint32_t max, entries, untracked; } t[] = {
+		{ 1000, 512, 5000 - 512 },		/* seq 1's page only */
+		{ 1024, 1024, 5000 - 512 - 392 },	/* and the last */
+		{ 0, 10 * 512, 0 },			/* no bound */
+	};
+	char line[80];
+
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct errs e = { 0 };
+		struct mbox_store *s = mbox_store_new("u\tINBOX", 0);
+		if (t[i].max != 0)
+			mbox_store_set_track_max(s, t[i].max);
+		struct mbox_view *v = mkview(s, 1, 0, &e);
+		feed(v, "!reset");
+		ck_assert_uint_eq(feed(v, "* 5000 EXISTS"), 0);
+		ck_assert_uint_eq(feed(v, "* 1 FETCH (UID 1 FLAGS ())"), 0);
+		for (unsigned seq = 5000; seq >= 1; seq--) {
+			snprintf(line, sizeof(line),
+				 "* %u FETCH (UID %u FLAGS ())", seq, seq);
+			ck_assert_uint_eq(feed(v, line), 0);
+		}
+		ck_assert_uint_eq(e.n, 0);
+		ck_assert_uint_eq(mbox_view_entries(v), t[i].entries);
+		ck_assert_uint_eq(e.untracked, t[i].untracked);
+		mbox_view_free(v);
+		mbox_store_free(s);
+	}
+}
+END_TEST
+
 static Suite *
 mbox_bounds_suite(void)
 {
@@ -391,6 +482,8 @@ mbox_bounds_suite(void)
 	tcase_add_test(tc, test_vanished_cyrus_arrival);
 	tcase_add_test(tc, test_vanished_new_takes_arrival);
 	tcase_add_test(tc, test_exists_claim_costs_no_messages);
+	tcase_add_test(tc, test_fetch_storm_costs_what_is_kept);
+	tcase_add_test(tc, test_track_max_counts_untracked);
 	tcase_add_test(tc, test_storms);
 	tcase_add_test(tc, test_recent_never_above_exists);
 	tcase_add_test(tc, test_disabled_view_keeps_nothing);

@@ -12,7 +12,7 @@
 
 START_TEST(test_stores_by_name)
 {
-	struct store_map *m = store_map_new();
+	struct store_map *m = store_map_new(0);
 	struct mbox_store *a = store_map_get(m, "u1", "INBOX");
 	struct mbox_store *b = store_map_get(m, "u2", "INBOX");
 
@@ -27,7 +27,7 @@ END_TEST
 
 START_TEST(test_shared_workspaces)
 {
-	struct store_map *m = store_map_new();
+	struct store_map *m = store_map_new(0);
 	struct errs ea = { 0 }, eb = { 0 };
 	struct mbox_view *va = mkview(store_map_get(m, "u1", "INBOX"), 1, 0, &ea);
 	struct mbox_view *vb = mkview(store_map_get(m, "u2", "INBOX"), 2, 0, &eb);

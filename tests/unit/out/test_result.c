@@ -38,6 +38,7 @@ fill_snap(struct stats_snap *s, uint64_t seed)
 	s->errors[ERR_MBOXSTATE] = 2;
 	s->append_msgs = 12345;
 	s->ports_exhausted = 9;
+	s->untracked_fetches = 4488;
 	s->conns_open = 3;
 	s->loop_lag_max_us = 777;
 	hist_record(s->tls_lat, 1500);
@@ -124,6 +125,7 @@ START_TEST(test_roundtrip)
 			ck_assert_uint_eq(got.errors[k], want->errors[k]);
 		ck_assert_uint_eq(got.append_msgs, 12345);
 		ck_assert_uint_eq(got.ports_exhausted, 9);
+		ck_assert_uint_eq(got.untracked_fetches, 4488);
 		ck_assert_uint_eq(got.conns_open, 3);
 		ck_assert_uint_eq(got.loop_lag_max_us, 777);
 		ck_assert(same_hist(got.tls_lat, want->tls_lat));
@@ -396,9 +398,10 @@ START_TEST(test_shard_split)
 }
 END_TEST
 
-/* Connects that found no free local port are said in so many words, in
- * the text summary and the JSON; a run without any says nothing. */
-START_TEST(test_ports_exhausted_said)
+/* Connects that found no free local port and FETCH answers no view kept
+ * (--track-max) are said in so many words, in the text summary and the
+ * JSON; a run without any says nothing in the text, 0 in the JSON. */
+START_TEST(test_shortfalls_said)
 {
 	for (int with = 0; with < 2; with++) {
 		struct config cfg;
@@ -413,6 +416,7 @@ START_TEST(test_ports_exhausted_said)
 		stats_snap_init(&tot);
 		seed_window(&tot, 10, 100, 1000);
 		tot.ports_exhausted = with ? 1234 : 0;
+		tot.untracked_fetches = with ? 8976 : 0;
 		memout_open(&m);
 		struct report *r = report_new(&cfg, m.f, err, sizeof(err));
 		ck_assert_msg(r != NULL, "%s", err);
@@ -422,9 +426,16 @@ START_TEST(test_ports_exhausted_said)
 		const char *text = memout_text(&m);
 		const char *line = strstr(text, "OUT OF LOCAL PORTS: 1234 ");
 		ck_assert(with ? line != NULL : strstr(text, "OUT OF") == NULL);
+		line = strstr(text, "untracked: 8976 FETCH answers were checked "
+			      "but not kept (messages past --track-max");
+		ck_assert(with ? line != NULL
+			       : strstr(text, "untracked") == NULL);
 		char *json = slurp(path);
 		ck_assert_ptr_nonnull(strstr(json, with ? "\"ports_exhausted\":1234"
 						   : "\"ports_exhausted\":0"));
+		ck_assert_ptr_nonnull(strstr(json, with ?
+					     "\"untracked_fetches\":8976" :
+					     "\"untracked_fetches\":0"));
 		free(json);
 		memout_close(&m);
 		stats_snap_free(&tot);
@@ -445,7 +456,7 @@ result_suite(void)
 	tcase_add_test(tc, test_shard_env_order);
 	tcase_add_test(tc, test_shard_bad_env);
 	tcase_add_test(tc, test_shard_split);
-	tcase_add_test(tc, test_ports_exhausted_said);
+	tcase_add_test(tc, test_shortfalls_said);
 	suite_add_tcase(s, tc);
 	return s;
 }
