@@ -408,6 +408,8 @@ void
 conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 {
 	conn_tick_timeouts(c, now);
+	if (c->st != CONN_S_DONE && c->t_last_io > g->heard)
+		g->heard = c->t_last_io;
 	if (c->st != CONN_S_DONE)
 		g->clients++;
 	if (c->st == CONN_S_SESSION)

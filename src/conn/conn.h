@@ -122,10 +122,15 @@ struct conn_gauges {
 				 * reconnects at once, still is one) */
 	uint64_t session;	/* greeting seen */
 	uint64_t stalled3;	/* a command waiting > 3 s with no byte */
+	uint64_t heard;		/* the latest byte from the server */
 };
 /* The worker's 100 ms tick: timeouts, stall accounting and the
  * imaptest-style "stalled for N secs" line (once per 15 s). */
 void conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g);
+/* After a tick over its connections, a worker tells the run when it last
+ * heard from the server (g.heard): the stall bound is the server's
+ * silence on every connection, not one connection's wait. */
+void conn_stall_heard(const struct shared *sh, uint64_t heard);
 
 /* The run is ending: stop sending plan commands; log out once nothing is
  * in flight (drain), or close at once (halt, which returns how many

@@ -508,8 +508,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	unsigned cuts = atomic_load(&sh->live->stall_cuts);
 	if (cuts > 0)
 		log_warn("%u connection%s cut as the run ended: nothing from "
-			 "the server for %g s (--stall-timeout), counted as "
-			 "timeouts", cuts, cuts == 1 ? "" : "s",
+			 "the server on any connection for %g s "
+			 "(--stall-timeout), counted as timeouts", cuts, cuts == 1 ? "" : "s",
 			 cfg->stall_timeout);
 
 	/* Totals: everything acknowledged, including replies to commands

@@ -58,12 +58,12 @@ cut_all() {
 	fault_cmp "$name" unfinished -eq 0
 	[ "$(fault_get "$name" stop_reason)" = "$2" ] ||
 		_fault_bad "$name: stop_reason '$(fault_get "$name" stop_reason)', expected '$2'"
-	n=$(grep -c 'nothing from the server for [0-9.]* s as the run ends: cut (--stall-timeout)' \
+	n=$(grep -c 'nothing from the server on any connection for [0-9.]* s as the run ends: cut (--stall-timeout)' \
 		"$TEST_TMP/$name.err" || true)
 	[ "$n" -ge 1 ] && [ "$n" -le 5 ] ||
 		_fault_bad "$name: $n 'cut' lines, 1..5 expected"
 	# The count line covers them all, and is what the summary counted.
-	cuts=$(sed -n 's/^Warning: \([0-9]*\) connections\{0,1\} cut as the run ended: nothing from the server for 5 s (--stall-timeout), counted as timeouts$/\1/p' \
+	cuts=$(sed -n 's/^Warning: \([0-9]*\) connections\{0,1\} cut as the run ended: nothing from the server on any connection for 5 s (--stall-timeout), counted as timeouts$/\1/p' \
 		"$TEST_TMP/$name.err")
 	if [ -z "$cuts" ]; then
 		_fault_bad "$name: no 'N connections cut as the run ended' line"
