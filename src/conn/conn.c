@@ -337,8 +337,17 @@ conn_close(struct conn *c, enum conn_end end, enum err_kind why)
 		c->own_reads = false;
 	}
 	if (c->bev != NULL) {
-		/* Safe inside the bufferevent's own callback: libevent holds
-		 * a reference until the callback returns. */
+		/* Inside the bufferevent's own read callback.  A socket or
+		 * TLS bufferevent holds a reference until the callback
+		 * returns; the COMPRESS filter does not (libevent 2.1.12's
+		 * be_filter_readcb only locks), and after the callback
+		 * libevent re-triggers it if its input is still at the read
+		 * high watermark (CONN_INFLATE_AHEAD), as when the parser
+		 * refused the line it was fed.  That trigger takes and drops
+		 * a reference on a filter already at zero: unlinked twice,
+		 * its socket freed twice, an assertion aborts the process.
+		 * Reads off, the watermark check does nothing. */
+		bufferevent_disable(c->bev, EV_READ);
 		bufferevent_free(c->bev);
 		c->bev = NULL;
 	}

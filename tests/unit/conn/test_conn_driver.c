@@ -5,7 +5,9 @@
  * callback hears the reply; untagged EXISTS/FETCH reach the untagged hook;
  * a command in flight when the connection dies is reported FAILED; LOGOUT
  * ends the session as a logout; a driver's ENABLE and COMPRESS (done runs
- * once the deflate layer is on, so what it sends goes compressed); an
+ * once the deflate layer is on, so what it sends goes compressed); a
+ * compressed line over the limit closing the connection cleanly at any
+ * inflate-ahead (it aborted in libevent); an
  * APPEND of several messages (MULTIAPPEND): each literal's size, LITERAL+
  * or a "+" awaited before each body, counted as one command of n
  * messages; a VANISHED the session did not enable (RFC 7162 3.2.10) is a
@@ -24,6 +26,7 @@
 #include "check_main.h"
 #include "conn_fixture.h"
 #include "conn.h"
+#include "conn_int.h"
 #include "imap.h"
 #include "msg.h"
 #include "stats.h"
@@ -519,6 +522,71 @@ START_TEST(test_driver_vanished_enabled)
 }
 END_TEST
 
+/* Inflate-ahead values for test_driver_compress_long_line: the default
+ * (CONN_INFLATE_AHEAD, 0 here), 32 KiB (which aborted in libevent), a
+ * few KiB and less than a line's worth. */
+static const size_t inflate_ahead[] = { 0, 32 * 1024, 4096, 100 };
+
+/* Under COMPRESS a line over the parser's limit closes the connection
+ * from inside the deflate filter's read callback, with the filter's input
+ * still at its read high watermark (the parser refused it, so none of it
+ * was drained).  libevent 2.1.12 runs that callback without a reference on
+ * the filter, then checks the watermark and re-triggers the filter: freed
+ * there, it was "freed" a second time and its socket's refcount went
+ * below zero (bufferevent.c:713 assertion, abort).  The close must come
+ * out clean at any inflate-ahead: counted as a protocol error, once. */
+START_TEST(test_driver_compress_long_line)
+{
+	size_t ahead = inflate_ahead[_i];
+
+	session_with_caps("IMAP4rev1 COMPRESS=DEFLATE");
+	ck_assert(conn_compress_begin(T.fx.c, on_done, &T.d[0]));
+	expect("3.2 COMPRESS DEFLATE\r\n");
+	peer_say("3.2 OK compressing\r\n");
+	ck_assert(conn_compressed(T.fx.c));
+	if (ahead > 0)
+		bufferevent_setwatermark(T.fx.c->bev, EV_READ, 0, ahead);
+
+	/* 70000 octets of short untagged lines, then "* OK " and 'x' with
+	 * no CRLF, in one write.  The prefix puts the octet over the line
+	 * limit (65536 into the long line) in the first chain of a batch that
+	 * filled the inflate-ahead, whatever its size (batches start at its
+	 * multiples, chains at 16000 octets) -- the one case that aborted.
+	 * Without it the default's first batch fails in its fifth chain, with
+	 * 64000 octets already taken, and passes by luck. */
+	enum { LINES = 1000, LINE = 70, LONG = 300000 };
+	size_t n = LINES * LINE + LONG;
+	unsigned char *plain = malloc(n), *z = malloc(n);
+	for (unsigned i = 0; i < LINES; i++)
+		snprintf((char *)plain + i * LINE, LINE + 1, "* OK filler %056u\r\n",
+			 i);
+	memcpy(plain + LINES * LINE, "* OK ", 5);
+	memset(plain + LINES * LINE + 5, 'x', LONG - 5);
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	ck_assert_int_eq(deflateInit2(&zs, 1, Z_DEFLATED, -15, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = plain;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z;
+	zs.avail_out = (uInt)n;
+	ck_assert_int_eq(deflate(&zs, Z_SYNC_FLUSH), Z_OK);
+	ck_assert_uint_eq(zs.avail_in, 0);
+	bufferevent_write(T.fx.peer, z, n - zs.avail_out);
+	deflateEnd(&zs);
+	free(plain);
+	free(z);
+
+	/* A small inflate-ahead takes a loop turn per step. */
+	for (int i = 0; i < 100000 && T.closed == 0; i++)
+		event_base_loop(T.fx.base, EVLOOP_NONBLOCK);
+	pump();
+	ck_assert_uint_eq(T.closed, 1);
+	ck_assert_int_eq(T.end, CONN_END_FAILED);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[ERR_PROTOCOL]), 1);
+}
+END_TEST
+
 static Suite *
 conn_driver_suite(void)
 {
@@ -529,6 +597,8 @@ conn_driver_suite(void)
 	tcase_add_test(tc, test_driver_failed_in_flight);
 	tcase_add_test(tc, test_driver_drain_ends_idle);
 	tcase_add_test(tc, test_driver_enable_compress);
+	tcase_add_loop_test(tc, test_driver_compress_long_line, 0,
+	    (int)(sizeof(inflate_ahead) / sizeof(inflate_ahead[0])));
 	tcase_add_test(tc, test_driver_multiappend_literal_plus);
 	tcase_add_test(tc, test_driver_multiappend_synchronizing);
 	tcase_add_test(tc, test_driver_multiappend_no_midway);
