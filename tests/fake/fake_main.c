@@ -562,6 +562,7 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < srv.nloops; i++) {
 		event_free(srv.loops[i].stop);
 		event_base_free(srv.loops[i].base);
+		fake_zcache_free(srv.loops[i].zcache);
 	}
 	free(srv.loops);
 	fake_shared_free(&srv.sh);
