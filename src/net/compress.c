@@ -308,8 +308,23 @@ compress_out_filter(struct evbuffer *src, struct evbuffer *dst,
 	if (c->failed)
 		return compress_fail(c, src, BEV_EVENT_WRITING, c->err);
 	/* Each batch ended in a sync flush, so nothing is held back and a
-	 * BEV_FLUSH or BEV_FINISHED has nothing to add.  RFC 4978 has no
-	 * orderly end of stream, so there is no Z_FINISH either. */
+	 * BEV_FINISHED has nothing to add.  RFC 4978 has no orderly end of
+	 * stream, so there is no Z_FINISH either.  A BEV_FLUSH (libevent
+	 * calls us with it even with nothing to send) ends the batch with a
+	 * full flush: what follows refers to nothing before it
+	 * (compress.h). */
+	int end = mode == BEV_FLUSH ? Z_FULL_FLUSH : Z_SYNC_FLUSH;
+	if (have == 0 && mode == BEV_FLUSH) {
+		/* Room first: deflate_piece's loop ends at once on no input
+		 * and no room. */
+		rc = sink_open(&s, 64) < 0 ? Z_MEM_ERROR :
+		    deflate_piece(c, &s, "", 0, end, &made);
+		c->counts->wire_out += made;
+		if (sink_close(&s) < 0 || rc != Z_OK)
+			return compress_fail(c, src, BEV_EVENT_WRITING,
+					     "deflate failed on a full flush");
+		return BEV_OK;
+	}
 	if (have == 0)
 		return BEV_NEED_MORE;
 	size_t take = have;
@@ -334,7 +349,7 @@ compress_out_filter(struct evbuffer *src, struct evbuffer *dst,
 			left -= len;
 			fed += len;
 			rc = deflate_piece(c, &s, iv[i].iov_base, len,
-			    left == 0 ? Z_SYNC_FLUSH : Z_NO_FLUSH, &made);
+			    left == 0 ? end : Z_NO_FLUSH, &made);
 			if (len < iv[i].iov_len)
 				break;	/* the rest of this extent next peek */
 		}

@@ -4,7 +4,14 @@
  * header).  Every batch of written data ends with a Z_SYNC_FLUSH, so each
  * command reaches the server without waiting for more; the stream is never
  * finished with Z_FINISH.  A batch is normally one write to the filter, so
- * a command written in one call costs one flush marker (4-5 octets). */
+ * a command written in one call costs one flush marker (4-5 octets).
+ *
+ * bufferevent_flush(filter, EV_WRITE, BEV_FLUSH) ends the batch with a
+ * Z_FULL_FLUSH instead: what the filter sends after it refers to nothing
+ * before it, so raw DEFLATE blocks made elsewhere by a fresh stream (and
+ * ended by a sync or full flush) may be put on the wire below at that
+ * point, and the peer's inflater still reads one whole stream.  A test
+ * server uses it to deflate a large reply once for all its connections. */
 #ifndef IMAPSTRESS_COMPRESS_H
 #define IMAPSTRESS_COMPRESS_H
 

@@ -123,6 +123,7 @@ struct fake_loop {
 	struct fake_conn *conns;
 	pthread_t thread;
 	uint64_t seed;
+	struct fake_zcache *zcache;	/* fake_zcache.c */
 };
 
 enum fake_rstate {
@@ -188,6 +189,7 @@ struct fake_conn {
 	bool endless;
 	bool garbage_sent;
 	bool script_cont;       /* a script reply ended in "+": next line is data */
+	bool deflating;         /* under COMPRESS (fake_conn_deflate) */
 	bool tls_fail_sent;
 	struct fake_sess *sess; /* mail-store mode: logged in (fake_store.h) */
 };
@@ -217,6 +219,15 @@ void fake_conn_free(struct fake_conn *c);
  * server's filter); what is already written goes out as it is.  False
  * (and nothing changed) if the filter could not be set up. */
 bool fake_conn_deflate(struct fake_conn *c);
+/* fake_zcache.c: under COMPRESS, with the reply going out now, the
+ * octets make(c, key) writes to c->w are deflated once per loop for key
+ * and the same bytes go to every connection; false (nothing written)
+ * otherwise, and the caller writes them itself.  key names a reply part
+ * that is the same for every connection. */
+struct fake_zcache;
+bool fake_zcache_send(struct fake_conn *c, const void *key,
+		      void (*make)(struct fake_conn *, const void *));
+void fake_zcache_free(struct fake_zcache *z);
 /* fake_delay.c */
 void fake_delay_conn_opened(void);
 void fake_delay_conn_closed(void);

@@ -114,6 +114,7 @@ fake_conn_deflate(struct fake_conn *c)
 	if (z == NULL)
 		return false;
 	c->bev = z;
+	c->deflating = true;
 	bufferevent_setcb(z, fake_conn_read_cb, fake_conn_write_cb,
 			  fake_conn_event_cb, c);
 	bufferevent_enable(z, EV_READ | EV_WRITE);

@@ -39,6 +39,7 @@ struct fake_delivery {
 	char *box;
 	uint32_t size;
 	struct event *ev;
+	uint64_t t_250;		/* its 250 queued */
 	struct fake_delivery *prev, *next;
 };
 
@@ -65,7 +66,10 @@ fake_delivery_due(evutil_socket_t fd, short what, void *arg)
 	struct fake_box *b = fake_store_box(d->u, d->box, true);
 	fake_store_add(b, 0, d->size);
 	st->st.lmtp_delivered++;
-	st->st.pushes += fake_store_push(d->u, b);
+	unsigned told = fake_store_push(d->u, b);
+	st->st.pushes += told;
+	if (told > 0)
+		fake_store_lag(st, d->t_250);
 	fake_delivery_free(d);
 }
 
@@ -78,6 +82,7 @@ fake_delivery_start(struct fake_store *st, struct fake_rcpt *r, uint64_t size)
 	d->box = r->box;
 	r->box = NULL;
 	d->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	d->t_250 = fake_now_us();
 	d->ev = evtimer_new(st->base, fake_delivery_due, d);
 	if (d->ev == NULL)
 		abort();

@@ -440,7 +440,7 @@ fake_announce(const char *opt, const char *path, const char *word,
 
 static void
 fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st,
-		 const struct fake_store *store)
+		 struct fake_store *store)	/* its lags get sorted */
 {
 	if (cfg->stats_file == NULL)
 		return;
@@ -460,9 +460,11 @@ fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st,
 		st->bytes_out);
 	if (store != NULL)
 		fprintf(f, "lmtp_sessions=%" PRIu64 "\nlmtp_rcpts=%" PRIu64
-			"\nlmtp_delivered=%" PRIu64 "\npushes=%" PRIu64 "\n",
+			"\nlmtp_delivered=%" PRIu64 "\npushes=%" PRIu64
+			"\npush_lag_p50_us=%" PRIu64 "\n",
 			store->st.lmtp_sessions, store->st.lmtp_rcpts,
-			store->st.lmtp_delivered, store->st.pushes);
+			store->st.lmtp_delivered, store->st.pushes,
+			fake_store_lag_p50(store));
 	if (fclose(f) != 0)
 		fprintf(stderr, "fakeimapd: --stats-file: error writing '%s'\n",
 			cfg->stats_file);
@@ -560,6 +562,7 @@ main(int argc, char **argv)
 	for (unsigned i = 0; i < srv.nloops; i++) {
 		event_free(srv.loops[i].stop);
 		event_base_free(srv.loops[i].base);
+		fake_zcache_free(srv.loops[i].zcache);
 	}
 	free(srv.loops);
 	fake_shared_free(&srv.sh);

@@ -336,6 +336,40 @@ fake_script_batch_end(struct fake_conn *c, struct evbuffer *real)
 	evbuffer_free(batch);
 }
 
+/* "fill N x": N octets of 'x' (else of random letters, the same every
+ * time), in 1 MiB writes: under COMPRESS each deflates as one batch
+ * (about 1000:1 for 'x'), and no more than that piles up here per
+ * connection. */
+static void
+fake_script_fill(struct fake_conn *c, const void *arg)
+{
+	const struct fake_op *op = arg;
+	enum { CHUNK = 1024 * 1024 };
+	char *chunk = xmalloc(CHUNK);
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	for (size_t k = 0; k < CHUNK; k++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+		chunk[k] = op->text[0] == 'x' ? 'x' :
+		    (char)('a' + (r >> 33) % 26);
+	}
+	for (uint64_t left = op->ms; left > 0;) {
+		size_t n = left < CHUNK ? (size_t)left : CHUNK;
+		fake_out(c, chunk, n);
+		left -= n;
+	}
+	free(chunk);
+}
+
+/* "repeat N TEXT" whose TEXT names no $tag, $i or $j: the same lines for
+ * every connection, for fake_zcache_send. */
+static void
+fake_script_repeat_same(struct fake_conn *c, const void *arg)
+{
+	const struct fake_op *op = arg;
+	for (uint64_t k = 1; k <= op->ms; k++)
+		fake_script_line_out(c, op->text, "", k, op->ms + 1 - k);
+}
+
 /* Returns true when the reply's last line was a "+" continuation. */
 static bool
 fake_script_run(struct fake_conn *c, const struct fake_body *b,
@@ -356,6 +390,13 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 			fake_reply_begin(c, delay_us);
 			break;
 		case FAKE_OP_REPEAT: {
+			/* The same for every connection unless it names
+			 * $tag, $i or $j: then deflated once (fake_zcache.c). */
+			if (strchr(op->text, '$') == NULL &&
+			    fake_zcache_send(c, op, fake_script_repeat_same)) {
+				cont = false;
+				break;
+			}
 			struct evbuffer *real = fake_script_batch_begin(c);
 			for (uint64_t k = 1; k <= op->ms; k++)
 				fake_script_line_out(c, op->text, tag, k,
@@ -364,27 +405,11 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 			cont = false;
 			break;
 		}
-		case FAKE_OP_FILL: {
-			/* 1 MiB writes: under COMPRESS each deflates as one
-			 * batch (about 1000:1 for 'x'), and no more than that
-			 * piles up here per connection */
-			enum { CHUNK = 1024 * 1024 };
-			char *chunk = xmalloc(CHUNK);
-			uint64_t r = 0x9e3779b97f4a7c15ull;
-			for (size_t k = 0; k < CHUNK; k++) {
-				r ^= r << 13, r ^= r >> 7, r ^= r << 17;
-				chunk[k] = op->text[0] == 'x' ? 'x' :
-				    (char)('a' + (r >> 33) % 26);
-			}
-			for (uint64_t left = op->ms; left > 0;) {
-				size_t n = left < CHUNK ? (size_t)left : CHUNK;
-				fake_out(c, chunk, n);
-				left -= n;
-			}
-			free(chunk);
+		case FAKE_OP_FILL:
+			if (!fake_zcache_send(c, op, fake_script_fill))
+				fake_script_fill(c, op);
 			cont = false;
 			break;
-		}
 		case FAKE_OP_DEFLATE:
 			fake_reply_end(c, 0);
 			if (!fake_conn_deflate(c)) {

@@ -56,6 +56,7 @@ fake_store_free(struct fake_store *st)
 		free(u->name);
 		free(u);
 	}
+	free(st->st.lag_us);
 	free(st);
 }
 
@@ -272,6 +273,35 @@ fake_store_push(struct fake_user *u, struct fake_box *b)
 		n++;
 	}
 	return n;
+}
+
+void
+fake_store_lag(struct fake_store *st, uint64_t t_250_us)
+{
+	struct fake_store_stats *s = &st->st;
+	uint64_t lag = fake_now_us() - t_250_us;
+	if (s->nlag == s->caplag) {
+		s->caplag = s->caplag ? 2 * s->caplag : 256;
+		s->lag_us = xrealloc(s->lag_us, s->caplag * sizeof(*s->lag_us));
+	}
+	s->lag_us[s->nlag++] = lag > UINT32_MAX ? UINT32_MAX : (uint32_t)lag;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+uint64_t
+fake_store_lag_p50(struct fake_store *st)
+{
+	struct fake_store_stats *s = &st->st;
+	if (s->nlag == 0)
+		return 0;
+	qsort(s->lag_us, s->nlag, sizeof(*s->lag_us), cmp_u32);
+	return s->lag_us[(s->nlag - 1) / 2];
 }
 
 void

@@ -65,6 +65,12 @@ struct fake_sess {
 
 struct fake_store_stats {
 	uint64_t lmtp_sessions, lmtp_rcpts, lmtp_delivered, pushes;
+	/* Each pushed delivery's own 250 -> EXISTS time, as this process
+	 * saw it: the machine's share of a client's push latency (a timer
+	 * that fires late on a busy machine), for tests and benchmarks to
+	 * tell it from the client's. */
+	uint32_t *lag_us;
+	size_t nlag, caplag;
 };
 
 struct fake_store {
@@ -110,6 +116,10 @@ void fake_sess_sync(struct fake_sess *s, bool expunges);
 /* Messages arrived in (or left) b: every session of u in IDLE on it
  * hears now.  Returns how many sessions were told. */
 unsigned fake_store_push(struct fake_user *u, struct fake_box *b);
+/* A delivery answered at t_250_us was pushed now: its lag recorded. */
+void fake_store_lag(struct fake_store *st, uint64_t t_250_us);
+/* The median of the lags recorded, 0 when none. */
+uint64_t fake_store_lag_p50(struct fake_store *st);
 void fake_store_conn_gone(struct fake_conn *c);
 
 /* fake_store_msgs.c: FETCH, STORE, SEARCH; the system flags in a flag

@@ -7,14 +7,19 @@
 # 1. The fake itself, with its own LMTP and IMAP client
 #    (tests/fake/store_selftest.py): no EXISTS before D, every IMAP command
 #    a profile user sends acts on the stored mail.
-# 2. imapstress in profile mode against it, D = 20 ms and D = 200 ms: the
-#    reported push latency (LMTP 250 -> EXISTS) p50 must never be below D
-#    and less than half a delivery interval (150 ms) above it (an EXISTS
-#    matched to its own delivery, not the one before), with at least 8
+# 2. imapstress in profile mode against it, D = 20 ms and D = 200 ms:
+#    what the tool promises, whatever the machine's load.  The reported
+#    push latency (LMTP 250 -> EXISTS) p50 is never below D; each EXISTS
+#    is matched to its own delivery (p50 less than half a delivery
+#    interval above the fake's own 250 -> EXISTS median); at least 8
 #    samples, no push missed, no failed delivery, and every 250 the fake
 #    gave counted.  The JSON summary's figures are the ones checked; the
-#    text summary must have the row.  A run over the upper bound (a busy
-#    machine) is tried once more; a p50 below D fails at once.
+#    text summary must have the row.  Nothing is retried.
+#
+# How close p50 comes to D is the machine's, not the tool's: on a busy
+# machine the fake's own timer fires late (its push_lag_p50_us is then
+# as far above D as the client's p50), so that figure is a benchmark's,
+# scripts/bench-push-latency, which prints D, p50 and p50/D.
 #
 # Part 2 needs the profile user driver; while imapstress still says the
 # driver is not built yet, the test says SKIP with that reason (exit 77).
@@ -126,7 +131,9 @@ print(e["count"], e["latency_us"]["p50"], e["latency_us"]["p95"],
       l["tempfail"] + l["permfail"] + l["no_reply"])
 PY
 	) || fail "D=$D: no profile section in the JSON summary"
-	note "D=$D ms: $n push samples, p50 ${p50} us, p95 ${p95} us, max ${mx} us, missed $missed, $ok deliveries"
+	fake_p50=$(sed -n 's/^push_lag_p50_us=//p' "$FAKE_DIR/stats")
+	[ -n "$fake_p50" ] || fail "D=$D: no push_lag_p50_us in the fake's stats"
+	note "D=$D ms: $n push samples, p50 ${p50} us (the fake's own ${fake_p50} us), p95 ${p95} us, max ${mx} us, missed $missed, $ok deliveries"
 	assert_ge "$n" 8 "D=$D: push samples (2 per user at least)"
 	# The fake sends EXISTS D after the 250: a median below D would be
 	# a measuring error whatever the load.
@@ -144,18 +151,14 @@ PY
 }
 
 # Above D, what counts is that each EXISTS was matched to its own
-# delivery: matched to the user's one before it, p50 would be D plus a
-# delivery interval (300 ms).  So the bound is D + 150 ms, half an
-# interval.  What lies above D otherwise is the client's and the fake's
-# scheduling (about 0.2 ms on an idle machine, 4 ms at load 40, where the
-# old bound of D + 10% failed); a run over the bound is tried once more
-# before it fails.
+# delivery: matched to the user's one before it, p50 would be a delivery
+# interval (300 ms) above the time the fake itself took from 250 to
+# EXISTS.  So the bound is the fake's own median plus half an interval:
+# the machine's scheduling of the fake (4-6 ms at load 16, where D + 10%
+# failed) is in both figures; the client's own part, about 0.2 ms idle
+# and at most 4 ms at load 16, is far below 150 ms.
 for D in 20 200; do
-	hi=$((D * 1000 + 150000))
 	run_push "$D"
-	if [ "$p50" -gt "$hi" ]; then
-		note "D=$D: p50 $p50 us above $hi us; once more (a busy machine?)"
-		run_push "$D"
-	fi
-	assert_ge "$hi" "$p50" "D=$D: push p50 within 150 ms (half a delivery interval) of $D ms"
+	assert_ge "$((fake_p50 + 150000))" "$p50" \
+		"D=$D: push p50 within half a delivery interval of the fake's own ${fake_p50} us (its own delivery)"
 done

@@ -478,6 +478,49 @@ START_TEST(test_inflation_ratio)
 }
 END_TEST
 
+/* BEV_FLUSH ends the batch in a full flush: raw blocks from a fresh
+ * stream put below at that point read as part of one stream, and the
+ * same text written after them (which a sync flush would let refer back
+ * across the blocks) still arrives as written.  fakeimapd sends one
+ * deflated reply to many connections so (tests/fake/fake_zcache.c). */
+START_TEST(test_full_flush_splice)
+{
+	static const char text[] = "* 1 FETCH (FLAGS (\\Seen) UID 1)\r\n";
+	struct link l;
+	struct evbuffer *want = evbuffer_new(), *raw = evbuffer_new();
+	z_stream z;
+	char payload[3000];
+
+	memset(payload, 'x', sizeof(payload));
+	memset(&z, 0, sizeof(z));
+	ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, -MAX_WBITS, 8,
+				      Z_DEFAULT_STRATEGY), Z_OK);
+	z_sync(&z, payload, sizeof(payload), raw);
+	deflateEnd(&z);
+
+	link_open(&l, 1, 1);
+	for (int round = 0; round < 3; round++) {
+		bufferevent_write(l.srv.bev, text, strlen(text));
+		evbuffer_add(want, text, strlen(text));
+		bufferevent_flush(l.srv.bev, EV_WRITE, BEV_FLUSH);
+		evbuffer_add(bufferevent_get_output(
+		    bufferevent_get_underlying(l.srv.bev)),
+		    evbuffer_pullup(raw, -1), evbuffer_get_length(raw));
+		evbuffer_add(want, payload, sizeof(payload));
+	}
+	bufferevent_write(l.srv.bev, text, strlen(text));
+	evbuffer_add(want, text, strlen(text));
+	pump_until(&l, &l.cli, evbuffer_get_length(want));
+	assert_got(&l.cli, evbuffer_pullup(want, -1),
+		   evbuffer_get_length(want));
+	ck_assert_ptr_null(compress_error(&l.cli.counts));
+	ck_assert_int_eq(l.cli.n_events, 0);
+	evbuffer_free(want);
+	evbuffer_free(raw);
+	link_close(&l);
+}
+END_TEST
+
 static Suite *
 compress_suite(void)
 {
@@ -495,6 +538,7 @@ compress_suite(void)
 	tcase_add_test(tc, test_bad_arguments);
 	tcase_add_test(tc, test_data_already_below);
 	tcase_add_loop_test(tc, test_inflation_ratio, 0, 3);
+	tcase_add_test(tc, test_full_flush_splice);
 	suite_add_tcase(s, tc);
 	return s;
 }
