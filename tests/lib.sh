@@ -58,7 +58,9 @@ export ROOT IMAPSTRESS FAKEIMAPD DOVECOT_PRIVATE CYRUS_PRIVATE IMAP_SERVER
 
 TEST_NAME=$(basename "$0")
 [ "$IMAP_SERVER" = dovecot ] || TEST_NAME="${TEST_NAME}[$IMAP_SERVER]"
-TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/imapstress-test.XXXXXX")
+
+# Set by the supervisor at the end of this file.
+TEST_TMP=
 
 # Cleanup state, all in this shell: helpers that need to register something
 # must therefore not be called from a $(...) subshell.
@@ -79,18 +81,33 @@ _lib_cleanup() {
 	for i in "${!_lib_cyrus_dirs[@]}"; do
 		timeout 30 "$CYRUS_PRIVATE" stop --dir "${_lib_cyrus_dirs[i]}" >&2
 	done
+	# Done: the supervisor must not stop any of it again.
 	rm -rf -- "$TEST_TMP"
 	exit "$rc"
 }
 trap _lib_cleanup EXIT
-# bash runs the EXIT trap on exit, but not when a signal kills it: turn the
-# timeout's TERM (and ^C) into an exit so daemons still get stopped.
-trap 'exit 143' TERM
-trap 'exit 130' INT
-trap 'exit 129' HUP
+
+# _lib_save: what _lib_cleanup would run, as a script the supervisor can
+# source after a signal has killed this shell (so lib.sh's functions and
+# self-contained commands only: "stop_bg $pid", not a test's own function).
+_lib_save() {
+	local i f=$TEST_TMP/.cleanup
+	{
+		for ((i = ${#_lib_exit_cmds[@]} - 1; i >= 0; i--)); do
+			printf '%s\n' "${_lib_exit_cmds[i]}"
+		done
+		for i in "${!_lib_dovecot_dirs[@]}"; do
+			printf 'timeout 30 "$DOVECOT_PRIVATE" stop --dir %q >&2\n' "${_lib_dovecot_dirs[i]}"
+		done
+		for i in "${!_lib_cyrus_dirs[@]}"; do
+			printf 'timeout 30 "$CYRUS_PRIVATE" stop --dir %q >&2\n' "${_lib_cyrus_dirs[i]}"
+		done
+	} >"$f.tmp" && mv -f -- "$f.tmp" "$f"
+}
 
 on_exit() {
 	_lib_exit_cmds+=("$1")
+	_lib_save
 }
 
 note() {
@@ -107,10 +124,10 @@ _lib_alive() {
 }
 
 # stop_bg PID: stop a process this test started with &: TERM, up to 10 s
-# to go, then KILL; then reap it.  A plain `kill PID; wait PID` can wait
-# forever: a TERM that arrives while bash's forked child still carries
-# this shell's TERM trap (between fork and exec) is taken by the trap and
-# lost, and the program then runs on.  Safe under set -e: returns 0.
+# to go, then KILL; then reap it (when it is this shell's child: the
+# supervisor also runs it, for the body's children).  A program that
+# ignores or mishandles TERM must not hang the test.  Safe under set -e:
+# returns 0.
 stop_bg() {
 	local pid=$1 i
 	if ! kill "$pid" 2>/dev/null; then
@@ -196,6 +213,7 @@ dovecot_start() {
 	eval "$out"
 	[ -n "${DOVECOT_DIR:-}" ] || fail "dovecot-private start printed no DOVECOT_DIR"
 	_lib_dovecot_dirs+=("$DOVECOT_DIR")
+	_lib_save
 }
 
 dovecot_lmtp_start() {
@@ -211,6 +229,7 @@ dovecot_stop() {
 	for i in "${!_lib_dovecot_dirs[@]}"; do
 		[ "${_lib_dovecot_dirs[i]}" != "$d" ] || unset "_lib_dovecot_dirs[i]"
 	done
+	_lib_save
 	run_with_timeout 30 "$DOVECOT_PRIVATE" stop --dir "$d" ||
 		fail "could not stop the private Dovecot in $d"
 	if [ "$d" = "${DOVECOT_DIR:-}" ]; then
@@ -242,6 +261,7 @@ server_start() {
 		eval "$out"
 		[ -n "${CYRUS_DIR:-}" ] || fail "cyrus-private start printed no CYRUS_DIR"
 		_lib_cyrus_dirs+=("$CYRUS_DIR")
+		_lib_save
 		SERVER_DIR=$CYRUS_DIR SERVER_PORT=$CYRUS_PORT SERVER_PASS=$CYRUS_PASS
 		SERVER_TLS_PORT=${CYRUS_TLS_PORT:-} SERVER_CA=${CYRUS_CA:-} ;;
 	esac
@@ -386,3 +406,40 @@ PYEOF
 ) || fail "no JSON summary in $1"
 	mapfile -t S <<<"$out"
 }
+
+# The test runs in two processes.  bash 5.2 runs a pending trap from inside
+# its parser when it parses a $(...) at expansion time, with the parser
+# still waiting for that ')': the trap's own text then fails to parse
+# ("trap: line 2: unexpected EOF while looking for matching `)'") and the
+# shell can hang instead of exiting (reproduced: a TERM to a loop of
+# x="$(true)$(true)" under `trap 'exit 143' TERM` does it 16 times in 40).
+# A test is full of $(...), so the test itself (the body) installs no
+# signal trap at all: a TERM or ^C (sent to the whole process group, by
+# run-all's timeout(1) or the terminal) kills it outright.  This first
+# process (the supervisor) runs the body in the foreground and expands no
+# $(...) once its traps are set, so its trap runs once the body has died,
+# between two commands; it then stops what the body registered
+# (TEST_TMP/.cleanup, written by _lib_save) and exits.  The body runs in
+# the foreground because bash starts a `&` job with SIGINT ignored, which
+# its programs would inherit.  This block is last in the file so that
+# stop_bg and the rest are defined in the supervisor too.
+if [ "${_LIB_SUPERVISOR:-}" != "$PPID" ]; then
+	TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/imapstress-test.XXXXXX")
+	trap - EXIT
+	_lib_supervise() {
+		trap '' TERM INT HUP
+		set +e
+		# shellcheck disable=SC1091
+		[ ! -f "$TEST_TMP/.cleanup" ] || . "$TEST_TMP/.cleanup"
+		rm -rf -- "$TEST_TMP"
+		exit "$1"
+	}
+	trap '_lib_supervise 143' TERM
+	trap '_lib_supervise 130' INT
+	trap '_lib_supervise 129' HUP
+	_lib_rc=0
+	_LIB_SUPERVISOR=$$ _LIB_TEST_TMP=$TEST_TMP "$BASH" "$0" "$@" || _lib_rc=$?
+	_lib_supervise "$_lib_rc"
+fi
+TEST_TMP=$_LIB_TEST_TMP
+unset _LIB_SUPERVISOR _LIB_TEST_TMP

@@ -146,10 +146,29 @@ print("ok_total", ok)
 EOF
 }
 
+# Each scenario's summary read once into _fault_v ("NAME KEY" -> value),
+# and looked up without a process: a file of 27 scenarios asks for some 900
+# figures, and a fork+exec of awk for each took the test past 250 s on a
+# loaded machine (load 25 on two cores), near run-all's timeout.
+declare -A _fault_v=()
+
+# _fault_val NAME KEY: the figure in REPLY ('' when absent).
+_fault_val() {
+	local k v _
+	if [ -z "${_fault_v["$1 summary-read"]:-}" ]; then
+		_fault_vars "$1"
+		# The first word of a value, as ever ("server unusable" -> server).
+		while read -r k v _; do
+			_fault_v["$1 $k"]=$v
+		done <"$TEST_TMP/$1.vars"
+		_fault_v["$1 summary-read"]=1
+	fi
+	REPLY=${_fault_v["$1 $2"]:-}
+}
+
 fault_get() {
-	_fault_vars "$1"
-	awk -v k="$2" '$1 == k { print $2; found = 1 } END { if (!found) print "" }' \
-		"$TEST_TMP/$1.vars"
+	_fault_val "$1" "$2"
+	printf '%s\n' "$REPLY"
 }
 
 _fault_int() {
@@ -159,8 +178,9 @@ _fault_int() {
 }
 
 fault_cmp() {
-	local name=$1 key=$2 op=$3 want=$4 v
-	v=$(fault_get "$name" "$key")
+	local name=$1 key=$2 op=$3 want=$4 v REPLY
+	_fault_val "$name" "$key"
+	v=$REPLY
 	[ -n "$v" ] || v=0
 	if ! _fault_int "$v"; then
 		_fault_bad "$name: $key is '$v', not a count"
@@ -183,7 +203,7 @@ fault_stderr() {
 }
 
 fault_common() {
-	local name=$1 secs=$2 grace=$3 rc ms lines max_ms rss js
+	local name=$1 secs=$2 grace=$3 rc ms lines max_ms rss js REPLY
 	rc=$(cat "$TEST_TMP/$name.rc" 2>/dev/null || echo missing)
 	ms=$(cat "$TEST_TMP/$name.ms" 2>/dev/null || echo 0)
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
@@ -213,13 +233,16 @@ fault_common() {
 	if LC_ALL=C grep -q -P '[^\t\n\x20-\x7e]' "$TEST_TMP/$name.out" "$TEST_TMP/$name.err"; then
 		_fault_bad "$name: control or non-ASCII bytes in the output"
 	fi
-	if [ "$(fault_get "$name" summary)" != 1 ]; then
+	_fault_val "$name" summary
+	if [ "$REPLY" != 1 ]; then
 		_fault_bad "$name: no JSON summary in $name.json; stderr: $(tail -n 5 "$TEST_TMP/$name.err")"
 		return 0
 	fi
-	js=$(fault_get "$name" exit_status)
+	_fault_val "$name" exit_status
+	js=$REPLY
 	[ "$js" = "$rc" ] || _fault_bad "$name: JSON exit_status $js but the process exited $rc"
-	rss=$(fault_get "$name" peak_rss_kb)
+	_fault_val "$name" peak_rss_kb
+	rss=$REPLY
 	if ! _fault_int "$rss" || [ "$rss" -ge "$FAULT_RSS_MAX_KB" ]; then
 		_fault_bad "$name: peak RSS $rss KB, at least $FAULT_RSS_MAX_KB KB"
 	fi
@@ -238,14 +261,20 @@ fault_exit() {
 		_fault_bad "$name: exit status $rc, expected $want (stop_reason '$(fault_get "$name" stop_reason)', errors:$(fault_errors "$name"))"
 }
 
-# " kind=n" for every non-zero kind, for messages.
-fault_errors() {
-	local k v out=
+# " kind=n" for every non-zero kind, for messages (_fault_errors: in REPLY).
+_fault_errors() {
+	local k out=
 	for k in $ERR_KINDS; do
-		v=$(fault_get "$1" "err.$k")
-		[ -z "$v" ] || [ "$v" = 0 ] || out="$out $k=$v"
+		_fault_val "$1" "err.$k"
+		[ -z "$REPLY" ] || [ "$REPLY" = 0 ] || out="$out $k=$REPLY"
 	done
-	echo "${out:- none}"
+	REPLY=${out:- none}
+}
+
+fault_errors() {
+	local REPLY
+	_fault_errors "$1"
+	printf '%s\n' "$REPLY"
 }
 
 fault_kinds() {
@@ -266,10 +295,17 @@ fault_kinds() {
 
 # One line per scenario, so a passing log still shows what ran.
 fault_note() {
-	local name=$1
-	note "$name: exit $(cat "$TEST_TMP/$name.rc" 2>/dev/null), $(cat "$TEST_TMP/$name.ms" 2>/dev/null) ms," \
-		"logins $(fault_get "$name" logins), connects $(fault_get "$name" connects)," \
-		"rss $(fault_get "$name" peak_rss_kb) KB, errors:$(fault_errors "$name")"
+	local name=$1 rc= ms= logins connects rss REPLY
+	read -r rc <"$TEST_TMP/$name.rc" 2>/dev/null || true
+	read -r ms <"$TEST_TMP/$name.ms" 2>/dev/null || true
+	_fault_val "$name" logins
+	logins=$REPLY
+	_fault_val "$name" connects
+	connects=$REPLY
+	_fault_val "$name" peak_rss_kb
+	rss=$REPLY
+	_fault_errors "$name"
+	note "$name: exit $rc, $ms ms, logins $logins, connects $connects, rss $rss KB, errors:$REPLY"
 }
 
 fault_finish() {

@@ -37,7 +37,6 @@ fake_stop() {
 	stop_bg "$FAKE_PID"
 	FAKE_PID=''
 }
-on_exit fake_stop
 
 # libevent's default clock is CLOCK_MONOTONIC_COARSE where that ticks at
 # 1 ms or finer: a timer then fires when the coarse clock has passed its
@@ -51,6 +50,8 @@ fake_start() {
 	EVENT_PRECISE_TIMER=1 "${RT[@]}" "$FAKEIMAPD" --port-file "$pf" "$@" \
 		>"$TEST_TMP/fake.out" 2>&1 &
 	FAKE_PID=$!
+	# Self-contained, so the supervisor in tests/lib.sh can run it too.
+	on_exit "stop_bg $FAKE_PID"
 	while [ ! -s "$pf" ]; do
 		kill -0 "$FAKE_PID" 2>/dev/null ||
 			fail "fakeimapd $* died: $(cat "$TEST_TMP/fake.out")"

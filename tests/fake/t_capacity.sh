@@ -1,25 +1,29 @@
 #!/bin/bash
-# scripts/capacity finds a known knee: fakeimapd --delay-per-conn-us 20000
+# scripts/capacity against fakeimapd --delay-per-conn-us 20000, which
 # answers every command 20 ms later per connection open, so with N users
 # (clients=N, one connection each, NOOP only, no pipelining) the score
-# (--score-weights NOOP=1: the NOOP p95) is about 20*N ms.  Under
-# --max-score 90 four users hold (80 ms) and five do not (100 ms): the
-# script must say "holds 4 users" (3 is allowed: one bisection step), write
-# one CSV row per step (doubling 1 2 4 8, then bisecting 6 5) whose held
-# column agrees with its score, and a PNG (or say why not without gnuplot).
-# A threshold no step meets exits 1; a non-loopback host= exits 2.
+# (--score-weights NOOP=1: the NOOP p95) is about 20*N ms.  What the
+# script promises is checked, whatever the machine's load: its "holds N"
+# line names a step that held and a step of N+1 users that did not, one
+# CSV row per step (doubling 1 2 4 ..., then bisecting; no step twice)
+# whose held column agrees with its score, and a PNG (or say why not
+# without gnuplot).  Where the knee falls (4 users under --max-score 90
+# on an idle machine) is a latency figure that load moves (CI, load 30 on
+# two cores: "holds 1 users at score 21.1 ms (2 did not)"), so
+# scripts/bench-capacity prints it instead.  A threshold no step meets
+# exits 1; a non-loopback host= exits 2.
 # shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
 . "$(dirname "$0")/latency_lib.sh"
 
 CAP=$(dirname "$0")/../../scripts/capacity
-# The knee is about latency, so a loaded machine's scheduling delays (tens
-# of ms at a load of 40 on two cores) would move it: where we may, the
-# server and every imapstress step run SCHED_FIFO, as in t_latency.sh
-# (RT goes in front of both command lines).
+# The test needs step 1 to hold (20 ms against 90) on a loaded machine,
+# whose scheduling delays reach 100 ms (a 1-user step scored 113.9 ms
+# here beside two busy loops): where we may, the server and every
+# imapstress step run SCHED_FIFO, as in t_latency.sh.
 if chrt -f 10 true 2>/dev/null; then
 	RT=(chrt -f 10)
 else
-	note "no realtime scheduling here; a loaded machine may move the knee"
+	note "no realtime scheduling here; a loaded machine may fail even 1 user"
 fi
 fake_start --delay-per-conn-us 20000
 out=$TEST_TMP/cap
@@ -32,13 +36,15 @@ run_with_timeout 120 "${RT[@]}" "$CAP" --max-score 90 --secs 1 --max 64 --out "$
 line=$(grep '^holds ' "$TEST_TMP/cap.out") || fail "no 'holds' line: $(cat "$TEST_TMP/cap.out")"
 note "$line"
 n=$(sed -n 's/^holds \([0-9]*\) users at score \([0-9.]*\) ms.*/\1/p' <<<"$line")
-[ "$n" = 4 ] || [ "$n" = 3 ] || fail "expected the knee at 4 users (or 3), got: $line"
+[ -n "$n" ] || fail "no user count in: $line"
 "$PYTHON" - "$out/capacity.csv" "$n" <<'PY' || fail "capacity.csv is wrong: $(cat "$out/capacity.csv")"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 knee = int(sys.argv[2])
 users = [int(r["users"]) for r in rows]
-assert users[:3] == [1, 2, 4], users          # doubling
+# Doubling from 1 up to the first step that does not hold.
+first_bad = next((i for i, r in enumerate(rows) if r["held"] == "0"), len(rows) - 1)
+assert users[:first_bad + 1] == [2 ** i for i in range(first_bad + 1)], users
 assert len(rows) == len(set(users)), users     # no step twice
 for r in rows:
     held = r["held"] == "1"
