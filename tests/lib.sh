@@ -41,6 +41,13 @@
 # on_exit.
 # shellcheck shell=bash
 
+# Sourced once per process: fault_lib.sh and latency_lib.sh source this file
+# too, and a second pass would take the test for a new supervisor (below)
+# and start the test again, and again (t_scripts_fake sources both: 1147
+# processes).  Not exported: the supervisor's body is a new bash.
+[ -z "${_LIB_SOURCED:-}" ] || return 0
+_LIB_SOURCED=1
+
 set -eu
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
