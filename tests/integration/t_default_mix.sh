@@ -80,8 +80,8 @@ run_with_timeout 60 "$PYTHON" "$TEST_TMP/precreate.py" "$SERVER_PORT" \
 	"$SERVER_PASS" $(seq -f 'mix%.0f' 1 "$USERS") ||
 	fail "could not create the users' mailboxes beforehand"
 
-# summary FILE: "exit_status state_errors checkpoints" ("-" without
-# checkpoint=) then "NAME ok no+bad" per command.
+# summary FILE: "exit_status state_errors checkpoints duration_s"
+# (checkpoints "-" without checkpoint=) then "NAME ok no+bad" per command.
 summary() {
 	"$PYTHON" - "$1" <<'EOF'
 import json, sys
@@ -91,7 +91,8 @@ if not lines:
 s = json.loads(lines[-1])
 if s.get("type") != "summary":
     sys.exit("last line of %s is not the summary: %s" % (sys.argv[1], lines[-1][:200]))
-print(s["exit_status"], s["errors"]["state"], s.get("checkpoints", "-"))
+print(s["exit_status"], s["errors"]["state"], s.get("checkpoints", "-"),
+      s["duration_s"])
 for name, c in s["commands"].items():
     print(name, c["ok"], c["no"] + c["bad"])
 EOF
@@ -118,7 +119,7 @@ check() {
 	rc=$(cat "$TEST_TMP/$name.rc")
 	summary "$TEST_TMP/$name.json" >"$TEST_TMP/$name.sum" ||
 		fail "$name: no JSON summary; stderr: $(head -n 10 "$TEST_TMP/$name.err")"
-	read -r status state _ <"$TEST_TMP/$name.sum"
+	read -r status state _ _ <"$TEST_TMP/$name.sum"
 	assert_eq 0 "$state" "$name: errors.state (stderr: $(grep -m 10 '^Error' "$TEST_TMP/$name.err"))"
 	assert_eq 0 "$rc" "$name: exit status (stderr: $(grep -m 10 -E '^(Error|Warning)' "$TEST_TMP/$name.err"))"
 	assert_eq 0 "$status" "$name: exit_status in the JSON summary"
@@ -139,8 +140,8 @@ stress_until checkpoint "$CP_CAP" checkpoints 2 port="$SERVER_PORT" \
 	"${MIX[@]}" checkpoint=5 secs=0
 echo "$RC" >"$TEST_TMP/checkpoint.rc"
 check checkpoint
-read -r _ _ cps <"$TEST_TMP/checkpoint.sum"
-note "checkpoint: $cps checkpoints, CHECKPOINT! ok $(ok_of checkpoint 'CHECKPOINT!')"
+read -r _ _ cps secs <"$TEST_TMP/checkpoint.sum"
+note "checkpoint: $cps checkpoints in $secs s, CHECKPOINT! ok $(ok_of checkpoint 'CHECKPOINT!')"
 assert_ge "$cps" 2 "checkpoint: checkpoints that compared sessions"
 assert_ge "$(ok_of checkpoint 'CHECKPOINT!')" "$cps" \
 	"checkpoint: CHECKPOINT! ok (sessions checked) against the checkpoints"
