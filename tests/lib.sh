@@ -37,6 +37,12 @@
 #                                    client session (after a SIGKILL)
 #   stress NAME ARGS...              imapstress ARGS --json TEST_TMP/NAME.json,
 #                                    output in NAME.out/.err, exit status in RC
+#   stress_until NAME CAP PATH MIN ARGS...
+#                                    imapstress ARGS (give secs=0) as stress
+#                                    does, stopped with SIGTERM once its JSON
+#                                    ticks' PATH (dotted, e.g. commands.CHECK.ok)
+#                                    sums to MIN; fails if that takes CAP s or
+#                                    the drain after it 60 s; exit status in RC
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
 # on_exit.
 # shellcheck shell=bash
@@ -384,6 +390,66 @@ stress() {
 	RC=0
 	run_with_timeout 60 "$IMAPSTRESS" "$@" --json "$TEST_TMP/$name.json" \
 		>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" || RC=$?
+}
+
+# A run's end tied to what it did, not to the clock: a busy machine makes
+# a fixed secs= a bet on how far the run gets.  CAP only catches a hang.
+# The watcher starts imapstress itself, so no pid of a finished run is
+# ever signalled.  Why a failure happened is in NAME.why.
+stress_until() {
+	local name=$1 cap=$2 path=$3 min=$4
+	shift 4
+	RC=0
+	run_with_timeout $((cap + 90)) "${PYTHON:-python3}" - "$TEST_TMP/$name" \
+		"$cap" "$path" "$min" "$IMAPSTRESS" "$@" <<'PYEOF' ||
+import json, signal, subprocess, sys, time
+base, cap, path, need, argv = sys.argv[1], float(sys.argv[2]), \
+    sys.argv[3].split("."), int(sys.argv[4]), sys.argv[5:]
+DRAIN = 60	# the run's promise after a signal: grace 30 s, then cut
+
+def value(tick):
+    v = tick
+    for k in path:
+        v = v.get(k) if isinstance(v, dict) else None
+    return v if isinstance(v, int) else 0
+
+with open(base + ".out", "wb") as out, open(base + ".err", "wb") as err:
+    p = subprocess.Popen(argv + ["--json", base + ".json"], stdout=out,
+                         stderr=err, stdin=subprocess.DEVNULL)
+why, got, pos, start = None, 0, 0, time.monotonic()
+while p.poll() is None and got < need:
+    if time.monotonic() - start > cap:
+        why = "%s reached %d of %d in %g s" % (".".join(path), got, need, cap)
+        break
+    time.sleep(0.2)
+    try:
+        with open(base + ".json", "rb") as f:
+            f.seek(pos)
+            while True:
+                line = f.readline()
+                if not line.endswith(b"\n"):
+                    break
+                pos += len(line)
+                t = json.loads(line)
+                if t.get("type") == "tick":
+                    got += value(t)
+    except FileNotFoundError:
+        pass
+if p.poll() is None:
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(DRAIN)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        why = why or "still running %d s after SIGTERM" % DRAIN
+        p.wait()
+open(base + ".rc", "w").write("%d\n" % p.returncode)
+if why:
+    open(base + ".why", "w").write(why + "\n")
+    sys.exit(1)
+PYEOF
+		fail "$name: $(cat "$TEST_TMP/$name.why" 2>/dev/null || echo "the watcher failed") (stderr: $(grep -m 3 -E '^(Error|Warning)' "$TEST_TMP/$name.err"))"
+	RC=$(cat "$TEST_TMP/$name.rc")
 }
 
 # summary FILE PATH...: reads the summary object (the last line of a --json

@@ -185,6 +185,17 @@ json_counts(FILE *f, const struct stats_snap *s, int op)
 	json_u64(f, "failed", s->failed[op]);
 }
 
+/* Only with checkpoint=, like open_loop: absent means none were run. */
+static void
+json_checkpoints(FILE *f, const struct config *cfg,
+		 const struct stats_snap *s)
+{
+	if (cfg->checkpoint_secs == 0)
+		return;
+	fputc(',', f);
+	json_u64(f, "checkpoints", s->checkpoints);
+}
+
 void
 report_json_tick(struct report *r, const struct report_run *run,
 		 const struct stats_snap *win, const struct stats_snap *cum)
@@ -230,6 +241,7 @@ report_json_tick(struct report *r, const struct report_run *run,
 	json_u64(f, "messages_appended", win->append_msgs);
 	fputc(',', f);
 	json_u64(f, "rate_missed", win->rate_missed);
+	json_checkpoints(f, r->cfg, win);
 	fputs(",\"cpu_pct\":", f);
 	json_num(f, run->cpu_pct);
 	fputc(',', f);
@@ -367,6 +379,7 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "ports_exhausted", tot->ports_exhausted);
 	fputc(',', f);
 	json_u64(f, "untracked_fetches", tot->untracked_fetches);
+	json_checkpoints(f, r->cfg, tot);
 	fputs(",\"cpu\":{\"user_s\":", f);
 	json_num(f, (double)run->cpu_user_us / 1e6);
 	fputs(",\"sys_s\":", f);

@@ -220,6 +220,10 @@ checkpoint_arrive(struct checkpoint *cp)
 	if (!last)
 		return;
 	if (compare) {
+		/* A checkpoint with no session selected compared nothing:
+		 * not one the summary's "checkpoints" can vouch for. */
+		if (co->n_views > 0)
+			ctr_add(&cp->w->stats->checkpoints, 1);
 		unsigned errs = coord_compare(co, cp);
 		pthread_mutex_lock(&co->mu);
 		coord_clear_copies(co);
