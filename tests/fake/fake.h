@@ -192,6 +192,7 @@ struct fake_conn {
 	bool deflating;         /* under COMPRESS (fake_conn_deflate) */
 	bool tls_fail_sent;
 	struct fake_sess *sess; /* mail-store mode: logged in (fake_store.h) */
+	struct fake_stream *stream;	/* a reply made as it drains */
 };
 
 /* A parsed command; tag, name and args point into conn->cmd. */
@@ -247,8 +248,27 @@ void fake_out_ref(struct fake_conn *c, const void *s, size_t n);
 void fake_reply_now(struct fake_conn *c, const char *line, unsigned flags);
 void fake_close(struct fake_conn *c, unsigned flags);
 void fake_conn_pump(struct fake_conn *c);
-/* More than FAKE_OUT_MAX waiting to go out: reading stops until it drains. */
+/* More than FAKE_OUT_MAX waiting to go out, or a stream running: reading
+ * stops until it drains (or ends). */
 bool fake_conn_backlogged(struct fake_conn *c);
+/* Reading stopped by a backlog goes on, with what came meanwhile, once
+ * there is none. */
+void fake_conn_resume_input(struct fake_conn *c);
+/* Frees c when it is dead or closed and flushed; true when it did. */
+bool fake_conn_settle(struct fake_conn *c);
+
+/* fake_stream.c: a large reply made a piece at a time.  A piece is about
+ * FAKE_STREAM_PIECE octets; the next is made once no more than
+ * FAKE_STREAM_LOW of c's octets wait to go out.  more(c, state) writes
+ * the next piece (fake_reply_begin .. fake_reply_end) and returns true
+ * when the reply is over; state is freed with the stream. */
+#define FAKE_STREAM_PIECE (256u * 1024)
+#define FAKE_STREAM_LOW (64u * 1024)
+struct fake_stream;
+void fake_stream_start(struct fake_conn *c,
+		       bool (*more)(struct fake_conn *, void *), void *state);
+void fake_stream_free(struct fake_conn *c);
+size_t fake_stream_queued(struct fake_conn *c);
 
 /* fake_input.c: parse what is in `in` (commands, literals, AUTHENTICATE
  * and IDLE lines) until it is used up or the output is backlogged. */

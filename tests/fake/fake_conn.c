@@ -30,7 +30,6 @@ static void fake_conn_write_cb(struct bufferevent *bev, void *arg);
 static void fake_conn_event_cb(struct bufferevent *bev, short what, void *arg);
 static void fake_conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 static void fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg);
-static bool fake_conn_settle(struct fake_conn *c);
 
 static struct bufferevent *
 fake_conn_bev(struct fake_loop *loop, int fd)
@@ -142,6 +141,7 @@ fake_conn_free(struct fake_conn *c)
 		if (fd >= 0)
 			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	}
+	fake_stream_free(c);
 	event_free(c->timer);
 	event_free(c->tick);
 	bufferevent_free(c->bev);
@@ -156,7 +156,7 @@ fake_conn_free(struct fake_conn *c)
 
 /* Frees the connection once it is dead, or closing with everything
  * flushed.  Called last in every callback so nothing touches c after. */
-static bool
+bool
 fake_conn_settle(struct fake_conn *c)
 {
 	if (c->dead) {
@@ -407,20 +407,28 @@ fake_conn_tick_cb(evutil_socket_t fd, short what, void *arg)
 bool
 fake_conn_backlogged(struct fake_conn *c)
 {
-	return evbuffer_get_length(bufferevent_get_output(c->bev)) +
+	return c->stream != NULL ||
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) +
 		evbuffer_get_length(c->pending) +
 		evbuffer_get_length(c->drip) > FAKE_OUT_MAX;
+}
+
+void
+fake_conn_resume_input(struct fake_conn *c)
+{
+	if (c->paused && !fake_conn_backlogged(c)) {
+		c->paused = false;
+		bufferevent_enable(c->bev, EV_READ);
+		fake_conn_parse(c, bufferevent_get_input(c->bev));
+	}
 }
 
 static void
 fake_conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct fake_conn *c = arg;
-	if (c->paused && !fake_conn_backlogged(c)) {
-		c->paused = false;
-		bufferevent_enable(bev, EV_READ);
-		fake_conn_parse(c, bufferevent_get_input(bev));
-	}
+	(void)bev;
+	fake_conn_resume_input(c);
 	fake_conn_pump(c);
 	fake_conn_settle(c);
 }

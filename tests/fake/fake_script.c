@@ -10,7 +10,8 @@
  * tag), except the directives "sleep MS" (later lines go out MS later),
  * "close", "bye TEXT" ("* BYE TEXT", then close) and "repeat N LINE"
  * (LINE N times, N <= 10000000, with $i counting 1..N and $j N..1: a
- * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script),
+ * storm of EXISTS, EXPUNGE or FETCH lines in a few bytes of script, made
+ * a piece at a time as the client reads, fake_stream.c),
  * "fill N x" / "fill N random" (N octets, N <= 100000000, of 'x' or of
  * random letters, no CRLF: a line that never ends) and "deflate" (the
  * reply so far goes out as it is, then COMPRESS=DEFLATE both ways).  First matching rule wins; a
@@ -370,45 +371,76 @@ fake_script_repeat_same(struct fake_conn *c, const void *arg)
 		fake_script_line_out(c, op->text, "", k, op->ms + 1 - k);
 }
 
-/* Returns true when the reply's last line was a "+" continuation. */
-static bool
-fake_script_run(struct fake_conn *c, const struct fake_body *b,
-		const char *tag, uint64_t delay_us)
+/* Where a reply is: the op it is at, the next line of a repeat, and its
+ * timing (delay_us after t0, moved on by each sleep). */
+struct fake_run {
+	const struct fake_body *b;
+	size_t op;
+	uint64_t k;
+	uint64_t t0;
+	uint64_t delay_us;
+	bool cont;              /* the last line was a "+" continuation */
+	char tag[FAKE_TAG_MAX + 1];
+};
+
+enum fake_run_end { FAKE_RUN_DONE, FAKE_RUN_PIECE, FAKE_RUN_CLOSED };
+
+/* The delay still due of the reply part that starts now. */
+static uint64_t
+fake_run_delay(const struct fake_run *r)
 {
-	bool cont = false;
-	fake_reply_begin(c, delay_us);
-	for (size_t i = 0; i < b->n; i++) {
-		const struct fake_op *op = &b->ops[i];
+	uint64_t due = r->t0 + r->delay_us, now = fake_now_us();
+	return due > now ? due - now : 0;
+}
+
+/* Lines r->k.. of a repeat, as one batch (see fake_script_batch_begin)
+ * of about a stream piece; true when the last was written. */
+static bool
+fake_run_repeat(struct fake_conn *c, struct fake_run *r,
+		const struct fake_op *op)
+{
+	struct evbuffer *real = fake_script_batch_begin(c);
+	for (; r->k <= op->ms &&
+	     evbuffer_get_length(c->w) < FAKE_STREAM_PIECE; r->k++)
+		fake_script_line_out(c, op->text, r->tag, r->k,
+				     op->ms + 1 - r->k);
+	fake_script_batch_end(c, real);
+	return r->k > op->ms;
+}
+
+/* The reply from where r is, in a reply begun by the caller, up to its
+ * end or the end of a piece of a long repeat (the reply is ended then). */
+static enum fake_run_end
+fake_run_ops(struct fake_conn *c, struct fake_run *r)
+{
+	for (; r->op < r->b->n; r->op++, r->k = 1) {
+		const struct fake_op *op = &r->b->ops[r->op];
 		switch (op->kind) {
 		case FAKE_OP_TEXT:
-			fake_script_text(c, op->text, tag);
-			cont = op->text[0] == '+';
+			fake_script_text(c, op->text, r->tag);
+			r->cont = op->text[0] == '+';
 			break;
 		case FAKE_OP_SLEEP:
 			fake_reply_end(c, 0);
-			delay_us += op->ms * 1000u;
-			fake_reply_begin(c, delay_us);
+			r->delay_us += op->ms * 1000u;
+			fake_reply_begin(c, fake_run_delay(r));
 			break;
-		case FAKE_OP_REPEAT: {
+		case FAKE_OP_REPEAT:
+			r->cont = false;
 			/* The same for every connection unless it names
 			 * $tag, $i or $j: then deflated once (fake_zcache.c). */
-			if (strchr(op->text, '$') == NULL &&
-			    fake_zcache_send(c, op, fake_script_repeat_same)) {
-				cont = false;
+			if (r->k == 1 && strchr(op->text, '$') == NULL &&
+			    fake_zcache_send(c, op, fake_script_repeat_same))
 				break;
+			if (!fake_run_repeat(c, r, op)) {
+				fake_reply_end(c, 0);
+				return FAKE_RUN_PIECE;
 			}
-			struct evbuffer *real = fake_script_batch_begin(c);
-			for (uint64_t k = 1; k <= op->ms; k++)
-				fake_script_line_out(c, op->text, tag, k,
-						     op->ms + 1 - k);
-			fake_script_batch_end(c, real);
-			cont = false;
 			break;
-		}
 		case FAKE_OP_FILL:
 			if (!fake_zcache_send(c, op, fake_script_fill))
 				fake_script_fill(c, op);
-			cont = false;
+			r->cont = false;
 			break;
 		case FAKE_OP_DEFLATE:
 			fake_reply_end(c, 0);
@@ -416,23 +448,69 @@ fake_script_run(struct fake_conn *c, const struct fake_body *b,
 				fake_reply_begin(c, 0);
 				fake_outs(c, "* BYE cannot start COMPRESS\r\n");
 				fake_reply_end(c, FAKE_P_CLOSE);
-				return false;
+				return FAKE_RUN_CLOSED;
 			}
-			fake_reply_begin(c, delay_us);
+			fake_reply_begin(c, fake_run_delay(r));
 			break;
 		case FAKE_OP_BYE:
 			fake_outs(c, "* BYE ");
 			fake_outs(c, op->text);
 			fake_out(c, "\r\n", 2);
 			fake_reply_end(c, FAKE_P_CLOSE);
-			return false;
+			return FAKE_RUN_CLOSED;
 		case FAKE_OP_CLOSE:
 			fake_reply_end(c, FAKE_P_CLOSE);
-			return false;
+			return FAKE_RUN_CLOSED;
 		}
 	}
 	fake_reply_end(c, 0);
-	return cont;
+	return FAKE_RUN_DONE;
+}
+
+/* A reply ending in "+": the client's next line is data for its tag. */
+static void
+fake_run_done(struct fake_conn *c, const struct fake_run *r)
+{
+	if (r->cont) {
+		snprintf(c->tag, sizeof(c->tag), "%s", r->tag);
+		c->script_cont = true;
+	}
+}
+
+/* fake_stream.c's next piece of a reply fake_script_run left mid-repeat. */
+static bool
+fake_run_more(struct fake_conn *c, void *arg)
+{
+	struct fake_run *r = arg;
+	fake_reply_begin(c, fake_run_delay(r));
+	enum fake_run_end e = fake_run_ops(c, r);
+	if (e == FAKE_RUN_DONE)
+		fake_run_done(c, r);
+	return e != FAKE_RUN_PIECE;
+}
+
+static void
+fake_script_run(struct fake_conn *c, const struct fake_body *b,
+		const char *tag, uint64_t delay_us)
+{
+	struct fake_run *r = xcalloc(1, sizeof(*r));
+	r->b = b;
+	r->k = 1;
+	r->t0 = fake_now_us();
+	r->delay_us = delay_us;
+	snprintf(r->tag, sizeof(r->tag), "%s", tag);
+	fake_reply_begin(c, delay_us);
+	switch (fake_run_ops(c, r)) {
+	case FAKE_RUN_PIECE:
+		fake_stream_start(c, fake_run_more, r);
+		return;
+	case FAKE_RUN_DONE:
+		fake_run_done(c, r);
+		break;
+	case FAKE_RUN_CLOSED:
+		break;
+	}
+	free(r);
 }
 
 bool
@@ -458,10 +536,7 @@ fake_script_match(struct fake_conn *c, const char *word, const char *tag)
 				continue;
 			c->once_fired[i] = 1;
 		}
-		if (fake_script_run(c, &r->body, tag, fake_reply_delay(c))) {
-			snprintf(c->tag, sizeof(c->tag), "%s", tag);
-			c->script_cont = true;
-		}
+		fake_script_run(c, &r->body, tag, fake_reply_delay(c));
 		return;
 	}
 	fake_reply_begin(c, fake_reply_delay(c));

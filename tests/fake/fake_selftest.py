@@ -13,6 +13,7 @@ import sys
 import time
 
 from fake_selftest_faults import t_faults, t_tls
+from fake_selftest_stream import t_streams
 from fake_selftest_lib import FAKE, SCEN, TMP, Client, Server, check, main_groups
 
 
@@ -401,6 +402,7 @@ def main():
                         ("delay", t_delay), ("slow order", t_slow_order),
                         ("stall", t_stall), ("fault modes", t_faults),
                         ("tls", t_tls), ("scripts", t_scripts),
+                        ("streamed repeat", t_streams),
                         ("threads", t_threads), ("listen", t_listen),
                         ("robust", t_robust), ("options", t_options)])
 
