@@ -81,7 +81,7 @@ INSTALL   ?= install
 SCRIPTS   := sweep plot capacity
 PROFILES  := $(wildcard profiles/*)
 
-.PHONY: all deps check check-asan unit demo fuzz fuzz-smoke valgrind clean bench \
+.PHONY: all deps check check-asan check-build unit demo fuzz fuzz-smoke valgrind clean bench \
 	install uninstall deb version
 all: imapstress $(COMPLETION)
 
@@ -129,13 +129,18 @@ unit: $(UNIT_BIN)
 # from the objects' symbols), unit suites, then the fault-injection and
 # Dovecot tests, which find the binaries through IMAPSTRESS / FAKEIMAPD.
 check: deps
-	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN) $(LMTP_BIN)
+	$(MAKE) check-build
 	scripts/check-layers $(BUILD)
 	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
 check-asan: deps
 	$(MAKE) SAN=1 check
+
+# What `make check` runs, built and nothing run (.ci/run builds the
+# sanitizer tree this way beside the plain tests).
+check-build:
+	$(MAKE) all $(BIN) $(UNIT_BIN) $(FAKE_BIN) $(LMTP_BIN)
 
 demo: deps
 	$(MAKE) all
