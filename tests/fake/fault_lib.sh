@@ -89,8 +89,13 @@ fault_run() {
 	shift
 	# (SIGTERM: a background job's SIGINT is ignored from the start)
 	local cap=(--kill-after=5 40)
+	# --foreground: without it timeout(1) sends its signal twice, to the
+	# child and then to its whole process group (strace: kill(pid, SIGTERM),
+	# kill(0, SIGTERM)), and a second signal is imapstress's hard stop: under
+	# load the two arrived apart and t_stall_end's graceful stop ended with
+	# 500 commands unfinished.
 	[ -z "${FAULT_TERM_AT:-}" ] ||
-		cap=(--preserve-status -s TERM --kill-after=$((40 - FAULT_TERM_AT)) "$FAULT_TERM_AT")
+		cap=(--foreground --preserve-status -s TERM --kill-after=$((40 - FAULT_TERM_AT)) "$FAULT_TERM_AT")
 	(
 		t0=$(date +%s%N)
 		rc=0
