@@ -131,6 +131,10 @@ void conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g);
  * heard from the server (g.heard): the stall bound is the server's
  * silence on every connection, not one connection's wait. */
 void conn_stall_heard(const struct shared *sh, uint64_t heard);
+/* Once the workers are joined: how many stall lines there were in all,
+ * and how many connections the stall bound cut (their own lines share the
+ * timeout lines' cap, so the count is said here). */
+void conn_stall_said(const struct shared *sh);
 
 /* The run is ending: stop sending plan commands; log out once nothing is
  * in flight (drain), or close at once (halt, which returns how many

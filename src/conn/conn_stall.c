@@ -16,6 +16,7 @@
 #include "conn_int.h"
 #include "conn_log.h"
 #include "config.h"
+#include "log.h"
 #include "shared.h"
 
 bool
@@ -40,6 +41,21 @@ conn_stall_heard(const struct shared *sh, uint64_t heard)
 						      memory_order_relaxed,
 						      memory_order_relaxed))
 		;
+}
+
+void
+conn_stall_said(const struct shared *sh)
+{
+	unsigned stalls = atomic_load(&sh->live->stalls_said);
+	if (stalls > CONN_LOG_MAX_PER_KIND)
+		log_warn("stall warnings: %u in all, %u shown", stalls,
+			 CONN_LOG_MAX_PER_KIND);
+	unsigned cuts = atomic_load(&sh->live->stall_cuts);
+	if (cuts > 0)
+		log_warn("%u connection%s cut as the run ended: nothing from "
+			 "the server on any connection for %g s "
+			 "(--stall-timeout), counted as timeouts", cuts,
+			 cuts == 1 ? "" : "s", sh->cfg->stall_timeout);
 }
 
 bool

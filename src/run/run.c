@@ -500,17 +500,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	t_end = clock_us();
 	for (unsigned i = 0; i < n; i++)
 		worker_join(w[i]);
-	unsigned stalls = atomic_load(&sh->live->stalls_said);
-	if (stalls > CONN_LOG_MAX_PER_KIND)
-		log_warn("stall warnings: %u in all, %u shown", stalls,
-			 CONN_LOG_MAX_PER_KIND);
-	/* Their lines share the timeout lines' cap: the count is here. */
-	unsigned cuts = atomic_load(&sh->live->stall_cuts);
-	if (cuts > 0)
-		log_warn("%u connection%s cut as the run ended: nothing from "
-			 "the server on any connection for %g s "
-			 "(--stall-timeout), counted as timeouts", cuts, cuts == 1 ? "" : "s",
-			 cfg->stall_timeout);
+	conn_stall_said(sh);
 
 	/* Totals: everything acknowledged, including replies to commands
 	 * that finished during the drain (the last tick's cum), minus the
