@@ -22,11 +22,9 @@ WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wno-unused-parameter -Werror
 SAN       ?=
 BUILD     ?= build
-# Every folder under src/ is on the include path, so a header is named by
-# its file name alone ("conn.h") wherever it lives; a new folder needs no
-# edit here.
-SRC_DIRS  := src $(patsubst %/,%,$(wildcard src/*/))
-CPPFLAGS  += -D_GNU_SOURCE $(addprefix -I,$(SRC_DIRS))
+# Only src/ is on the include path: an include names its folder
+# ("conn/conn.h"), so a reader sees where every header lives.
+CPPFLAGS  += -D_GNU_SOURCE -Isrc
 CFLAGS    += -std=c11 $(OPT) $(WARN) -MMD -MP
 # Check runs each unit test in a forked child (CK_FORK=yes) so that one
 # crash names its test.  Under the sanitizers every child's exit ran a

@@ -41,8 +41,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "imap.h"
-#include "mbox_model.h"
+#include "imap/imap.h"
+#include "model/mbox_model.h"
 
 #define BENCH_MAX_RUNS 50
 

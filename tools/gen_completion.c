@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "ops.h"
+#include "config/config.h"
+#include "plan/ops.h"
 
 struct lists {
 	char longs[8192], valued[8192], words[8192];

@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "infile.h"
-#include "mbox_model.h"
-#include "memlimit.h"
-#include "msg.h"
-#include "config_int.h"
-#include "units.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "util/infile.h"
+#include "model/mbox_model.h"
+#include "util/memlimit.h"
+#include "msg/msg.h"
+#include "config/config_int.h"
+#include "util/units.h"
+#include "util/xmalloc.h"
 
 /* --- errors and the value parsers the handlers share ----------------- */
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ops.h"
+#include "plan/ops.h"
 
 #define CONFIG_ACT_WEIGHTS 32	/* >= ACT_COUNT (score.c asserts it) */
 
@@ -35,7 +35,7 @@ struct state_prob {
 #define CONFIG_MAX_SOURCES 64
 
 /* --sla 'APPEND.p95<500ms': op (or -1 for "all commands", SLA_OP_SCORE
- * for 'score<1s', the LoadSim score of src/out/score.h), percentile
+ * for 'score<1s', the LoadSim score of src/stats/score.h), percentile
  * (e.g. 95.0; 0 means the mean; 100 the max), and the bound in us. */
 #define SLA_OP_ALL (-1)
 #define SLA_OP_SCORE (-2)

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "config/config.h"
 
 struct pctx {
 	struct config *cfg;

@@ -3,7 +3,7 @@
  * the same rows argv is parsed with and cannot drift from them. */
 #include <string.h>
 
-#include "config_int.h"
+#include "config/config_int.h"
 
 static int
 val_of(const struct opt *o)

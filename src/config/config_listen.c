@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_int.h"
+#include "config/config_int.h"
 
 int
 config_parse_listen(const char *s, char *host, size_t hostlen,

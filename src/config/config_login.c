@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_int.h"
-#include "escape.h"
-#include "infile.h"
-#include "user_template.h"
-#include "xmalloc.h"
+#include "config/config_int.h"
+#include "util/escape.h"
+#include "util/infile.h"
+#include "config/user_template.h"
+#include "util/xmalloc.h"
 
 /* 0, or -1 with the message when name s (the value as typed) has a
  * control character. */

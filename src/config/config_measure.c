@@ -6,10 +6,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config_int.h"
-#include "units.h"
+#include "config/config_int.h"
+#include "util/units.h"
 
-/* --sla 'score<1000ms': the LoadSim score (src/out/score.h) bounded. */
+/* --sla 'score<1000ms': the LoadSim score (src/stats/score.h) bounded. */
 static int
 sla_score(struct pctx *c, const char *bound)
 {

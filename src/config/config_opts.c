@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config_int.h"
-#include "infile.h"
-#include "units.h"
+#include "config/config_int.h"
+#include "util/infile.h"
+#include "util/units.h"
 #include "version.h"
-#include "user_template.h"
-#include "xmalloc.h"
+#include "config/user_template.h"
+#include "util/xmalloc.h"
 
 const char imapstress_version[] = IMAPSTRESS_VERSION;
 

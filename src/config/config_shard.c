@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "config_int.h"
-#include "xmalloc.h"
+#include "config/config_int.h"
+#include "util/xmalloc.h"
 
 int
 config_h_shard(struct pctx *c, const struct opt *o)

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
-#include "shard.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "config/shard.h"
+#include "util/xmalloc.h"
 
 struct launcher {
 	const char *index_var;

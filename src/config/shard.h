@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 
 /* Looks up the shard (cfg->shard_* from --shard, else the environment,
  * through getenv_fn so tests can supply one) and narrows cfg to this

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "user_template.h"
+#include "config/user_template.h"
 
 struct conv {
 	bool zero;

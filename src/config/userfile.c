@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "infile.h"
-#include "userfile.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "util/infile.h"
+#include "config/userfile.h"
+#include "util/xmalloc.h"
 
 #define USERFILE_MAX (64u << 20)
 

@@ -14,16 +14,16 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
-#include "clock.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "log.h"
-#include "rawlog.h"
-#include "scram.h"
-#include "tls.h"
-#include "store_map.h"
-#include "shared.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "util/log.h"
+#include "net/rawlog.h"
+#include "imap/scram.h"
+#include "net/tls.h"
+#include "model/store_map.h"
+#include "conn/shared.h"
+#include "util/xmalloc.h"
 
 #define STALL_SAY_US 15000000	/* stalls this long get their own line */
 

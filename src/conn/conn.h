@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 
 struct bufferevent;
 struct config;

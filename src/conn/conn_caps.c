@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "conn_int.h"
+#include "conn/conn_int.h"
 
 /* ASCII case-insensitive: `name` (len octets) against `upper`, the name
  * we know in upper case. */

@@ -9,13 +9,13 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "clock.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "log.h"
-#include "rawlog.h"
+#include "util/clock.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "util/log.h"
+#include "net/rawlog.h"
 #include "version.h"
-#include "shared.h"
+#include "conn/shared.h"
 
 /* A plan that keeps choosing commands that cannot run (say, FETCH in an
  * empty mailbox) gives up after this many and retries a little later. */

@@ -12,13 +12,13 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
-#include "clock.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "rawlog.h"
-#include "shared.h"
-#include "stats.h"
-#include "tls.h"
+#include "util/clock.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "net/rawlog.h"
+#include "conn/shared.h"
+#include "stats/stats.h"
+#include "net/tls.h"
 
 /* A socket of our own, so --source can bind it and TCP_NODELAY is set
  * before the first byte. */

@@ -10,8 +10,8 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
-#include "conn_int.h"
-#include "msg.h"
+#include "conn/conn_int.h"
+#include "msg/msg.h"
 
 bool
 conn_can_command(const struct conn *c)

@@ -10,9 +10,9 @@
  * (a server OKs an ENABLE of what it does not know), says QRESYNC is on. */
 #include <stdbool.h>
 
-#include "conn_int.h"
-#include "conn_log.h"
-#include "imap_resp.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "imap/imap_resp.h"
 
 static bool
 conn_enable_in_flight(const struct conn *c)

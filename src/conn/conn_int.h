@@ -7,14 +7,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compress.h"
-#include "conn.h"
-#include "imap.h"
-#include "imap_cmd.h"
-#include "mbox_model.h"
-#include "rng.h"
-#include "stats.h"
-#include "workload.h"
+#include "net/compress.h"
+#include "conn/conn.h"
+#include "imap/imap.h"
+#include "imap/imap_cmd.h"
+#include "model/mbox_model.h"
+#include "util/rng.h"
+#include "stats/stats.h"
+#include "plan/workload.h"
 
 struct bufferevent;
 struct event;

@@ -13,15 +13,15 @@
 #include <event2/event.h>
 #include <event2/util.h>
 
-#include "clock.h"
-#include "compress.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "imap_resp.h"
-#include "rawlog.h"
-#include "tls.h"
-#include "shared.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "net/compress.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "imap/imap_resp.h"
+#include "net/rawlog.h"
+#include "net/tls.h"
+#include "conn/shared.h"
+#include "util/xmalloc.h"
 
 void
 conn_sync_wire(struct conn *c)

@@ -2,9 +2,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "conn_log.h"
-#include "log.h"
-#include "shared.h"
+#include "conn/conn_log.h"
+#include "util/log.h"
+#include "conn/shared.h"
 
 static const char *const internal_name[] = {
 	[CONN_I_NONE] = "",

@@ -5,7 +5,7 @@
 #ifndef IMAPSTRESS_CONN_LOG_H
 #define IMAPSTRESS_CONN_LOG_H
 
-#include "conn_int.h"
+#include "conn/conn_int.h"
 
 /* How many full lines of each error kind a run prints. */
 #define CONN_LOG_MAX_PER_KIND 5

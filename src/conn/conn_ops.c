@@ -8,11 +8,11 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "conn_int.h"
-#include "log.h"
-#include "msg.h"
-#include "seqpick.h"
-#include "shared.h"
+#include "conn/conn_int.h"
+#include "util/log.h"
+#include "msg/msg.h"
+#include "plan/seqpick.h"
+#include "conn/shared.h"
 
 #define FETCH_MAX_SEQS 100
 #define DELAY_MAX_MS 1000

@@ -9,12 +9,12 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "clock.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "imap_resp.h"
-#include "log.h"
-#include "shared.h"
+#include "util/clock.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "imap/imap_resp.h"
+#include "util/log.h"
+#include "conn/shared.h"
 
 static void
 conn_parse_caps(struct conn *c, const char *s, size_t n)

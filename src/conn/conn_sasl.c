@@ -10,12 +10,12 @@
 #include <event2/bufferevent.h>
 #include <sys/random.h>
 
-#include "b64.h"
-#include "conn_int.h"
-#include "conn_log.h"
-#include "rawlog.h"
-#include "scram.h"
-#include "shared.h"
+#include "util/b64.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "net/rawlog.h"
+#include "imap/scram.h"
+#include "conn/shared.h"
 
 /* The mechanism a login state uses: mech= for both states, except that
  * the default (mech=LOGIN, the LOGIN command) leaves imaptest's

@@ -13,11 +13,11 @@
  * stretch it by more than a tick. */
 #include <stdatomic.h>
 
-#include "conn_int.h"
-#include "conn_log.h"
-#include "config.h"
-#include "log.h"
-#include "shared.h"
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "config/config.h"
+#include "util/log.h"
+#include "conn/shared.h"
 
 bool
 conn_stall_stale(uint64_t now, uint64_t t_heard, uint64_t t_asked,

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 
 struct config;
 struct msg_pool;

@@ -33,9 +33,9 @@
 #include <emmintrin.h>
 #endif
 
-#include "imap.h"
-#include "imap_resp.h"
-#include "xmalloc.h"
+#include "imap/imap.h"
+#include "imap/imap_resp.h"
+#include "util/xmalloc.h"
 
 #define IMAP_DEF_MAX_LINE	(64 * 1024)
 #define IMAP_DEF_MAX_LITERAL	(256ull * 1024 * 1024)

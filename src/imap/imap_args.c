@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imap_args.h"
-#include "imap_scan.h"
-#include "xmalloc.h"
+#include "imap/imap_args.h"
+#include "imap/imap_scan.h"
+#include "util/xmalloc.h"
 
 #define IMAP_ARGS_INITIAL	64u
 

@@ -5,7 +5,7 @@
 
 #include <event2/buffer.h>
 
-#include "imap_cmd.h"
+#include "imap/imap_cmd.h"
 
 /* Room for the text of a set of up to 100 sequence numbers. */
 #define FETCH_SET_MAX_TEXT 1200

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imap.h"
-#include "escape.h"
-#include "imap_resp.h"
+#include "imap/imap.h"
+#include "util/escape.h"
+#include "imap/imap_resp.h"
 
 static void
 resp_fail(char *err, size_t errsz, const char *fmt, ...)

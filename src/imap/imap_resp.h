@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "imap.h"
+#include "imap/imap.h"
 
 /* Split the complete response line[0..len) (CRLF removed, captured
  * literals inline) into *r; literal_bytes and literals are left 0 for the

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "imap_scan.h"
+#include "imap/imap_scan.h"
 
 const unsigned char imap_scan_atom_end_tab[256] = {
 	[0x00 ... 0x1f] = 1, [' '] = 1, ['('] = 1, [')'] = 1, ['['] = 1,

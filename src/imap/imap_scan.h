@@ -32,7 +32,7 @@ size_t imap_scan_list_end(const char *text, size_t len, size_t p);
 
 #endif
 
-#include "imap_args.h"
+#include "imap/imap_args.h"
 
 #define IMAP_SCAN_ERR_SIZE	160
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "b64.h"
-#include "ossl.h"
-#include "scram.h"
-#include "xmalloc.h"
+#include "util/b64.h"
+#include "net/ossl.h"
+#include "imap/scram.h"
+#include "util/xmalloc.h"
 
 #define SCRAM_MAX_MD 32		/* SHA-256 */
 #define SCRAM_MAX_MSG 2048	/* any message we build or accept */

@@ -7,19 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "init.h"
-#include "init_report.h"
-#include "init_spec.h"
-#include "log.h"
+#include "config/config.h"
+#include "init/init.h"
+#include "init/init_report.h"
+#include "init/init_spec.h"
+#include "util/log.h"
 #include "profile/profile.h"
-#include "setup.h"
-#include "shared.h"
-#include "shard.h"
-#include "units.h"
-#include "user_template.h"
-#include "userfile.h"
-#include "xmalloc.h"
+#include "run/setup.h"
+#include "conn/shared.h"
+#include "config/shard.h"
+#include "util/units.h"
+#include "config/user_template.h"
+#include "config/userfile.h"
+#include "util/xmalloc.h"
 
 static const char usage[] =
 "usage: imapstress init [--inbox N] [--deleted N] [--deleted-folder NAME]\n"

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conn.h"
-#include "init_report.h"
-#include "init_spec.h"
+#include "conn/conn.h"
+#include "init/init_report.h"
+#include "init/init_spec.h"
 
 struct event;
 struct event_base;

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "init_report.h"
-#include "units.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "init/init_report.h"
+#include "util/units.h"
+#include "util/xmalloc.h"
 
 void
 init_results_init(struct init_results *r, unsigned n_users, unsigned n_folders)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "init_spec.h"
+#include "init/init_spec.h"
 
 #define INIT_HAVE_NONE UINT32_MAX	/* STATUS said NO: no such folder */
 

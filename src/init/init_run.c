@@ -14,14 +14,14 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "config.h"
-#include "init.h"
-#include "init_int.h"
-#include "log.h"
-#include "shared.h"
-#include "stats.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "config/config.h"
+#include "init/init.h"
+#include "init/init_int.h"
+#include "util/log.h"
+#include "conn/shared.h"
+#include "stats/stats.h"
+#include "util/xmalloc.h"
 
 static void
 init_tick_cb(evutil_socket_t fd, short what, void *arg)

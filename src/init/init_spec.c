@@ -4,8 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "init_spec.h"
-#include "xmalloc.h"
+#include "init/init_spec.h"
+#include "util/xmalloc.h"
 
 void
 init_table_defaults(struct init_table *t)

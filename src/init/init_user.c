@@ -9,14 +9,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "config.h"
-#include "imap.h"
-#include "imap_args.h"
-#include "init_int.h"
-#include "msg.h"
-#include "shared.h"
-#include "user_template.h"
-#include "userfile.h"
+#include "config/config.h"
+#include "imap/imap.h"
+#include "imap/imap_args.h"
+#include "init/init_int.h"
+#include "msg/msg.h"
+#include "conn/shared.h"
+#include "config/user_template.h"
+#include "config/userfile.h"
 
 static void init_pump(struct init_conn *ic);
 

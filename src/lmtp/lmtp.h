@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 
 struct event_base;
 struct bufferevent;
@@ -72,7 +72,7 @@ typedef void (*lmtp_result_fn)(void *cb_arg, const struct lmtp_result *r);
 
 /* struct lmtp_stats (what the client measured; one writer, the loop,
  * readable by any thread through ctr_get()/hist_*) is defined in
- * src/out/actions.h, so that a worker's stats shard carries one. */
+ * src/stats/actions.h, so that a worker's stats shard carries one. */
 _Static_assert(LMTP_F_COUNT == LMTP_FAIL_SLOTS, "lmtp_stats.fails fits enum lmtp_fail");
 
 struct lmtp_stats *lmtp_stats_new(void);

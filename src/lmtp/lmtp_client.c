@@ -17,11 +17,11 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "clock.h"
-#include "hist.h"
+#include "util/clock.h"
+#include "stats/hist.h"
 #include "lmtp/lmtp_int.h"
-#include "msg.h"
-#include "xmalloc.h"
+#include "msg/msg.h"
+#include "util/xmalloc.h"
 
 #define LMTP_TEXT 160	/* reply text kept for on_result */
 

@@ -6,11 +6,11 @@
 
 #include <event2/buffer.h>
 
-#include "clock.h"
-#include "hist.h"
+#include "util/clock.h"
+#include "stats/hist.h"
 #include "lmtp/lmtp_int.h"
-#include "msg.h"
-#include "xmalloc.h"
+#include "msg/msg.h"
+#include "util/xmalloc.h"
 
 struct delivery *
 lmtp_delivery_new(const char *const *rcpts, unsigned n, unsigned msg_idx,

@@ -9,10 +9,10 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "escape.h"
-#include "hist.h"
+#include "util/escape.h"
+#include "stats/hist.h"
 #include "lmtp/lmtp_int.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 int
 lmtp_reply_line(const char *line, size_t len, int *code, bool *last,

@@ -17,11 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "merge.h"
-#include "report.h"
-#include "result.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "merge/merge.h"
+#include "report/report.h"
+#include "report/result.h"
+#include "util/xmalloc.h"
 
 struct shard_file {
 	const char *path;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
-#include "result_tokens.h"
-#include "xmalloc.h"
+#include "report/result.h"
+#include "merge/result_tokens.h"
+#include "util/xmalloc.h"
 
 struct result_reader {
 	FILE *f;

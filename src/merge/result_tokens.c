@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions.h"
-#include "ops.h"
-#include "result_tokens.h"
+#include "stats/actions.h"
+#include "plan/ops.h"
+#include "merge/result_tokens.h"
 
 bool
 result_parse_u64(const char *s, uint64_t *v)

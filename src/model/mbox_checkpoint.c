@@ -4,8 +4,8 @@
  * others are compared with, as in imaptest. */
 #include <stdlib.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 struct cp_ref {
 	uint32_t uid;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mbox_private.h"
+#include "model/mbox_private.h"
 
 /* Parse a flag list into system bits and keyword bits (interning new
  * keywords).  Returns -1 if it is not a list of atoms. */

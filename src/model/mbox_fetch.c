@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mbox_private.h"
+#include "model/mbox_private.h"
 
 /* The msg-att names the model looks at. */
 enum fetch_item {

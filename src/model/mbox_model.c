@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 static const char *const err_names[MBOX_ERR_COUNT] = {
 	[MBOX_ERR_SYNTAX] = "syntax",

@@ -116,7 +116,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "imap.h"
+#include "imap/imap.h"
 
 enum mbox_err {
 	MBOX_ERR_SYNTAX,

@@ -5,8 +5,8 @@
 #ifndef IMAPSTRESS_MBOX_PRIVATE_H
 #define IMAPSTRESS_MBOX_PRIVATE_H
 
-#include "imap_args.h"
-#include "mbox_model.h"
+#include "imap/imap_args.h"
+#include "model/mbox_model.h"
 
 /* Static metadata of one UID: exactly one 64-octet cache line (see
  * mbox_store.c).  Zero means "not known yet" for every field. */

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 static const struct mbox_msg zero_msg;
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 #define STORE_INITIAL_SLOTS	64u
 #define STORE_INITIAL_RECS	32u

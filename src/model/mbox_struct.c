@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 /* Compared by hash: the text lives off the record's cache line and is
  * only read for a report (a change the 64-bit hash misses is 2^-64). */

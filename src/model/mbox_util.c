@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 static const char *const sys_names[MBOX_SYS_FLAGS] = {
 	"\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft",

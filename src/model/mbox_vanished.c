@@ -6,8 +6,8 @@
  * O(count + ranges + pages) per VANISHED, whatever the ranges claim. */
 #include <stdio.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 /* The first seq at or after seq with a known UID; 0 = none. */
 static uint32_t

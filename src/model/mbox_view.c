@@ -6,8 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mbox_private.h"
-#include "xmalloc.h"
+#include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 struct mbox_view *
 mbox_view_new(struct mbox_store *s, uint32_t conn_id,

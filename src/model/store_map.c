@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imap_args.h"
-#include "mbox_model.h"
-#include "store_map.h"
-#include "xmalloc.h"
+#include "imap/imap_args.h"
+#include "model/mbox_model.h"
+#include "model/store_map.h"
+#include "util/xmalloc.h"
 
 #define STORE_MAP_BUCKETS 4096
 

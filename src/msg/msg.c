@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "infile.h"
-#include "msg.h"
-#include "msg_private.h"
-#include "xmalloc.h"
+#include "util/infile.h"
+#include "msg/msg.h"
+#include "msg/msg_private.h"
+#include "util/xmalloc.h"
 
 void
 msg_pool_free(struct msg_pool *p)

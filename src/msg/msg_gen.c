@@ -7,10 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "b64.h"
-#include "msg.h"
-#include "msg_private.h"
-#include "xmalloc.h"
+#include "util/b64.h"
+#include "msg/msg.h"
+#include "msg/msg_private.h"
+#include "util/xmalloc.h"
 
 #define GEN_MIN_MEAN	512
 #define GEN_MIN_SIZE	400	/* the no-Received header fits in ~320 */

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "msg.h"
-#include "rng.h"
+#include "msg/msg.h"
+#include "util/rng.h"
 
 struct msg_pool {
 	char *arena;		/* every message's bytes; msgs point here */

@@ -2,9 +2,9 @@
  * text of uniform size 1..S, CRLF every <= 76 characters. */
 #include <stdlib.h>
 
-#include "msg.h"
-#include "msg_private.h"
-#include "xmalloc.h"
+#include "msg/msg.h"
+#include "msg/msg_private.h"
+#include "util/xmalloc.h"
 
 static size_t
 random_line(char *p, size_t width, bool exact, struct rng *r)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msg_private.h"
-#include "xmalloc.h"
+#include "msg/msg_private.h"
+#include "util/xmalloc.h"
 
 void
 gbuf_reserve(struct gbuf *b, size_t more)

@@ -28,8 +28,8 @@
 #include <event2/event.h>
 #include <zlib.h>
 
-#include "compress.h"
-#include "xmalloc.h"
+#include "net/compress.h"
+#include "util/xmalloc.h"
 
 /* Output is reserved in windows of this size: a 75 KB body takes a few
  * zlib calls, and a one-line reply does not pin a large chain.  An evbuffer

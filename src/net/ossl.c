@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ossl.h"
+#include "net/ossl.h"
 
 struct ossl_table ossl_fn;
 

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "log.h"
-#include "rawlog.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "util/log.h"
+#include "net/rawlog.h"
+#include "util/xmalloc.h"
 
 /* Octets of one direction shown before the rest of a line is cut. */
 #define RAWLOG_LINE_MAX 2048

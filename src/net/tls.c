@@ -6,9 +6,9 @@
 #include <event2/event.h>
 #include <arpa/inet.h>
 
-#include "ossl.h"
-#include "tls.h"
-#include "xmalloc.h"
+#include "net/ossl.h"
+#include "net/tls.h"
+#include "util/xmalloc.h"
 
 struct tls_ctx {
 	SSL_CTX *ctx;

@@ -11,7 +11,7 @@
 
 #include <event2/util.h>
 
-#include "config.h"
+#include "config/config.h"
 
 struct event_base;
 struct bufferevent;

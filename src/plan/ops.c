@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ops.h"
+#include "plan/ops.h"
 
 const struct op_info op_table[OP_COUNT] = {
 	[OP_AUTHENTICATE] = { "AUTHENTICATE", "Auth", 0, 0, OP_NEED_NONAUTH, OPF_STATECHANGE },

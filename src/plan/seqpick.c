@@ -15,7 +15,7 @@
  *     uniform set. */
 #include <string.h>
 
-#include "seqpick.h"
+#include "plan/seqpick.h"
 
 /* x scaled to [0, n): the high half of a 64x32-bit product, no
  * division.  Uniform in [0, n) for a uniform x, to within n / 2^64. */

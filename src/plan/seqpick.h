@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "rng.h"
+#include "util/rng.h"
 
 /* Largest mailbox seqpick_floyd handles (its bitmap lives on the stack). */
 #define SEQPICK_BITMAP_BITS	8192u

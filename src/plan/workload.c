@@ -1,6 +1,6 @@
 /* workload.c: imaptest's plan, reimplemented from its documented
  * behaviour.  See workload.h. */
-#include "workload.h"
+#include "plan/workload.h"
 
 /* A walk that finds nothing to do gives up after this many draws and
  * plans LOGOUT instead of spinning (imaptest would hang). */

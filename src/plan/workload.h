@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "ops.h"
-#include "rng.h"
+#include "config/config.h"
+#include "plan/ops.h"
+#include "util/rng.h"
 
 /* The IMAP session state, ordered like enum op_need. */
 enum lstate {

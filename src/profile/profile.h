@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 #include "profile/profile_loadsim.h"
-#include "rng.h"
+#include "util/rng.h"
 
 #define PROFILE_MAX_BLOCKS 64		/* of each kind */
 #define PROFILE_MAX_USERS 1000000u	/* total_user_count */

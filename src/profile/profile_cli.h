@@ -2,7 +2,7 @@
 #ifndef IMAPSTRESS_PROFILE_CLI_H
 #define IMAPSTRESS_PROFILE_CLI_H
 
-#include "config.h"
+#include "config/config.h"
 
 struct profile;
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "util/escape.h"
 #include "profile/profile_int.h"
-#include "userfile.h"
-#include "xmalloc.h"
+#include "config/userfile.h"
+#include "util/xmalloc.h"
 
 /* Stream number of the client-assignment shuffle, so it draws numbers no
  * connection's rng (streams = slots) draws. */

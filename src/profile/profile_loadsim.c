@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "util/escape.h"
 #include "profile/profile_int.h"
 #include "profile/profile_loadsim.h"
-#include "units.h"
+#include "util/units.h"
 
 const char *const loadsim_action_name[LS_N_ACTIONS] = {
 	"send_mail", "clean_inbox", "browse_mail", "free_busy",

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "infile.h"
+#include "util/escape.h"
+#include "util/infile.h"
 #include "profile/profile_int.h"
-#include "units.h"
-#include "userfile.h"
-#include "xmalloc.h"
+#include "util/units.h"
+#include "config/userfile.h"
+#include "util/xmalloc.h"
 
 enum key_kind {
 	K_TIME,		/* uint64_t us */

@@ -9,8 +9,8 @@
 #include <strings.h>
 
 #include "profile/profile_int.h"
-#include "units.h"
-#include "xmalloc.h"
+#include "util/units.h"
+#include "util/xmalloc.h"
 
 int
 profile_parse_time(const char *s, uint64_t *us, const char **why)

@@ -5,14 +5,14 @@
 
 #include <event2/event.h>
 
-#include "checkpoint.h"
-#include "clock.h"
-#include "conn.h"
-#include "log.h"
-#include "mbox_model.h"
-#include "store_map.h"
-#include "worker.h"
-#include "xmalloc.h"
+#include "run/checkpoint.h"
+#include "util/clock.h"
+#include "conn/conn.h"
+#include "util/log.h"
+#include "model/mbox_model.h"
+#include "model/store_map.h"
+#include "run/worker.h"
+#include "util/xmalloc.h"
 
 enum cp_phase {
 	CP_NONE,

@@ -4,11 +4,11 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "conn.h"
-#include "openloop.h"
-#include "worker.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "conn/conn.h"
+#include "run/openloop.h"
+#include "run/worker.h"
+#include "util/xmalloc.h"
 
 #define LATE_US 1000
 

@@ -12,14 +12,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "conn_log.h"
-#include "log.h"
-#include "peak_rss.h"
-#include "report.h"
-#include "run.h"
-#include "setup.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "conn/conn_log.h"
+#include "util/log.h"
+#include "util/peak_rss.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "run/setup.h"
+#include "util/xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
 #define UNUSABLE_AFTER_US 5000000	/* no login at all for this long: give up */

@@ -2,12 +2,12 @@
 #ifndef IMAPSTRESS_RUN_H
 #define IMAPSTRESS_RUN_H
 
-#include "config.h"
-#include "hdrlog.h"
-#include "metrics.h"
-#include "procstat.h"
-#include "report.h"
-#include "worker.h"
+#include "config/config.h"
+#include "report/hdrlog.h"
+#include "report/metrics.h"
+#include "srv/procstat.h"
+#include "report/report.h"
+#include "run/worker.h"
 
 /* Outputs fed from the main thread's snapshots besides the report: each
  * may be NULL. */

@@ -9,19 +9,19 @@
 
 #include <sys/random.h>
 
-#include "checkpoint.h"
-#include "config.h"
-#include "latency_log.h"
-#include "log.h"
-#include "msg.h"
-#include "ossl.h"
-#include "setup.h"
-#include "shard.h"
-#include "shared.h"
-#include "tls.h"
-#include "userfile.h"
-#include "worker.h"
-#include "xmalloc.h"
+#include "run/checkpoint.h"
+#include "config/config.h"
+#include "stats/latency_log.h"
+#include "util/log.h"
+#include "msg/msg.h"
+#include "net/ossl.h"
+#include "run/setup.h"
+#include "config/shard.h"
+#include "conn/shared.h"
+#include "net/tls.h"
+#include "config/userfile.h"
+#include "run/worker.h"
+#include "util/xmalloc.h"
 
 /* The message pool never holds more than this: enough variety, little
  * memory (the 75 KB run must stay under 64 MB in all). */

@@ -1,13 +1,13 @@
 /* stress.c: see stress.h.  Everything here runs in the worker's thread,
  * inside the callbacks of the connection it is about. */
-#include "checkpoint.h"
-#include "config.h"
-#include "conn.h"
-#include "openloop.h"
-#include "rng.h"
-#include "stress.h"
-#include "user_template.h"
-#include "userfile.h"
+#include "run/checkpoint.h"
+#include "config/config.h"
+#include "conn/conn.h"
+#include "run/openloop.h"
+#include "util/rng.h"
+#include "run/stress.h"
+#include "config/user_template.h"
+#include "config/userfile.h"
 
 /* Backoff after a failure: 20 ms doubling to 5 s, with jitter, so a dead
  * server is probed a few times a second, not hammered in a tight loop. */

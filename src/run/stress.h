@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "conn.h"
+#include "conn/conn.h"
 
 struct checkpoint;
 struct openloop;

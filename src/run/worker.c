@@ -10,15 +10,15 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "conn.h"
-#include "log.h"
-#include "checkpoint.h"
-#include "openloop.h"
-#include "store_map.h"
-#include "stress.h"
-#include "worker.h"
-#include "xmalloc.h"
+#include "util/clock.h"
+#include "conn/conn.h"
+#include "util/log.h"
+#include "run/checkpoint.h"
+#include "run/openloop.h"
+#include "model/store_map.h"
+#include "run/stress.h"
+#include "run/worker.h"
+#include "util/xmalloc.h"
 
 #define TICK_US 100000		/* timeouts, stalls, gauges: 10 times a second */
 #define RAMP_US 10000		/* --connect-rate granularity */

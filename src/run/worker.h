@@ -11,12 +11,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "config.h"
-#include "conn.h"
-#include "shared.h"
-#include "stats.h"
-#include "stats_pub.h"
-#include "stress.h"
+#include "config/config.h"
+#include "conn/conn.h"
+#include "conn/shared.h"
+#include "stats/stats.h"
+#include "stats/stats_pub.h"
+#include "run/stress.h"
 
 struct event_base;
 struct event;

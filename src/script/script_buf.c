@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "util/escape.h"
 #include "script/script_buf.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 static void
 sbuf_grow(struct sbuf *b, size_t n)

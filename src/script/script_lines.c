@@ -13,7 +13,7 @@
 
 #include "script/script_buf.h"
 #include "script/script_lines.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define IF_MAX_DEPTH 32
 #define LITERAL_MAX (1u << 20)

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "infile.h"
+#include "util/infile.h"
 #include "script/script.h"
 #include "script/script_lines.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 struct script *
 script_load(const char *path, char *err, size_t errlen)

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "script/script_match.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* --- variables --------------------------------------------------------- */
 

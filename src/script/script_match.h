@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "imap.h"
-#include "imap_args.h"
+#include "imap/imap.h"
+#include "imap/imap_args.h"
 #include "script/script.h"
 #include "script/script_buf.h"
 #include "script/script_pat.h"

@@ -17,13 +17,13 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "config.h"
-#include "imap.h"
+#include "config/config.h"
+#include "imap/imap.h"
 #include "script/script_net.h"
 #include "script/script_report.h"
 #include "script/script_run.h"
-#include "tls.h"
-#include "xmalloc.h"
+#include "net/tls.h"
+#include "util/xmalloc.h"
 
 struct nconn {
 	struct net *n;

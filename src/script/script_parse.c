@@ -11,7 +11,7 @@
 #include "script/script.h"
 #include "script/script_lines.h"
 #include "script/script_pat.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define MAX_MESSAGES 100000
 #define MAX_CAPS 64

@@ -7,7 +7,7 @@
 
 #include "script/script_buf.h"
 #include "script/script_pat.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define PAT_MAX_DEPTH 64
 #define PAT_MAX_CHAIN 64

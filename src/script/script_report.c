@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "script/script_buf.h"
 #include "script/script_report.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define MAX_TESTS 10000
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "msg.h"
+#include "msg/msg.h"
 #include "script/script.h"
 #include "script/script_run.h"
 

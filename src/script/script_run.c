@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "script/script_run_int.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 struct script_run *
 script_run_new(const struct script_env *env, const struct script_io *io,

@@ -33,8 +33,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "imap.h"
-#include "msg.h"
+#include "imap/imap.h"
+#include "msg/msg.h"
 #include "script/script.h"
 
 struct script_env {

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "script/script_run_int.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* --- ending -------------------------------------------------------------- */
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "procstat.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "srv/procstat.h"
+#include "util/xmalloc.h"
 
 struct srv_watch {
 	pid_t roots[SRV_MAX_PIDS];

@@ -2,7 +2,7 @@
  * recipient counts (see loadsim_sched.h). */
 #include <math.h>
 
-#include "loadsim_sched.h"
+#include "users/loadsim_sched.h"
 
 double
 ls_mean_gap_us(double per_day, uint64_t day_length_us, double speedup)

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "rng.h"
+#include "util/rng.h"
 
 /* The mean real time between two of an action, us; 0 when it never
  * happens (per_day <= 0, or a zero day). */

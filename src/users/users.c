@@ -8,14 +8,14 @@
 
 #include <event2/event.h>
 
-#include "config.h"
-#include "actions.h"
-#include "clock.h"
-#include "log.h"
-#include "push_track.h"
-#include "users_int.h"
-#include "worker.h"
-#include "xmalloc.h"
+#include "config/config.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "stats/push_track.h"
+#include "users/users_int.h"
+#include "run/worker.h"
+#include "util/xmalloc.h"
 
 const char *const ufolder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",
 					     "Sent", "Calendar",

@@ -27,13 +27,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "actions.h"
-#include "clock.h"
-#include "imap.h"
-#include "msg.h"
-#include "shared.h"
-#include "users_int.h"
-#include "worker.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "imap/imap.h"
+#include "msg/msg.h"
+#include "conn/shared.h"
+#include "users/users_int.h"
+#include "run/worker.h"
 
 static void ujob_step(struct uconn *uc);
 

@@ -23,8 +23,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imap.h"
-#include "users_int.h"
+#include "imap/imap.h"
+#include "users/users_int.h"
 
 static void
 ucached_done(void *arg, struct conn *c, enum conn_reply st, const char *text,

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imap.h"
-#include "users_int.h"
+#include "imap/imap.h"
+#include "users/users_int.h"
 
 bool
 ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)

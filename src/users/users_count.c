@@ -12,11 +12,11 @@
  * Counts are kept per user and summed per worker (one writer: the user's
  * worker thread).  Actions, push latency and users logged in go to the
  * worker's stats shard (actions.h, push_track.h), which the report shows. */
-#include "actions.h"
-#include "clock.h"
-#include "config.h"
-#include "push_track.h"
-#include "users_int.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "config/config.h"
+#include "stats/push_track.h"
+#include "users/users_int.h"
 
 void
 ucount(struct user *u, enum ucount_kind k, enum ufolder f)

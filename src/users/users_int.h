@@ -23,12 +23,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conn.h"
-#include "profile.h"
-#include "profile_loadsim.h"
-#include "rng.h"
-#include "users.h"
-#include "worker.h"
+#include "conn/conn.h"
+#include "profile/profile.h"
+#include "profile/profile_loadsim.h"
+#include "util/rng.h"
+#include "users/users.h"
+#include "run/worker.h"
 
 struct act_stats;
 struct event;

@@ -12,15 +12,15 @@
 
 #include <event2/event.h>
 
-#include "actions.h"
-#include "clock.h"
-#include "config.h"
-#include "lmtp.h"
-#include "log.h"
-#include "msg.h"
-#include "shared.h"
-#include "users_int.h"
-#include "worker.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "config/config.h"
+#include "lmtp/lmtp.h"
+#include "util/log.h"
+#include "msg/msg.h"
+#include "conn/shared.h"
+#include "users/users_int.h"
+#include "run/worker.h"
 
 static void
 ulmtp_result(void *arg, const struct lmtp_result *r)

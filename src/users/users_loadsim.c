@@ -34,16 +34,16 @@
 
 #include <event2/event.h>
 
-#include "actions.h"
-#include "clock.h"
-#include "config.h"
-#include "imap.h"
-#include "loadsim_sched.h"
-#include "msg.h"
-#include "score.h"
-#include "shared.h"
-#include "users_int.h"
-#include "worker.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "config/config.h"
+#include "imap/imap.h"
+#include "users/loadsim_sched.h"
+#include "msg/msg.h"
+#include "stats/score.h"
+#include "conn/shared.h"
+#include "users/users_int.h"
+#include "run/worker.h"
 
 #define BROWSE_PAGE 20
 #define HEADER_ITEMS "BODY.PEEK[HEADER.FIELDS (DATE FROM TO SUBJECT)]"

@@ -6,12 +6,12 @@
  * mail_session_length is over and a new login after login_interval. */
 #include <event2/event.h>
 
-#include "actions.h"
-#include "clock.h"
-#include "config.h"
-#include "imap.h"
-#include "users_int.h"
-#include "worker.h"
+#include "stats/actions.h"
+#include "util/clock.h"
+#include "config/config.h"
+#include "imap/imap.h"
+#include "users/users_int.h"
+#include "run/worker.h"
 
 /* A client without imap_idle polls this often (imaptest's clients check
  * for new mail with NOOP; it has no key for the period). */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "clock.h"
-#include "imap.h"
-#include "users_int.h"
+#include "util/clock.h"
+#include "imap/imap.h"
+#include "users/users_int.h"
 
 /* n after "[CODE " in a reply text ("[APPENDUID 7 12] ..." -> 12 is
  * word 2), 0 when absent. */

@@ -1,7 +1,7 @@
 /* b64.c: see b64.h. */
 #include <stdint.h>
 
-#include "b64.h"
+#include "util/b64.h"
 
 const char b64_alphabet[65] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "xmalloc.h"
+#include "util/escape.h"
+#include "util/xmalloc.h"
 
 static int
 escape_plain(unsigned char c)

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "infile.h"
-#include "units.h"
-#include "xmalloc.h"
+#include "util/infile.h"
+#include "util/units.h"
+#include "util/xmalloc.h"
 
 static const char *
 infile_kind(mode_t m)

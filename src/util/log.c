@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "log.h"
+#include "util/escape.h"
+#include "util/log.h"
 
 static void
 log_emit(const char *prefix, const char *fmt, va_list ap)

@@ -2,7 +2,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "memlimit.h"
+#include "util/memlimit.h"
 
 uint64_t
 memlimit_budget_of(uint64_t phys, uint64_t as_limit, uint64_t data_limit)

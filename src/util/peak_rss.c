@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "peak_rss.h"
+#include "util/peak_rss.h"
 
 uint64_t
 peak_rss_parse_status(const char *text)

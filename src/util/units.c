@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "escape.h"
-#include "units.h"
+#include "util/escape.h"
+#include "util/units.h"
 
 /* A duration past this is a typo, and keeping durations well inside what a
  * microsecond uint64_t or a time_t holds spares every consumer the check. */

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 static void
 oom(size_t n)

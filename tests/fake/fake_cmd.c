@@ -7,7 +7,7 @@
 
 #include "fake.h"
 #include "fake_store.h"
-#include "imap_cmd.h"
+#include "imap/imap_cmd.h"
 
 typedef unsigned (*fake_handler_fn)(struct fake_conn *c,
 				    const struct fake_cmd *cmd);

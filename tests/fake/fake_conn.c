@@ -11,12 +11,12 @@
 
 #include <event2/bufferevent_ssl.h>
 
-#include "compress.h"
+#include "net/compress.h"
 
 #include "fake.h"
 #include "fake_store.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 #define FAKE_DRIP_US 100000u
 #define FAKE_RESET_GRACE_US 20000u

@@ -9,7 +9,7 @@
 #include <event2/bufferevent.h>
 
 #include "fake.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* A line ending in {N} or {N+} announces a literal. Returns 1 and the
  * size, 0 when the line has no literal, -1 when N is absurd. */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fake_store.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define FAKE_LMTP_LINE_MAX 4096
 #define FAKE_LMTP_RCPT_MAX 1000

@@ -14,7 +14,7 @@
 
 #include "fake.h"
 #include "fake_store.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 #define FAKE_DEFAULT_CAPS "IMAP4rev1 LITERAL+ MULTIAPPEND IDLE UIDPLUS " \
 	"ENABLE ID NAMESPACE SASL-IR AUTH=PLAIN MOVE CONDSTORE"

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "fake.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 enum fake_op_kind {
 	FAKE_OP_TEXT,

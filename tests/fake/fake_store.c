@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "fake_store.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* The generated header, fixed in length: the UID is written in ten
  * digits, so every message's header is FAKE_HDR_LEN bytes. */

@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "fake_store.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* A mailbox or user argument: an atom or a quoted string, into out.
  * False for a literal, an empty or an over-long one. */

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "fake_store.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 static const struct {
 	const char *name;

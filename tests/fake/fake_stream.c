@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "fake.h"
-#include "log.h"
-#include "xmalloc.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
 
 struct fake_stream {
 	struct fake_conn *c;

@@ -10,7 +10,7 @@
 #include <zlib.h>
 
 #include "fake.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 struct fake_zcache {
 	const void *key;

@@ -23,7 +23,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "compress.h"
+#include "net/compress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

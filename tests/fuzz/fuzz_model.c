@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imap.h"
-#include "imap_args.h"
-#include "mbox_private.h"
+#include "imap/imap.h"
+#include "imap/imap_args.h"
+#include "model/mbox_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hist.h"
-#include "result.h"
+#include "stats/hist.h"
+#include "report/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,12 +23,12 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "hist.h"
+#include "util/clock.h"
+#include "stats/hist.h"
 #include "lmtp/lmtp.h"
-#include "msg.h"
-#include "units.h"
-#include "xmalloc.h"
+#include "msg/msg.h"
+#include "util/units.h"
+#include "util/xmalloc.h"
 
 struct run {
 	struct event_base *base;

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "report.h"
-#include "stats.h"
+#include "config/config.h"
+#include "report/report.h"
+#include "stats/stats.h"
 
 /* Timo's 2007 run: `./imaptest - append=100 ... logout=0 select=0`. */
 void seed_config(struct config *cfg);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 
 #define OFF(f) offsetof(struct config, f)
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))

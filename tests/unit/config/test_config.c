@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "config.h"
+#include "config/config.h"
 #include "config_fixture.h"
-#include "memlimit.h"
-#include "user_template.h"
+#include "util/memlimit.h"
+#include "config/user_template.h"
 #include "version.h"
 
 /* --- whole command lines --------------------------------------------- */

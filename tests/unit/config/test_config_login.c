@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "config.h"
+#include "config/config.h"
 #include "config_fixture.h"
-#include "userfile.h"
+#include "config/userfile.h"
 
 static char path[64];
 

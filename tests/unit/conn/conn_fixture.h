@@ -11,10 +11,10 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "config.h"
-#include "conn.h"
-#include "shared.h"
-#include "stats.h"
+#include "config/config.h"
+#include "conn/conn.h"
+#include "conn/shared.h"
+#include "stats/stats.h"
 
 struct conn_fx {
 	struct event_base *base;

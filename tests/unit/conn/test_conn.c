@@ -16,8 +16,8 @@
 
 #include "check_main.h"
 #include "conn_fixture.h"
-#include "conn.h"
-#include "stats.h"
+#include "conn/conn.h"
+#include "stats/stats.h"
 
 #define MAX_EVENTS 4096
 #define MAX_TAGS 64

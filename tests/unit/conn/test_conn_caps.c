@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "conn_int.h"
-#include "imap.h"
-#include "rng.h"
+#include "conn/conn_int.h"
+#include "imap/imap.h"
+#include "util/rng.h"
 
 static const struct { const char *name; unsigned bit; } known[] = {
 	{ "LITERAL+", CAP_LITERALPLUS }, { "LITERAL-", CAP_LITERALMINUS },

@@ -25,11 +25,11 @@
 
 #include "check_main.h"
 #include "conn_fixture.h"
-#include "conn.h"
-#include "conn_int.h"
-#include "imap.h"
-#include "msg.h"
-#include "stats.h"
+#include "conn/conn.h"
+#include "conn/conn_int.h"
+#include "imap/imap.h"
+#include "msg/msg.h"
+#include "stats/stats.h"
 
 struct done_rec {
 	unsigned n;

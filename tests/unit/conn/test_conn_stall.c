@@ -14,10 +14,10 @@
 #include <event2/bufferevent.h>
 
 #include "check_main.h"
-#include "clock.h"
+#include "util/clock.h"
 #include "conn_fixture.h"
-#include "conn_int.h"
-#include "stats.h"
+#include "conn/conn_int.h"
+#include "stats/stats.h"
 
 #define S 1000000ull
 

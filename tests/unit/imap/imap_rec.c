@@ -6,7 +6,7 @@
 #include <check.h>
 
 #include "imap_rec.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 void
 rec_put(struct rec *r, const char *s, size_t n)

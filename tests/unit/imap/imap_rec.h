@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "imap.h"
+#include "imap/imap.h"
 
 struct rec {
 	char *s;

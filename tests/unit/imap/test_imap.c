@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "imap.h"
+#include "imap/imap.h"
 #include "imap_rec.h"
-#include "xmalloc.h"
+#include "util/xmalloc.h"
 
 /* Test-only accessor defined in imap.c. */
 size_t imap_parser_bufcap(const struct imap_parser *p);

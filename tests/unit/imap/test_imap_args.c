@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "imap_args.h"
+#include "imap/imap_args.h"
 
 static struct imap_args *args;
 

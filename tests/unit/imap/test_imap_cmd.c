@@ -8,7 +8,7 @@
 #include <event2/buffer.h>
 
 #include "check_main.h"
-#include "imap_cmd.h"
+#include "imap/imap_cmd.h"
 
 #define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 

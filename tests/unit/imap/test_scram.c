@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "scram.h"
+#include "imap/scram.h"
 
 static const struct {
 	enum scram_hash h;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "init_report.h"
-#include "init_spec.h"
+#include "init/init_report.h"
+#include "init/init_spec.h"
 #include "profile/profile.h"
 
 START_TEST(test_default_table_is_the_seed)

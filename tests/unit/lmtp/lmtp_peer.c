@@ -12,9 +12,9 @@
 
 #include <check.h>
 
-#include "hist.h"
+#include "stats/hist.h"
 #include "lmtp_peer.h"
-#include "msg.h"
+#include "msg/msg.h"
 
 struct pconn {
 	struct peer *p;

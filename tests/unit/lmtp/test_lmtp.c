@@ -15,11 +15,11 @@
 #include <event2/event.h>
 
 #include "check_main.h"
-#include "hist.h"
+#include "stats/hist.h"
 #include "lmtp/lmtp.h"
 #include "lmtp/lmtp_int.h"
 #include "lmtp_peer.h"
-#include "msg.h"
+#include "msg/msg.h"
 
 
 START_TEST(test_two_rcpts_pipelined)

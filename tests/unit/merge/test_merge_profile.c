@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "merge.h"
+#include "merge/merge.h"
 #include "report_fixture.h"
-#include "result.h"
+#include "report/result.h"
 
 /* Shard i of 2: its push samples are lo..lo+n-1 ms. */
 static void

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "mbox_model.h"
+#include "model/mbox_model.h"
 
 #define ERRS_MAX 32
 

@@ -4,7 +4,7 @@
  * under random operations. */
 #include <stdlib.h>
 
-#include "mbox_private.h"
+#include "model/mbox_private.h"
 #include "mbox_test.h"
 
 static struct mbox_view *

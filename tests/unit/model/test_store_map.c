@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "mbox_model.h"
+#include "model/mbox_model.h"
 #include "mbox_test.h"
-#include "store_map.h"
+#include "model/store_map.h"
 
 START_TEST(test_stores_by_name)
 {

@@ -7,7 +7,7 @@
 
 #include <check.h>
 
-#include "msg.h"
+#include "msg/msg.h"
 
 #define KIB 1024ULL
 #define MIB (1024ULL * 1024)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "msg.h"
+#include "msg/msg.h"
 #include "msg_assert.h"
 
 /* FNV-1a over every message's length and bytes. */

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "msg.h"
+#include "msg/msg.h"
 
 #include "msg_assert.h"
 

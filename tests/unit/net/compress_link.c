@@ -8,8 +8,8 @@
 #include <check.h>
 
 #include "compress_link.h"
-#include "rng.h"
-#include "xmalloc.h"
+#include "util/rng.h"
+#include "util/xmalloc.h"
 
 static void
 end_read(struct bufferevent *bev, void *arg)

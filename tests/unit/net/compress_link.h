@@ -13,7 +13,7 @@
 #include <event2/event.h>
 #include <zlib.h>
 
-#include "compress.h"
+#include "net/compress.h"
 
 /* One end of a link: what its user read, and which events it saw. */
 struct end {

@@ -14,10 +14,10 @@
 #include <zlib.h>
 
 #include "check_main.h"
-#include "compress.h"
+#include "net/compress.h"
 #include "compress_link.h"
-#include "rng.h"
-#include "xmalloc.h"
+#include "util/rng.h"
+#include "util/xmalloc.h"
 
 /* Every command and reply arrives whole after its own write, with no
  * further write to push it: the sync flush at work. */

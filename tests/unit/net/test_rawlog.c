@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "rawlog.h"
+#include "net/rawlog.h"
 
 #define SLOT 7
 #define LINE_MAX_SHOWN 2048	/* RAWLOG_LINE_MAX in rawlog.c */

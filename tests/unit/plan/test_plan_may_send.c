@@ -6,9 +6,9 @@
 #include <stdint.h>
 
 #include "check_main.h"
-#include "config.h"
-#include "ops.h"
-#include "workload.h"
+#include "config/config.h"
+#include "plan/ops.h"
+#include "plan/workload.h"
 #include "workload_fixture.h"
 
 struct may_case {

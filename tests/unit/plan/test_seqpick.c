@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "seqpick.h"
+#include "plan/seqpick.h"
 
 typedef unsigned (*seqpick_fn)(struct rng *, uint32_t, unsigned, uint32_t *);
 

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "config.h"
-#include "ops.h"
-#include "rng.h"
-#include "workload.h"
+#include "config/config.h"
+#include "plan/ops.h"
+#include "util/rng.h"
+#include "plan/workload.h"
 #include "workload_fixture.h"
 
 #define SIM_STEPS 100000

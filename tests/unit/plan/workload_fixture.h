@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "ops.h"
-#include "workload.h"
+#include "plan/ops.h"
+#include "plan/workload.h"
 
 #define N(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "config.h"
+#include "config/config.h"
 #include "profile/profile.h"
 
 /* Line 1-2 globals, 3 the global slot, 4 "user u {", 5 count, 6 username,

@@ -2,8 +2,8 @@
  * second's histograms makes the workers copy them each second; a -q run
  * with none of them does not. */
 #include "check_main.h"
-#include "config.h"
-#include "setup.h"
+#include "config/config.h"
+#include "run/setup.h"
 
 START_TEST(test_readers)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "imap.h"
+#include "imap/imap.h"
 #include "script/script_match.h"
 
 static struct smatch m;

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "imap.h"
+#include "imap/imap.h"
 #include "script/script_buf.h"
-#include "msg.h"
+#include "msg/msg.h"
 #include "script/script_run.h"
 
 struct fake {

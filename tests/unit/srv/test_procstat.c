@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "procstat.h"
+#include "srv/procstat.h"
 
 START_TEST(test_parse_stat)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "check_main.h"
-#include "loadsim_sched.h"
+#include "users/loadsim_sched.h"
 
 #define HOUR_US 3600000000ULL
 

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "clock.h"
-#include "users_int.h"
+#include "util/clock.h"
+#include "users/users_int.h"
 
 static uint32_t
 word(const char *text, const char *code, unsigned w)

@@ -8,7 +8,7 @@
 
 #include <openssl/evp.h>
 
-#include "b64.h"
+#include "util/b64.h"
 #include "check_main.h"
 
 START_TEST(test_vectors)

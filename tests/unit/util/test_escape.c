@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "config.h"
-#include "escape.h"
-#include "log.h"
+#include "config/config.h"
+#include "util/escape.h"
+#include "util/log.h"
 
 static const char hostile[] =
 	"\033]0;owned\007\033[2J\rtext\n\tx\177\xc3\xb6\x9b";

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
-#include "infile.h"
+#include "util/infile.h"
 
 static char dir[64], path[128];
 

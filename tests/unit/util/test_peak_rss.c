@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "peak_rss.h"
+#include "util/peak_rss.h"
 
 START_TEST(test_parse)
 {

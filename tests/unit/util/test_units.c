@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "units.h"
+#include "util/units.h"
 
 static const struct {
 	const char *in;

@@ -1,0 +1,402 @@
+/* report_json.c: --json, one JSON object per line: a "tick" per second and
+ * a "summary" at the end.  Every line is flushed as it is written, so a
+ * run that gets killed keeps everything up to its last second.  Numbers
+ * are always finite (JSON has no NaN): whatever cannot be computed is 0. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report_int.h"
+
+/* Length of the valid UTF-8 sequence at s, or 0 if it is not one
+ * (overlong forms, surrogates and values past U+10FFFF included). */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (cp >= 0xd800 && cp <= 0xdfff) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/* A JSON string.  Bytes that are not UTF-8 (an --sla text typed in a
+ * Latin-1 terminal) become U+FFFD rather than making the line invalid. */
+static void
+json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
+
+	fputc('"', f);
+	while (*p != '\0') {
+		unsigned c = *p;
+		size_t n = utf8_len(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			if (c == '"' || c == '\\')
+				fprintf(f, "\\%c", c);
+			else if (c == '\n')
+				fputs("\\n", f);
+			else if (c == '\t')
+				fputs("\\t", f);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+			p++;
+		}
+	}
+	fputc('"', f);
+}
+
+/* Up to three decimals, trailing zeros dropped: 1, 2.5, 0.125. */
+void
+json_num(FILE *f, double v)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		fputs("0", f);
+		return;
+	}
+	if (fabs(v) >= 1e15) {
+		fprintf(f, "%.17g", v);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	char *e = buf + strlen(buf) - 1;
+	while (*e == '0')
+		*e-- = '\0';
+	if (*e == '.')
+		*e = '\0';
+	fputs(strcmp(buf, "-0") == 0 ? "0" : buf, f);
+}
+
+void
+json_key(FILE *f, const char *key)
+{
+	json_str(f, key);
+	fputc(':', f);
+}
+
+void
+json_u64(FILE *f, const char *key, uint64_t v)
+{
+	json_key(f, key);
+	fprintf(f, "%" PRIu64, v);
+}
+
+static void
+json_errors(FILE *f, const struct stats_snap *s)
+{
+	json_key(f, "errors");
+	fputc('{', f);
+	for (int k = 0; k < ERR_COUNT; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_u64(f, err_kind_name[k], s->errors[k]);
+	}
+	/* Benign NOs by code, beside the errors they are not. */
+	fputs("},", f);
+	json_key(f, "benign_codes");
+	fputc('{', f);
+	for (int k = 0; k < BENIGN_COUNT; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_u64(f, benign_code_name[k], s->benign[k]);
+	}
+	fputc('}', f);
+}
+
+/* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..},
+ * the same set for every histogram in the summary. */
+void
+json_latency(FILE *f, const char *key, const struct hist *h)
+{
+	static const char *const keys[HIST_ROW_PCTS] = {
+		"p50", "p90", "p95", "p99", "p999",
+	};
+	uint64_t v[HIST_ROW_PCTS];
+
+	hist_row_percentiles(h, v);
+	json_key(f, key);
+	fputs("{\"mean\":", f);
+	json_num(f, hist_mean(h));
+	for (size_t i = 0; i < HIST_ROW_PCTS; i++) {
+		fputc(',', f);
+		json_u64(f, keys[i], v[i]);
+	}
+	fputc(',', f);
+	json_u64(f, "max", hist_max(h));
+	fputc('}', f);
+}
+
+void
+json_pcts(FILE *f, const struct hist *h)
+{
+	uint64_t v[3];
+
+	hist_p50_p95_p99(h, v);
+	json_u64(f, "p50_us", v[0]);
+	fputc(',', f);
+	json_u64(f, "p95_us", v[1]);
+	fputc(',', f);
+	json_u64(f, "p99_us", v[2]);
+	fputc(',', f);
+	json_u64(f, "max_us", hist_max(h));
+}
+
+static void
+json_counts(FILE *f, const struct stats_snap *s, int op)
+{
+	json_u64(f, "ok", s->ok[op]);
+	fputc(',', f);
+	json_u64(f, "no", s->no[op]);
+	fputc(',', f);
+	json_u64(f, "bad", s->bad[op]);
+	fputc(',', f);
+	json_u64(f, "failed", s->failed[op]);
+}
+
+/* Only with checkpoint=, like open_loop: absent means none were run. */
+static void
+json_checkpoints(FILE *f, const struct config *cfg,
+		 const struct stats_snap *s)
+{
+	if (cfg->checkpoint_secs == 0)
+		return;
+	fputc(',', f);
+	json_u64(f, "checkpoints", s->checkpoints);
+}
+
+void
+report_json_tick(struct report *r, const struct report_run *run,
+		 const struct stats_snap *win, const struct stats_snap *cum)
+{
+	FILE *f = r->json;
+	bool first = true;
+
+	fputs("{\"type\":\"tick\",\"t\":", f);
+	json_num(f, run->elapsed_s);
+	fprintf(f, ",\"warmup\":%s,", run->warmup ? "true" : "false");
+	if (run->partial_s > 0) {
+		/* The last tick: since the previous one, drain included. */
+		fputs("\"partial_s\":", f);
+		json_num(f, run->partial_s);
+		fputc(',', f);
+	}
+	json_u64(f, "conns_open", cum->conns_open);
+	fputc(',', f);
+	json_u64(f, "conns_total", cum->conns_total);
+	fputc(',', f);
+	json_u64(f, "stalled", cum->stalled3);
+	fputs(",\"commands\":{", f);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (report_op_activity(win, op) == 0)
+			continue;
+		const struct hist *h = win->lat[op];
+		if (!first)
+			fputc(',', f);
+		first = false;
+		json_key(f, op_table[op].name);
+		fputc('{', f);
+		json_counts(f, win, op);
+		fputc(',', f);
+		json_pcts(f, h);
+		fputc('}', f);
+	}
+	fputs("},", f);
+	json_errors(f, win);
+	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
+		win->bytes_sent, win->bytes_received, win->imap_sent,
+		win->imap_received);
+	json_u64(f, "messages_appended", win->append_msgs);
+	fputc(',', f);
+	json_u64(f, "rate_missed", win->rate_missed);
+	json_checkpoints(f, r->cfg, win);
+	fputs(",\"cpu_pct\":", f);
+	json_num(f, run->cpu_pct);
+	fputc(',', f);
+	json_u64(f, "loop_lag_max_us",
+		 run->loop_lag_max_us > win->loop_lag_max_us ?
+		 run->loop_lag_max_us : win->loop_lag_max_us);
+	if (report_server_shown(r->cfg))
+		report_server_json(f, run, win, run->partial_s > 0 ?
+				   run->partial_s : 1.0, false);
+	if (report_profile_on(r))
+		report_profile_json_tick(r, win, cum);
+	fputs("}\n", f);
+	fflush(f);
+}
+
+static void
+json_summary_commands(FILE *f, const struct report_run *run,
+		      const struct stats_snap *tot)
+{
+	bool first = true;
+
+	fputs("\"commands\":{", f);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (report_op_activity(tot, op) == 0)
+			continue;
+		const struct hist *h = tot->lat[op];
+		if (!first)
+			fputc(',', f);
+		first = false;
+		json_key(f, op_table[op].name);
+		fputc('{', f);
+		json_counts(f, tot, op);
+		fputs(",\"rate\":", f);
+		json_num(f, report_div((double)tot->ok[op], run->measured_s));
+		fputc(',', f);
+		json_latency(f, "latency_us", h);
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
+static void
+json_summary_sla(FILE *f, struct report *r, const struct report_run *run,
+		 const struct stats_snap *tot)
+{
+	fputs("\"sla\":[", f);
+	for (unsigned i = 0; i < r->cfg->n_slas && i < CONFIG_MAX_SLA; i++) {
+		uint64_t n;
+		uint64_t v = report_sla_actual(r, run, tot, i, &n);
+		if (i > 0)
+			fputc(',', f);
+		fputs("{\"expr\":", f);
+		json_str(f, r->cfg->slas[i].text);
+		fprintf(f, ",\"ok\":%s,",
+			report_sla_ok(r, run, tot, i) ? "true" : "false");
+		json_u64(f, "actual_us", v);
+		fputc(',', f);
+		json_u64(f, "samples", n);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/* Present only when TLS was used, so "tls" in a summary means it was. */
+static void
+json_summary_tls(FILE *f, const struct stats_snap *tot)
+{
+	if (tot->tls_handshakes == 0)
+		return;
+	fputs(",\"tls\":{", f);
+	json_u64(f, "handshakes", tot->tls_handshakes);
+	fputc(',', f);
+	json_u64(f, "resumed", tot->tls_resumed);
+	fputc(',', f);
+	json_latency(f, "latency_us", tot->tls_lat);
+	fputc('}', f);
+}
+
+/* Absent (rather than null) in a closed-loop run: a reader tests for the
+ * key, and no closed-loop figure would be meaningful under it. */
+static void
+json_summary_open_loop(FILE *f, const struct config *cfg,
+		       const struct report_run *run,
+		       const struct stats_snap *tot)
+{
+	if (!(cfg->rate > 0))
+		return;
+	fputs(",\"open_loop\":{\"target_rate\":", f);
+	json_num(f, cfg->rate);
+	fputs(",\"achieved_rate\":", f);
+	json_num(f, report_achieved_rate(run, tot));
+	fputc(',', f);
+	json_u64(f, "late", tot->rate_missed);
+	fputc('}', f);
+}
+
+void
+report_json_final(struct report *r, const struct report_run *run,
+		  const struct stats_snap *tot)
+{
+	FILE *f = r->json;
+
+	fputs("{\"type\":\"summary\",\"duration_s\":", f);
+	json_num(f, run->elapsed_s);
+	fputs(",\"measured_from_s\":", f);
+	json_num(f, run->measured_from_s);
+	fputs(",\"measured_s\":", f);
+	json_num(f, run->measured_s);
+	fprintf(f, ",\"clients\":%u,\"workers\":%u,", run->clients,
+		run->workers);
+	json_summary_commands(f, run, tot);
+	fputc(',', f);
+	json_errors(f, tot);
+	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
+		tot->bytes_sent, tot->bytes_received, tot->imap_sent,
+		tot->imap_received);
+	json_u64(f, "messages_appended", tot->append_msgs);
+	fputc(',', f);
+	json_u64(f, "append_bytes", tot->append_bytes);
+	fputc(',', f);
+	json_u64(f, "connects", tot->connects);
+	fputc(',', f);
+	json_u64(f, "logins", tot->logins);
+	fputc(',', f);
+
+	json_latency(f, "connect_latency_us", tot->connect_lat);
+	json_summary_tls(f, tot);
+	json_summary_open_loop(f, r->cfg, run, tot);
+	if (report_profile_on(r))
+		report_profile_json_final(r, run, tot);
+	fputc(',', f);
+	json_u64(f, "unfinished", run->unfinished);
+	fputc(',', f);
+	json_u64(f, "ports_exhausted", tot->ports_exhausted);
+	fputc(',', f);
+	json_u64(f, "untracked_fetches", tot->untracked_fetches);
+	json_checkpoints(f, r->cfg, tot);
+	fputs(",\"cpu\":{\"user_s\":", f);
+	json_num(f, (double)run->cpu_user_us / 1e6);
+	fputs(",\"sys_s\":", f);
+	json_num(f, (double)run->cpu_sys_us / 1e6);
+	fputs(",\"us_per_command\":", f);
+	json_num(f, report_div((double)(run->cpu_user_us + run->cpu_sys_us),
+			       (double)report_commands(tot)));
+	fputs("},", f);
+	json_u64(f, "peak_rss_kb", run->peak_rss_kb);
+	fprintf(f, ",\"self_limited\":%s,",
+		run->self_limited ? "true" : "false");
+	json_summary_sla(f, r, run, tot);
+	if (report_server_shown(r->cfg))
+		report_server_json(f, run, tot, run->measured_s, true);
+	report_score_json(r, f, tot);
+	fprintf(f, ",\"exit_status\":%d,\"stop_reason\":", run->exit_status);
+	json_str(f, run->stop_reason);
+	fputs("}\n", f);
+	fflush(f);
+}

@@ -1,0 +1,347 @@
+/* report_profile.c: profile mode's sections of the report, in text, JSON
+ * and CSV: per action counts and latency, push latency (LMTP 250 to the
+ * EXISTS seen in IDLE, and to the FETCH of the mail), push missed, users
+ * logged in, deliveries per second and LMTP replies by code.
+ *
+ * The writers of report_text.c, report_json.c and report_csv.c call in
+ * here only when report_profile_on() says the run was in profile mode,
+ * so a stress run's output is what it was, byte for byte.  Gauges (users
+ * logged in, LMTP sessions open) come from the window, which carries the
+ * gauges' values at its end (and their sum over shards in a merge). */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report/report_int.h"
+#include "util/units.h"
+
+bool
+report_profile_on(const struct report *r)
+{
+	return r->cfg->profile_path != NULL;
+}
+
+/* Recipients without a 2xx: refused (4xx, 5xx) or never answered. */
+static uint64_t
+lmtp_not_ok(const struct act_snap *a)
+{
+	return a->lmtp.rcpt_tempfail + a->lmtp.rcpt_permfail +
+	    a->lmtp.rcpt_local;
+}
+
+/* ---- text ---- */
+
+void
+report_profile_text_tick(struct report *r, const struct stats_snap *win,
+			 const struct stats_snap *cum)
+{
+	FILE *o = r->out;
+	const struct act_snap *a = &win->act;
+
+	fprintf(o, " users=%" PRIu64 " dlv=%" PRIu64, win->act.users_in,
+		a->lmtp.rcpt_ok);
+	if (lmtp_not_ok(a) > 0)
+		fprintf(o, " dlv_err=%" PRIu64, lmtp_not_ok(a));
+	if (hist_count(a->push[PUSH_EXISTS]) > 0) {
+		char v[32];
+		fmt_us_compact(v, sizeof(v),
+			       hist_percentile(a->push[PUSH_EXISTS], 50));
+		fprintf(o, " push=%s", v);
+	}
+	if (a->push_missed > 0)
+		fprintf(o, " pmiss=%" PRIu64, a->push_missed);
+}
+
+#define ACT_TABLE_HEAD							\
+	"action        count   ok/s     mean      p50      p90      p95"	\
+	"      p99    p99.9      max failed\n"
+#define PUSH_TABLE_HEAD							\
+	"latency       count    1/s     mean      p50      p90      p95"	\
+	"      p99    p99.9      max\n"
+
+static void
+text_actions(const struct report_run *run, const struct act_snap *a, FILE *o)
+{
+	bool any = false;
+	for (int i = 0; i < ACT_COUNT; i++) {
+		if (!act_activity(a, i))
+			continue;
+		if (!any)
+			fputs(ACT_TABLE_HEAD, o);
+		any = true;
+		print_lat_row(o, action_name[i], a->ok[i] + a->failed[i],
+			      report_div((double)a->ok[i], run->measured_s),
+			      a->lat[i]);
+		fprintf(o, " %6" PRIu64 "\n", a->failed[i]);
+	}
+	if (!any)
+		fputs("actions: none\n", o);
+}
+
+/* Push latency and the LMTP client's own latency, one table; rows with
+ * no samples are shown too, so "no EXISTS seen" is visible as a 0. */
+static void
+text_latencies(const struct report_run *run, const struct act_snap *a,
+	       FILE *o)
+{
+	static const char *const label[PUSH_COUNT] = {
+		[PUSH_EXISTS] = "250->EXISTS",
+		[PUSH_FETCH] = "250->FETCH",
+	};
+	fputs(PUSH_TABLE_HEAD, o);
+	for (int k = 0; k < PUSH_COUNT; k++) {
+		uint64_t n = hist_count(a->push[k]);
+		print_lat_row(o, label[k], n,
+			      report_div((double)n, run->measured_s), a->push[k]);
+		fputc('\n', o);
+	}
+	uint64_t n = hist_count(a->lmtp.lat_total);
+	print_lat_row(o, "LMTP 2xx", n, report_div((double)n, run->measured_s),
+		      a->lmtp.lat_total);
+	fputc('\n', o);
+}
+
+static void
+text_lmtp(const struct report_run *run, const struct act_snap *a, FILE *o)
+{
+	const char *sep = "";
+	fprintf(o, "deliveries: %" PRIu64 " recipients in %" PRIu64
+		" LMTP deliveries: %" PRIu64 " ok (%.1f/s), %" PRIu64 " 4xx, %"
+		PRIu64 " 5xx, %" PRIu64 " without a reply", a->lmtp.rcpts,
+		a->lmtp.deliveries, a->lmtp.rcpt_ok,
+		report_div((double)a->lmtp.rcpt_ok, run->measured_s),
+		a->lmtp.rcpt_tempfail, a->lmtp.rcpt_permfail,
+		a->lmtp.rcpt_local);
+	if (a->lmtp.rcpt_local > 0) {
+		fputs(" (", o);
+		for (int k = 1; k < LMTP_FAIL_SLOTS; k++) {
+			if (a->lmtp.fails[k] == 0)
+				continue;
+			fprintf(o, "%s%s=%" PRIu64, sep, lmtp_fail_name[k],
+				a->lmtp.fails[k]);
+			sep = " ";
+		}
+		fputc(')', o);
+	}
+	fprintf(o, "; %" PRIu64 " sessions, %" PRIu64 " transactions\n",
+		a->lmtp.sessions, a->lmtp.transactions);
+	fputs("LMTP replies by code:", o);
+	bool any = false;
+	for (int c = 0; c < LMTP_CODES; c++) {
+		if (a->lmtp.codes[c] == 0)
+			continue;
+		fprintf(o, " %d=%" PRIu64, c, a->lmtp.codes[c]);
+		any = true;
+	}
+	fputs(any ? "\n" : " none\n", o);
+}
+
+void
+report_profile_text_final(struct report *r, const struct report_run *run,
+			  const struct stats_snap *tot)
+{
+	FILE *o = r->out;
+	const struct act_snap *a = &tot->act;
+
+	fputs("Profile:\n", o);
+	text_actions(run, a, o);
+	fputc('\n', o);
+	text_latencies(run, a, o);
+	fprintf(o, "push missed: %" PRIu64 " deliveries not announced in IDLE "
+		"within %.15g s\n", a->push_missed, r->cfg->push_timeout_s);
+	fprintf(o, "users logged in: %" PRIu64 " at the end\n", a->users_in);
+	text_lmtp(run, a, o);
+	fputc('\n', o);
+}
+
+/* ---- JSON ---- */
+
+/* "lmtp":{...} of a window or the totals. */
+static void
+json_lmtp(FILE *f, const struct act_snap *a, bool summary)
+{
+	json_key(f, "lmtp");
+	fputc('{', f);
+	json_u64(f, "deliveries", a->lmtp.deliveries);
+	fputc(',', f);
+	json_u64(f, "rcpts", a->lmtp.rcpts);
+	fputc(',', f);
+	json_u64(f, "ok", a->lmtp.rcpt_ok);
+	fputc(',', f);
+	json_u64(f, "tempfail", a->lmtp.rcpt_tempfail);
+	fputc(',', f);
+	json_u64(f, "permfail", a->lmtp.rcpt_permfail);
+	fputc(',', f);
+	json_u64(f, "no_reply", a->lmtp.rcpt_local);
+	fputc(',', f);
+	json_u64(f, "sessions_open", a->lmtp.sessions_open);
+	fputs(",\"codes\":{", f);
+	const char *sep = "";
+	for (int c = 0; c < LMTP_CODES; c++) {
+		if (a->lmtp.codes[c] == 0)
+			continue;
+		fprintf(f, "%s\"%d\":%" PRIu64, sep, c, a->lmtp.codes[c]);
+		sep = ",";
+	}
+	fputc('}', f);
+	if (summary) {
+		fputs(",\"no_reply_by_kind\":{", f);
+		for (int k = 1; k < LMTP_FAIL_SLOTS; k++) {
+			if (k > 1)
+				fputc(',', f);
+			json_u64(f, lmtp_fail_name[k], a->lmtp.fails[k]);
+		}
+		fputs("},", f);
+		json_u64(f, "sessions", a->lmtp.sessions);
+		fputc(',', f);
+		json_u64(f, "transactions", a->lmtp.transactions);
+		fputc(',', f);
+		json_u64(f, "queued_max", a->lmtp.queued_max);
+		fputc(',', f);
+		json_u64(f, "bytes_sent", a->lmtp.bytes_sent);
+		fputc(',', f);
+		json_latency(f, "latency_us", a->lmtp.lat_total);
+		fputc(',', f);
+		json_latency(f, "data_latency_us", a->lmtp.lat_data);
+	}
+	fputc('}', f);
+}
+
+/* "actions":{...},"push":{...}: a tick's (run NULL) has the p50/p95/p99/
+ * max of the second, the summary's the rate and the whole latency set. */
+static void
+json_actions_push(FILE *f, const struct act_snap *a,
+		  const struct report_run *run)
+{
+	const char *sep = "";
+	fputs("\"actions\":{", f);
+	for (int i = 0; i < ACT_COUNT; i++) {
+		if (!act_activity(a, i))
+			continue;
+		fputs(sep, f);
+		sep = ",";
+		json_key(f, action_name[i]);
+		fputc('{', f);
+		json_u64(f, "ok", a->ok[i]);
+		fputc(',', f);
+		json_u64(f, "failed", a->failed[i]);
+		if (run != NULL) {
+			fputs(",\"rate\":", f);
+			json_num(f, report_div((double)a->ok[i], run->measured_s));
+			fputc(',', f);
+			json_latency(f, "latency_us", a->lat[i]);
+		} else {
+			fputc(',', f);
+			json_pcts(f, a->lat[i]);
+		}
+		fputc('}', f);
+	}
+	fputs("},\"push\":{", f);
+	for (int k = 0; k < PUSH_COUNT; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_key(f, push_kind_name[k]);
+		fputc('{', f);
+		json_u64(f, "count", hist_count(a->push[k]));
+		fputc(',', f);
+		if (run != NULL)
+			json_latency(f, "latency_us", a->push[k]);
+		else
+			json_pcts(f, a->push[k]);
+		fputc('}', f);
+	}
+	fputs("},", f);
+}
+
+void
+report_profile_json_tick(struct report *r, const struct stats_snap *win,
+			 const struct stats_snap *cum)
+{
+	FILE *f = r->json;
+	const struct act_snap *a = &win->act;
+
+	fputs(",\"profile\":{", f);
+	json_u64(f, "users_in", a->users_in);
+	fputc(',', f);
+	json_u64(f, "push_missed", a->push_missed);
+	fputc(',', f);
+	json_actions_push(f, a, NULL);
+	json_lmtp(f, a, false);
+	fputc('}', f);
+}
+
+void
+report_profile_json_final(struct report *r, const struct report_run *run,
+			  const struct stats_snap *tot)
+{
+	FILE *f = r->json;
+	const struct act_snap *a = &tot->act;
+
+	fputs(",\"profile\":{", f);
+	json_u64(f, "users_in", a->users_in);
+	fputc(',', f);
+	json_u64(f, "push_missed", a->push_missed);
+	fputs(",\"push_timeout_s\":", f);
+	json_num(f, r->cfg->push_timeout_s);
+	fputs(",\"deliveries_per_s\":", f);
+	json_num(f, report_div((double)a->lmtp.rcpt_ok, run->measured_s));
+	fputc(',', f);
+	json_actions_push(f, a, run);
+	json_lmtp(f, a, true);
+	fputc('}', f);
+}
+
+/* ---- CSV: a fixed set after the stress columns ---- */
+
+static const char *const csv_cols[] = {
+	"users_in", "deliveries_ok", "deliveries_tempfail",
+	"deliveries_permfail", "deliveries_no_reply", "push_missed",
+	"push_exists_count", "push_exists_p50_us", "push_exists_p95_us",
+	"push_exists_p99_us", "push_exists_max_us", "push_fetch_count",
+	"push_fetch_p50_us", "push_fetch_p95_us", "push_fetch_p99_us",
+	"push_fetch_max_us",
+};
+enum csv_act_col { CSV_ACT_OK, CSV_ACT_FAILED, CSV_ACT_P95, CSV_ACT_COLS };
+static const char *const csv_act_col_name[CSV_ACT_COLS] = {
+	"ok", "failed", "p95_us",
+};
+
+void
+report_profile_csv_header(struct report *r)
+{
+	for (size_t i = 0; i < sizeof(csv_cols) / sizeof(csv_cols[0]); i++)
+		fprintf(r->csv, ",%s", csv_cols[i]);
+	for (int i = 0; i < ACT_COUNT; i++)
+		for (int c = 0; c < CSV_ACT_COLS; c++)
+			fprintf(r->csv, ",act_%s_%s", action_name[i],
+				csv_act_col_name[c]);
+}
+
+static void
+csv_push(FILE *f, const struct hist *h)
+{
+	uint64_t v[3];
+
+	hist_p50_p95_p99(h, v);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		hist_count(h), v[0], v[1], v[2], hist_max(h));
+}
+
+void
+report_profile_csv_tick(struct report *r, const struct stats_snap *win,
+			const struct stats_snap *cum)
+{
+	FILE *f = r->csv;
+	const struct act_snap *a = &win->act;
+
+	/* csv_cols order */
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64, win->act.users_in, a->lmtp.rcpt_ok,
+		a->lmtp.rcpt_tempfail, a->lmtp.rcpt_permfail,
+		a->lmtp.rcpt_local, a->push_missed);
+	csv_push(f, a->push[PUSH_EXISTS]);
+	csv_push(f, a->push[PUSH_FETCH]);
+	for (int i = 0; i < ACT_COUNT; i++)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
+			a->failed[i], hist_percentile(a->lat[i], 95));
+}

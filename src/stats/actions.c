@@ -1,0 +1,419 @@
+/* actions.c: profile mode's per-action, push and LMTP figures: the
+ * writer's calls and the snapshot arithmetic (see actions.h).  No I/O
+ * beyond a warning for a caller bug. */
+#include <stdio.h>
+#include <string.h>
+
+#include "stats/actions.h"
+#include "util/log.h"
+#include "stats/stats.h"
+
+const char *const action_name[ACT_COUNT] = {
+	[ACT_DELIVER] = "deliver",
+	[ACT_NOTICE] = "notice",
+	[ACT_READ] = "read",
+	[ACT_REPLY] = "reply",
+	[ACT_DELETE] = "delete",
+	[ACT_MOVE] = "move",
+	[ACT_SEND] = "send",
+	[ACT_LOGIN] = "login",
+	[ACT_LOGOUT] = "logout",
+	[ACT_BROWSE] = "browse",
+	[ACT_CLEAN] = "clean",
+	[ACT_CALENDAR] = "calendar",
+	[ACT_FREEBUSY] = "freebusy",
+	[ACT_MEETING] = "meeting",
+	[ACT_LOGOFF] = "logoff",
+	[ACT_APPOINTMENT] = "appointment",
+};
+
+const char *const lmtp_fail_name[LMTP_FAIL_SLOTS] = {
+	"none", "connect", "timeout", "disconnect", "protocol", "shutdown",
+};
+
+const char *const push_kind_name[PUSH_COUNT] = {
+	[PUSH_EXISTS] = "exists",
+	[PUSH_FETCH] = "fetch",
+};
+
+int
+action_from_name(const char *name)
+{
+	for (int i = 0; i < ACT_COUNT; i++)
+		if (strcmp(name, action_name[i]) == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t
+sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* ---- writer ---- */
+
+void
+act_profile_on(struct act_stats *a)
+{
+	ctr_set(&a->profile, 1);
+}
+
+static bool
+act_valid(enum action act)
+{
+	if ((unsigned)act < ACT_COUNT)
+		return true;
+	log_warn("stats: out-of-range action %d ignored", (int)act);
+	return false;
+}
+
+void
+act_ok(struct act_stats *a, enum action act, uint64_t us)
+{
+	if (!act_valid(act))
+		return;
+	ctr_add(&a->ok[act], 1);
+	hist_record(a->lat[act], us);
+}
+
+void
+act_failed(struct act_stats *a, enum action act)
+{
+	if (act_valid(act))
+		ctr_add(&a->failed[act], 1);
+}
+
+void
+act_push(struct act_stats *a, enum push_kind k, uint64_t us)
+{
+	if ((unsigned)k >= PUSH_COUNT) {
+		log_warn("stats: out-of-range push kind %d ignored", (int)k);
+		return;
+	}
+	hist_record(a->push[k], us);
+}
+
+void
+act_push_missed(struct act_stats *a, uint64_t n)
+{
+	ctr_add(&a->push_missed, n);
+}
+
+/* Unsigned wrap-around does the subtraction; a gauge read mid-way is
+ * never below zero because one thread does both halves. */
+void
+act_users_add(struct act_stats *a, int delta)
+{
+	ctr_add(&a->users_in, (uint64_t)(int64_t)delta);
+}
+
+/* ---- histograms, all of them in one place so no step forgets one ---- */
+
+/* Every histogram of a shard or snapshot, in one fixed order (ACT_N_HISTS
+ * of them, actions.h), so that each step below walks them all and none
+ * can be forgotten. */
+static void
+live_hists(const struct act_stats *a, struct hist **h)
+{
+	unsigned n = 0;
+	for (int i = 0; i < ACT_COUNT; i++)
+		h[n++] = a->lat[i];
+	for (int k = 0; k < PUSH_COUNT; k++)
+		h[n++] = a->push[k];
+	h[n++] = a->lmtp.lat_total;
+	h[n++] = a->lmtp.lat_data;
+}
+
+static void
+snap_hists(const struct act_snap *d, struct hist **h)
+{
+	unsigned n = 0;
+	for (int i = 0; i < ACT_COUNT; i++)
+		h[n++] = d->lat[i];
+	for (int k = 0; k < PUSH_COUNT; k++)
+		h[n++] = d->push[k];
+	h[n++] = d->lmtp.lat_total;
+	h[n++] = d->lmtp.lat_data;
+}
+
+static void
+set_snap_hists(struct act_snap *d, struct hist **h)
+{
+	unsigned n = 0;
+	for (int i = 0; i < ACT_COUNT; i++)
+		d->lat[i] = h[n++];
+	for (int k = 0; k < PUSH_COUNT; k++)
+		d->push[k] = h[n++];
+	d->lmtp.lat_total = h[n++];
+	d->lmtp.lat_data = h[n++];
+}
+
+/* ---- lifecycle ---- */
+
+void
+act_stats_init(struct act_stats *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 0; i < ACT_COUNT; i++)
+		a->lat[i] = hist_new();
+	for (int k = 0; k < PUSH_COUNT; k++)
+		a->push[k] = hist_new();
+	a->lmtp.lat_total = hist_new();
+	a->lmtp.lat_data = hist_new();
+}
+
+void
+act_stats_fini(struct act_stats *a)
+{
+	struct hist *h[ACT_N_HISTS];
+	live_hists(a, h);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_free(h[i]);
+	memset(a, 0, sizeof(*a));
+}
+
+void
+act_snap_init(struct act_snap *d)
+{
+	struct hist *h[ACT_N_HISTS];
+	memset(d, 0, sizeof(*d));
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		h[i] = hist_new();
+	set_snap_hists(d, h);
+}
+
+void
+act_snap_free(struct act_snap *d)
+{
+	struct hist *h[ACT_N_HISTS];
+	snap_hists(d, h);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_free(h[i]);
+	memset(d, 0, sizeof(*d));
+}
+
+void
+act_snap_clear_counts(struct act_snap *d)
+{
+	struct hist *h[ACT_N_HISTS];
+	snap_hists(d, h);
+	memset(d, 0, sizeof(*d));
+	set_snap_hists(d, h);
+}
+
+void
+act_snap_clear(struct act_snap *d)
+{
+	struct hist *h[ACT_N_HISTS];
+	act_snap_clear_counts(d);
+	snap_hists(d, h);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_reset(h[i]);
+}
+
+/* ---- arithmetic ---- */
+
+static uint64_t
+max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* d = s for a published copy (stats_pub.c): d is written by s's thread
+ * only, its histograms refreshed from the blocks s changed. */
+void
+act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
+{
+#define C(f) ctr_set(&d->f, ctr_get(&s->f));
+	C(profile) C(push_missed) C(users_in)
+	for (int i = 0; i < ACT_COUNT; i++) {
+		C(ok[i]) C(failed[i])
+	}
+#define X(f) C(lmtp.f)
+	LMTP_COUNTERS(X)
+	X(sessions_open) X(queued_max)
+#undef X
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		C(lmtp.fails[k])
+	for (int c = 0; c < LMTP_CODES; c++)
+		C(lmtp.codes[c])
+#undef C
+}
+
+void
+act_stats_hists(const struct act_stats *a, struct hist *h[ACT_N_HISTS])
+{
+	live_hists(a, h);
+}
+
+void
+act_snap_hists(const struct act_snap *d, struct hist *h[ACT_N_HISTS])
+{
+	snap_hists(d, h);
+}
+
+void
+act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
+{
+	d->profile += ctr_get(&s->profile);
+	for (int i = 0; i < ACT_COUNT; i++) {
+		d->ok[i] += ctr_get(&s->ok[i]);
+		d->failed[i] += ctr_get(&s->failed[i]);
+	}
+	d->push_missed += ctr_get(&s->push_missed);
+	d->users_in += ctr_get(&s->users_in);
+#define X(f) d->lmtp.f += ctr_get(&s->lmtp.f);
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	d->lmtp.queued_max = max_u64(d->lmtp.queued_max,
+				     ctr_get(&s->lmtp.queued_max));
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->lmtp.fails[k] += ctr_get(&s->lmtp.fails[k]);
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->lmtp.codes[c] += ctr_get(&s->lmtp.codes[c]);
+}
+
+void
+act_snap_add_live(struct act_snap *d, const struct act_stats *s)
+{
+	struct hist *hd[ACT_N_HISTS], *hs[ACT_N_HISTS];
+	act_snap_add_live_counts(d, s);
+	snap_hists(d, hd);
+	live_hists(s, hs);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_merge(hd[i], hs[i]);
+}
+
+void
+act_snap_add(struct act_snap *d, const struct act_snap *s)
+{
+	struct hist *hd[ACT_N_HISTS], *hs[ACT_N_HISTS];
+	d->profile += s->profile;
+	for (int i = 0; i < ACT_COUNT; i++) {
+		d->ok[i] += s->ok[i];
+		d->failed[i] += s->failed[i];
+	}
+	d->push_missed += s->push_missed;
+	d->users_in += s->users_in;
+#define X(f) d->lmtp.f += s->lmtp.f;
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	d->lmtp.queued_max = max_u64(d->lmtp.queued_max, s->lmtp.queued_max);
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->lmtp.fails[k] += s->lmtp.fails[k];
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->lmtp.codes[c] += s->lmtp.codes[c];
+	snap_hists(d, hd);
+	snap_hists(s, hs);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_merge(hd[i], hs[i]);
+}
+
+void
+act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
+		     const struct act_snap *b)
+{
+	d->profile = a->profile;
+	for (int i = 0; i < ACT_COUNT; i++) {
+		d->ok[i] = sat_sub(a->ok[i], b->ok[i]);
+		d->failed[i] = sat_sub(a->failed[i], b->failed[i]);
+	}
+	d->push_missed = sat_sub(a->push_missed, b->push_missed);
+	d->users_in = a->users_in;
+#define X(f) d->lmtp.f = sat_sub(a->lmtp.f, b->lmtp.f);
+	LMTP_COUNTERS(X)
+#undef X
+	d->lmtp.sessions_open = a->lmtp.sessions_open;
+	d->lmtp.queued_max = a->lmtp.queued_max;
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->lmtp.fails[k] = sat_sub(a->lmtp.fails[k], b->lmtp.fails[k]);
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->lmtp.codes[c] = sat_sub(a->lmtp.codes[c], b->lmtp.codes[c]);
+}
+
+void
+act_snap_diff(struct act_snap *d, const struct act_snap *a,
+	      const struct act_snap *b)
+{
+	struct hist *hd[ACT_N_HISTS], *ha[ACT_N_HISTS], *hb[ACT_N_HISTS];
+	act_snap_diff_counts(d, a, b);
+	snap_hists(d, hd);
+	snap_hists(a, ha);
+	snap_hists(b, hb);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_diff(hd[i], ha[i], hb[i]);
+}
+
+void
+act_snap_copy_counts(struct act_snap *d, const struct act_snap *s)
+{
+	struct hist *hd[ACT_N_HISTS];
+	if (d == s)
+		return;
+	snap_hists(d, hd);
+	memcpy(d, s, sizeof(*d));
+	set_snap_hists(d, hd);
+}
+
+void
+act_snap_copy(struct act_snap *d, const struct act_snap *s)
+{
+	struct hist *hd[ACT_N_HISTS], *hs[ACT_N_HISTS];
+	if (d == s)
+		return;
+	act_snap_copy_counts(d, s);
+	snap_hists(d, hd);
+	snap_hists(s, hs);
+	for (unsigned i = 0; i < ACT_N_HISTS; i++)
+		hist_copy(hd[i], hs[i]);
+}
+
+uint64_t
+act_lmtp_codes(const struct act_snap *d, int klass)
+{
+	uint64_t n = 0;
+	if (klass < 1 || klass > 5)
+		return 0;
+	for (int c = klass * 100; c < klass * 100 + 100; c++)
+		n += d->lmtp.codes[c];
+	return n;
+}
+
+struct hist *
+act_snap_hist(const struct act_snap *d, unsigned i,
+	      char name[ACT_HIST_NAME_MAX])
+{
+	struct hist *h[ACT_N_HISTS];
+	if (i >= ACT_N_HISTS)
+		return NULL;
+	snap_hists(d, h);
+	if (i < ACT_COUNT)
+		snprintf(name, ACT_HIST_NAME_MAX, "act.%s", action_name[i]);
+	else if (i < ACT_COUNT + PUSH_COUNT)
+		snprintf(name, ACT_HIST_NAME_MAX, "push.%s",
+			 push_kind_name[i - ACT_COUNT]);
+	else
+		snprintf(name, ACT_HIST_NAME_MAX, "lmtp.%s",
+			 i == ACT_COUNT + PUSH_COUNT ? "total" : "data");
+	return h[i];
+}
+
+struct hist *
+act_snap_hist_named(const struct act_snap *d, const char *name)
+{
+	char n[ACT_HIST_NAME_MAX];
+	struct hist *h;
+	for (unsigned i = 0; (h = act_snap_hist(d, i, n)) != NULL; i++)
+		if (strcmp(n, name) == 0)
+			return h;
+	return NULL;
+}
+
+bool
+act_activity(const struct act_snap *d, int act)
+{
+	return d->ok[act] + d->failed[act] + hist_count(d->lat[act]) > 0;
+}

@@ -1,0 +1,188 @@
+/* actions.h: what profile mode measures beyond commands.  A profile user
+ * does actions (deliver a mail, notice it, read it, reply...), each made
+ * of several commands; this counts each action ok/failed with its latency,
+ * the push latency from LMTP's 250 to the EXISTS and to the FETCH of that
+ * mail, deliveries never seen in IDLE ("push missed"), the users logged
+ * in now, and the LMTP client's own figures (struct lmtp_stats lives here
+ * so that a worker's stats shard carries it).
+ *
+ * Same contract as struct stats (stats.h): one writer per shard (its
+ * worker's thread), relaxed single-writer counters, plain snapshots that
+ * the main thread sums, subtracts and copies once a second.  struct stats
+ * embeds a struct act_stats (stats->act) and struct stats_snap a struct
+ * act_snap (snap->act); stats_new/stats_snap_* look after them.
+ *
+ * Stress mode never writes here; `profile` says whether a run (or a
+ * shard, or a result file) did profile mode, and the report prints the
+ * profile sections only then. */
+#ifndef IMAPSTRESS_ACTIONS_H
+#define IMAPSTRESS_ACTIONS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats/hist.h"
+
+typedef _Atomic uint64_t ctr_t;	/* as in stats.h (C11 allows the repeat) */
+
+/* The actions, in report order.  The first nine are imaptest's profile
+ * user; the rest are LoadSim's (issue 17). */
+enum action {
+	ACT_DELIVER,	/* LMTP delivery: queued -> final reply */
+	ACT_NOTICE,	/* new mail seen (EXISTS) -> its UID FETCH done */
+	ACT_READ,	/* FETCH imap_fetch_manual + \Seen */
+	ACT_REPLY,	/* draft APPEND ... Sent APPEND, draft deleted, \Answered */
+	ACT_DELETE,	/* STORE \Deleted + UID EXPUNGE */
+	ACT_MOVE,	/* to Spam: UID MOVE or COPY + delete */
+	ACT_SEND,	/* a new mail sent (APPEND to Sent + delivery) */
+	ACT_LOGIN,	/* connect -> logged in, folders made, INBOX selected */
+	ACT_LOGOUT,
+	ACT_BROWSE,	/* LoadSim */
+	ACT_CLEAN,
+	ACT_CALENDAR,
+	ACT_FREEBUSY,
+	ACT_MEETING,
+	ACT_LOGOFF,
+	ACT_APPOINTMENT,	/* LoadSim's make appointment (calendar is
+				 * browse calendar) */
+	ACT_COUNT
+};
+
+extern const char *const action_name[ACT_COUNT];	/* "deliver", ... */
+/* The action named name (exact, lower case), or -1. */
+int action_from_name(const char *name);
+
+/* Push latency: from LMTP's 250 for a user's INBOX to ... */
+enum push_kind {
+	PUSH_EXISTS,	/* ... the `* N EXISTS` on that user's IDLE connection */
+	PUSH_FETCH,	/* ... the FETCH response for that message */
+	PUSH_COUNT
+};
+
+extern const char *const push_kind_name[PUSH_COUNT];	/* "exists", "fetch" */
+
+/* --push-timeout's default: a delivery not seen in IDLE within this long
+ * is "push missed" (imaptest waits as long for a delivered mail). */
+#define PUSH_TIMEOUT_DEFAULT_S 30
+
+#define LMTP_CODES 600
+#define LMTP_FAIL_SLOTS 6	/* LMTP_F_COUNT (lmtp.h asserts it) */
+/* By enum lmtp_fail: "none", "connect", "timeout", "disconnect",
+ * "protocol", "shutdown" (report keys and result files use them). */
+extern const char *const lmtp_fail_name[LMTP_FAIL_SLOTS];
+
+/* What the LMTP client (src/lmtp/) measured; its writer is the loop the
+ * client runs on.  A worker's is stats->act.lmtp: give &shard->act.lmtp as
+ * lmtp_env.stats.  Tools outside a run use lmtp_stats_new(). */
+struct lmtp_stats {
+	ctr_t deliveries;	/* lmtp_deliver calls */
+	ctr_t rcpts;		/* recipients in them */
+	ctr_t rcpt_ok;		/* final 2xx */
+	ctr_t rcpt_tempfail;	/* final 4xx */
+	ctr_t rcpt_permfail;	/* final 5xx */
+	ctr_t rcpt_local;	/* no server reply (by kind in fails[]) */
+	ctr_t fails[LMTP_FAIL_SLOTS];	/* by enum lmtp_fail (lmtp.h) */
+	ctr_t codes[LMTP_CODES];	/* final replies by code */
+	ctr_t sessions;		/* sessions opened */
+	ctr_t sessions_open;	/* gauge */
+	ctr_t transactions;	/* MAIL FROM sent */
+	ctr_t queued_max;	/* gauge: most deliveries ever waiting */
+	ctr_t bytes_sent;	/* message bytes after dot-stuffing */
+	struct hist *lat_total;	/* queued -> final 2xx, us */
+	struct hist *lat_data;	/* final dot written -> 2xx, us */
+};
+
+/* The LMTP counters that only grow, and the gauges (sessions_open adds up
+ * across shards, queued_max is a max). */
+#define LMTP_COUNTERS(X)						\
+	X(deliveries) X(rcpts) X(rcpt_ok) X(rcpt_tempfail)		\
+	X(rcpt_permfail) X(rcpt_local) X(sessions) X(transactions)	\
+	X(bytes_sent)
+
+/* The live part of a shard. */
+struct act_stats {
+	ctr_t profile;		/* gauge: 1 once the shard runs profile mode */
+	ctr_t ok[ACT_COUNT];
+	ctr_t failed[ACT_COUNT];
+	struct hist *lat[ACT_COUNT];	/* action start -> done, us (ok only) */
+	struct hist *push[PUSH_COUNT];	/* 250 -> EXISTS / FETCH, us */
+	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
+	ctr_t users_in;		/* gauge: users logged in now */
+	struct lmtp_stats lmtp;
+};
+
+/* Its plain copy. */
+struct act_snap {
+	uint64_t profile;	/* shards that ran profile mode */
+	uint64_t ok[ACT_COUNT], failed[ACT_COUNT];
+	struct hist *lat[ACT_COUNT];
+	struct hist *push[PUSH_COUNT];
+	uint64_t push_missed;
+	uint64_t users_in;
+	struct {
+#define X(f) uint64_t f;
+		LMTP_COUNTERS(X)
+#undef X
+		uint64_t fails[LMTP_FAIL_SLOTS];
+		uint64_t codes[LMTP_CODES];
+		uint64_t sessions_open, queued_max;
+		struct hist *lat_total, *lat_data;
+	} lmtp;
+};
+
+/* ---- the writer's side (the profile driver, on its worker's thread) ---- */
+
+/* This shard runs profile mode: the report shows its sections. */
+void act_profile_on(struct act_stats *a);
+/* One action finished: ok with its latency, or failed (no latency). */
+void act_ok(struct act_stats *a, enum action act, uint64_t us);
+void act_failed(struct act_stats *a, enum action act);
+/* One push latency sample. */
+void act_push(struct act_stats *a, enum push_kind k, uint64_t us);
+void act_push_missed(struct act_stats *a, uint64_t n);
+/* Users logged in: +1 at login, -1 at logout or loss. */
+void act_users_add(struct act_stats *a, int delta);
+
+/* ---- lifecycle and snapshots (stats.c calls these) ---- */
+void act_stats_init(struct act_stats *a);	/* zeroed, hists allocated */
+void act_stats_fini(struct act_stats *a);
+void act_snap_init(struct act_snap *d);
+void act_snap_free(struct act_snap *d);
+void act_snap_clear(struct act_snap *d);
+void act_snap_add_live(struct act_snap *d, const struct act_stats *s);
+void act_snap_add(struct act_snap *d, const struct act_snap *s);
+/* d = a - b (counters, histograms); gauges from a.  d may be a or b. */
+void act_snap_diff(struct act_snap *d, const struct act_snap *a,
+		   const struct act_snap *b);
+void act_snap_copy(struct act_snap *d, const struct act_snap *s);
+/* The same four for the counters and gauges only: the histograms are left
+ * as they are (stats_pub.c sums those by what changed). */
+void act_snap_clear_counts(struct act_snap *d);
+void act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s);
+void act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
+			  const struct act_snap *b);
+void act_snap_copy_counts(struct act_snap *d, const struct act_snap *s);
+/* d = s for the counters and gauges (stats_pub.c's copy of a shard); the
+ * histograms are the caller's, from act_stats_hists: all ACT_N_HISTS of
+ * them, in one fixed order. */
+void act_stats_copy_counts(struct act_stats *d, const struct act_stats *s);
+#define ACT_N_HISTS (ACT_COUNT + PUSH_COUNT + 2)
+void act_stats_hists(const struct act_stats *a, struct hist *h[ACT_N_HISTS]);
+void act_snap_hists(const struct act_snap *d, struct hist *h[ACT_N_HISTS]);
+
+/* LMTP replies by code class in a snapshot: 2xx, 4xx, 5xx. */
+uint64_t act_lmtp_codes(const struct act_snap *d, int klass);
+
+/* The snapshot's histograms by the names result files give them:
+ * "act.NAME" per action, "push.exists", "push.fetch", "lmtp.total",
+ * "lmtp.data".  act_snap_hist: the i-th (0, 1, ... until NULL), its name
+ * in *name; act_snap_hist_named: by name, or NULL. */
+#define ACT_HIST_NAME_MAX 24
+struct hist *act_snap_hist(const struct act_snap *d, unsigned i,
+			   char name[ACT_HIST_NAME_MAX]);
+struct hist *act_snap_hist_named(const struct act_snap *d, const char *name);
+/* Anything in it at all (a result file leaves an empty action out). */
+bool act_activity(const struct act_snap *d, int act);
+
+#endif

@@ -1,0 +1,53 @@
+/* push_track.h: matching one user's deliveries to what its IDLE
+ * connection sees, for push latency (actions.h).
+ *
+ * LMTP's 250 does not say which UID the message gets, so the match is by
+ * order: the driver reports each 250 for the user's INBOX, then how many
+ * new messages each EXISTS announced and each UID FETCH of new mail
+ * returned; the oldest deliveries waiting are taken first.  A delivery no
+ * EXISTS announced within the timeout is counted once as push missed and
+ * stays in line, so a late EXISTS still takes it (without a latency
+ * sample) rather than crediting the next delivery.
+ *
+ * One per user, on its worker's thread (the same single writer as the
+ * shard it records into). */
+#ifndef IMAPSTRESS_PUSH_TRACK_H
+#define IMAPSTRESS_PUSH_TRACK_H
+
+#include <stdint.h>
+
+#include "stats/actions.h"
+
+/* Deliveries kept waiting per user at most; older ones are dropped and
+ * counted as missed (a user whose IDLE never answers must not grow). */
+#define PUSH_TRACK_MAX 4096
+
+struct push_track;
+
+struct push_track *push_track_new(void);
+void push_track_free(struct push_track *p);	/* NULL is a no-op */
+
+/* LMTP's 250 for this user's INBOX, at t_us (clock_us()). */
+void push_track_delivered(struct push_track *p, struct act_stats *a,
+			  uint64_t t_us);
+/* The user's IDLE connection saw n new messages (EXISTS grew by n) at now:
+ * the n oldest deliveries not yet announced get a PUSH_EXISTS sample.
+ * Messages beyond those waiting (the user's own APPENDs) are ignored. */
+void push_track_exists(struct push_track *p, struct act_stats *a, unsigned n,
+		       uint64_t now);
+/* n new messages announced earlier were fetched at now: PUSH_FETCH
+ * samples for the n oldest announced, which then leave the line. */
+void push_track_fetched(struct push_track *p, struct act_stats *a, unsigned n,
+			uint64_t now);
+/* Count deliveries waiting longer than timeout_us for their EXISTS as
+ * missed (once each); drop announced ones never fetched within it.  Call
+ * from a timer, e.g. once a second. */
+void push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
+		       uint64_t timeout_us);
+/* The user left IDLE or lost its connection: forget what waits, counting
+ * nothing (a user not connected cannot miss a push). */
+void push_track_reset(struct push_track *p);
+/* Deliveries still in line (announced or not). */
+unsigned push_track_waiting(const struct push_track *p);
+
+#endif

@@ -1,0 +1,301 @@
+/* Profile-mode figures: action names, the counting rules, the snapshot
+ * arithmetic through struct stats (sum shards, diff ticks, copy), the
+ * LMTP part, and the push tracker's matching of deliveries to EXISTS and
+ * FETCH. */
+#include <stdint.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "stats/push_track.h"
+#include "stats/stats.h"
+
+START_TEST(test_action_names)
+{
+	static const char *const want[ACT_COUNT] = {
+		"deliver", "notice", "read", "reply", "delete", "move", "send",
+		"login", "logout", "browse", "clean", "calendar", "freebusy",
+		"meeting", "logoff", "appointment",
+	};
+	for (int i = 0; i < ACT_COUNT; i++) {
+		ck_assert_str_eq(action_name[i], want[i]);
+		ck_assert_int_eq(action_from_name(want[i]), i);
+	}
+	ck_assert_int_eq(action_from_name("Deliver"), -1);
+	ck_assert_int_eq(action_from_name(""), -1);
+	ck_assert_str_eq(push_kind_name[PUSH_EXISTS], "exists");
+	ck_assert_str_eq(push_kind_name[PUSH_FETCH], "fetch");
+}
+END_TEST
+
+START_TEST(test_counting)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	ck_assert_uint_eq(ctr_get(&a->profile), 0);
+	act_profile_on(a);
+	act_ok(a, ACT_READ, 1500);
+	act_ok(a, ACT_READ, 2500);
+	act_failed(a, ACT_READ);
+	act_failed(a, ACT_COUNT);		/* ignored with a warning */
+	act_ok(a, (enum action)-1, 5);		/* ignored */
+	act_push(a, PUSH_EXISTS, 20000);
+	act_push(a, PUSH_COUNT, 1);		/* ignored */
+	act_push_missed(a, 2);
+	act_users_add(a, 1);
+	act_users_add(a, 1);
+	act_users_add(a, -1);
+	ck_assert_uint_eq(ctr_get(&a->profile), 1);
+	ck_assert_uint_eq(ctr_get(&a->ok[ACT_READ]), 2);
+	ck_assert_uint_eq(ctr_get(&a->failed[ACT_READ]), 1);
+	ck_assert_uint_eq(hist_count(a->lat[ACT_READ]), 2);	/* ok only */
+	ck_assert_uint_eq(hist_max(a->lat[ACT_READ]), 2500);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 1);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 0);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 2);
+	ck_assert_uint_eq(ctr_get(&a->users_in), 1);
+	/* Stress mode never touches them. */
+	ck_assert_uint_eq(stats_snap_total_ok(&(struct stats_snap){ 0 }), 0);
+	stats_free(s);
+}
+END_TEST
+
+/* A shard as the LMTP client fills it, by hand. */
+static void
+fake_lmtp(struct lmtp_stats *l, unsigned ok, unsigned temp, uint64_t us)
+{
+	ctr_add(&l->deliveries, ok + temp);
+	ctr_add(&l->rcpts, ok + temp);
+	ctr_add(&l->rcpt_ok, ok);
+	ctr_add(&l->rcpt_tempfail, temp);
+	ctr_add(&l->codes[250], ok);
+	ctr_add(&l->codes[452], temp);
+	ctr_add(&l->fails[1], 1);
+	ctr_set(&l->sessions_open, 2);
+	if (ctr_get(&l->queued_max) < ok)
+		ctr_set(&l->queued_max, ok);
+	for (unsigned i = 0; i < ok; i++)
+		hist_record(l->lat_total, us);
+}
+
+START_TEST(test_snapshots)
+{
+	struct stats *w1 = stats_new(), *w2 = stats_new();
+	struct stats_snap t0, t1, win, tot;
+	stats_snap_init(&t0);
+	stats_snap_init(&t1);
+	stats_snap_init(&win);
+	stats_snap_init(&tot);
+
+	/* Second 1: shard 1 only. */
+	act_profile_on(&w1->act);
+	act_ok(&w1->act, ACT_DELIVER, 1000);
+	act_users_add(&w1->act, 3);
+	fake_lmtp(&w1->act.lmtp, 4, 1, 900);
+	stats_snap_add_live(&t0, w1);
+	stats_snap_add_live(&t0, w2);
+	ck_assert_uint_eq(t0.act.profile, 1);
+	ck_assert_uint_eq(t0.act.ok[ACT_DELIVER], 1);
+	ck_assert_uint_eq(t0.act.lmtp.rcpt_ok, 4);
+	ck_assert_uint_eq(t0.act.lmtp.codes[452], 1);
+	ck_assert_uint_eq(act_lmtp_codes(&t0.act, 2), 4);
+	ck_assert_uint_eq(act_lmtp_codes(&t0.act, 4), 1);
+	ck_assert_uint_eq(act_lmtp_codes(&t0.act, 5), 0);
+	ck_assert_uint_eq(act_lmtp_codes(&t0.act, 7), 0);
+
+	/* Second 2: both shards. */
+	act_profile_on(&w2->act);
+	act_ok(&w2->act, ACT_DELIVER, 3000);
+	act_push(&w2->act, PUSH_FETCH, 40000);
+	act_push_missed(&w2->act, 1);
+	act_users_add(&w2->act, 2);
+	fake_lmtp(&w2->act.lmtp, 6, 0, 1100);
+	stats_snap_add_live(&t1, w1);
+	stats_snap_add_live(&t1, w2);
+	ck_assert_uint_eq(t1.act.profile, 2);
+	ck_assert_uint_eq(t1.act.users_in, 5);
+	ck_assert_uint_eq(t1.act.lmtp.rcpt_ok, 10);
+	ck_assert_uint_eq(t1.act.lmtp.sessions_open, 4);
+	ck_assert_uint_eq(t1.act.lmtp.queued_max, 6);	/* a max, not a sum */
+	ck_assert_uint_eq(t1.act.lmtp.fails[1], 2);
+	ck_assert_uint_eq(hist_count(t1.act.lmtp.lat_total), 10);
+
+	stats_snap_diff(&win, &t1, &t0);
+	ck_assert_uint_eq(win.act.ok[ACT_DELIVER], 1);
+	ck_assert_uint_eq(hist_count(win.act.lat[ACT_DELIVER]), 1);
+	ck_assert_uint_eq(hist_min(win.act.lat[ACT_DELIVER]), 3000);
+	ck_assert_uint_eq(win.act.lmtp.rcpt_ok, 6);
+	ck_assert_uint_eq(win.act.lmtp.codes[250], 6);
+	ck_assert_uint_eq(win.act.lmtp.codes[452], 0);
+	ck_assert_uint_eq(win.act.push_missed, 1);
+	ck_assert_uint_eq(hist_count(win.act.push[PUSH_FETCH]), 1);
+	ck_assert_uint_eq(win.act.users_in, 5);		/* gauge: from a */
+	ck_assert_uint_eq(win.act.lmtp.sessions_open, 4);
+	ck_assert_uint_eq(win.act.profile, 2);
+	/* Wrong order saturates at zero. */
+	stats_snap_diff(&win, &t0, &t1);
+	ck_assert_uint_eq(win.act.lmtp.rcpt_ok, 0);
+
+	/* Windows add back up to the total. */
+	stats_snap_diff(&win, &t1, &t0);
+	stats_snap_add(&tot, &t0);
+	stats_snap_add(&tot, &win);
+	ck_assert_uint_eq(tot.act.ok[ACT_DELIVER], t1.act.ok[ACT_DELIVER]);
+	ck_assert_uint_eq(tot.act.lmtp.codes[250], 10);
+	ck_assert_uint_eq(hist_count(tot.act.lat[ACT_DELIVER]), 2);
+	ck_assert_uint_eq(hist_max(tot.act.lat[ACT_DELIVER]), 3000);
+
+	/* Copy is deep, clear keeps the histograms usable. */
+	stats_snap_copy(&t0, &t1);
+	ck_assert_uint_eq(t0.act.lmtp.rcpt_ok, 10);
+	ck_assert_ptr_ne(t0.act.lat[ACT_DELIVER], t1.act.lat[ACT_DELIVER]);
+	ck_assert_uint_eq(hist_count(t0.act.lat[ACT_DELIVER]), 2);
+	stats_snap_clear(&t0);
+	ck_assert_uint_eq(t0.act.lmtp.rcpt_ok, 0);
+	ck_assert_uint_eq(t0.act.profile, 0);
+	ck_assert_uint_eq(hist_count(t0.act.lat[ACT_DELIVER]), 0);
+	ck_assert_uint_eq(hist_count(t0.act.lmtp.lat_total), 0);
+	act_ok(&w1->act, ACT_SEND, 7);
+	stats_snap_add_live(&t0, w1);
+	ck_assert_uint_eq(hist_count(t0.act.lat[ACT_SEND]), 1);
+
+	stats_snap_free(&t0);
+	stats_snap_free(&t1);
+	stats_snap_free(&win);
+	stats_snap_free(&tot);
+	stats_free(w1);
+	stats_free(w2);
+}
+END_TEST
+
+START_TEST(test_push_match)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *p = push_track_new();
+
+	push_track_delivered(p, a, 1000);
+	push_track_delivered(p, a, 2000);
+	push_track_delivered(p, a, 3000);
+	ck_assert_uint_eq(push_track_waiting(p), 3);
+	/* EXISTS for two: the two oldest, 20 ms after their 250s... */
+	push_track_exists(p, a, 2, 22000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 2);
+	ck_assert_uint_eq(hist_min(a->push[PUSH_EXISTS]), 20000);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 21000);
+	/* ... fetched: FETCH samples, and they leave the line. */
+	push_track_fetched(p, a, 2, 25000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 2);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_FETCH]), 24000);
+	ck_assert_uint_eq(push_track_waiting(p), 1);
+	/* A fetch of more than was announced takes only the announced. */
+	push_track_fetched(p, a, 5, 26000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 2);
+	ck_assert_uint_eq(push_track_waiting(p), 1);
+	/* EXISTS for more than waits: the user's own mail, ignored. */
+	push_track_exists(p, a, 4, 33000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 3);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 30000);
+	push_track_fetched(p, a, 1, 34000);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 0);
+	push_track_free(p);
+	push_track_free(NULL);
+	stats_free(s);
+}
+END_TEST
+
+START_TEST(test_push_missed)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *p = push_track_new();
+	const uint64_t to = 30000000;
+
+	push_track_delivered(p, a, 1000000);
+	push_track_delivered(p, a, 2000000);
+	push_track_delivered(p, a, 40000000);
+	push_track_expire(p, a, 31000000, to);	/* the first: exactly 30 s */
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 0);
+	push_track_expire(p, a, 32500000, to);	/* the first two are late */
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 2);
+	push_track_expire(p, a, 32600000, to);	/* counted once each */
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 2);
+	/* A late EXISTS takes the missed ones without a sample, then the
+	 * third gets its own latency, not theirs. */
+	push_track_exists(p, a, 3, 40005000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 1);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 5000);
+	push_track_fetched(p, a, 3, 40006000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 1);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_FETCH]), 6000);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+
+	/* Announced and never fetched: dropped after the timeout, no count. */
+	push_track_delivered(p, a, 50000000);
+	push_track_exists(p, a, 1, 50001000);
+	push_track_expire(p, a, 90000000, to);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 2);
+
+	/* Reset forgets without counting. */
+	push_track_delivered(p, a, 1);
+	push_track_reset(p);
+	push_track_expire(p, a, 90000000, to);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 2);
+	push_track_free(p);
+	stats_free(s);
+}
+END_TEST
+
+/* The ring grows past its first size and wraps, and a user whose IDLE
+ * never answers is capped, the dropped ones counted as missed. */
+START_TEST(test_push_ring)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *p = push_track_new();
+
+	for (unsigned i = 0; i < 5; i++)
+		push_track_delivered(p, a, 100 + i);
+	push_track_exists(p, a, 5, 1000);
+	push_track_fetched(p, a, 5, 1000);	/* head moves to 5 of 8 */
+	for (unsigned i = 0; i < 20; i++)	/* wraps, then grows */
+		push_track_delivered(p, a, 2000 + i);
+	push_track_exists(p, a, 20, 3000);
+	/* Each matched its own delivery: 1000 - 104 .. 3000 - 2000. */
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 25);
+	ck_assert_uint_eq(hist_min(a->push[PUSH_EXISTS]), 896);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 1000);
+	ck_assert_uint_eq(hist_count_le(a->push[PUSH_EXISTS], 980), 5);
+	push_track_fetched(p, a, 20, 3000);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+
+	for (unsigned i = 0; i < PUSH_TRACK_MAX + 3; i++)
+		push_track_delivered(p, a, 5000 + i);
+	ck_assert_uint_eq(push_track_waiting(p), PUSH_TRACK_MAX);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 3);
+	push_track_exists(p, a, 1, 10000);	/* the oldest kept: the 4th */
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 10000 - 5003);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 26);
+	push_track_free(p);
+	stats_free(s);
+}
+END_TEST
+
+static Suite *
+actions_suite(void)
+{
+	Suite *s = suite_create("actions");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_action_names);
+	tcase_add_test(tc, test_counting);
+	tcase_add_test(tc, test_snapshots);
+	tcase_add_test(tc, test_push_match);
+	tcase_add_test(tc, test_push_missed);
+	tcase_add_test(tc, test_push_ring);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(actions_suite)
