@@ -2,7 +2,7 @@
 # scripts/module-map on a small tree of its own: the maps in README.md and
 # docs/layout.md are rewritten from src/ (--write) and checked (--check,
 # which make check runs): a map that no longer matches the tree fails with
-# exit 1 and a diff naming the row; nested folders (src/drivers/stress/)
+# exit 1 and a diff naming the row; nested folders (src/drivers/pop3/)
 # get their own row, their line from the header named after them; a file
 # with no role sentence is named; and the real tree's maps are current.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
@@ -18,13 +18,13 @@ OUT=$("$MAP" --check 2>&1) || RC=$?
 $OUT"
 
 T=$(make_tmpdir)
-mkdir -p "$T/src/conn" "$T/src/drivers/stress" "$T/docs"
+mkdir -p "$T/src/conn" "$T/src/drivers/pop3" "$T/docs"
 printf '/* conn.h: one session.  More after the first sentence. */\n' >"$T/src/conn/conn.h"
 printf '/* conn.c: see conn.h. */\n#include "conn/conn.h"\n' >"$T/src/conn/conn.c"
-printf '/* stress.h: the stress mix, as a driver.  Not this. */\n' >"$T/src/drivers/stress/stress.h"
-printf '/* stress.c: see stress.h. */\n#include "conn/conn.h"\n#include "util/log.h"\n' \
-	>"$T/src/drivers/stress/stress.c"
-printf '/* main.c: start everything. */\n#include "drivers/stress/stress.h"\n' >"$T/src/main.c"
+printf '/* pop3.h: a POP3 session, as a driver.  Not this. */\n' >"$T/src/drivers/pop3/pop3.h"
+printf '/* pop3.c: see pop3.h. */\n#include "conn/conn.h"\n#include "util/log.h"\n' \
+	>"$T/src/drivers/pop3/pop3.c"
+printf '/* main.c: start everything. */\n#include "drivers/pop3/pop3.h"\n' >"$T/src/main.c"
 printf '# t\n\n<!-- module-map:folders begin -->\n<!-- module-map:folders end -->\n\nafter\n' >"$T/README.md"
 printf '# layout\n<!-- module-map:files begin -->\n<!-- module-map:files end -->\n' >"$T/docs/layout.md"
 
@@ -36,7 +36,7 @@ map --check
 assert_eq 1 "$RC" "--check on empty maps"
 assert_match '^module-map: the folders map in README.md differs from src/ \(scripts/module-map --write rewrites it\):$' \
 	"$OUT" "--check names the map and the command"
-assert_match '^\+\| `src/drivers/stress/` \| the stress mix, as a driver\. \| conn \|$' "$OUT" \
+assert_match '^\+\| `src/drivers/pop3/` \| a POP3 session, as a driver\. \| conn \|$' "$OUT" \
 	"a nested folder's row: its header's first sentence, the folders it includes (util left out)"
 
 map --write
@@ -44,7 +44,7 @@ assert_eq 0 "$RC" "--write: $OUT"
 map --check
 assert_eq 0 "$RC" "--check after --write: $OUT"
 grep -qx 'after' "$T/README.md" || fail "--write lost what follows the block"
-assert_match '^\| `src/` \| the entry point and the version \| drivers/stress \|$' "$(cat "$T/README.md")" \
+assert_match '^\| `src/` \| the entry point and the version \| drivers/pop3 \|$' "$(cat "$T/README.md")" \
 	"src/ itself has a row"
 assert_match '^\| `conn.c`, `conn.h` \| one session\. \|$' "$(cat "$T/docs/layout.md")" \
 	"a unit's role is its header's first sentence"
