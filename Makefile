@@ -124,11 +124,14 @@ unit: $(UNIT_BIN)
 	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 
 # Every test: no call circle between src/ folders (scripts/check-layers,
-# from the objects' symbols), unit suites, then the fault-injection and
-# Dovecot tests, which find the binaries through IMAPSTRESS / FAKEIMAPD.
+# from the objects' symbols), the module maps of README.md and
+# docs/layout.md still those of src/ (scripts/module-map), unit suites,
+# then the fault-injection and Dovecot tests, which find the binaries
+# through IMAPSTRESS / FAKEIMAPD.
 check: deps
 	$(MAKE) check-build
 	scripts/check-layers $(BUILD)
+	scripts/module-map --check
 	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
