@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -101,6 +102,10 @@ struct fake_sess;
 struct fake_shared {
 	const struct fake_cfg *cfg;
 	uint64_t start_us;
+	/* When the first connection was accepted (0 before): --stall-after-ms
+	 * counts from here, so a client slow to start (a loaded machine) still
+	 * meets the stall, which it could miss if counted from our start. */
+	_Atomic uint64_t first_conn_us;
 	char *greeting;
 	size_t greeting_len;
 	char *msg;              /* the one message every FETCH returns */
@@ -115,7 +120,8 @@ struct fake_shared {
 struct fake_conn;
 
 struct fake_loop {
-	const struct fake_shared *sh;
+	/* Not const: the first accept stamps first_conn_us. */
+	struct fake_shared *sh;
 	struct event_base *base;
 	struct evconnlistener *listener;
 	struct event *stop;

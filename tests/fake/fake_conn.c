@@ -1,6 +1,7 @@
 /* fake_conn.c: one client connection: its life (accept, TLS, COMPRESS,
  * free) and the ordered reply pipeline (immediate, delayed, stalled,
  * dripped, close, reset).  What it reads goes to fake_input.c. */
+#include <stdatomic.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -55,8 +56,11 @@ fake_conn_bev(struct fake_loop *loop, int fd)
 void
 fake_conn_accept(struct fake_loop *loop, int fd)
 {
-	const struct fake_shared *sh = loop->sh;
+	struct fake_shared *sh = loop->sh;
 	loop->stats.connections++;
+	uint64_t unset = 0;
+	atomic_compare_exchange_strong(&sh->first_conn_us, &unset,
+				       fake_now_us());
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	struct bufferevent *bev = fake_conn_bev(loop, fd);
@@ -197,7 +201,8 @@ fake_reply_begin(struct fake_conn *c, uint64_t delay_us)
 		uint64_t now = fake_now_us();
 		due = now + delay_us;
 		if (cfg->stall) {
-			uint64_t s0 = c->sh->start_us + cfg->stall_after_us;
+			uint64_t s0 = atomic_load(&c->sh->first_conn_us) +
+				      cfg->stall_after_us;
 			uint64_t s1 = s0 + cfg->stall_us;
 			if (now >= s0 && now < s1 && due < s1)
 				due = s1;

@@ -34,6 +34,8 @@ static const char fake_usage[] =
 	"  tls-fail plain-on-tls script\n"
 	"(a close or BYE at the greeting, refused logins, NO/BAD to everything,\n"
 	"  a foreign tag: --script tests/fake/scenarios/fault-*.conf)\n"
+	"--stall-after-ms T --stall-ms S: every reply due in the S ms that\n"
+	"  begin T ms after the first connection waits to the end of them.\n"
 	"--lmtp-port/--lmtp-port-file: mail-store mode, an LMTP server too;\n"
 	"  a delivery lands in its mailbox (and IDLE hears EXISTS) D ms after\n"
 	"  its 250 (tests/fake/fake_store.h).\n"

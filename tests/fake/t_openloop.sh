@@ -1,6 +1,6 @@
 #!/bin/bash
 # Coordinated omission, shown both ways.  fakeimapd answers normally, except
-# that from 1 s after it starts it holds every reply for 1 s (the stall).
+# that from 1 s after the first connection it holds every reply for 1 s (the stall).
 #   (a) closed loop, 2 clients, NOOP only, --no-pipelining, 4 s: only the
 #       two commands in flight when the stall began waited; every other
 #       sample is fast, so NOOP p99 stays far below the stall (< 500 ms),
@@ -18,7 +18,8 @@ STALL_MS=1000
 
 # stall_run NAME ARGS...: a 4 s NOOP-only run (see noop_run) against a
 # fresh fakeimapd that stalls as above: the stall window is counted from
-# the server's start.  fake_start sets EVENT_PRECISE_TIMER=1: libevent's
+# the first connection (a client slow to start on a loaded machine still
+# meets it).  fake_start sets EVENT_PRECISE_TIMER=1: libevent's
 # coarse default clock would make the window end a few ms late (see
 # latency_lib.sh); harmless here, but there is no reason to blur it.
 stall_run() {
