@@ -1,4 +1,5 @@
 #!/bin/sh
+# run-all: slow (one of the longest tests: started first)
 # t_fake_selftest.sh: exercise fakeimapd itself over 127.0.0.1 with a small
 # python3 client: normal protocol, literals, stats file, delays, the stall
 # window, fault modes, scripts, TLS and bad options.  One line per check;

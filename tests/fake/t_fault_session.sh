@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # Servers that let sessions in and then break them: close or reset the
 # connection, BYE at random, answer NO or BAD to everything, or stop
 # answering.  For each, imapstress (secs=3, grace 2) must end on time,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # A hostile server cannot make imapstress hang, balloon or miscount (issue
 # 13): one scripted server per behaviour (tests/fake/scenarios/hostile-*),
 # 50 clients each, in two waves.  Every run must end on

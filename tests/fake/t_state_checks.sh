@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # imapstress's mailbox-state checks (src/model/mbox_model.h) against scripted
 # servers: each tests/fake/scenarios/state-NAME.conf behaves like a normal
 # server (3 messages, UIDs 10 11 12, UIDVALIDITY 7, UIDNEXT 13) except that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # What imapstress says it appended is what the server stored, exactly, for
 # every mail format: for maildir, sdbox and mdbox, the seed line of the
 # imaptest mailing-list benchmark

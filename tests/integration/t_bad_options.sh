@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # Every option, imaptest word and long/short spelling alike (the rows of
 # the option table in src/config/config_opts.c), given bad values: negative,
 # overflowing, the wrong unit, empty, missing, not a number, an unknown

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # LoadSim's day against the private Dovecot with its LMTP: 20 users (half
 # online, half cached clients), an 8-hour day compressed to 20 s, high
 # per-day rates, run for 20 s.  Checks:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # The Debian package: scripts/test-package builds it with
 # dpkg-buildpackage -us -uc -b (in build/deb; nocheck, see below), requires
 # lintian to report no error, and checks the name, Depends (from the shared

@@ -1,4 +1,5 @@
 #!/bin/bash
+# run-all: slow (one of the longest tests: started first)
 # Profile mode against the private Dovecot with its LMTP: a profile shaped
 # like the example in imaptest's docs (two user kinds, two IDLE clients,
 # one of them with two connections per user) with short intervals, run for
