@@ -41,7 +41,7 @@ users_n_conns(void *arg, unsigned id)
 	struct users *r = arg;
 	unsigned n = 0;
 
-	for (unsigned i = id; i < r->p->n_u; i += r->n_workers)
+	for (unsigned i = id; i < r->n_u; i += r->n_workers)
 		n += r->users[i].n_uc;
 	return n;
 }
@@ -51,7 +51,7 @@ users_n_conns(void *arg, unsigned id)
 static struct uconn *
 users_nth(struct users *r, unsigned id, unsigned i)
 {
-	for (unsigned u = id; u < r->p->n_u; u += r->n_workers) {
+	for (unsigned u = id; u < r->n_u; u += r->n_workers) {
 		if (i < r->users[u].n_uc)
 			return &r->users[u].uc[i];
 		i -= r->users[u].n_uc;
@@ -87,11 +87,11 @@ users_attach(void *arg, struct worker *w)
 	uw->id = w->id;
 	uw->act = &w->stats->act;
 	act_profile_on(uw->act);
-	for (unsigned u = w->id; u < r->p->n_u; u += r->n_workers)
+	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
 		uw->n_u++;
 	uw->u = xcalloc(uw->n_u ? uw->n_u : 1, sizeof(*uw->u));
 	unsigned j = 0;
-	for (unsigned u = w->id; u < r->p->n_u; u += r->n_workers)
+	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
 		uw->u[j++] = &r->users[u];
 	for (unsigned i = 0; i < w->n_conns; i++) {
 		struct uconn *uc = r->by_slot[conn_slot(w->conns[i])];
@@ -206,16 +206,26 @@ users_new(const struct config *cfg, const struct profile *p,
 		r->folder[f] = ufolder_name[f];
 	if (p->loadsim.init.has & (1u << LS_INIT_DELETED_FOLDER))
 		r->folder[UF_DELETED] = p->loadsim.init.deleted_folder;
-	r->users = xcalloc(p->n_u ? p->n_u : 1, sizeof(*r->users));
-	for (unsigned i = 0; i < p->n_u; i++) {
+	unsigned hi;
+	if (profile_shard(p, cfg->shard_index, cfg->shard_count, &r->first,
+			  &hi, err, errlen) < 0) {
+		free(r);
+		return NULL;
+	}
+	r->n_u = hi - r->first;
+	r->shards = cfg->shard_count ? cfg->shard_count : 1;
+	r->users = xcalloc(r->n_u ? r->n_u : 1, sizeof(*r->users));
+	for (unsigned i = 0; i < r->n_u; i++) {
 		struct user *u = &r->users[i];
-		u->idx = i;
-		u->pu = &p->u[i];
+		/* Its number in the plan: its ramp-up start and its draws
+		 * are the same whichever shard plays it. */
+		u->idx = r->first + i;
+		u->pu = &p->u[u->idx];
 		u->ub = &p->users[u->pu->block];
 		u->cb = &p->clients[u->pu->client];
 		u->n_uc = u->cb->connection_max ? u->cb->connection_max : 1;
 		r->n_slots += u->n_uc;
-		rng_seed(&u->rng, cfg->have_seed ? cfg->seed : 0x5eed, i);
+		rng_seed(&u->rng, cfg->have_seed ? cfg->seed : 0x5eed, u->idx);
 		uls_user_init(u, p);
 	}
 	if (r->n_slots == 0) {
@@ -225,7 +235,7 @@ users_new(const struct config *cfg, const struct profile *p,
 	}
 	r->by_slot = xcalloc(r->n_slots, sizeof(*r->by_slot));
 	unsigned s = 0;
-	for (unsigned i = 0; i < p->n_u; i++) {
+	for (unsigned i = 0; i < r->n_u; i++) {
 		struct user *u = &r->users[i];
 		u->uc = xcalloc(u->n_uc, sizeof(*u->uc));
 		for (unsigned k = 0; k < u->n_uc; k++) {
@@ -284,7 +294,7 @@ users_free(struct users *r)
 		free(uw->u);
 		free(uw);
 	}
-	for (unsigned i = 0; i < r->p->n_u; i++)
+	for (unsigned i = 0; i < r->n_u; i++)
 		free(r->users[i].uc);
 	free(r->uw);
 	free(r->users);
@@ -302,6 +312,18 @@ unsigned
 users_conn_count(const struct users *r)
 {
 	return r->n_slots;
+}
+
+unsigned
+users_first(const struct users *r)
+{
+	return r->first;
+}
+
+unsigned
+users_count(const struct users *r)
+{
+	return r->n_u;
 }
 
 struct uconn *
@@ -424,7 +446,7 @@ users_write_counts(const struct users *r, const char *path, char *err,
 	}
 	memset(&tot, 0, sizeof(tot));
 	fprintf(f, "{\"users\":[");
-	for (unsigned i = 0; i < r->p->n_u; i++) {
+	for (unsigned i = 0; i < r->n_u; i++) {
 		const struct user *u = &r->users[i];
 		fprintf(f, "%s\n{\"user\":", i ? "," : "");
 		json_str(f, u->pu->name);
@@ -452,7 +474,7 @@ users_log_totals(const struct users *r)
 	struct ucounts t;
 
 	memset(&t, 0, sizeof(t));
-	for (unsigned i = 0; i < r->p->n_u; i++)
+	for (unsigned i = 0; i < r->n_u; i++)
 		counts_add(&t, &r->users[i].cnt);
 	log_info("profile: delivered INBOX %llu Spam %llu (%llu failed), "
 		 "appended Drafts %llu Sent %llu, moved to Spam %llu, moved to "

@@ -162,7 +162,7 @@ struct udest {
 struct user {
 	struct uworker *uw;
 	struct udest dest[2];		/* INBOX, Spam */
-	unsigned idx;			/* in the run's user table */
+	unsigned idx;			/* in the plan (p->u), every shard's */
 	const struct profile_user *pu;
 	const struct profile_user_block *ub;
 	const struct profile_client_block *cb;
@@ -222,7 +222,11 @@ struct uworker {
 struct users {
 	const struct config *cfg;
 	const struct profile *p;
-	struct user *users;		/* p->n_u */
+	/* This shard's users: the plan's p->u[first .. first + n_u)
+	 * (profile_shard); user k of the table is the plan's first + k. */
+	unsigned first, n_u;
+	unsigned shards;		/* the run's, for shared limits */
+	struct user *users;		/* n_u */
 	struct uconn **by_slot;		/* global slot -> connection */
 	unsigned n_slots;
 	unsigned n_workers;

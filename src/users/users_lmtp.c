@@ -3,9 +3,9 @@
  * mail_inbox_delivery_interval, Spam (RCPT TO:<user+Spam>, Dovecot's
  * lmtp_save_to_detail_mailbox) every mail_spam_delivery_interval, each
  * randomized around its mean (profile_jitter_us), and the new mails users
- * send.  lmtp_max_parallel_count is divided between the workers.  A 250
- * counts as delivered; for INBOX its time waits for the user's IDLE
- * connection to see the EXISTS (push latency). */
+ * send.  lmtp_max_parallel_count is divided between the workers of
+ * every shard.  A 250 counts as delivered; for INBOX its time waits for
+ * the user's IDLE connection to see the EXISTS (push latency). */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,7 +135,8 @@ ulmtp_attach(struct uworker *uw)
 		((struct sockaddr_in6 *)&env.addr)->sin6_port =
 		    htons((uint16_t)p->lmtp_port);
 	if (p->lmtp_max_parallel > 0) {
-		unsigned n = p->lmtp_max_parallel / uw->run->n_workers;
+		unsigned n = p->lmtp_max_parallel /
+		    (uw->run->n_workers * uw->run->shards);
 		env.max_sessions = n > 0 ? n : 1;
 	}
 	env.pool = sh->pool;
