@@ -1,6 +1,6 @@
 /* users.c: the user table, which worker each user lives on, ramp-up, and
  * the end of the run (see users.h).  The hooks and jobs are in
- * users_session.c and users_actions.c. */
+ * users_session.c and users_job.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,24 +16,6 @@
 #include "users/users_int.h"
 #include "run/worker.h"
 #include "util/xmalloc.h"
-
-const char *const ufolder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",
-					     "Sent", "Calendar",
-					     "Deleted Items" };
-
-void
-users_folder_arg(const struct user *u, enum ufolder f, char *out, size_t n)
-{
-	const char *name = u->uw->run->folder[f];
-	bool atom = true;
-
-	/* Names are checked printable ASCII without quotes or backslashes
-	 * (profile_loadsim_folder_name): quoting needs no escapes. */
-	for (const char *p = name; *p != '\0'; p++)
-		if (strchr(" (){%*]", *p) != NULL)
-			atom = false;
-	snprintf(out, n, atom ? "%s" : "\"%s\"", name);
-}
 
 static unsigned
 users_n_conns(void *arg, unsigned id)
@@ -203,7 +185,7 @@ users_new(const struct config *cfg, const struct profile *p,
 	r->p = p;
 	r->n_workers = 1;
 	for (unsigned f = 0; f < UF_COUNT; f++)
-		r->folder[f] = ufolder_name[f];
+		r->folder[f] = ubase_folder_name[f];
 	if (p->loadsim.init.has & (1u << LS_INIT_DELETED_FOLDER))
 		r->folder[UF_DELETED] = p->loadsim.init.deleted_folder;
 	unsigned hi;
@@ -245,8 +227,9 @@ users_new(const struct config *cfg, const struct profile *p,
 			r->by_slot[s++] = &u->uc[k];
 		}
 	}
+	r->wake = usess_kick;
 	r->drv = (struct worker_driver){
-		.hooks = &users_hooks,
+		.hooks = &usess_hooks,
 		.n_conns = users_n_conns,
 		.slot = users_slot,
 		.attach = users_attach,
@@ -324,20 +307,6 @@ unsigned
 users_count(const struct users *r)
 {
 	return r->n_u;
-}
-
-struct uconn *
-users_uconn(struct uworker *uw, struct conn *c)
-{
-	return uw->run->by_slot[conn_slot(c)];
-}
-
-void
-users_timer(struct event *ev, uint64_t us)
-{
-	struct timeval tv = { (time_t)(us / 1000000),
-			      (suseconds_t)(us % 1000000) };
-	evtimer_add(ev, &tv);
 }
 
 /* A JSON string: user names come from files, so escape what needs it. */

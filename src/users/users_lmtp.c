@@ -86,7 +86,7 @@ ulmtp_send(struct user *from, struct user *to)
 static void
 ulmtp_timer(struct user *u, struct event *ev, uint64_t mean)
 {
-	users_timer(ev, profile_jitter_us(&u->rng, mean));
+	ubase_timer(ev, profile_jitter_us(&u->rng, mean));
 }
 
 static void
@@ -106,13 +106,13 @@ ulmtp_spam_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* mail_send_interval: the working connection APPENDs to Sent and then
- * hands the mail to LMTP (users_actions.c). */
+ * hands the mail to LMTP (users_job.c). */
 static void
 ulmtp_send_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct user *u = arg;
 	u->sends_due++;
-	usess_kick(u);
+	ubase_wake(u);
 	ulmtp_timer(u, u->ev_send, u->ub->send_interval_us);
 }
 
@@ -164,13 +164,13 @@ ulmtp_user_start(struct user *u)
 	const struct profile_user_block *ub = u->ub;
 
 	if (ub->inbox_delivery_us > 0)
-		users_timer(u->ev_inbox, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_inbox, at + profile_jitter_us(&u->rng,
 		    ub->inbox_delivery_us));
 	if (ub->spam_delivery_us > 0)
-		users_timer(u->ev_spam, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_spam, at + profile_jitter_us(&u->rng,
 		    ub->spam_delivery_us));
 	if (ub->send_interval_us > 0)
-		users_timer(u->ev_send, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_send, at + profile_jitter_us(&u->rng,
 		    ub->send_interval_us));
 }
 
