@@ -43,12 +43,6 @@ raise_nofile(unsigned clients)
 		      clients + 64, (unsigned long long)rl.rlim_cur);
 }
 
-static const char *
-shard_getenv(const char *name)
-{
-	return getenv(name);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -75,8 +69,13 @@ main(int argc, char **argv)
 			      strerror(errno != 0 ? errno : EIO));
 		return 0;
 	}
+	/* A profile run slices its plan's users (profile_shard) and keeps
+	 * the seed, so every shard expands the same plan; scripted tests
+	 * refuse shards: neither takes stress's slicing of cfg. */
+	bool own_slice = cfg.profile_path != NULL || cfg.test_path != NULL;
 	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0 ||
-	    shard_setup(&cfg, shard_getenv, err, sizeof(err)) < 0) {
+	    (own_slice ? shard_locate : shard_setup)(&cfg, shard_getenv, err,
+						     sizeof(err)) < 0) {
 		config_free(&cfg);
 		fatal(2, "%s", err);
 	}
@@ -103,7 +102,13 @@ main(int argc, char **argv)
 		config_free(&cfg);
 		return r;
 	}
-	if (cfg.shard_count > 1)
+	if (cfg.shard_count > 1 && users != NULL)
+		log_info("shard %u/%u (from %s): profile users %u-%u of %u, "
+			 "%u connections", cfg.shard_index, cfg.shard_count,
+			 cfg.shard_from, users_first(users) + 1,
+			 users_first(users) + users_count(users), prof->n_u,
+			 cfg.clients);
+	else if (cfg.shard_count > 1)
 		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",
 			 cfg.shard_index, cfg.shard_count, cfg.shard_from,
 			 cfg.clients, cfg.users_min, cfg.users_max,

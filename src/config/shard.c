@@ -102,9 +102,15 @@ shard_from_env(struct config *cfg, const char *(*getenv_fn)(const char *),
 	return 0;
 }
 
+const char *
+shard_getenv(const char *name)
+{
+	return getenv(name);
+}
+
 int
-shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
-	    char *err, size_t errlen)
+shard_locate(struct config *cfg, const char *(*getenv_fn)(const char *),
+	     char *err, size_t errlen)
 {
 	if (cfg->shard_count == 0 &&
 	    shard_from_env(cfg, getenv_fn, err, errlen) < 0)
@@ -117,17 +123,23 @@ shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 			return -1;
 		}
 		cfg->shard_count = 1;
-		shard_expand_paths(cfg);
-		return 0;
-	}
-	if (cfg->shards != 0 && cfg->shards != cfg->shard_count) {
+	} else if (cfg->shards != 0 && cfg->shards != cfg->shard_count) {
 		snprintf(err, errlen, "--shards %u: but --shard says %u/%u",
 			 cfg->shards, cfg->shard_index, cfg->shard_count);
 		return -1;
 	}
+	shard_expand_paths(cfg);
+	return 0;
+}
+
+int
+shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
+	    char *err, size_t errlen)
+{
+	if (shard_locate(cfg, getenv_fn, err, errlen) < 0)
+		return -1;
 	unsigned i = cfg->shard_index, n = cfg->shard_count;
 	unsigned long long lo, hi;
-	shard_expand_paths(cfg);
 	if (n == 1)
 		return 0;
 	if (cfg->clients < n) {
@@ -137,7 +149,7 @@ shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 	}
 	shard_slice(cfg->clients, i, n, &lo, &hi);
 	cfg->clients = (unsigned)(hi - lo);
-	/* A userfile is sliced once it is loaded (main.c). */
+	/* A userfile is sliced once it is loaded (run/setup.c). */
 	if (cfg->userfile == NULL) {
 		unsigned long long span =
 		    (unsigned long long)cfg->users_max - cfg->users_min + 1;
@@ -184,7 +196,8 @@ expand(const char *tmpl, unsigned index)
 void
 shard_expand_paths(struct config *cfg)
 {
-	char **paths[] = { &cfg->result_path, &cfg->latency_log };
+	char **paths[] = { &cfg->result_path, &cfg->latency_log,
+			   &cfg->profile_counts };
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		if (*paths[i] == NULL)
 			continue;

@@ -9,15 +9,27 @@
 
 #include "config/config.h"
 
-/* Looks up the shard (cfg->shard_* from --shard, else the environment,
- * through getenv_fn so tests can supply one) and narrows cfg to this
- * shard's part.  Without any shard it leaves cfg alone (0 of 1).
- * -1 with a message naming the variable or option on error. */
+/* Which shard this process is: cfg->shard_* from --shard, else the
+ * environment (through getenv_fn so tests can supply one), checked
+ * against --shards; "%i" expanded (shard_expand_paths).  Nothing else of
+ * cfg changes: what a mode that slices its own users calls (a profile
+ * run: profile_shard; scripted tests, which refuse shards).  Without any
+ * shard: 0 of 1.  -1 with a message naming the variable or option. */
+int shard_locate(struct config *cfg, const char *(*getenv_fn)(const char *),
+		 char *err, size_t errlen);
+
+/* getenv, for shard_locate and shard_setup's getenv_fn. */
+const char *shard_getenv(const char *name);
+
+/* shard_locate, then narrows cfg to this shard's part of a stress run or
+ * an init (users=, clients, rates, seed; a userfile is sliced once it is
+ * loaded).  -1 with a message naming the variable or option on error. */
 int shard_setup(struct config *cfg, const char *(*getenv_fn)(const char *),
 		char *err, size_t errlen);
 
-/* "%i" in --result and --latency-log becomes the shard index ("%%" a
- * '%'), so one command line serves every shard (shard_setup does it). */
+/* "%i" in --result, --latency-log and --profile-counts becomes the shard
+ * index ("%%" a '%'), so one command line serves every shard
+ * (shard_locate does it). */
 void shard_expand_paths(struct config *cfg);
 
 /* Shard i of n of the items [0, total): [*lo, *hi).  Every item is in

@@ -11,6 +11,7 @@
 #include "init/init.h"
 #include "init/init_report.h"
 #include "init/init_spec.h"
+#include "util/escape.h"
 #include "util/log.h"
 #include "profile/profile.h"
 #include "run/setup.h"
@@ -225,6 +226,8 @@ profile_user_names(const struct config *cfg, struct init_results *res,
 	char err[1024];
 	struct profile *p = profile_load(cfg->profile_path, err, sizeof(err));
 
+	unsigned lo, hi;
+
 	if (p != NULL)
 		p->total_users = cfg->profile_users;
 	if (p == NULL || profile_expand(p, 0, err, sizeof(err)) < 0) {
@@ -232,16 +235,21 @@ profile_user_names(const struct config *cfg, struct init_results *res,
 		profile_free(p);
 		return 0;
 	}
-	init_results_init(res, p->n_u, n_folders);
-	res->pass = xcalloc(p->n_u, sizeof(*res->pass));
-	for (unsigned i = 0; i < p->n_u; i++) {
-		res->names[i] = xstrdup(p->u[i].name);
-		if (p->u[i].pass != NULL)
-			res->pass[i] = xstrdup(p->u[i].pass);
+	if (profile_shard(p, cfg->shard_index, cfg->shard_count, &lo, &hi,
+			  err, sizeof(err)) < 0) {
+		fprintf(stderr, "imapstress: init: %s\n", err);
+		profile_free(p);
+		return 0;
 	}
-	unsigned n = p->n_u;
+	init_results_init(res, hi - lo, n_folders);
+	res->pass = xcalloc(hi - lo, sizeof(*res->pass));
+	for (unsigned i = lo; i < hi; i++) {
+		res->names[i - lo] = xstrdup(p->u[i].name);
+		if (p->u[i].pass != NULL)
+			res->pass[i - lo] = xstrdup(p->u[i].pass);
+	}
 	profile_free(p);
-	return n;
+	return hi - lo;
 }
 
 int
@@ -264,7 +272,11 @@ init_main(int argc, char **argv)
 	}
 	if (g.parallel > 0)
 		cfg.clients = g.parallel;
-	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0) {
+	/* A shard fills its slice of the users, as a stress shard plays
+	 * it: users= and a userfile as stress slices them (shard_setup,
+	 * shared_new), a profile's users by profile_shard. */
+	if (r < 0 || config_validate(&cfg, err, sizeof(err)) < 0 ||
+	    shard_setup(&cfg, shard_getenv, err, sizeof(err)) < 0) {
 		config_free(&cfg);
 		fprintf(stderr, "imapstress: %s\n", err);
 		return 2;
@@ -297,6 +309,15 @@ init_main(int argc, char **argv)
 		init_results_init(&res, user_names(&cfg, sh, NULL, false),
 				  spec.n);
 		user_names(&cfg, sh, &res, true);
+	}
+	if (cfg.shard_count > 1 && res.n_users > 0) {
+		/* Names from a userfile may hold anything: never raw. */
+		char a[128], b[128];
+		escape_text(a, sizeof(a), res.names[0], strlen(res.names[0]));
+		escape_text(b, sizeof(b), res.names[res.n_users - 1],
+			    strlen(res.names[res.n_users - 1]));
+		log_info("init: shard %u/%u (from %s): users %s .. %s",
+			 cfg.shard_index, cfg.shard_count, cfg.shard_from, a, b);
 	}
 	log_info("init: %u users, %u folders and %llu messages each (mean "
 		 "%llu octets), %u connections", res.n_users, spec.n,

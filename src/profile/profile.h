@@ -154,4 +154,14 @@ double profile_deliveries_per_hour(const struct profile *p);
 /* --profile-check: the expanded plan, a few lines per block. */
 void profile_print_plan(const struct profile *p, FILE *out);
 
+/* Shard i of n of the expanded plan's users: p->u[*lo .. *hi), one
+ * contiguous slice (profile_shard.c; n 0 or 1: all of them).  -1 with a
+ * message when there are fewer users than shards. */
+int profile_shard(const struct profile *p, unsigned i, unsigned n,
+		  unsigned *lo, unsigned *hi, char *err, size_t errlen);
+/* --profile-check with a shard: its users, one line each (name, user
+ * block, client kind), after the plan. */
+void profile_print_shard(const struct profile *p, unsigned i, unsigned n,
+			 unsigned lo, unsigned hi, FILE *out);
+
 #endif

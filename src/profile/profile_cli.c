@@ -24,8 +24,19 @@ profile_cli(const struct config *cfg, struct profile **run)
 		profile_free(p);
 		return 2;
 	}
+	/* A shard plays a slice of the plan's users (profile_shard.c). */
+	unsigned lo, hi;
+	if (profile_shard(p, cfg->shard_index, cfg->shard_count, &lo, &hi,
+			  err, sizeof(err)) < 0) {
+		fprintf(stderr, "imapstress: %s\n", err);
+		profile_free(p);
+		return 2;
+	}
 	if (cfg->profile_check) {
 		profile_print_plan(p, stdout);
+		if (cfg->shard_from != NULL)
+			profile_print_shard(p, cfg->shard_index,
+					    cfg->shard_count, lo, hi, stdout);
 		profile_free(p);
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}

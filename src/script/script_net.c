@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "imap/imap.h"
 #include "script/script_net.h"
+#include "script/script_opts.h"
 #include "script/script_report.h"
 #include "script/script_run.h"
 #include "net/tls.h"
@@ -220,6 +221,10 @@ script_net_main(const struct config *cfg)
 	struct script_list list;
 	char err[1024];
 
+	if (script_check_options(cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "imapstress: %s\n", err);
+		return 2;
+	}
 	if (script_list_load(&list, cfg->test_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "imapstress: test=%s\n", err);
 		return 2;

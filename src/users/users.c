@@ -1,6 +1,6 @@
 /* users.c: the user table, which worker each user lives on, ramp-up, and
  * the end of the run (see users.h).  The hooks and jobs are in
- * users_session.c and users_actions.c. */
+ * users_session.c and users_job.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,31 +17,13 @@
 #include "run/worker.h"
 #include "util/xmalloc.h"
 
-const char *const ufolder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",
-					     "Sent", "Calendar",
-					     "Deleted Items" };
-
-void
-users_folder_arg(const struct user *u, enum ufolder f, char *out, size_t n)
-{
-	const char *name = u->uw->run->folder[f];
-	bool atom = true;
-
-	/* Names are checked printable ASCII without quotes or backslashes
-	 * (profile_loadsim_folder_name): quoting needs no escapes. */
-	for (const char *p = name; *p != '\0'; p++)
-		if (strchr(" (){%*]", *p) != NULL)
-			atom = false;
-	snprintf(out, n, atom ? "%s" : "\"%s\"", name);
-}
-
 static unsigned
 users_n_conns(void *arg, unsigned id)
 {
 	struct users *r = arg;
 	unsigned n = 0;
 
-	for (unsigned i = id; i < r->p->n_u; i += r->n_workers)
+	for (unsigned i = id; i < r->n_u; i += r->n_workers)
 		n += r->users[i].n_uc;
 	return n;
 }
@@ -51,7 +33,7 @@ users_n_conns(void *arg, unsigned id)
 static struct uconn *
 users_nth(struct users *r, unsigned id, unsigned i)
 {
-	for (unsigned u = id; u < r->p->n_u; u += r->n_workers) {
+	for (unsigned u = id; u < r->n_u; u += r->n_workers) {
 		if (i < r->users[u].n_uc)
 			return &r->users[u].uc[i];
 		i -= r->users[u].n_uc;
@@ -87,11 +69,11 @@ users_attach(void *arg, struct worker *w)
 	uw->id = w->id;
 	uw->act = &w->stats->act;
 	act_profile_on(uw->act);
-	for (unsigned u = w->id; u < r->p->n_u; u += r->n_workers)
+	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
 		uw->n_u++;
 	uw->u = xcalloc(uw->n_u ? uw->n_u : 1, sizeof(*uw->u));
 	unsigned j = 0;
-	for (unsigned u = w->id; u < r->p->n_u; u += r->n_workers)
+	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
 		uw->u[j++] = &r->users[u];
 	for (unsigned i = 0; i < w->n_conns; i++) {
 		struct uconn *uc = r->by_slot[conn_slot(w->conns[i])];
@@ -203,19 +185,29 @@ users_new(const struct config *cfg, const struct profile *p,
 	r->p = p;
 	r->n_workers = 1;
 	for (unsigned f = 0; f < UF_COUNT; f++)
-		r->folder[f] = ufolder_name[f];
+		r->folder[f] = ubase_folder_name[f];
 	if (p->loadsim.init.has & (1u << LS_INIT_DELETED_FOLDER))
 		r->folder[UF_DELETED] = p->loadsim.init.deleted_folder;
-	r->users = xcalloc(p->n_u ? p->n_u : 1, sizeof(*r->users));
-	for (unsigned i = 0; i < p->n_u; i++) {
+	unsigned hi;
+	if (profile_shard(p, cfg->shard_index, cfg->shard_count, &r->first,
+			  &hi, err, errlen) < 0) {
+		free(r);
+		return NULL;
+	}
+	r->n_u = hi - r->first;
+	r->shards = cfg->shard_count ? cfg->shard_count : 1;
+	r->users = xcalloc(r->n_u ? r->n_u : 1, sizeof(*r->users));
+	for (unsigned i = 0; i < r->n_u; i++) {
 		struct user *u = &r->users[i];
-		u->idx = i;
-		u->pu = &p->u[i];
+		/* Its number in the plan: its ramp-up start and its draws
+		 * are the same whichever shard plays it. */
+		u->idx = r->first + i;
+		u->pu = &p->u[u->idx];
 		u->ub = &p->users[u->pu->block];
 		u->cb = &p->clients[u->pu->client];
 		u->n_uc = u->cb->connection_max ? u->cb->connection_max : 1;
 		r->n_slots += u->n_uc;
-		rng_seed(&u->rng, cfg->have_seed ? cfg->seed : 0x5eed, i);
+		rng_seed(&u->rng, cfg->have_seed ? cfg->seed : 0x5eed, u->idx);
 		uls_user_init(u, p);
 	}
 	if (r->n_slots == 0) {
@@ -225,7 +217,7 @@ users_new(const struct config *cfg, const struct profile *p,
 	}
 	r->by_slot = xcalloc(r->n_slots, sizeof(*r->by_slot));
 	unsigned s = 0;
-	for (unsigned i = 0; i < p->n_u; i++) {
+	for (unsigned i = 0; i < r->n_u; i++) {
 		struct user *u = &r->users[i];
 		u->uc = xcalloc(u->n_uc, sizeof(*u->uc));
 		for (unsigned k = 0; k < u->n_uc; k++) {
@@ -235,8 +227,9 @@ users_new(const struct config *cfg, const struct profile *p,
 			r->by_slot[s++] = &u->uc[k];
 		}
 	}
+	r->wake = usess_kick;
 	r->drv = (struct worker_driver){
-		.hooks = &users_hooks,
+		.hooks = &usess_hooks,
 		.n_conns = users_n_conns,
 		.slot = users_slot,
 		.attach = users_attach,
@@ -284,7 +277,7 @@ users_free(struct users *r)
 		free(uw->u);
 		free(uw);
 	}
-	for (unsigned i = 0; i < r->p->n_u; i++)
+	for (unsigned i = 0; i < r->n_u; i++)
 		free(r->users[i].uc);
 	free(r->uw);
 	free(r->users);
@@ -304,18 +297,16 @@ users_conn_count(const struct users *r)
 	return r->n_slots;
 }
 
-struct uconn *
-users_uconn(struct uworker *uw, struct conn *c)
+unsigned
+users_first(const struct users *r)
 {
-	return uw->run->by_slot[conn_slot(c)];
+	return r->first;
 }
 
-void
-users_timer(struct event *ev, uint64_t us)
+unsigned
+users_count(const struct users *r)
 {
-	struct timeval tv = { (time_t)(us / 1000000),
-			      (suseconds_t)(us % 1000000) };
-	evtimer_add(ev, &tv);
+	return r->n_u;
 }
 
 /* A JSON string: user names come from files, so escape what needs it. */
@@ -424,7 +415,7 @@ users_write_counts(const struct users *r, const char *path, char *err,
 	}
 	memset(&tot, 0, sizeof(tot));
 	fprintf(f, "{\"users\":[");
-	for (unsigned i = 0; i < r->p->n_u; i++) {
+	for (unsigned i = 0; i < r->n_u; i++) {
 		const struct user *u = &r->users[i];
 		fprintf(f, "%s\n{\"user\":", i ? "," : "");
 		json_str(f, u->pu->name);
@@ -452,7 +443,7 @@ users_log_totals(const struct users *r)
 	struct ucounts t;
 
 	memset(&t, 0, sizeof(t));
-	for (unsigned i = 0; i < r->p->n_u; i++)
+	for (unsigned i = 0; i < r->n_u; i++)
 		counts_add(&t, &r->users[i].cnt);
 	log_info("profile: delivered INBOX %llu Spam %llu (%llu failed), "
 		 "appended Drafts %llu Sent %llu, moved to Spam %llu, moved to "

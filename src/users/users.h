@@ -30,8 +30,12 @@ void users_loadsim_config(const struct users *r, struct config *cfg);
 void users_free(struct users *r);		/* NULL is a no-op */
 
 const struct worker_driver *users_driver(struct users *r);
-/* Connections of the whole run (every user's connection_max_count). */
+/* Connections of the run (every user's connection_max_count): of this
+ * shard's users with a shard. */
 unsigned users_conn_count(const struct users *r);
+/* This shard's users are the plan's [users_first, + users_count). */
+unsigned users_first(const struct users *r);
+unsigned users_count(const struct users *r);
 
 /* --profile-counts FILE: per user and folder, what the run delivered,
  * appended, moved and expunged with the server's confirmation, as JSON.

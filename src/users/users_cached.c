@@ -26,39 +26,33 @@
 #include "imap/imap.h"
 #include "users/users_int.h"
 
-static void
-ucached_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
-	     size_t len)
+void
+ucached_prepared(struct uconn *uc, struct conn *c, enum conn_reply st)
 {
-	struct uconn *uc = arg;
-
-	if (st == CONN_REPLY_FAILED) {
-		ujob_setup_resume(uc, false);	/* the closed hook follows */
-		return;
-	}
+	if (st == CONN_REPLY_FAILED)
+		return;		/* the closed hook follows */
 	if (uc->cache_phase == UCP_COMPRESS && conn_compressed(c))
 		uc->u->cnt.cache.compressed++;
 	if (uc->cache_phase == UCP_ENABLE && st == CONN_REPLY_OK)
 		uc->qresync_on = true;
 	/* A NO to either is a server that changed its mind: go on without. */
 	uc->cache_phase++;
-	ujob_setup_resume(uc, true);
 }
 
 bool
-ucached_prepare(struct uconn *uc)
+ucached_prepare(struct uconn *uc, conn_done_fn done)
 {
 	if (!uc->u->ls_cached)
 		return false;
 	if (uc->cache_phase == UCP_COMPRESS) {
 		if (conn_has_compress(uc->c) && !conn_compressed(uc->c) &&
-		    conn_compress_begin(uc->c, ucached_done, uc))
+		    conn_compress_begin(uc->c, done, uc))
 			return true;
 		uc->cache_phase = UCP_ENABLE;
 	}
 	if (uc->cache_phase == UCP_ENABLE) {
 		if (uc->k == 0 && conn_has_qresync(uc->c) &&
-		    conn_enable(uc->c, "QRESYNC", ucached_done, uc))
+		    conn_enable(uc->c, "QRESYNC", done, uc))
 			return true;
 		uc->cache_phase = UCP_DONE;
 	}

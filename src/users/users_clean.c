@@ -12,7 +12,7 @@
  *   when it holds more than deleted_folder_max_messages:
  *   SELECT "Deleted Items", STORE 1:n +FLAGS.SILENT (\Deleted), EXPUNGE
  *
- * The next job SELECTs INBOX again (users_actions.c).  Only the user's
+ * The next job SELECTs INBOX again (users_job.c).  Only the user's
  * working connection writes to the folder, so n (the SELECT's EXISTS) is
  * what the EXPUNGE removes.  This file builds the commands and counts
  * what their OKs confirm; users_loadsim.c sends them and times the
@@ -25,21 +25,21 @@
 #include "users/users_int.h"
 
 bool
-ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
+uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 {
 	struct user *u = uc->u;
 	bool move = conn_has_move(uc->c);
 	char box[LS_NAME_MAX + 3];
 
-	users_folder_arg(u, UF_DELETED, box, sizeof(box));
+	ubase_folder_arg(u, UF_DELETED, box, sizeof(box));
 	for (;; uc->step++) {
 		switch (uc->step) {
-		case ULC_SEARCH:
+		case UCLEAN_SEARCH:
 			uc->ls_found_min = uc->ls_found_max = 0;
 			*op = OP_SEARCH;
 			snprintf(cmd, n, "UID SEARCH SEEN");
 			return true;
-		case ULC_MOVE:
+		case UCLEAN_MOVE:
 			if (uc->ls_found_min == 0)
 				return false;	/* nothing read: nothing to do */
 			uc->ls_msg = uc->ls_found_min;
@@ -47,14 +47,14 @@ ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 			snprintf(cmd, n, "UID %s %u %s", move ? "MOVE" : "COPY",
 				 uc->ls_msg, box);
 			return true;
-		case ULC_STORE:
+		case UCLEAN_STORE:
 			if (move)
 				continue;
 			*op = OP_STORE;
 			snprintf(cmd, n, "UID STORE %u +FLAGS.SILENT (\\Deleted)",
 				 uc->ls_msg);
 			return true;
-		case ULC_EXPUNGE:
+		case UCLEAN_EXPUNGE:
 			if (move)
 				continue;
 			*op = OP_EXPUNGE;
@@ -63,14 +63,14 @@ ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 			else
 				snprintf(cmd, n, "EXPUNGE");
 			return true;
-		case ULC_STATUS:
+		case UCLEAN_STATUS:
 			if (u->ls_deleted_known)
 				continue;
 			u->ls_deleted_held = UINT32_MAX;	/* STATUS tells */
 			*op = OP_STATUS;
 			snprintf(cmd, n, "STATUS %s (MESSAGES)", box);
 			return true;
-		case ULC_SELECT:
+		case UCLEAN_SELECT:
 			if (u->ls_deleted_held == UINT32_MAX)
 				return false;	/* the reply had no count */
 			u->ls_deleted_known = true;
@@ -81,7 +81,7 @@ ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 			*op = OP_SELECT;
 			snprintf(cmd, n, "SELECT %s", box);
 			return true;
-		case ULC_EMPTY_STORE:
+		case UCLEAN_EMPTY_STORE:
 			uc->sel = UF_DELETED;
 			uc->ls_msg = conn_exists(uc->c);
 			if (uc->ls_msg == 0)
@@ -90,7 +90,7 @@ ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 			snprintf(cmd, n, "STORE 1:%u +FLAGS.SILENT (\\Deleted)",
 				 uc->ls_msg);
 			return true;
-		case ULC_EMPTY_EXPUNGE:
+		case UCLEAN_EMPTY_EXPUNGE:
 			*op = OP_EXPUNGE;
 			snprintf(cmd, n, "EXPUNGE");
 			return true;
@@ -101,23 +101,23 @@ ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 }
 
 void
-ulsc_confirmed(struct uconn *uc)
+uclean_confirmed(struct uconn *uc)
 {
 	struct user *u = uc->u;
 
 	switch (uc->step) {
-	case ULC_MOVE:
+	case UCLEAN_MOVE:
 		/* MOVE expunges from INBOX (RFC 6851); a COPY's original
-		 * goes at ULC_EXPUNGE. */
+		 * goes at UCLEAN_EXPUNGE. */
 		ucount(u, UC_MOVED_TO_DELETED, UF_DELETED);
 		if (conn_has_move(uc->c))
 			ucount(u, UC_EXPUNGED, UF_INBOX);
 		u->ls_deleted_held++;
 		break;
-	case ULC_EXPUNGE:
+	case UCLEAN_EXPUNGE:
 		ucount(u, UC_EXPUNGED, UF_INBOX);
 		break;
-	case ULC_EMPTY_EXPUNGE:
+	case UCLEAN_EMPTY_EXPUNGE:
 		/* Every message the SELECT counted was flagged. */
 		for (uint32_t i = 0; i < uc->ls_msg; i++)
 			ucount(u, UC_EXPUNGED, UF_DELETED);
@@ -129,7 +129,7 @@ ulsc_confirmed(struct uconn *uc)
 }
 
 void
-ulsc_status(struct user *u, const struct imap_resp *r)
+uclean_status(struct user *u, const struct imap_resp *r)
 {
 	static const char key[] = "MESSAGES ";
 	const size_t kl = sizeof(key) - 1;

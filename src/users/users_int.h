@@ -1,22 +1,29 @@
 /* users_int.h: the inside of the profile user driver, for src/users/ only.
+ * One file, one function prefix; each file calls only those below it
+ * (scripts/check-layers holds src/users/ to that):
  *
- *   users.c         the driver table, the user table, who lives on which
- *                   worker, ramp-up, the end of the run
- *   users_session.c one IMAP connection of a user: login, folders, SELECT
- *                   INBOX, IDLE or NOOP polling, the jobs, logout
- *   users_actions.c the jobs: fetch new mail, read/reply/delete/move it,
- *                   send new mail
- *   users_untagged.c what the untagged responses say (folders, UIDNEXT,
- *                   EXISTS, the UIDs of new mail)
- *   users_lmtp.c    deliveries to INBOX and Spam on the worker's LMTP client
- *   users_count.c   what the run claims (per user and folder) and the push
- *                   latency samples, in one place
- *   users_loadsim.c LoadSim's actions (browse, clean, send, calendar...)
- *                   on their per-user Poisson schedule
- *   users_clean.c   clean inbox: to the deleted folder, emptied past a
- *                   size
- *   users_cached.c  a cached-mode client's COMPRESS, ENABLE QRESYNC and
- *                   SELECT (QRESYNC ...), and its cache of INBOX */
+ *   users.c         users_   the driver table, the user table, who lives
+ *                            on which worker, ramp-up, the end of the run
+ *   users_session.c usess_   one IMAP connection of a user: login, SELECT
+ *                            INBOX, IDLE or NOOP polling, the jobs, logout
+ *   users_resp.c    uresp_   what the untagged responses say (folders,
+ *                            UIDNEXT, EXISTS, the UIDs of new mail)
+ *   users_job.c     ujob_    the jobs: set-up, fetch new mail, read/reply/
+ *                            delete/move it, send new mail
+ *   users_loadsim.c uls_     LoadSim's actions (browse, clean, send,
+ *                            calendar...) on their per-user Poisson
+ *                            schedule (loadsim_sched.c: ls_, the draws)
+ *   users_clean.c   uclean_  clean inbox: to the deleted folder, emptied
+ *                            past a size
+ *   users_cached.c  ucached_ a cached-mode client's COMPRESS, ENABLE
+ *                            QRESYNC and SELECT (QRESYNC ...), and its
+ *                            cache of INBOX
+ *   users_lmtp.c    ulmtp_   deliveries to INBOX and Spam on the worker's
+ *                            LMTP client
+ *   users_count.c   ucount_  what the run claims (per user and folder) and
+ *                            the push latency samples, in one place
+ *   users_base.c    ubase_   folder names, timers, response codes, and
+ *                            waking a user's connections */
 #ifndef IMAPSTRESS_USERS_INT_H
 #define IMAPSTRESS_USERS_INT_H
 
@@ -43,7 +50,7 @@ struct hist;
  * only for LoadSim users (users_loadsim.c). */
 enum ufolder { UF_INBOX, UF_SPAM, UF_DRAFTS, UF_SENT, UF_CALENDAR, UF_DELETED,
 	       UF_COUNT };
-extern const char *const ufolder_name[UF_COUNT];
+extern const char *const ubase_folder_name[UF_COUNT];
 
 /* What a cached-mode client fetched (users_cached.c). */
 struct ucache_counts {
@@ -162,7 +169,7 @@ struct udest {
 struct user {
 	struct uworker *uw;
 	struct udest dest[2];		/* INBOX, Spam */
-	unsigned idx;			/* in the run's user table */
+	unsigned idx;			/* in the plan (p->u), every shard's */
 	const struct profile_user *pu;
 	const struct profile_user_block *ub;
 	const struct profile_client_block *cb;
@@ -222,46 +229,52 @@ struct uworker {
 struct users {
 	const struct config *cfg;
 	const struct profile *p;
-	struct user *users;		/* p->n_u */
+	/* This shard's users: the plan's p->u[first .. first + n_u)
+	 * (profile_shard); user k of the table is the plan's first + k. */
+	unsigned first, n_u;
+	unsigned shards;		/* the run's, for shared limits */
+	struct user *users;		/* n_u */
 	struct uconn **by_slot;		/* global slot -> connection */
 	unsigned n_slots;
 	unsigned n_workers;
 	struct uworker **uw;		/* attached, per worker id */
 	struct worker_driver drv;
+	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
 	uint64_t t_start;
-	/* Each folder's name: ufolder_name's, the profile's deleted folder. */
+	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
 };
 
-/* users.c */
-struct uconn *users_uconn(struct uworker *uw, struct conn *c);
+/* users_base.c */
+struct uconn *ubase_uconn(struct uworker *uw, struct conn *c);
 /* "NAME" or NAME, as a command argument of folder f (n >= 80). */
-void users_folder_arg(const struct user *u, enum ufolder f, char *out,
+void ubase_folder_arg(const struct user *u, enum ufolder f, char *out,
 		      size_t n);
 /* Arm ev to fire `us` from now (0: at the next loop turn). */
-void users_timer(struct event *ev, uint64_t us);
+void ubase_timer(struct event *ev, uint64_t us);
+/* Something fell due for the user (mail came, a send is due): wake its
+ * connections (users->wake, the session's usess_kick). */
+void ubase_wake(struct user *u);
+/* Word `word` (1-based) of response code `code` at the start of a reply
+ * text ("[APPENDUID 7 12] ..." word 2 is 12); 0 when absent. */
+uint32_t ubase_code_word(const char *text, size_t len, const char *code,
+			 unsigned word);
 
 /* users_session.c */
-extern const struct conn_hooks users_hooks;
+extern const struct conn_hooks usess_hooks;
 void usess_start(struct uconn *uc, uint64_t delay_us);
 /* Something became due for the user: wake its working connection. */
 void usess_kick(struct user *u);
 
-/* users_actions.c: pick and run the next job on uc; false when none is
+/* users_job.c: pick and run the next job on uc; false when none is
  * due (the caller idles).  ujob_reply: the done callback of every job
  * step. */
 bool ujob_next(struct uconn *uc);
-/* Set-up step after a cached client's COMPRESS/ENABLE: go on (ok), or
- * end the job as failed. */
-void ujob_setup_resume(struct uconn *uc, bool ok);
-/* users_untagged.c */
-void ujob_untagged(struct uconn *uc, const struct imap_resp *r);
-/* Word `word` (1-based) of response code `code` at the start of a reply
- * text ("[APPENDUID 7 12] ..." word 2 is 12); 0 when absent. */
-uint32_t ucode_word(const char *text, size_t len, const char *code,
-		    unsigned word);
 /* The soonest due time of queued work (UINT64_MAX: none). */
 uint64_t ujob_next_due(const struct user *u);
+
+/* users_resp.c */
+void uresp_untagged(struct uconn *uc, const struct imap_resp *r);
 
 /* users_loadsim.c */
 void uls_user_init(struct user *u, const struct profile *p);
@@ -287,17 +300,21 @@ bool uls_closed(struct uconn *uc, bool logged_out);
  * current one (skipping those with nothing to send; false: the action is
  * over), what its OK confirmed, and the STATUS of the deleted folder. */
 enum {
-	ULC_SEARCH, ULC_MOVE, ULC_STORE, ULC_EXPUNGE, ULC_STATUS, ULC_SELECT,
-	ULC_EMPTY_STORE, ULC_EMPTY_EXPUNGE, ULC_DONE
+	UCLEAN_SEARCH, UCLEAN_MOVE, UCLEAN_STORE, UCLEAN_EXPUNGE,
+	UCLEAN_STATUS, UCLEAN_SELECT, UCLEAN_EMPTY_STORE,
+	UCLEAN_EMPTY_EXPUNGE, UCLEAN_DONE
 };
-bool ulsc_command(struct uconn *uc, char *cmd, size_t n, enum op *op);
-void ulsc_confirmed(struct uconn *uc);
-void ulsc_status(struct user *u, const struct imap_resp *r);
+bool uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op);
+void uclean_confirmed(struct uconn *uc);
+void uclean_status(struct user *u, const struct imap_resp *r);
 
 /* users_cached.c */
 /* Set-up step 0 of a cached client: COMPRESS, ENABLE QRESYNC; true when
- * a command went out (its reply resumes the set-up). */
-bool ucached_prepare(struct uconn *uc);
+ * a command went out (done, the set-up's, gets its reply and calls
+ * ucached_prepared, then goes on). */
+bool ucached_prepare(struct uconn *uc, conn_done_fn done);
+/* What the COMPRESS or ENABLE reply st says (counted, QRESYNC on). */
+void ucached_prepared(struct uconn *uc, struct conn *c, enum conn_reply st);
 /* The set-up's SELECT INBOX, with QRESYNC when the cache has something. */
 void ucached_select(struct uconn *uc, char *cmd, size_t n);
 /* An untagged response to the set-up's SELECT INBOX; and its OK. */

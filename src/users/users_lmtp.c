@@ -3,9 +3,9 @@
  * mail_inbox_delivery_interval, Spam (RCPT TO:<user+Spam>, Dovecot's
  * lmtp_save_to_detail_mailbox) every mail_spam_delivery_interval, each
  * randomized around its mean (profile_jitter_us), and the new mails users
- * send.  lmtp_max_parallel_count is divided between the workers.  A 250
- * counts as delivered; for INBOX its time waits for the user's IDLE
- * connection to see the EXISTS (push latency). */
+ * send.  lmtp_max_parallel_count is divided between the workers of
+ * every shard.  A 250 counts as delivered; for INBOX its time waits for
+ * the user's IDLE connection to see the EXISTS (push latency). */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,7 +86,7 @@ ulmtp_send(struct user *from, struct user *to)
 static void
 ulmtp_timer(struct user *u, struct event *ev, uint64_t mean)
 {
-	users_timer(ev, profile_jitter_us(&u->rng, mean));
+	ubase_timer(ev, profile_jitter_us(&u->rng, mean));
 }
 
 static void
@@ -106,13 +106,13 @@ ulmtp_spam_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* mail_send_interval: the working connection APPENDs to Sent and then
- * hands the mail to LMTP (users_actions.c). */
+ * hands the mail to LMTP (users_job.c). */
 static void
 ulmtp_send_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct user *u = arg;
 	u->sends_due++;
-	usess_kick(u);
+	ubase_wake(u);
 	ulmtp_timer(u, u->ev_send, u->ub->send_interval_us);
 }
 
@@ -135,7 +135,8 @@ ulmtp_attach(struct uworker *uw)
 		((struct sockaddr_in6 *)&env.addr)->sin6_port =
 		    htons((uint16_t)p->lmtp_port);
 	if (p->lmtp_max_parallel > 0) {
-		unsigned n = p->lmtp_max_parallel / uw->run->n_workers;
+		unsigned n = p->lmtp_max_parallel /
+		    (uw->run->n_workers * uw->run->shards);
 		env.max_sessions = n > 0 ? n : 1;
 	}
 	env.pool = sh->pool;
@@ -163,13 +164,13 @@ ulmtp_user_start(struct user *u)
 	const struct profile_user_block *ub = u->ub;
 
 	if (ub->inbox_delivery_us > 0)
-		users_timer(u->ev_inbox, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_inbox, at + profile_jitter_us(&u->rng,
 		    ub->inbox_delivery_us));
 	if (ub->spam_delivery_us > 0)
-		users_timer(u->ev_spam, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_spam, at + profile_jitter_us(&u->rng,
 		    ub->spam_delivery_us));
 	if (ub->send_interval_us > 0)
-		users_timer(u->ev_send, at + profile_jitter_us(&u->rng,
+		ubase_timer(u->ev_send, at + profile_jitter_us(&u->rng,
 		    ub->send_interval_us));
 }
 

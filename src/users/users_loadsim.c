@@ -105,7 +105,7 @@ uls_recv_cb(evutil_socket_t fd, short what, void *arg)
 	if (u->uw->stopping)
 		return;
 	ulmtp_send(u, u);
-	users_timer(u->ev_ls_recv, ls_next_gap_us(&u->rng, u->ls_recv_gap));
+	ubase_timer(u->ev_ls_recv, ls_next_gap_us(&u->rng, u->ls_recv_gap));
 }
 
 void
@@ -142,7 +142,7 @@ uls_logged_in(struct user *u)
 		if (u->ls_gap[a] > 0)
 			u->ls_due[a] = now + ls_next_gap_us(&u->rng, u->ls_gap[a]);
 	if (u->ev_ls_recv != NULL)
-		users_timer(u->ev_ls_recv,
+		ubase_timer(u->ev_ls_recv,
 			    ls_next_gap_us(&u->rng, u->ls_recv_gap));
 }
 
@@ -281,7 +281,7 @@ uls_confirmed(struct uconn *uc)
 		ucount(u, UC_APPENDED, UF_CALENDAR);
 		break;
 	case LS_CLEAN_INBOX:
-		ulsc_confirmed(uc);
+		uclean_confirmed(uc);
 		break;
 	default:
 		break;
@@ -435,10 +435,10 @@ uls_step(struct uconn *uc)
 		break;
 	case LS_CLEAN_INBOX: {
 		enum op op;
-		sent = ulsc_command(uc, cmd, sizeof(cmd), &op);
+		sent = uclean_command(uc, cmd, sizeof(cmd), &op);
 		/* The clean is done once its mail left INBOX: emptying the
 		 * deleted folder is not part of its time. */
-		if (uc->step >= ULC_STATUS)
+		if (uc->step >= UCLEAN_STATUS)
 			uls_count(uc, true);
 		sent = sent && uls_cmd(uc, op, cmd, NULL);
 		break;
@@ -535,8 +535,8 @@ uls_untagged(struct uconn *uc, const struct imap_resp *r)
 		return;
 	}
 	if (kw == IMAP_KW_STATUS && uc->ls_act == LS_CLEAN_INBOX &&
-	    uc->step == ULC_STATUS) {
-		ulsc_status(u, r);
+	    uc->step == UCLEAN_STATUS) {
+		uclean_status(u, r);
 		return;
 	}
 	if (kw == IMAP_KW_FETCH && u->ls_cached &&

@@ -22,13 +22,13 @@
 static struct uconn *
 uconn_of(void *arg, struct conn *c)
 {
-	return users_uconn(arg, c);
+	return ubase_uconn(arg, c);
 }
 
 void
 usess_start(struct uconn *uc, uint64_t delay_us)
 {
-	users_timer(uc->ev, delay_us);
+	ubase_timer(uc->ev, delay_us);
 }
 
 static void
@@ -64,7 +64,7 @@ usess_noop_done(void *arg, struct conn *c, enum conn_reply st,
 {
 	struct uconn *uc = arg;
 	if (st != CONN_REPLY_FAILED)
-		users_timer(uc->ev, POLL_US);
+		ubase_timer(uc->ev, POLL_US);
 }
 
 /* Is anything due on this connection now (so an IDLE should end)? */
@@ -108,7 +108,7 @@ usess_pump(struct uconn *uc)
 		 * the IDLE would last until the next mail. */
 		uint64_t next = usess_next(uc);
 		if (next != UINT64_MAX)
-			users_timer(uc->ev, next > now ? next - now : 0);
+			ubase_timer(uc->ev, next > now ? next - now : 0);
 		return;
 	}
 	if (!conn_can_command(c) || conn_in_flight(c) > 0)
@@ -126,12 +126,12 @@ usess_pump(struct uconn *uc)
 	if (uc->u->cb->imap_idle) {
 		(void)conn_idle_begin(c, usess_idle_done, uc);
 		if (next != UINT64_MAX)
-			users_timer(uc->ev, next > now ? next - now : 0);
+			ubase_timer(uc->ev, next > now ? next - now : 0);
 		return;
 	}
 	(void)conn_command(c, OP_NOOP, "NOOP", NULL, usess_noop_done, uc);
 	if (next != UINT64_MAX && next - now < POLL_US)
-		users_timer(uc->ev, next > now ? next - now : 0);
+		ubase_timer(uc->ev, next > now ? next - now : 0);
 }
 
 void
@@ -201,7 +201,7 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 static void
 usess_untagged(void *arg, struct conn *c, const struct imap_resp *r)
 {
-	ujob_untagged(uconn_of(arg, c), r);
+	uresp_untagged(uconn_of(arg, c), r);
 }
 
 /* The "+" of our IDLE.  Work that fell due while the IDLE was on its way
@@ -213,7 +213,7 @@ usess_idle_started(void *arg, struct conn *c)
 	usess_pump(uconn_of(arg, c));
 }
 
-const struct conn_hooks users_hooks = {
+const struct conn_hooks usess_hooks = {
 	.logged_in = usess_logged_in,
 	.replied = usess_replied,
 	.ready = usess_ready,

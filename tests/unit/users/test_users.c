@@ -11,7 +11,7 @@
 static uint32_t
 word(const char *text, const char *code, unsigned w)
 {
-	return ucode_word(text, strlen(text), code, w);
+	return ubase_code_word(text, strlen(text), code, w);
 }
 
 START_TEST(test_code_word)

@@ -1,4 +1,4 @@
-/* users_actions.c: the jobs a user's working connection runs, one command
+/* users_job.c: the jobs a user's working connection runs, one command
  * at a time, each step started by the previous one's tagged reply:
  *
  *   set-up     LIST "" "*"; CREATE Spam/Drafts/Sent when not listed
@@ -36,6 +36,8 @@
 #include "run/worker.h"
 
 static void ujob_step(struct uconn *uc);
+static void ujob_setup_resume(void *arg, struct conn *c, enum conn_reply st,
+			      const char *text, size_t len);
 
 static const struct msg *
 ujob_msg(struct uconn *uc)
@@ -93,7 +95,7 @@ ujob_drafted(struct uconn *uc, uint32_t inbox_uid, const char *text,
 	ucount(u, UC_APPENDED, UF_DRAFTS);
 	if (u->n_replies < UREPLY_MAX)
 		u->replies[u->n_replies++] = (struct ureply){
-			inbox_uid, ucode_word(text, len, "APPENDUID", 2),
+			inbox_uid, ubase_code_word(text, len, "APPENDUID", 2),
 			now + profile_jitter_us(&u->rng, u->ub->write_duration_us),
 			uc->t_job
 		};
@@ -217,7 +219,7 @@ ujob_step_setup(struct uconn *uc, char *cmd, size_t n)
 	 * LoadSim user, the deleted folder for one that cleans its inbox)
 	 * if missing, 6 SELECT; a cached client's COMPRESS and ENABLE
 	 * first. */
-	if (uc->step == 0 && ucached_prepare(uc))
+	if (uc->step == 0 && ucached_prepare(uc, ujob_setup_resume))
 		return;
 	for (;; uc->step++) {
 		if (uc->step == 0 && uc->k == 0) {
@@ -233,7 +235,7 @@ ujob_step_setup(struct uconn *uc, char *cmd, size_t n)
 			if (uc->k != 0 || !(uc->setup_missing & (1u << uc->step)))
 				continue;
 			char arg[LS_NAME_MAX + 3];
-			users_folder_arg(uc->u, (enum ufolder)uc->step, arg,
+			ubase_folder_arg(uc->u, (enum ufolder)uc->step, arg,
 					 sizeof(arg));
 			snprintf(cmd, n, "CREATE %s", arg);
 			if (ujob_cmd(uc, OP_MCREATE, cmd, NULL))
@@ -431,12 +433,18 @@ ujob_step(struct uconn *uc)
 	}
 }
 
-void
-ujob_setup_resume(struct uconn *uc, bool ok)
+/* A cached client's COMPRESS or ENABLE answered: the set-up goes on, or
+ * ends as failed. */
+static void
+ujob_setup_resume(void *arg, struct conn *c, enum conn_reply st,
+		  const char *text, size_t len)
 {
+	struct uconn *uc = arg;
+
+	ucached_prepared(uc, c, st);
 	if (uc->job != UJ_SETUP)
 		return;
-	if (!ok) {
+	if (st == CONN_REPLY_FAILED) {
 		ujob_failed(uc);
 		ujob_end(uc);
 		return;

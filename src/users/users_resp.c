@@ -1,4 +1,4 @@
-/* users_untagged.c: what a user's working connection learns from the
+/* users_resp.c: what a user's working connection learns from the
  * server's untagged responses: the folders LIST shows, INBOX's UIDNEXT at
  * SELECT, EXISTS growing (new mail: push latency, then a fetch), EXPUNGE,
  * and the UIDs the fetch of new mail returns (queued for their action). */
@@ -9,29 +9,6 @@
 #include "util/clock.h"
 #include "imap/imap.h"
 #include "users/users_int.h"
-
-/* n after "[CODE " in a reply text ("[APPENDUID 7 12] ..." -> 12 is
- * word 2), 0 when absent. */
-uint32_t
-ucode_word(const char *text, size_t len, const char *code, unsigned word)
-{
-	size_t cl = strlen(code);
-	if (len < cl + 2 || text[0] != '[' ||
-	    strncasecmp(text + 1, code, cl) != 0 || text[cl + 1] != ' ')
-		return 0;
-	const char *p = text + cl + 2, *end = text + len;
-	for (unsigned w = 1; w < word; w++) {
-		while (p < end && *p != ' ' && *p != ']')
-			p++;
-		if (p >= end || *p != ' ')
-			return 0;
-		p++;
-	}
-	uint64_t n = 0;
-	while (p < end && *p >= '0' && *p <= '9' && n <= UINT32_MAX)
-		n = n * 10 + (uint64_t)(*p++ - '0');
-	return n <= UINT32_MAX ? (uint32_t)n : 0;
-}
 
 /* "UID n" in a FETCH response's text, 0 when absent. */
 static uint32_t
@@ -51,7 +28,7 @@ fetch_uid(const struct imap_resp *r)
 }
 
 void
-ujob_untagged(struct uconn *uc, const struct imap_resp *r)
+uresp_untagged(struct uconn *uc, const struct imap_resp *r)
 {
 	struct user *u = uc->u;
 	enum imap_kw kw = imap_resp_kw(r);
@@ -80,7 +57,7 @@ ujob_untagged(struct uconn *uc, const struct imap_resp *r)
 	if (kw == IMAP_KW_OK && uc->job == UJ_SETUP && uc->sel == UF_COUNT) {
 		/* SELECT INBOX's [UIDNEXT n]: the first login starts there;
 		 * a later one fetches what came meanwhile. */
-		uint32_t next = ucode_word(r->text, r->text_len, "UIDNEXT", 1);
+		uint32_t next = ubase_code_word(r->text, r->text_len, "UIDNEXT", 1);
 		if (next != 0 && u->uidnext == 0)
 			u->uidnext = next;
 		return;
@@ -106,7 +83,7 @@ ujob_untagged(struct uconn *uc, const struct imap_resp *r)
 			u->need_fetch = true;
 		}
 		uc->exists = r->num;
-		usess_kick(u);
+		ubase_wake(u);
 		return;
 	}
 	if (kw == IMAP_KW_EXPUNGE && uc->sel == UF_INBOX && uc->exists > 0) {

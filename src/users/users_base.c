@@ -1,0 +1,74 @@
+/* users_base.c: what every file of the profile driver uses and that
+ * needs none of them: the folder names, a folder as a command argument,
+ * the connection of a slot, arming a timer, reading a response code's
+ * words, and waking a user's connections (through the session's function
+ * that users_new hands over: the files below the session tell it that
+ * work fell due without calling up into it). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <event2/event.h>
+
+#include "users/users_int.h"
+
+const char *const ubase_folder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",
+					     "Sent", "Calendar",
+					     "Deleted Items" };
+
+void
+ubase_folder_arg(const struct user *u, enum ufolder f, char *out, size_t n)
+{
+	const char *name = u->uw->run->folder[f];
+	bool atom = true;
+
+	/* Names are checked printable ASCII without quotes or backslashes
+	 * (profile_loadsim_folder_name): quoting needs no escapes. */
+	for (const char *p = name; *p != '\0'; p++)
+		if (strchr(" (){%*]", *p) != NULL)
+			atom = false;
+	snprintf(out, n, atom ? "%s" : "\"%s\"", name);
+}
+
+struct uconn *
+ubase_uconn(struct uworker *uw, struct conn *c)
+{
+	return uw->run->by_slot[conn_slot(c)];
+}
+
+void
+ubase_timer(struct event *ev, uint64_t us)
+{
+	struct timeval tv = { (time_t)(us / 1000000),
+			      (suseconds_t)(us % 1000000) };
+	evtimer_add(ev, &tv);
+}
+
+/* n after "[CODE " in a reply text ("[APPENDUID 7 12] ..." -> 12 is
+ * word 2), 0 when absent. */
+uint32_t
+ubase_code_word(const char *text, size_t len, const char *code, unsigned word)
+{
+	size_t cl = strlen(code);
+	if (len < cl + 2 || text[0] != '[' ||
+	    strncasecmp(text + 1, code, cl) != 0 || text[cl + 1] != ' ')
+		return 0;
+	const char *p = text + cl + 2, *end = text + len;
+	for (unsigned w = 1; w < word; w++) {
+		while (p < end && *p != ' ' && *p != ']')
+			p++;
+		if (p >= end || *p != ' ')
+			return 0;
+		p++;
+	}
+	uint64_t n = 0;
+	while (p < end && *p >= '0' && *p <= '9' && n <= UINT32_MAX)
+		n = n * 10 + (uint64_t)(*p++ - '0');
+	return n <= UINT32_MAX ? (uint32_t)n : 0;
+}
+
+void
+ubase_wake(struct user *u)
+{
+	u->uw->run->wake(u);
+}
