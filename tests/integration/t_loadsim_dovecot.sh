@@ -171,7 +171,7 @@ assert_eq "Deleted_Items" "$del_name" "the counts name the deleted folder"
 for v in d_inbox x_inbox a_sent a_cal m_del x_del; do
 	assert_ge "${!v}" 1 "$v happened"
 done
-assert_eq 0 "$failed" "deliveries without a 250"
+assert_eq 0 "$failed" "deliveries without a 250 ($(grep -m1 'LMTP deliveries:' "$TEST_TMP/run.out"); stderr: $(grep -m3 -i lmtp "$TEST_TMP/run.err"))"
 
 # compare FILE: the server's folders against the run's counts (tab
 # separated: "Deleted Items" has a blank).
