@@ -235,7 +235,7 @@ users_new(const struct config *cfg, const struct profile *p,
 			r->by_slot[s++] = &u->uc[k];
 		}
 	}
-	r->drv = (struct worker_driver){
+	r->drv = (struct driver){
 		.hooks = &users_hooks,
 		.n_conns = users_n_conns,
 		.slot = users_slot,
@@ -292,7 +292,7 @@ users_free(struct users *r)
 	free(r);
 }
 
-const struct worker_driver *
+const struct driver *
 users_driver(struct users *r)
 {
 	return &r->drv;

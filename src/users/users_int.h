@@ -227,7 +227,7 @@ struct users {
 	unsigned n_slots;
 	unsigned n_workers;
 	struct uworker **uw;		/* attached, per worker id */
-	struct worker_driver drv;
+	struct driver drv;
 	uint64_t t_start;
 	/* Each folder's name: ufolder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
