@@ -290,10 +290,7 @@ conn_send_more(struct conn *c)
 	const struct config *cfg = c->env->cfg;
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
 
-	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
-	    c->delayed || c->logout != CONN_LOGOUT_NONE || c->quit != CONN_QUIT_NONE ||
-	    c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
-	    c->z == CONN_Z_ASKED)
+	if (!conn_may_send(c))
 		return;
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
@@ -428,9 +425,7 @@ conn_plan_batch(struct conn *c, unsigned max)
 bool
 conn_send_scheduled(struct conn *c, uint64_t due)
 {
-	if (c->st != CONN_S_SESSION || c->bev == NULL || c->n_fl > 0 ||
-	    c->cont_wait || c->delayed || c->quit != CONN_QUIT_NONE ||
-	    c->logout != CONN_LOGOUT_NONE)
+	if (!conn_may_send(c) || c->n_fl > 0)
 		return false;
 	c->t_due = due;
 	unsigned n = conn_send_plan(c, c->n_fl + 1);
