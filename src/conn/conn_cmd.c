@@ -251,7 +251,7 @@ id_command(char *out, uint64_t run_id, unsigned slot, uint64_t serial)
 	memcpy(out + n, "\")", 3);
 }
 
-static void
+void
 conn_retry_later(struct conn *c)
 {
 	struct timeval tv = { 0, RETRY_US };
@@ -338,9 +338,16 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 
+	if (c->lstate == LSTATE_NONAUTH) {
+		/* Logging in is the engine's: no plan, no driver gate (but
+		 * the pipeline's depth, behind an ID). */
+		if (c->n_fl < max)
+			conn_login(c);
+		return;
+	}
 	/* The driver's gates (a checkpoint holding, the open loop's
-	 * schedule) apply to plan commands, not to logging in. */
-	if (c->lstate != LSTATE_NONAUTH && c->env->hooks->ready != NULL &&
+	 * schedule) and its own commands (the ready hook). */
+	if (c->env->hooks->ready != NULL &&
 	    !c->env->hooks->ready(c->env->hook_arg, c))
 		return;
 	conn_send_plan(c, max);

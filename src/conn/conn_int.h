@@ -376,6 +376,11 @@ void conn_cont_clear(struct conn *c);
  * text after the tag, the challenges, and the tagged reply (false: an OK
  * that must not count as a login). */
 enum auth_mech conn_sasl_mech(const struct conn *c, enum op op);
+/* Log in (not logged in, the set-up before it done): an engine step, no
+ * plan is asked.  Nothing when a login is in flight already. */
+void conn_login(struct conn *c);
+/* Pause a little, then conn_send_more() again (conn_cmd.c). */
+void conn_retry_later(struct conn *c);
 bool conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd);
 bool conn_sasl_active(const struct conn *c);
 void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
