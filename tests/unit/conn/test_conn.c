@@ -475,6 +475,52 @@ START_TEST(test_conn_deep_pipeline)
 }
 END_TEST
 
+/* imaptest's DISCONNECT chance, taken while a DELAY pause is on (its
+ * timer replaced by the disconnect's): the next session must not inherit
+ * the pause.  It did, and never sent a byte: no ID, no LOGIN, and a run
+ * that could not drain. */
+START_TEST(test_conn_disconnect_during_delay)
+{
+	static const char *const extra[] = { "delay=100", "disconnect=100",
+					     NULL };
+	char buf[256];
+
+	conn_fx_teardown(&T.fx);
+	memset(&T, 0, sizeof(T));
+	conn_fx_setup(&T.fx, extra, &hooks, &T, 0);
+	conn_fx_attach(&T.fx);
+	const char greet[] = "* OK [CAPABILITY IMAP4rev1 LITERAL+ ID] hi\r\n";
+	bufferevent_write(T.fx.peer, greet, sizeof(greet) - 1);
+	pump();
+	ck_assert_uint_eq(take_lines(), 2);
+	ck_assert_str_eq(T.cmds[0], "ID");
+	ck_assert_str_eq(T.cmds[1], "LOGIN");
+	/* LOGIN first, with ID still out: no DISCONNECT yet (it needs
+	 * nothing in flight); the plan's SELECT goes, then a DELAY. */
+	int n = snprintf(buf, sizeof(buf), "%s OK [CAPABILITY IMAP4rev1 "
+			 "LITERAL+ ID] in\r\n%s OK id\r\n", T.tags[1],
+			 T.tags[0]);
+	T.n_tags = 0;
+	bufferevent_write(T.fx.peer, buf, (size_t)n);
+	pump();
+	ck_assert_uint_eq(take_lines(), 1);
+	ck_assert_str_eq(T.cmds[0], "SELECT");
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_DELAY]), 1);
+	/* Its OK leaves nothing in flight: DISCONNECT, during the pause. */
+	answer("SELECT", "* 0 EXISTS\r\n", "selected", 0);
+	ck_assert_uint_eq(count(H_CLOSED), 1);
+	ck_assert_int_eq(T.ev[T.n_ev - 1].end, CONN_END_PLANNED);
+
+	/* The next session speaks at once. */
+	bufferevent_free(T.fx.peer);
+	conn_fx_attach(&T.fx);
+	bufferevent_write(T.fx.peer, greet, sizeof(greet) - 1);
+	pump();
+	ck_assert_uint_eq(take_lines(), 2);
+	ck_assert_str_eq(T.cmds[1], "LOGIN");
+}
+END_TEST
+
 /* A synchronizing literal (no LITERAL+; a login name with 8-bit octets
  * goes as a literal) makes the continuation buffer when first needed:
  * the LOGIN stops at "{7}", the rest goes after "+". */
@@ -543,6 +589,7 @@ conn_suite(void)
 	tcase_add_test(tc, test_conn_session);
 	tcase_add_test(tc, test_conn_reset_mid_literal);
 	tcase_add_test(tc, test_conn_sync_literal);
+	tcase_add_test(tc, test_conn_disconnect_during_delay);
 	suite_add_tcase(s, tc);
 	add_case(s, "fetch2", setup_fetch2, test_conn_fetch2_pipeline_full);
 	add_case(s, "idle", setup_idle, test_conn_idle_footprint);
