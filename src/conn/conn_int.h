@@ -123,9 +123,10 @@ enum conn_logout {
 	CONN_LOGOUT_BYE		/* sent and answered with BYE: logged out */
 };
 
-/* This connection in a checkpoint (src/run/checkpoint.c): its CHECK and
- * whether its view is compared.  A checkpoint can end (draining) before
- * a CHECK is answered: that CHECK is still awaited, its view not. */
+/* This connection in a checkpoint (drivers/stress/checkpoint.c): its
+ * CHECK and whether its view is compared.  A checkpoint can end
+ * (draining) before a CHECK is answered: that CHECK is still awaited,
+ * its view not. */
 enum conn_cp {
 	CONN_CP_NONE,		/* not in a checkpoint */
 	CONN_CP_SENT,		/* CHECK unanswered; the view takes part */

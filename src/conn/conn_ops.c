@@ -514,7 +514,7 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		conn_disconnect_soon(c);
 		return true;
 	default:
-		/* CHECKPOINT (src/run/checkpoint.c) and LMTP are not sent
+		/* CHECKPOINT (src/drivers/stress/checkpoint.c) and LMTP are not sent
 		 * by the plan loop, or not supported. */
 		return false;
 	}
