@@ -46,11 +46,11 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 BIN_LIBS   = $(shell pkg-config --libs $(BIN_PKGS)) -lpthread -lm
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-SRC       := $(wildcard src/*.c src/*/*.c)
+SRC       := $(wildcard src/*.c src/*/*.c src/*/*/*.c)
 LIB_SRC   := $(filter-out src/main.c,$(SRC))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # tests/unit mirrors src/: tests/unit/imap/test_imap.c tests src/imap/.
-UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c)
+UNIT_SRC  := $(wildcard tests/unit/*.c tests/unit/*/*.c tests/unit/*/*/*.c)
 UNIT_OBJ  := $(UNIT_SRC:%.c=$(BUILD)/%.o)
 FAKE_SRC  := $(wildcard tests/fake/*.c)
 FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)

@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "config/config.h"
+#include "drivers/stress/stress.h"
 #include "init/init.h"
 #include "stats/latency_log.h"
 #include "util/log.h"
@@ -155,14 +156,20 @@ main(int argc, char **argv)
 				     sizeof(err))) == NULL)
 		fatal(2, "%s", err);
 
-	struct worker_group *wg = worker_group_new(&cfg, sh->n_workers);
+	struct worker_group *wg = worker_group_new(&cfg);
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
-	if (users != NULL)
+	/* Every mode is a driver of the same workers (run/driver.h). */
+	struct stress_run *stress = NULL;
+	const struct driver *drv;
+	if (users != NULL) {
 		users_set_workers(users, sh->n_workers);
+		drv = users_driver(users);
+	} else {
+		stress = stress_run_new(&cfg, sh->n_workers);
+		drv = stress_driver(stress);
+	}
 	for (unsigned i = 0; i < sh->n_workers; i++)
-		w[i] = users != NULL ?
-		    worker_new_driven(i, sh, wg, users_driver(users)) :
-		    worker_new(i, sh, wg);
+		w[i] = worker_new(i, sh, wg, drv);
 	shard_wait_start(&cfg);
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		if (worker_start(w[i]) != 0)
@@ -189,6 +196,7 @@ main(int argc, char **argv)
 		users_free(users);
 		profile_free(prof);
 	}
+	stress_run_free(stress);
 	worker_group_free(wg);
 	/* Closing the rawlogs is their last write: a failure there counts
 	 * like any other lost output. */

@@ -197,6 +197,9 @@ conn_reset_session(struct conn *c)
 		memset(c->zc, 0, sizeof(*c->zc));
 	c->id = CONN_STEP_NONE;
 	c->disconnect_pending = false;
+	/* A DISCONNECT taken during a DELAY pause replaced the pause's
+	 * timer: the next session must not start paused (it never sent). */
+	c->delayed = false;
 	c->stall_said = 0;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
 	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));

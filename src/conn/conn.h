@@ -54,11 +54,14 @@ enum conn_end {
 struct conn_hooks {
 	/* LOGIN or AUTHENTICATE succeeded. */
 	void (*logged_in)(void *arg, struct conn *c);
-	/* A tagged reply to one of our commands, its effects applied. */
-	void (*replied)(void *arg, struct conn *c);
-	/* Logged in and free to send: may the next plan commands go now?
-	 * False when the driver holds them back; it then calls
-	 * conn_send_more() or conn_send_scheduled() when they may. */
+	/* THE "connection is free" notification: logged in, and nothing on
+	 * the wire forbids a command (conn_can_command's rules but room in
+	 * flight).  It comes once per read that carried replies (their
+	 * effects applied), and when a layer, a DELAY or the output's room
+	 * frees it again.  A driver that sends its own commands sends them
+	 * here and returns false; true lets the plan's next commands go.
+	 * Held back (false), the driver calls conn_send_more() or
+	 * conn_send_scheduled() when they may. */
 	bool (*ready)(void *arg, struct conn *c);
 	/* The session is over (its socket, if any, is closed; `err` says
 	 * why when end is CONN_END_FAILED).  The driver answers with

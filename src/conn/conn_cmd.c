@@ -251,7 +251,7 @@ id_command(char *out, uint64_t run_id, unsigned slot, uint64_t serial)
 	memcpy(out + n, "\")", 3);
 }
 
-static void
+void
 conn_retry_later(struct conn *c)
 {
 	struct timeval tv = { 0, RETRY_US };
@@ -290,10 +290,7 @@ conn_send_more(struct conn *c)
 	const struct config *cfg = c->env->cfg;
 	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
 
-	if (c->st != CONN_S_SESSION || c->bev == NULL || c->cont_wait ||
-	    c->delayed || c->logout != CONN_LOGOUT_NONE || c->quit != CONN_QUIT_NONE ||
-	    c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
-	    c->z == CONN_Z_ASKED)
+	if (!conn_may_send(c))
 		return;
 	if (max > CONN_MAX_INFLIGHT - 2)
 		max = CONN_MAX_INFLIGHT - 2;
@@ -341,9 +338,16 @@ conn_send_more(struct conn *c)
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 
+	if (c->lstate == LSTATE_NONAUTH) {
+		/* Logging in is the engine's: no plan, no driver gate (but
+		 * the pipeline's depth, behind an ID). */
+		if (c->n_fl < max)
+			conn_login(c);
+		return;
+	}
 	/* The driver's gates (a checkpoint holding, the open loop's
-	 * schedule) apply to plan commands, not to logging in. */
-	if (c->lstate != LSTATE_NONAUTH && c->env->hooks->ready != NULL &&
+	 * schedule) and its own commands (the ready hook). */
+	if (c->env->hooks->ready != NULL &&
 	    !c->env->hooks->ready(c->env->hook_arg, c))
 		return;
 	conn_send_plan(c, max);
@@ -428,9 +432,7 @@ conn_plan_batch(struct conn *c, unsigned max)
 bool
 conn_send_scheduled(struct conn *c, uint64_t due)
 {
-	if (c->st != CONN_S_SESSION || c->bev == NULL || c->n_fl > 0 ||
-	    c->cont_wait || c->delayed || c->quit != CONN_QUIT_NONE ||
-	    c->logout != CONN_LOGOUT_NONE)
+	if (!conn_may_send(c) || c->n_fl > 0)
 		return false;
 	c->t_due = due;
 	unsigned n = conn_send_plan(c, c->n_fl + 1);

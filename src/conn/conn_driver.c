@@ -16,13 +16,8 @@
 bool
 conn_can_command(const struct conn *c)
 {
-	return c->st == CONN_S_SESSION && c->bev != NULL &&
-	    c->quit == CONN_QUIT_NONE &&
-	    c->lstate != LSTATE_NONAUTH && !c->stopping && c->logout == CONN_LOGOUT_NONE &&
-	    !c->cont_wait &&
-	    c->idle == CONN_IDLE_NONE && c->z != CONN_Z_ASKED &&
-	    c->z != CONN_Z_UPGRADE &&
-	    c->n_fl < CONN_MAX_INFLIGHT - 2;
+	return conn_may_send(c) && c->lstate != LSTATE_NONAUTH &&
+	    !c->stopping && c->n_fl < CONN_MAX_INFLIGHT - 2;
 }
 
 /* The command is in c->fl now (conn_send_cmd put it last): give it its
@@ -211,54 +206,6 @@ const char *
 conn_user(const struct conn *c)
 {
 	return c->user;
-}
-
-/* The tagged reply to a driver command, counted already by the caller
- * (conn_tagged_effects).  The effects the connection itself depends on
- * happen here; what the command meant is the driver's. */
-void
-conn_driver_reply(struct conn *c, const struct inflight *f,
-		  enum stats_reply rep, const struct imap_resp *r)
-{
-	enum op op = (enum op)f->op;
-	enum conn_reply st = rep == STATS_OK ? CONN_REPLY_OK :
-	    rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD;
-
-	switch (op) {
-	case OP_SELECT:
-		/* A failed SELECT leaves no mailbox selected (RFC 3501 6.3.1). */
-		c->lstate = rep == STATS_OK ? LSTATE_SELECTED : LSTATE_AUTH;
-		break;
-	case OP_IDLE:
-		c->idle = CONN_IDLE_NONE;
-		c->idle_driver = false;
-		break;
-	case OP_APPEND:
-		if (rep == STATS_OK) {
-			ctr_add(&c->env->stats->append_msgs, f->msgs);
-			ctr_add(&c->env->stats->append_bytes, f->bytes);
-		}
-		break;
-	case OP_LOGOUT:
-		c->lstate = LSTATE_NONAUTH;
-		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
-		break;
-	case OP_COMPRESS:
-		/* On OK the layer goes in after the parser returns; done runs
-		 * then (conn_compress_upgrade). */
-		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
-		if (rep == STATS_OK) {
-			c->z_done = f->done;
-			c->z_done_arg = f->done_arg;
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	if (rep == STATS_BAD)
-		conn_bad_reply(c, op, r);	/* as for plan commands */
-	f->done(f->done_arg, c, st, r->text, r->text_len);
 }
 
 void

@@ -123,9 +123,10 @@ enum conn_logout {
 	CONN_LOGOUT_BYE		/* sent and answered with BYE: logged out */
 };
 
-/* This connection in a checkpoint (src/run/checkpoint.c): its CHECK and
- * whether its view is compared.  A checkpoint can end (draining) before
- * a CHECK is answered: that CHECK is still awaited, its view not. */
+/* This connection in a checkpoint (drivers/stress/checkpoint.c): its
+ * CHECK and whether its view is compared.  A checkpoint can end
+ * (draining) before a CHECK is answered: that CHECK is still awaited,
+ * its view not. */
 enum conn_cp {
 	CONN_CP_NONE,		/* not in a checkpoint */
 	CONN_CP_SENT,		/* CHECK unanswered; the view takes part */
@@ -281,6 +282,22 @@ struct conn {
 	enum conn_compress z;	/* COMPRESS=DEFLATE: none to on */
 };
 
+/* THE may-send predicate, one for every command that is not a set-up
+ * step of the session: a session is up and nothing on the wire forbids a
+ * new command (a literal waiting for "+", an IDLE, COMPRESS switching
+ * layers, LOGOUT sent, a close decided, a DELAY or DISCONNECT pause).
+ * The plan (conn_send_more, conn_send_scheduled) and the driver commands
+ * (conn_can_command) add only what is theirs. */
+static inline bool
+conn_may_send(const struct conn *c)
+{
+	return c->st == CONN_S_SESSION && c->bev != NULL &&
+	    c->quit == CONN_QUIT_NONE && c->logout == CONN_LOGOUT_NONE &&
+	    !c->cont_wait && c->idle == CONN_IDLE_NONE && !c->delayed &&
+	    !c->disconnect_pending && c->z != CONN_Z_ASKED &&
+	    c->z != CONN_Z_UPGRADE;
+}
+
 /* A new in-flight slot, the last of c->fl; a session's first command
  * beyond CONN_FL_INLINE moves the slots to the heap. */
 void conn_fl_grow(struct conn *c);
@@ -360,6 +377,11 @@ void conn_cont_clear(struct conn *c);
  * text after the tag, the challenges, and the tagged reply (false: an OK
  * that must not count as a login). */
 enum auth_mech conn_sasl_mech(const struct conn *c, enum op op);
+/* Log in (not logged in, the set-up before it done): an engine step, no
+ * plan is asked.  Nothing when a login is in flight already. */
+void conn_login(struct conn *c);
+/* Pause a little, then conn_send_more() again (conn_cmd.c). */
+void conn_retry_later(struct conn *c);
 bool conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd);
 bool conn_sasl_active(const struct conn *c);
 void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
@@ -367,10 +389,8 @@ bool conn_sasl_end(struct conn *c, bool ok);
 /* Ask for the connection to be closed once the parser callback returns. */
 void conn_close_later(struct conn *c, enum conn_end end, enum err_kind why);
 
-/* Driver commands (conn_driver.c): a tagged reply to one (counted
- * already), and the end of those still in flight when the session ends. */
-void conn_driver_reply(struct conn *c, const struct inflight *f,
-		       enum stats_reply rep, const struct imap_resp *r);
+/* Driver commands (conn_driver.c): the end of those still in flight
+ * when the session ends. */
 void conn_driver_abandon(struct conn *c);
 /* A tagged BAD: logged; the session ends once nothing is in flight. */
 void conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r);

@@ -177,30 +177,6 @@ op_append(struct conn *c, const struct plan_pending *pend)
 }
 
 static bool
-op_login(struct conn *c, enum op op)
-{
-	const char *pass = c->pass;
-	struct imap_cmd cmd;
-	uint32_t tag;
-
-	cmd_begin(c, &cmd, &tag);
-	if (conn_sasl_mech(c, op) == MECH_LOGIN) {
-		imap_cmd_adds(&cmd, "LOGIN ");
-		imap_cmd_astring(&cmd, c->user, strlen(c->user));
-		imap_cmd_adds(&cmd, " ");
-		imap_cmd_astring(&cmd, pass, strlen(pass));
-		cmd_end(c, &cmd, op, tag);
-		return true;
-	}
-	if (!conn_sasl_start(c, op, &cmd)) {
-		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
-		return false;
-	}
-	cmd_end(c, &cmd, op, tag);
-	return true;
-}
-
-static bool
 op_fetch(struct conn *c)
 {
 	uint32_t seqs[FETCH_MAX_SEQS], tag;
@@ -467,9 +443,6 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 	    (c->lstate != LSTATE_SELECTED || c->exists == 0))
 		return false;	/* nothing to work on */
 	switch (op) {
-	case OP_AUTHENTICATE:
-	case OP_LOGIN:
-		return op_login(c, op);
 	case OP_SELECT:
 		if (c->lstate == LSTATE_SELECTED)
 			return false;
@@ -541,7 +514,7 @@ conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend)
 		conn_disconnect_soon(c);
 		return true;
 	default:
-		/* CHECKPOINT (src/run/checkpoint.c) and LMTP are not sent
+		/* CHECKPOINT (src/drivers/stress/checkpoint.c) and LMTP are not sent
 		 * by the plan loop, or not supported. */
 		return false;
 	}

@@ -342,6 +342,9 @@ conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r)
 
 static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
 				const struct imap_resp *r, uint64_t now);
+static void conn_reply_effects(struct conn *c, const struct inflight *fp,
+			       enum stats_reply rep, int benign,
+			       const struct imap_resp *r);
 
 static void
 conn_tagged(struct conn *c, const struct imap_resp *r)
@@ -377,9 +380,8 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	conn_tagged_effects(c, &f, r, now);
 	if (c->quit == CONN_QUIT_AFTER_INFLIGHT && c->n_fl == 0)
 		conn_close_later(c, conn_end_now(c), ERR_BAD);
-	/* Only now, with the reply's effects (login state, ...) applied. */
-	if (c->env->hooks->replied != NULL)
-		c->env->hooks->replied(c->env->hook_arg, c);
+	/* The driver hears that the connection is free once, from
+	 * conn_send_more after the read (the ready hook), not per reply. */
 }
 
 static void
@@ -406,36 +408,52 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 				 now - f.t_sent);
 	else
 		stats_cmd(c->env->stats, op, rep, now - f.t_sent);
-	if (f.done != NULL) {
-		conn_driver_reply(c, &f, rep, r);
-		return;
-	}
-	if (rep == STATS_OK && op != OP_LOGOUT && c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
-	    !c->disconnect_pending && c->env->cfg->states[OP_DISCONNECT].prob > 0 &&
-	    rng_pct(&c->rng, c->env->cfg->states[OP_DISCONNECT].prob))
-		conn_disconnect_soon(c);
+	conn_reply_effects(c, &f, rep, benign, r);
+}
 
-	if (rep == STATS_BAD) {
-		conn_bad_reply(c, op, r);
-		return;
+/* THE reply-effects switch: what a tagged reply to command f does to the
+ * connection, for plan commands and a driver's alike (`plan`: no done
+ * callback).  The plan's own habits (imaptest's CREATE after TRYCREATE
+ * or a failed SELECT/APPEND, the DISCONNECT chance, BAD ending at once)
+ * are marked; a driver hears the reply last, through done. */
+static void
+conn_reply_effects(struct conn *c, const struct inflight *fp,
+		   enum stats_reply rep, int benign, const struct imap_resp *r)
+{
+	struct inflight f = *fp;
+	enum op op = (enum op)f.op;
+	bool plan = f.done == NULL;
+
+	if (plan) {
+		if (rep == STATS_OK && op != OP_LOGOUT &&
+		    c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
+		    !c->disconnect_pending &&
+		    c->env->cfg->states[OP_DISCONNECT].prob > 0 &&
+		    rng_pct(&c->rng, c->env->cfg->states[OP_DISCONNECT].prob))
+			conn_disconnect_soon(c);
+		if (rep == STATS_BAD) {
+			conn_bad_reply(c, op, r);
+			return;
+		}
+		if (benign == BENIGN_TRYCREATE) {
+			/* The copy target does not exist yet: create it, as
+			 * imaptest does, and go on. */
+			conn_try_create(c, c->env->cfg->copybox);
+			return;
+		}
+		/* Random mailbox names often do not exist, or do already:
+		 * like imaptest, those NOs are counted, not shown. */
+		bool names = op_random_names(op) || op == OP_COPY ||
+		    op == OP_MOVE;
+		if (rep == STATS_NO && !names && benign < 0)
+			conn_log_err(c, ERR_NO, "%s failed: %.200s",
+				     op_table[op].name, r->line);
 	}
-	if (benign == BENIGN_TRYCREATE) {
-		/* The copy target does not exist yet: create it, as
-		 * imaptest does, and go on. */
-		conn_try_create(c, c->env->cfg->copybox);
-		return;
-	}
-	/* Random mailbox names often do not exist, or do already: like
-	 * imaptest, those NOs are counted, not shown. */
-	bool names = op_random_names(op) || op == OP_COPY || op == OP_MOVE;
-	if (rep == STATS_NO && !names && benign < 0)
-		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
-			     r->line);
 	switch (op) {
 	case OP_LOGIN:
 	case OP_AUTHENTICATE:
 		if (!conn_sasl_end(c, rep == STATS_OK))
-			return;		/* an unproven SCRAM server */
+			break;		/* an unproven SCRAM server */
 		if (rep == STATS_OK) {
 			conn_logged_in(c, r);
 		} else {
@@ -444,7 +462,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 			stats_err(c->env->stats, ERR_LOGIN);
 			conn_close_later(c, conn_end_now(c), ERR_LOGIN);
 		}
-		return;
+		break;
 	case OP_SELECT:
 		if (rep == STATS_OK) {
 			c->lstate = LSTATE_SELECTED;
@@ -454,38 +472,58 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 				mbox_view_select_done(c->view);
 				c->cur_resp = NULL;
 			}
-		} else {
+		} else if (plan) {
 			c->view_active = false;
 			conn_try_create(c, c->env->cfg->box);
+		} else {
+			/* No mailbox is selected after a failed SELECT (RFC
+			 * 3501 6.3.1); the plan's walk keeps imaptest's
+			 * state, and creates the box. */
+			c->lstate = LSTATE_AUTH;
 		}
-		return;
+		break;
 	case OP_STORE:
 	case OP_DELETE:
 		if (c->view != NULL)
 			mbox_view_store_end(c->view);
-		return;
+		break;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
 			ctr_add(&c->env->stats->append_msgs, f.msgs);
 			ctr_add(&c->env->stats->append_bytes, f.bytes);
-		} else {
+		} else if (plan) {
 			conn_try_create(c, c->env->cfg->box);
 		}
-		return;
+		break;
 	case OP_IDLE:
 		c->idle = CONN_IDLE_NONE;
-		return;
+		c->idle_driver = false;
+		break;
 	case OP_COMPRESS:
-		/* On OK the filter goes in after the parser returns. */
+		/* On OK the filter goes in after the parser returns; a
+		 * driver's done runs then (conn_compress_upgrade), so what it
+		 * sends next goes through it. */
 		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
-		return;
+		if (rep == STATS_OK && !plan) {
+			c->z_done = f.done;
+			c->z_done_arg = f.done_arg;
+			return;
+		}
+		break;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
 		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
-		return;
+		break;
 	default:
-		return;
+		break;
 	}
+	if (plan)
+		return;
+	if (rep == STATS_BAD)
+		conn_bad_reply(c, op, r);	/* as for plan commands */
+	f.done(f.done_arg, c, rep == STATS_OK ? CONN_REPLY_OK :
+	       rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD, r->text,
+	       r->text_len);
 }
 
 /* The server is idling us: stay a random while, then DONE (from the

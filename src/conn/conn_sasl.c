@@ -1,4 +1,5 @@
-/* conn_sasl.c: logging in with AUTHENTICATE.  PLAIN is one message (an
+/* conn_sasl.c: logging in, a step of the engine (no plan is asked):
+ * LOGIN, or AUTHENTICATE.  PLAIN is one message (an
  * initial response with SASL-IR, else after the "+"); SCRAM-SHA-1/256
  * answer the server's challenges (scram.c), and the server's signature
  * in its last challenge must be right, else the session is an error: a
@@ -11,6 +12,7 @@
 #include <sys/random.h>
 
 #include "util/b64.h"
+#include "util/rng.h"
 #include "conn/conn_int.h"
 #include "conn/conn_log.h"
 #include "net/rawlog.h"
@@ -183,4 +185,48 @@ conn_sasl_end(struct conn *c, bool ok)
 		return false;
 	}
 	return true;
+}
+
+/* A LOGIN or AUTHENTICATE of this session is unanswered. */
+static bool
+conn_login_in_flight(const struct conn *c)
+{
+	for (unsigned i = 0; i < c->n_fl; i++)
+		if (c->fl[i].internal == CONN_I_NONE &&
+		    (c->fl[i].op == OP_LOGIN || c->fl[i].op == OP_AUTHENTICATE))
+			return true;
+	return false;
+}
+
+void
+conn_login(struct conn *c)
+{
+	const struct config *cfg = c->env->cfg;
+	struct imap_cmd cmd;
+
+	if (conn_login_in_flight(c))
+		return;
+	/* imaptest's choice between its two login states, with the same
+	 * draw its plan made for it, so a seed= walks as it did. */
+	enum op op = rng_pct(&c->rng, cfg->states[OP_AUTHENTICATE].prob) ?
+	    OP_AUTHENTICATE : OP_LOGIN;
+	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_inline(&cmd);
+	imap_cmd_set_side(&cmd, c->scratch);
+	uint32_t tag = conn_tag_begin(c, &cmd);
+	if (conn_sasl_mech(c, op) == MECH_LOGIN) {
+		imap_cmd_adds(&cmd, "LOGIN ");
+		imap_cmd_astring(&cmd, c->user, strlen(c->user));
+		imap_cmd_adds(&cmd, " ");
+		imap_cmd_astring(&cmd, c->pass, strlen(c->pass));
+	} else if (!conn_sasl_start(c, op, &cmd)) {
+		/* No nonce, or no libcrypto: try again a little later. */
+		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+		conn_retry_later(c);
+		return;
+	}
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, op, CONN_I_NONE, tag, 0, 0);
+	/* The plan's walk goes on from the login state, as imaptest's. */
+	plan_logged_in_as(&c->plan, op);
 }

@@ -398,13 +398,6 @@ init_ready(void *arg, struct conn *c)
 }
 
 static void
-init_replied(void *arg, struct conn *c)
-{
-	/* A "+" may have let a held APPEND go: send what fits now. */
-	init_pump(init_conn_of(arg, c));
-}
-
-static void
 init_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 {
 	struct init_worker *w = arg;
@@ -443,7 +436,6 @@ init_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 
 const struct conn_hooks init_hooks = {
 	.ready = init_ready,
-	.replied = init_replied,
 	.closed = init_closed,
 	.untagged = init_untagged,
 };

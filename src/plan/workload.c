@@ -14,6 +14,12 @@ plan_restart(struct plan *p)
 }
 
 void
+plan_logged_in_as(struct plan *p, enum op op)
+{
+	p->last = op;
+}
+
+void
 plan_init(struct plan *p)
 {
 	plan_restart(p);

@@ -61,6 +61,10 @@ void plan_init(struct plan *p);
  * the walk built for the connection's config is kept. */
 void plan_restart(struct plan *p);
 
+/* The session logged in with `op` (LOGIN or AUTHENTICATE), a step of the
+ * engine, not of the plan: the walk goes on from that state. */
+void plan_logged_in_as(struct plan *p, enum op op);
+
 /* The walk's jumps for cfg's percentages (what plan_update uses). */
 void plan_walk_build(struct plan_walk *w, const struct config *cfg);
 

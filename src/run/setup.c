@@ -9,7 +9,6 @@
 
 #include <sys/random.h>
 
-#include "run/checkpoint.h"
 #include "config/config.h"
 #include "stats/latency_log.h"
 #include "util/log.h"
@@ -142,7 +141,7 @@ shared_new(const struct config *cfg)
 }
 
 struct worker_group *
-worker_group_new(const struct config *cfg, unsigned n_workers)
+worker_group_new(const struct config *cfg)
 {
 	struct worker_group *g = xcalloc(1, sizeof(*g));
 
@@ -151,10 +150,6 @@ worker_group_new(const struct config *cfg, unsigned n_workers)
 	    (g->latency_log_fd = latency_log_open(cfg->latency_log)) < 0)
 		fatal(2, "--latency-log %s: cannot create: %s", cfg->latency_log,
 		      strerror(errno));
-	/* One checkpoint for all workers: a mailbox's sessions may live in
-	 * several (a user= without %d is one mailbox for everyone). */
-	if (cfg->checkpoint_secs > 0 && !cfg->no_tracking)
-		g->cp_coord = cp_coord_new(n_workers);
 	return g;
 }
 
@@ -163,7 +158,6 @@ worker_group_free(struct worker_group *g)
 {
 	if (g == NULL)
 		return;
-	cp_coord_free(g->cp_coord);
 	if (g->latency_log_fd >= 0)
 		close(g->latency_log_fd);
 	free(g);

@@ -2,7 +2,7 @@
  * thread before any worker exists: the resolved server and --source
  * addresses, the userfile (this shard's slice), the message pool, the TLS
  * context, the worker count; and the workers' struct worker_group
- * (worker.h): the checkpoint's meeting point, the --latency-log file.  A
+ * (worker.h): the --latency-log file.  A
  * bad input is a usage error (exit 2) naming it. */
 #ifndef IMAPSTRESS_SETUP_H
 #define IMAPSTRESS_SETUP_H
@@ -15,8 +15,7 @@ struct worker_group;
 
 struct shared *shared_new(const struct config *cfg);
 void shared_free(struct shared *sh);		/* NULL is a no-op */
-struct worker_group *worker_group_new(const struct config *cfg,
-				      unsigned n_workers);
+struct worker_group *worker_group_new(const struct config *cfg);
 void worker_group_free(struct worker_group *g);	/* NULL is a no-op */
 /* Whether any output of this run reads each second's histograms (see
  * setup.c): if not, the workers copy them only where the run's totals

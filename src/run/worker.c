@@ -13,10 +13,8 @@
 #include "util/clock.h"
 #include "conn/conn.h"
 #include "util/log.h"
-#include "run/checkpoint.h"
-#include "run/openloop.h"
 #include "model/store_map.h"
-#include "run/stress.h"
+#include "run/driver.h"
 #include "run/worker.h"
 #include "util/xmalloc.h"
 
@@ -32,13 +30,11 @@ worker_start_some(struct worker *w, unsigned n)
 		conn_start(w->conns[w->n_started++]);
 }
 
-/* The driver's calls back (struct stress). */
-static void
-worker_conn_logged_in(void *arg)
+/* The driver's calls back (driver.h). */
+void
+worker_driver_logged_in(struct worker *w)
 {
-	struct worker *w = arg;
-
-	if (w->cfg->connect_rate <= 0)
+	if (w->drv->ramp && w->cfg->connect_rate <= 0)
 		worker_start_some(w, IMAPTEST_PER_LOGIN);
 }
 
@@ -46,27 +42,18 @@ static void
 worker_check_done(struct worker *w)
 {
 	if (w->draining && w->n_active == 0 &&
-	    (w->drv == NULL || w->drv->busy == NULL ||
-	     !w->drv->busy(w->drv_state)) &&
+	    (w->drv->busy == NULL || !w->drv->busy(w->drv_state)) &&
 	    !atomic_load_explicit(&w->done, memory_order_relaxed)) {
 		atomic_store_explicit(&w->done, true, memory_order_release);
 		event_base_loopbreak(w->base);
 	}
 }
 
-static void
-worker_conn_finished(void *arg)
-{
-	struct worker *w = arg;
-
-	w->n_active--;
-	worker_check_done(w);
-}
-
 void
 worker_driver_conn_finished(struct worker *w)
 {
-	worker_conn_finished(w);
+	w->n_active--;
+	worker_check_done(w);
 }
 
 void
@@ -89,8 +76,7 @@ worker_apply_stop(struct worker *w)
 		return;
 	w->stop_applied = how;
 	w->draining = true;
-	if (w->drv != NULL && w->drv->stop != NULL)
-		w->drv->stop(w->drv_state, how == WORKER_HALT);
+	w->drv->stop(w->drv_state, how == WORKER_HALT);
 	/* Slots never started are finished already. */
 	for (unsigned i = w->n_started; i < w->n_conns; i++) {
 		conn_finish(w->conns[i]);
@@ -129,7 +115,8 @@ worker_wake_cb(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
 	worker_apply_stop(w);
-	checkpoint_poll(w->cp);		/* another worker moved it on */
+	if (w->drv->wake != NULL)
+		w->drv->wake(w->drv_state);	/* worker_wake from another */
 	worker_answer(w);
 }
 
@@ -159,6 +146,8 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctr_set(&w->stats->conns_total, g.clients);
 	ctr_set(&w->stats->stalled3, g.stalled3);
 	conn_stall_heard(w->sh, g.heard);
+	if (w->drv->tick != NULL)
+		w->drv->tick(w->drv_state, now);
 	/* The counters' copies are for the main thread's stop checks
 	 * between ticks, which it makes only while something could stop the
 	 * run (run.c): while it leaves a copy unread it is not checking, and
@@ -194,26 +183,9 @@ worker_ramp_cb(evutil_socket_t fd, short what, void *arg)
 		event_del(w->ramp_ev);
 }
 
-static struct worker *worker_make(unsigned id, const struct shared *sh,
-				  const struct worker_group *g,
-				  const struct worker_driver *drv);
-
 struct worker *
-worker_new(unsigned id, const struct shared *sh, const struct worker_group *g)
-{
-	return worker_make(id, sh, g, NULL);
-}
-
-struct worker *
-worker_new_driven(unsigned id, const struct shared *sh,
-		  const struct worker_group *g, const struct worker_driver *drv)
-{
-	return worker_make(id, sh, g, drv);
-}
-
-static struct worker *
-worker_make(unsigned id, const struct shared *sh, const struct worker_group *g,
-	    const struct worker_driver *drv)
+worker_new(unsigned id, const struct shared *sh, const struct worker_group *g,
+	   const struct driver *drv)
 {
 	const struct config *cfg = sh->cfg;
 	struct worker *w = xcalloc(1, sizeof(*w));
@@ -261,47 +233,18 @@ worker_make(unsigned id, const struct shared *sh, const struct worker_group *g,
 		.stores = w->stores,
 		.msg_seq = &w->msg_seq,
 		.worker_id = id,
-		.hooks = &stress_hooks,
-		.hook_arg = &w->stress,
+		.hooks = drv->hooks,
 	};
 
 	w->drv = drv;
-	if (drv != NULL) {
-		w->env.hooks = drv->hooks;
-		w->n_conns = drv->n_conns(drv->arg, id);
-	} else {
-		for (unsigned s = id; s < cfg->clients; s += sh->n_workers)
-			w->n_conns++;
-	}
+	w->n_conns = drv->n_conns(drv->arg, id);
 	w->conns = xcalloc(w->n_conns ? w->n_conns : 1, sizeof(*w->conns));
-	w->fail_streak = xcalloc(w->n_conns ? w->n_conns : 1,
-				 sizeof(*w->fail_streak));
-	w->stress = (struct stress){
-		.cfg = cfg,
-		.users = sh->users,
-		.worker_id = id,
-		.n_workers = sh->n_workers,
-		.fail_streak = w->fail_streak,
-		.draining = &w->draining,
-		.logged_in = worker_conn_logged_in,
-		.finished = worker_conn_finished,
-		.arg = w,
-	};
-	for (unsigned i = 0; i < w->n_conns; i++) {
-		if (drv != NULL) {
-			w->conns[i] = conn_new(&w->env, drv->slot(drv->arg, id, i));
-			continue;
-		}
-		w->conns[i] = conn_new(&w->env, id + i * sh->n_workers);
-		stress_pick_user(&w->stress, w->conns[i]);
-	}
+	for (unsigned i = 0; i < w->n_conns; i++)
+		w->conns[i] = conn_new(&w->env, drv->slot(drv->arg, id, i));
 	w->n_active = w->n_conns;
-	if (drv != NULL) {
-		/* The driver starts its connections when it wants. */
+	/* A driver that does not ramp starts its connections when it wants. */
+	if (!drv->ramp)
 		w->n_started = w->n_conns;
-		w->drv_state = drv->attach(drv->arg, w);
-		w->env.hook_arg = w->drv_state;
-	}
 
 	if (pipe2(w->wake_fd, O_NONBLOCK | O_CLOEXEC) < 0)
 		fatal(1, "pipe: %s", strerror(errno));
@@ -311,12 +254,9 @@ worker_make(unsigned id, const struct shared *sh, const struct worker_group *g,
 	w->tick_ev = event_new(w->base, -1, EV_PERSIST, worker_tick_cb, w);
 	struct timeval tick = { 0, TICK_US };
 	event_add(w->tick_ev, &tick);
-	if (cfg->checkpoint_secs > 0 && w->stores != NULL && g->cp_coord != NULL)
-		w->cp = checkpoint_new(w, g->cp_coord, cfg->checkpoint_secs);
-	if (cfg->rate > 0)
-		w->openloop = openloop_new(w, cfg->rate / sh->n_workers);
-	w->stress.cp = w->cp;
-	w->stress.openloop = w->openloop;
+	/* Last: the driver's timers go on the base made above. */
+	w->drv_state = drv->attach(drv->arg, w);
+	w->env.hook_arg = w->drv_state;
 	if (cfg->connect_rate > 0) {
 		w->ramp_ev = event_new(w->base, -1, EV_PERSIST, worker_ramp_cb, w);
 		struct timeval ramp = { 0, RAMP_US };
@@ -330,14 +270,10 @@ worker_free(struct worker *w)
 {
 	if (w == NULL)
 		return;
-	if (w->drv != NULL && w->drv->detach != NULL)
-		w->drv->detach(w->drv_state);
+	w->drv->detach(w->drv_state);
 	for (unsigned i = 0; i < w->n_conns; i++)
 		conn_free(w->conns[i]);
 	free(w->conns);
-	free(w->fail_streak);
-	openloop_free(w->openloop);
-	checkpoint_free(w->cp);
 	store_map_free(w->stores);	/* after the views (conn_free) */
 	if (w->wake_ev)
 		event_free(w->wake_ev);
@@ -375,9 +311,8 @@ worker_main(void *arg)
 		initial = (IMAPTEST_INITIAL + w->sh->n_workers - 1) /
 		    w->sh->n_workers;
 	}
-	if (w->drv != NULL)
-		w->drv->start(w->drv_state);
-	else
+	w->drv->start(w->drv_state);
+	if (w->drv->ramp)
 		worker_start_some(w, initial);
 	worker_apply_stop(w);	/* a stop that came before we ran */
 	while (!atomic_load_explicit(&w->done, memory_order_acquire))
@@ -450,4 +385,54 @@ worker_last_hists(struct worker *w, enum stats_pub_hists what)
 {
 	stats_pub_ask(w->pub, what);
 	stats_pub_publish_hists(w->pub, w->stats);
+}
+
+/* What a driver may ask of its worker (driver.h). */
+unsigned
+worker_id(const struct worker *w)
+{
+	return w->id;
+}
+
+const struct shared *
+worker_shared(const struct worker *w)
+{
+	return w->sh;
+}
+
+struct event_base *
+worker_base(const struct worker *w)
+{
+	return w->base;
+}
+
+struct stats *
+worker_stats(const struct worker *w)
+{
+	return w->stats;
+}
+
+unsigned
+worker_n_conns(const struct worker *w)
+{
+	return w->n_conns;
+}
+
+struct conn *
+worker_conn(const struct worker *w, unsigned i)
+{
+	return w->conns[i];
+}
+
+bool
+worker_draining(const struct worker *w)
+{
+	return w->draining;
+}
+
+void
+worker_wake(struct worker *w)
+{
+	ssize_t r = write(w->wake_fd[1], "c", 1);
+	(void)r;	/* a full pipe already wakes it */
 }

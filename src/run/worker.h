@@ -16,36 +16,15 @@
 #include "conn/shared.h"
 #include "stats/stats.h"
 #include "stats/stats_pub.h"
-#include "run/stress.h"
+#include "run/driver.h"
 
 struct event_base;
 struct event;
 struct worker;
-struct cp_coord;
-
-/* A driver other than the stress mix (the profile users, src/users/):
- * the worker makes the connections it asks for and runs its loop; the
- * driver owns what they do.  Reached only through these pointers, so the
- * run folder never calls the driver's code by name. */
-struct worker_driver {
-	const struct conn_hooks *hooks;
-	/* Connections of worker `id` and the global slot of its i-th. */
-	unsigned (*n_conns)(void *arg, unsigned id);
-	unsigned (*slot)(void *arg, unsigned id, unsigned i);
-	/* The worker's connections exist: its state, the hooks' argument. */
-	void *(*attach)(void *arg, struct worker *w);
-	void (*start)(void *state);	/* in the worker's thread */
-	void (*stop)(void *state, bool halt);	/* the run is ending */
-	bool (*busy)(void *state);	/* draining: work left besides conns */
-	void (*detach)(void *state);	/* before the worker is freed */
-	void *arg;
-};
 
 /* What the workers share that connections never see (setup.c builds it
  * for main). */
 struct worker_group {
-	struct cp_coord *cp_coord;	/* checkpoint=: the workers' meeting
-					 * point (checkpoint.c), else NULL */
 	int latency_log_fd;		/* --latency-log, else -1: the stats
 					 * shards write it */
 };
@@ -66,8 +45,6 @@ struct worker {
 
 	struct conn_env env;	/* what its connections are given */
 	struct conn **conns;	/* the slots this worker owns */
-	unsigned *fail_streak;	/* per slot: failures in a row (stress.c) */
-	struct stress stress;	/* the driver's view of this worker */
 	unsigned n_conns;
 	unsigned n_started;	/* slots started so far (ramp-up) */
 	unsigned n_active;	/* slots not finished */
@@ -89,21 +66,16 @@ struct worker {
 	uint64_t t_last_ramp;
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
 	uint32_t msg_seq;	/* Message-ID counter */
-	struct openloop *openloop;	/* --rate, else NULL */
 	struct store_map *stores;	/* mailbox models; NULL with no_tracking */
-	struct checkpoint *cp;		/* checkpoint=, else NULL */
 	char *rbuf;		/* CONN_MAX_READ octets: plain sockets read here */
-	const struct worker_driver *drv;	/* NULL: the stress mix */
+	const struct driver *drv;	/* always one (driver.h) */
 	void *drv_state;
 };
 
-/* Build a worker owning global client slots {id, id+W, id+2W, ...}. */
+/* Worker `id` of a run, for driver `drv` (which outlives it). */
 struct worker *worker_new(unsigned id, const struct shared *sh,
-			  const struct worker_group *g);
-/* A worker for driver `drv` (which outlives it) instead of the stress mix. */
-struct worker *worker_new_driven(unsigned id, const struct shared *sh,
-				 const struct worker_group *g,
-				 const struct worker_driver *drv);
+			  const struct worker_group *g,
+			  const struct driver *drv);
 void worker_free(struct worker *w);		/* NULL is a no-op */
 int worker_start(struct worker *w);		/* spawn the thread */
 void worker_request_stop(struct worker *w, enum worker_stop how);
@@ -117,10 +89,5 @@ bool worker_wait_hists(struct worker *w, uint64_t deadline_us);
 /* Main, after worker_join: the histograms' last copy, exact, made as the
  * worker would (take what it had answered first). */
 void worker_last_hists(struct worker *w, enum stats_pub_hists what);
-
-/* Called by a driver other than the stress mix (src/users/): one of its
- * connections is done for good; its other work (busy) has ended. */
-void worker_driver_conn_finished(struct worker *w);
-void worker_driver_idle(struct worker *w);
 
 #endif

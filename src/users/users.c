@@ -228,7 +228,7 @@ users_new(const struct config *cfg, const struct profile *p,
 		}
 	}
 	r->wake = usess_kick;
-	r->drv = (struct worker_driver){
+	r->drv = (struct driver){
 		.hooks = &usess_hooks,
 		.n_conns = users_n_conns,
 		.slot = users_slot,
@@ -285,7 +285,7 @@ users_free(struct users *r)
 	free(r);
 }
 
-const struct worker_driver *
+const struct driver *
 users_driver(struct users *r)
 {
 	return &r->drv;

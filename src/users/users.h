@@ -14,7 +14,7 @@
 struct config;
 struct profile;
 struct users;
-struct worker_driver;
+struct driver;
 
 /* NULL with a message in err when the profile cannot be run. */
 struct users *users_new(const struct config *cfg, const struct profile *p,
@@ -29,7 +29,7 @@ void users_config(struct config *cfg);
 void users_loadsim_config(const struct users *r, struct config *cfg);
 void users_free(struct users *r);		/* NULL is a no-op */
 
-const struct worker_driver *users_driver(struct users *r);
+const struct driver *users_driver(struct users *r);
 /* Connections of the run (every user's connection_max_count): of this
  * shard's users with a shard. */
 unsigned users_conn_count(const struct users *r);

@@ -238,7 +238,7 @@ struct users {
 	unsigned n_slots;
 	unsigned n_workers;
 	struct uworker **uw;		/* attached, per worker id */
-	struct worker_driver drv;
+	struct driver drv;
 	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */

@@ -141,22 +141,14 @@ usess_kick(struct user *u)
 		usess_pump(&u->uc[i]);
 }
 
-static void
-usess_replied(void *arg, struct conn *c)
-{
-	struct uconn *uc = uconn_of(arg, c);
-	/* A job step's callback ran already; an idle, free connection
-	 * (after set-up, a poll) decides what is next here. */
-	if (uc->job == UJ_NONE)
-		usess_pump(uc);
-}
-
 static bool
 usess_ready(void *arg, struct conn *c)
 {
 	struct uconn *uc = uconn_of(arg, c);
 
-	/* Right after login, and whenever the connection is free. */
+	/* Right after login, and whenever the connection is free (a job
+	 * step's callback ran already: after set-up or a poll, what is
+	 * next is decided here). */
 	if (uc->job == UJ_NONE && conn_in_flight(c) == 0)
 		usess_pump(uc);
 	return false;		/* the plan never runs in profile mode */
@@ -215,7 +207,6 @@ usess_idle_started(void *arg, struct conn *c)
 
 const struct conn_hooks usess_hooks = {
 	.logged_in = usess_logged_in,
-	.replied = usess_replied,
 	.ready = usess_ready,
 	.closed = usess_closed,
 	.untagged = usess_untagged,

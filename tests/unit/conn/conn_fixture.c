@@ -1,8 +1,10 @@
 /* conn_fixture.c: see conn_fixture.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <check.h>
+#include <event2/buffer.h>
 
 #include "conn_fixture.h"
 
@@ -92,4 +94,30 @@ conn_fx_attach(struct conn_fx *fx)
 	fx->peer = pair[1];
 	bufferevent_enable(fx->peer, EV_READ | EV_WRITE);
 	conn_attach(fx->c, pair[0]);
+}
+
+unsigned
+conn_fx_take(struct bufferevent *peer, char (*tags)[32], char (*cmds)[32],
+	     unsigned *n, unsigned max)
+{
+	struct evbuffer *in = bufferevent_get_input(peer);
+	unsigned got = 0;
+	char *line;
+	size_t len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
+		ck_assert_uint_lt(*n, max);
+		char *sp = strchr(line, ' ');
+		ck_assert_msg(sp != NULL, "untagged client line: %s", line);
+		*sp = '\0';
+		snprintf(tags[*n], 32, "%s", line);
+		char *cmd = sp + 1, *end = strchr(cmd, ' ');
+		if (end != NULL)
+			*end = '\0';
+		snprintf(cmds[*n], 32, "%s", cmd);
+		(*n)++;
+		got++;
+		free(line);
+	}
+	return got;
 }

@@ -44,6 +44,10 @@ void conn_fx_teardown(struct conn_fx *fx);
 /* Run what is ready until nothing is (deferred callbacks, the pair's
  * transfers); no timer is waited for. */
 void conn_fx_pump(struct conn_fx *fx);
+/* The client's complete lines waiting at `peer`, appended to the tags
+ * and commands (first word) at *n (at most max in all); how many. */
+unsigned conn_fx_take(struct bufferevent *peer, char (*tags)[32],
+		      char (*cmds)[32], unsigned *n, unsigned max);
 /* Connect the connection to a new pair; fx->peer is the other end. */
 void conn_fx_attach(struct conn_fx *fx);
 

@@ -23,7 +23,7 @@
 #define MAX_TAGS 64
 
 /* The hooks, as the driver saw them. */
-enum ev_kind { H_LOGGED_IN, H_REPLIED, H_CLOSED };
+enum ev_kind { H_LOGGED_IN, H_READY, H_CLOSED };
 
 struct ev {
 	enum ev_kind kind;
@@ -52,18 +52,23 @@ record(enum ev_kind kind, enum conn_end end, enum err_kind err)
 	T.ev[T.n_ev++] = (struct ev){ kind, end, err };
 }
 
+/* Tagged replies counted in the shard, every command and outcome. */
+static unsigned
+replies(void)
+{
+	uint64_t n = 0;
+	for (unsigned op = 0; op < OP_COUNT; op++)
+		n += ctr_get(&T.fx.stats->ok[op]) + ctr_get(&T.fx.stats->no[op]) +
+		    ctr_get(&T.fx.stats->bad[op]);
+	return (unsigned)n;
+}
+
 static void
 hook_logged_in(void *arg, struct conn *c)
 {
 	ck_assert_ptr_eq(arg, &T);
 	ck_assert_ptr_eq(c, T.fx.c);
 	record(H_LOGGED_IN, 0, 0);
-}
-
-static void
-hook_replied(void *arg, struct conn *c)
-{
-	record(H_REPLIED, 0, 0);
 }
 
 static bool
@@ -76,6 +81,7 @@ hook_ready(void *arg, struct conn *c)
 	if (!logged_in)
 		T.ready_before_login = true;
 	T.n_ready++;
+	record(H_READY, 0, 0);
 	return true;
 }
 
@@ -88,7 +94,6 @@ hook_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 
 static const struct conn_hooks hooks = {
 	.logged_in = hook_logged_in,
-	.replied = hook_replied,
 	.ready = hook_ready,
 	.closed = hook_closed,
 };
@@ -134,26 +139,7 @@ pump(void)
 static unsigned
 take_lines(void)
 {
-	struct evbuffer *in = bufferevent_get_input(T.fx.peer);
-	unsigned n = 0;
-	char *line;
-	size_t len;
-
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF)) != NULL) {
-		ck_assert_uint_lt(T.n_tags, MAX_TAGS);
-		char *sp = strchr(line, ' ');
-		ck_assert_msg(sp != NULL, "untagged client line: %s", line);
-		*sp = '\0';
-		snprintf(T.tags[T.n_tags], sizeof(T.tags[0]), "%s", line);
-		char *cmd = sp + 1, *end = strchr(cmd, ' ');
-		if (end != NULL)
-			*end = '\0';
-		snprintf(T.cmds[T.n_tags], sizeof(T.cmds[0]), "%s", cmd);
-		T.n_tags++;
-		n++;
-		free(line);
-	}
-	return n;
+	return conn_fx_take(T.fx.peer, T.tags, T.cmds, &T.n_tags, MAX_TAGS);
 }
 
 /* Answer the oldest unanswered command: `untagged` then its tagged OK,
@@ -246,9 +232,10 @@ START_TEST(test_conn_session)
 		ck_assert_str_eq(T.cmds[i], "NOOP");
 	ck_assert_uint_gt(T.n_ready, 0);
 
-	/* All four answered in one write: four replied hooks, and the
-	 * connection fills its pipeline again. */
-	unsigned replied = count(H_REPLIED);
+	/* All four answered in one write: four replies counted, the driver
+	 * told the connection is free (once per read, not per reply), and
+	 * the connection fills its pipeline again. */
+	unsigned replied = replies(), ready = count(H_READY);
 	char burst[512];
 	size_t o = 0;
 	for (unsigned i = 0; i < 4; i++)
@@ -257,7 +244,8 @@ START_TEST(test_conn_session)
 	T.n_tags = 0;
 	bufferevent_write(T.fx.peer, burst, o);
 	pump();
-	ck_assert_uint_eq(count(H_REPLIED), replied + 4);
+	ck_assert_uint_eq(replies(), replied + 4);
+	ck_assert_uint_gt(count(H_READY), ready);
 	ck_assert_uint_eq(take_lines(), 4);
 
 	/* An untagged reply with a literal, split at every byte: nothing
@@ -269,9 +257,9 @@ START_TEST(test_conn_session)
 		size_t n = strlen(lit) + strlen(T.tags[0]) + strlen(" OK done\r\n");
 		if (k >= n)
 			break;
-		replied = count(H_REPLIED);
+		replied = replies();
 		answer("NOOP", lit, "done", k);
-		ck_assert_uint_eq(count(H_REPLIED), replied + 1);
+		ck_assert_uint_eq(replies(), replied + 1);
 		ck_assert_uint_eq(take_lines(), 1);	/* the next NOOP */
 		splits++;
 	}
@@ -294,10 +282,10 @@ START_TEST(test_conn_session)
 	ck_assert_uint_eq(count(H_CLOSED), 1);
 	ck_assert(conn_finished(T.fx.c));
 
-	/* The order: one login first, then only replies, then the close. */
+	/* The order: one login first, then only "free", then the close. */
 	ck_assert_int_eq(T.ev[0].kind, H_LOGGED_IN);
 	for (unsigned i = 1; i + 1 < T.n_ev; i++)
-		ck_assert_int_eq(T.ev[i].kind, H_REPLIED);
+		ck_assert_int_eq(T.ev[i].kind, H_READY);
 
 	/* What the shard says matches what the peer answered. */
 	unsigned noops = 4 + splits + 4;	/* burst, splits, drain */
@@ -377,11 +365,11 @@ START_TEST(test_conn_fetch2_pipeline_full)
 	/* Ten 4 KB replies in one write: each counted, and the ten slots
 	 * they free are filled again. */
 	struct evbuffer *b = evbuffer_new();
-	unsigned replied = count(H_REPLIED);
+	unsigned replied = replies();
 	for (unsigned i = 0; i < 10; i++)
 		fetch_reply(b, 4096);
 	peer_write_range(b, 0, evbuffer_get_length(b));
-	ck_assert_uint_eq(count(H_REPLIED), replied + 10);
+	ck_assert_uint_eq(replies(), replied + 10);
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_FETCH2]), 10);
 	ck_assert_uint_eq(take_lines(), 10);
 	ck_assert_uint_eq(conn_in_flight(T.fx.c), 10);
@@ -397,12 +385,12 @@ START_TEST(test_conn_fetch2_pipeline_full)
 		size_t len = evbuffer_get_length(b);
 		size_t line_at = len - tag_len - strlen(" OK done\r\n");
 		size_t cut = k == 0 ? 2000 : k == 1 ? line_at - 1 : line_at + 1;
-		replied = count(H_REPLIED);
+		replied = replies();
 		peer_write_range(b, 0, cut);
-		ck_assert_uint_eq(count(H_REPLIED), replied);
+		ck_assert_uint_eq(replies(), replied);
 		ck_assert_uint_eq(take_lines(), 0);
 		peer_write_range(b, cut, len);
-		ck_assert_uint_eq(count(H_REPLIED), replied + 1);
+		ck_assert_uint_eq(replies(), replied + 1);
 		ck_assert_uint_eq(take_lines(), 1);
 		ck_assert_uint_eq(conn_in_flight(T.fx.c), 10);
 		octets += len;
@@ -455,7 +443,7 @@ START_TEST(test_conn_deep_pipeline)
 	/* 64 heap slots of at least 32 octets (tag, op, clock, driver). */
 	ck_assert_uint_ge(conn_footprint(T.fx.c), fresh + 64 * 32);
 
-	unsigned replied = count(H_REPLIED);
+	unsigned replied = replies();
 	for (unsigned i = 62; i-- > 0;)
 		o += (size_t)snprintf(burst + o, sizeof(burst) - o,
 				      "%s OK done\r\n", T.tags[i]);
@@ -463,7 +451,7 @@ START_TEST(test_conn_deep_pipeline)
 	T.n_tags = 0;
 	bufferevent_write(T.fx.peer, burst, o);
 	pump();
-	ck_assert_uint_eq(count(H_REPLIED), replied + 62);
+	ck_assert_uint_eq(replies(), replied + 62);
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_NOOP]), 62);
 	ck_assert_uint_eq(take_lines(), 62);
 	ck_assert_uint_eq(conn_in_flight(T.fx.c), 62);
@@ -484,6 +472,52 @@ START_TEST(test_conn_deep_pipeline)
 	bufferevent_free(T.fx.peer);
 	conn_fx_attach(&T.fx);
 	ck_assert_uint_eq(conn_footprint(T.fx.c), fresh);
+}
+END_TEST
+
+/* imaptest's DISCONNECT chance, taken while a DELAY pause is on (its
+ * timer replaced by the disconnect's): the next session must not inherit
+ * the pause.  It did, and never sent a byte: no ID, no LOGIN, and a run
+ * that could not drain. */
+START_TEST(test_conn_disconnect_during_delay)
+{
+	static const char *const extra[] = { "delay=100", "disconnect=100",
+					     NULL };
+	char buf[256];
+
+	conn_fx_teardown(&T.fx);
+	memset(&T, 0, sizeof(T));
+	conn_fx_setup(&T.fx, extra, &hooks, &T, 0);
+	conn_fx_attach(&T.fx);
+	const char greet[] = "* OK [CAPABILITY IMAP4rev1 LITERAL+ ID] hi\r\n";
+	bufferevent_write(T.fx.peer, greet, sizeof(greet) - 1);
+	pump();
+	ck_assert_uint_eq(take_lines(), 2);
+	ck_assert_str_eq(T.cmds[0], "ID");
+	ck_assert_str_eq(T.cmds[1], "LOGIN");
+	/* LOGIN first, with ID still out: no DISCONNECT yet (it needs
+	 * nothing in flight); the plan's SELECT goes, then a DELAY. */
+	int n = snprintf(buf, sizeof(buf), "%s OK [CAPABILITY IMAP4rev1 "
+			 "LITERAL+ ID] in\r\n%s OK id\r\n", T.tags[1],
+			 T.tags[0]);
+	T.n_tags = 0;
+	bufferevent_write(T.fx.peer, buf, (size_t)n);
+	pump();
+	ck_assert_uint_eq(take_lines(), 1);
+	ck_assert_str_eq(T.cmds[0], "SELECT");
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_DELAY]), 1);
+	/* Its OK leaves nothing in flight: DISCONNECT, during the pause. */
+	answer("SELECT", "* 0 EXISTS\r\n", "selected", 0);
+	ck_assert_uint_eq(count(H_CLOSED), 1);
+	ck_assert_int_eq(T.ev[T.n_ev - 1].end, CONN_END_PLANNED);
+
+	/* The next session speaks at once. */
+	bufferevent_free(T.fx.peer);
+	conn_fx_attach(&T.fx);
+	bufferevent_write(T.fx.peer, greet, sizeof(greet) - 1);
+	pump();
+	ck_assert_uint_eq(take_lines(), 2);
+	ck_assert_str_eq(T.cmds[1], "LOGIN");
 }
 END_TEST
 
@@ -555,6 +589,7 @@ conn_suite(void)
 	tcase_add_test(tc, test_conn_session);
 	tcase_add_test(tc, test_conn_reset_mid_literal);
 	tcase_add_test(tc, test_conn_sync_literal);
+	tcase_add_test(tc, test_conn_disconnect_during_delay);
 	suite_add_tcase(s, tc);
 	add_case(s, "fetch2", setup_fetch2, test_conn_fetch2_pipeline_full);
 	add_case(s, "idle", setup_idle, test_conn_idle_footprint);

@@ -9,9 +9,9 @@
  * checkpoints that found none (imaptest's count).
  *
  * The workers meet at two barriers under the coordinator's mutex and wake
- * each other through their wake pipes (worker_wake_cb calls
- * checkpoint_poll); connections only ask checkpoint_holding and report
- * progress. */
+ * each other through their workers' wake-ups (worker_wake; the driver's
+ * wake calls checkpoint_poll); connections only ask checkpoint_holding
+ * and report progress. */
 #ifndef IMAPSTRESS_CHECKPOINT_H
 #define IMAPSTRESS_CHECKPOINT_H
 

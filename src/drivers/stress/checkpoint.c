@@ -5,13 +5,13 @@
 
 #include <event2/event.h>
 
-#include "run/checkpoint.h"
+#include "drivers/stress/checkpoint.h"
 #include "util/clock.h"
 #include "conn/conn.h"
 #include "util/log.h"
 #include "model/mbox_model.h"
 #include "model/store_map.h"
-#include "run/worker.h"
+#include "run/driver.h"
 #include "util/xmalloc.h"
 
 enum cp_phase {
@@ -97,10 +97,8 @@ coord_wake_others(struct cp_coord *co, const struct checkpoint *self)
 {
 	for (unsigned i = 0; i < co->n; i++) {
 		struct checkpoint *m = co->members[i];
-		if (m != NULL && m != self) {
-			ssize_t r = write(m->w->wake_fd[1], "c", 1);
-			(void)r;	/* a full pipe already wakes it */
-		}
+		if (m != NULL && m != self)
+			worker_wake(m->w);
 	}
 }
 
@@ -112,7 +110,7 @@ checkpoint_err(void *arg, enum mbox_err kind, const char *msg)
 		cp->co->recent_off = true;	/* comparing: no lock needed */
 		log_warn("Disabling \\Recent flag tracking");
 	}
-	stats_err(cp->w->stats, ERR_MBOXSTATE);
+	stats_err(worker_stats(cp->w), ERR_MBOXSTATE);
 	/* msg already starts "Checkpoint: ", imaptest's prefix */
 	log_error("%s (%s)", msg, mbox_err_name(kind));
 }
@@ -160,13 +158,13 @@ coord_add_views(struct cp_coord *co, struct checkpoint *cp)
 		co->copies = store_map_new(0);
 	/* Every login still in session: fewer than this worker's logins
 	 * ever means one has ended. */
-	for (unsigned i = 0; i < w->n_conns; i++)
-		if (conn_is_logged_in(w->conns[i]))
+	for (unsigned i = 0; i < worker_n_conns(w); i++)
+		if (conn_is_logged_in(worker_conn(w, i)))
 			live++;
-	if (ctr_get(&w->stats->logins) > live)
+	if (ctr_get(&worker_stats(w)->logins) > live)
 		co->session_ended = true;
-	for (unsigned i = 0; i < w->n_conns; i++) {
-		struct mbox_view *v = conn_checked_view(w->conns[i]);
+	for (unsigned i = 0; i < worker_n_conns(w); i++) {
+		struct mbox_view *v = conn_checked_view(worker_conn(w, i));
 		if (v == NULL)
 			continue;
 		const struct mbox_store *src = mbox_view_store(v);
@@ -204,7 +202,7 @@ checkpoint_arrive(struct checkpoint *cp)
 
 	cp->arrived = true;
 	pthread_mutex_lock(&co->mu);
-	if (cp->phase == CP_CHECK && !cp->w->draining)
+	if (cp->phase == CP_CHECK && !worker_draining(cp->w))
 		coord_add_views(co, cp);
 	last = ++co->arrived == co->n;
 	if (last) {
@@ -223,7 +221,7 @@ checkpoint_arrive(struct checkpoint *cp)
 		/* A checkpoint with no session selected compared nothing:
 		 * not one the summary's "checkpoints" can vouch for. */
 		if (co->n_views > 0)
-			ctr_add(&cp->w->stats->checkpoints, 1);
+			ctr_add(&worker_stats(cp->w)->checkpoints, 1);
 		unsigned errs = coord_compare(co, cp);
 		pthread_mutex_lock(&co->mu);
 		coord_clear_copies(co);
@@ -243,9 +241,9 @@ checkpoint_finish(struct checkpoint *cp, bool failed)
 	/* imaptest counts the sessions a clean checkpoint checked. */
 	if (!failed)
 		for (unsigned i = 0; i < cp->checked; i++)
-			stats_cmd(cp->w->stats, OP_CHECKPOINT, STATS_OK, us);
-	for (unsigned i = 0; i < cp->w->n_conns; i++)
-		conn_check_done(cp->w->conns[i]);
+			stats_cmd(worker_stats(cp->w), OP_CHECKPOINT, STATS_OK, us);
+	for (unsigned i = 0; i < worker_n_conns(cp->w); i++)
+		conn_check_done(worker_conn(cp->w, i));
 	cp->phase = CP_NONE;
 	cp->checked = 0;
 	/* Resume from the loop, not from inside whichever connection's
@@ -258,10 +256,10 @@ checkpoint_send_checks(struct checkpoint *cp)
 {
 	struct worker *w = cp->w;
 
-	if (w->draining)
+	if (worker_draining(w))
 		return;
-	for (unsigned i = 0; i < w->n_conns; i++)
-		conn_send_check(w->conns[i]);
+	for (unsigned i = 0; i < worker_n_conns(w); i++)
+		conn_send_check(worker_conn(w, i));
 }
 
 void
@@ -303,13 +301,13 @@ checkpoint_advance(struct checkpoint *cp)
 
 	if (cp->phase == CP_NONE || cp->arrived)
 		return;
-	if (cp->phase == CP_DRAIN && !w->draining)
-		for (unsigned i = 0; i < w->n_conns; i++)
-			if (!conn_quiesce(w->conns[i]))
+	if (cp->phase == CP_DRAIN && !worker_draining(w))
+		for (unsigned i = 0; i < worker_n_conns(w); i++)
+			if (!conn_quiesce(worker_conn(w, i)))
 				return;		/* still draining */
-	if (cp->phase == CP_CHECK && !w->draining)
-		for (unsigned i = 0; i < w->n_conns; i++)
-			if (conn_check_pending(w->conns[i]))
+	if (cp->phase == CP_CHECK && !worker_draining(w))
+		for (unsigned i = 0; i < worker_n_conns(w); i++)
+			if (conn_check_pending(worker_conn(w, i)))
 				return;
 	checkpoint_arrive(cp);
 }
@@ -331,8 +329,8 @@ static void
 checkpoint_resume_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct checkpoint *cp = arg;
-	for (unsigned i = 0; i < cp->w->n_conns; i++)
-		conn_send_more(cp->w->conns[i]);
+	for (unsigned i = 0; i < worker_n_conns(cp->w); i++)
+		conn_send_more(worker_conn(cp->w, i));
 }
 
 /* Worker 0's clock starts each checkpoint for everyone. */
@@ -343,7 +341,7 @@ checkpoint_timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct cp_coord *co = cp->co;
 	bool started = false;
 
-	if (cp->w->draining)
+	if (worker_draining(cp->w))
 		return;
 	pthread_mutex_lock(&co->mu);
 	if (co->phase == CP_NONE) {
@@ -367,13 +365,13 @@ checkpoint_new(struct worker *w, struct cp_coord *co, unsigned secs)
 	cp->w = w;
 	cp->co = co;
 	pthread_mutex_lock(&co->mu);
-	if (w->id < co->n)
-		co->members[w->id] = cp;
+	if (worker_id(w) < co->n)
+		co->members[worker_id(w)] = cp;
 	pthread_mutex_unlock(&co->mu);
-	cp->resume_ev = event_new(w->base, -1, 0, checkpoint_resume_cb, cp);
-	cp->progress_ev = event_new(w->base, -1, 0, checkpoint_progress_cb, cp);
-	if (w->id == 0) {
-		cp->ev = event_new(w->base, -1, EV_PERSIST, checkpoint_timer_cb,
+	cp->resume_ev = event_new(worker_base(w), -1, 0, checkpoint_resume_cb, cp);
+	cp->progress_ev = event_new(worker_base(w), -1, 0, checkpoint_progress_cb, cp);
+	if (worker_id(w) == 0) {
+		cp->ev = event_new(worker_base(w), -1, EV_PERSIST, checkpoint_timer_cb,
 				   cp);
 		event_add(cp->ev, &tv);
 	}
@@ -386,8 +384,8 @@ checkpoint_free(struct checkpoint *cp)
 	if (cp == NULL)
 		return;
 	pthread_mutex_lock(&cp->co->mu);
-	if (cp->w->id < cp->co->n)
-		cp->co->members[cp->w->id] = NULL;
+	if (worker_id(cp->w) < cp->co->n)
+		cp->co->members[worker_id(cp->w)] = NULL;
 	pthread_mutex_unlock(&cp->co->mu);
 	if (cp->ev != NULL)
 		event_free(cp->ev);

@@ -1,11 +1,13 @@
-/* stress.c: see stress.h.  Everything here runs in the worker's thread,
- * inside the callbacks of the connection it is about. */
-#include "run/checkpoint.h"
+/* stress.c: the stress driver's connection hooks (stress_int.h).
+ * Everything here runs in the worker's thread, inside the callbacks of
+ * the connection it is about. */
+#include "drivers/stress/checkpoint.h"
 #include "config/config.h"
 #include "conn/conn.h"
-#include "run/openloop.h"
+#include "drivers/stress/openloop.h"
 #include "util/rng.h"
-#include "run/stress.h"
+#include "run/driver.h"
+#include "drivers/stress/stress_int.h"
 #include "config/user_template.h"
 #include "config/userfile.h"
 
@@ -75,17 +77,7 @@ stress_logged_in(void *arg, struct conn *c)
 	struct stress *s = arg;
 
 	*stress_streak(s, c) = 0;
-	s->logged_in(s->arg);
-}
-
-static void
-stress_replied(void *arg, struct conn *c)
-{
-	struct stress *s = arg;
-
-	/* Only now, with the reply's effects (login state, ...) applied. */
-	if (checkpoint_holding(s->cp))
-		checkpoint_progress(s->cp);
+	worker_driver_logged_in(s->w);
 }
 
 static bool
@@ -93,8 +85,13 @@ stress_ready(void *arg, struct conn *c)
 {
 	struct stress *s = arg;
 
-	if (checkpoint_holding(s->cp))
-		return false;		/* a checkpoint is draining */
+	if (checkpoint_holding(s->cp)) {
+		/* A checkpoint is draining: this connection may be the last
+		 * it waits for (a connection in a DELAY pause is seen from
+		 * the tick, stress_driver.c). */
+		checkpoint_progress(s->cp);
+		return false;
+	}
 	if (s->openloop != NULL) {
 		/* Open loop: commands go out when the schedule says. */
 		if (conn_in_flight(c) == 0)
@@ -114,9 +111,9 @@ stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 		openloop_conn_gone(s->openloop, c);
 	if (checkpoint_holding(s->cp))
 		checkpoint_progress(s->cp);
-	if (*s->draining || end == CONN_END_STOPPED) {
+	if (worker_draining(s->w) || end == CONN_END_STOPPED) {
 		conn_finish(c);
-		s->finished(s->arg);
+		worker_driver_conn_finished(s->w);
 		return;
 	}
 	if (end == CONN_END_LOGOUT || end == CONN_END_PLANNED) {
@@ -135,7 +132,6 @@ stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 
 const struct conn_hooks stress_hooks = {
 	.logged_in = stress_logged_in,
-	.replied = stress_replied,
 	.ready = stress_ready,
 	.closed = stress_closed,
 };

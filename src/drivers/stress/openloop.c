@@ -6,8 +6,9 @@
 
 #include "util/clock.h"
 #include "conn/conn.h"
-#include "run/openloop.h"
-#include "run/worker.h"
+#include "drivers/stress/openloop.h"
+#include "conn/shared.h"
+#include "run/driver.h"
 #include "util/xmalloc.h"
 
 #define LATE_US 1000
@@ -36,7 +37,7 @@ openloop_timer_cb(evutil_socket_t fd, short what, void *arg)
 static int *
 openloop_pos(struct openloop *o, const struct conn *c)
 {
-	return &o->pos[conn_slot(c) / o->w->sh->n_workers];
+	return &o->pos[conn_slot(c) / worker_shared(o->w)->n_workers];
 }
 
 struct openloop *
@@ -46,13 +47,13 @@ openloop_new(struct worker *w, double rate)
 	o->w = w;
 	o->interval_us = 1e6 / rate;
 	o->t0 = clock_us();
-	o->cap_idle = w->n_conns ? w->n_conns : 1;
+	o->cap_idle = worker_n_conns(w) ? worker_n_conns(w) : 1;
 	o->idle = xcalloc(o->cap_idle, sizeof(*o->idle));
 	o->pos = xcalloc(o->cap_idle, sizeof(*o->pos));
 	for (unsigned i = 0; i < o->cap_idle; i++)
 		o->pos[i] = -1;
-	o->ev = evtimer_new(w->base, openloop_timer_cb, o);
-	o->kick = event_new(w->base, -1, 0, openloop_timer_cb, o);
+	o->ev = evtimer_new(worker_base(w), openloop_timer_cb, o);
+	o->kick = event_new(worker_base(w), -1, 0, openloop_timer_cb, o);
 	return o;
 }
 
@@ -86,7 +87,7 @@ openloop_dispatch(struct openloop *o)
 	uint64_t due_upto = (uint64_t)floor((double)(now - o->t0) /
 					    o->interval_us) + 1;
 
-	while (o->k_sent < due_upto && o->n_idle > 0 && !o->w->draining) {
+	while (o->k_sent < due_upto && o->n_idle > 0 && !worker_draining(o->w)) {
 		struct conn *c = o->idle[--o->n_idle];
 		*openloop_pos(o, c) = -1;
 		uint64_t due = o->t0 +
@@ -94,10 +95,10 @@ openloop_dispatch(struct openloop *o)
 		if (!conn_send_scheduled(c, due))
 			continue;	/* it had nothing it could send */
 		if (now > due + LATE_US)
-			ctr_add(&o->w->stats->rate_missed, 1);
+			ctr_add(&worker_stats(o->w)->rate_missed, 1);
 		o->k_sent++;
 	}
-	if (!o->w->draining && o->k_sent >= due_upto)
+	if (!worker_draining(o->w) && o->k_sent >= due_upto)
 		openloop_arm(o, now);
 	/* Otherwise commands are overdue and wait for a connection to come
 	 * free: openloop_conn_idle() calls us again. */

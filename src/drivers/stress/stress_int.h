@@ -1,0 +1,37 @@
+/* stress_int.h: the inside of the stress driver, for src/drivers/stress/
+ * only.  It owns what the engine leaves to its driver: which user a slot
+ * logs in as, the backoff after a failure, when a slot is finished (drain
+ * accounting), and the gates on plan commands (a checkpoint holding them,
+ * the open loop's schedule).  One struct stress per worker thread; it
+ * knows its worker only through run/driver.h. */
+#ifndef IMAPSTRESS_STRESS_INT_H
+#define IMAPSTRESS_STRESS_INT_H
+
+#include <stdbool.h>
+
+#include "conn/conn.h"
+
+struct checkpoint;
+struct openloop;
+struct userfile;
+struct worker;
+
+/* One worker's share of the stress mix. */
+struct stress {
+	const struct config *cfg;
+	const struct userfile *users;	/* userfile=, or NULL */
+	unsigned worker_id, n_workers;	/* this worker owns slots id + k*n */
+	unsigned *fail_streak;	/* per slot of this worker: failures in a row */
+	struct checkpoint *cp;	/* checkpoint=, else NULL */
+	struct openloop *openloop;	/* --rate, else NULL */
+	struct worker *w;	/* reached through run/driver.h */
+};
+
+/* The hooks; their argument is the struct stress. */
+extern const struct conn_hooks stress_hooks;
+
+/* Choose who slot c's next session logs in as (user= template with the
+ * worker's share of the user range, or a userfile= line). */
+void stress_pick_user(struct stress *s, struct conn *c);
+
+#endif

@@ -1,0 +1,68 @@
+/* driver.h: THE contract between a worker and what its connections do.
+ * Every mode is a driver: the stress mix (src/drivers/stress/), the
+ * profile and LoadSim users (src/users/).  A worker always has one; it
+ * makes the connections the driver asks for, runs the loop, the 100 ms
+ * tick and the ramp, and calls the driver only through this table, so
+ * the run folder never names a driver's code.  The driver reaches the
+ * worker only through the functions below, and its connections through
+ * the hooks (conn.h), which the worker hands to each connection.
+ *
+ * Lifecycle, all in the worker's thread except attach and detach (the
+ * main thread's, before the thread starts and after it is joined):
+ *   attach -> start -> (tick | wake)* -> stop -> busy* -> detach. */
+#ifndef IMAPSTRESS_DRIVER_H
+#define IMAPSTRESS_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct conn;
+struct conn_hooks;
+struct event_base;
+struct shared;
+struct stats;
+struct worker;
+
+struct driver {
+	const struct conn_hooks *hooks;	/* every connection's */
+	/* Connections of worker `id` and the global slot of its i-th. */
+	unsigned (*n_conns)(void *arg, unsigned id);
+	unsigned (*slot)(void *arg, unsigned id, unsigned i);
+	/* The worker's connections exist: its state, the hooks' argument. */
+	void *(*attach)(void *arg, struct worker *w);
+	void (*start)(void *state);		/* the thread runs */
+	/* Optional (NULL: nothing to do).  tick: the worker's 100 ms tick;
+	 * wake: another thread wrote the worker's wake-up pipe
+	 * (worker_wake). */
+	void (*tick)(void *state, uint64_t now);
+	void (*wake)(void *state);
+	void (*stop)(void *state, bool halt);	/* the run is ending */
+	/* Draining: work left besides connections (NULL: none). */
+	bool (*busy)(void *state);
+	void (*detach)(void *state);		/* before the worker is freed */
+	void *arg;
+	/* The worker starts the connections itself, imaptest's way (100 at
+	 * once, then 3 after each login: worker_driver_logged_in) or at
+	 * --connect-rate; false: the driver starts them when it wants. */
+	bool ramp;
+};
+
+/* What a driver may ask of its worker. */
+unsigned worker_id(const struct worker *w);
+const struct shared *worker_shared(const struct worker *w);
+struct event_base *worker_base(const struct worker *w);
+struct stats *worker_stats(const struct worker *w);
+unsigned worker_n_conns(const struct worker *w);
+struct conn *worker_conn(const struct worker *w, unsigned i);
+/* The run is ending: the worker is stopping its connections. */
+bool worker_draining(const struct worker *w);
+/* From any thread: have the worker call the driver's wake. */
+void worker_wake(struct worker *w);
+/* A connection logged in (the ramp starts more, for a ramping driver). */
+void worker_driver_logged_in(struct worker *w);
+/* One of the driver's connections is done for good. */
+void worker_driver_conn_finished(struct worker *w);
+/* The driver's other work (busy) may have ended. */
+void worker_driver_idle(struct worker *w);
+
+#endif
