@@ -18,6 +18,7 @@
 #include "model/mbox_model.h"
 #include "util/memlimit.h"
 #include "msg/msg.h"
+#include "plan/workload.h"
 #include "config/config_int.h"
 #include "util/units.h"
 #include "util/xmalloc.h"
@@ -540,8 +541,11 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 	if (cfg->profile_path != NULL)
 		profile_states(cfg);
 	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
-	 * session compresses right after login. */
-	if (cfg->compress && cfg->states[OP_COMPRESS].prob == 0)
+	 * session compresses right after login.  Not when nothing else
+	 * runs: main() then says "nothing to do" (a session that only
+	 * compresses would skip COMPRESS for ever once on). */
+	if (cfg->compress && cfg->states[OP_COMPRESS].prob == 0 &&
+	    plan_has_work(cfg))
 		cfg->states[OP_COMPRESS].prob = 100;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "check_main.h"
 #include "config/config.h"
 #include "config/derived.h"
+#include "plan/workload.h"
 #include "profile/profile.h"
 #include "stats/actions.h"
 #include "stats/score.h"
@@ -68,6 +69,8 @@ START_TEST(test_validate_compress)
 	static const char *const bare[] = { "compress", NULL };
 	static const char *const half[] = { "compress", "compress=50", NULL };
 	static const char *const none[] = { NULL };
+	static const char *const only[] = { "-", "select=0", "logout=0",
+					    "compress", NULL };
 	struct config c;
 
 	validated(&c, bare);
@@ -78,6 +81,11 @@ START_TEST(test_validate_compress)
 	config_free(&c);
 	validated(&c, none);
 	ck_assert_int_eq(c.states[OP_COMPRESS].prob, 0);
+	config_free(&c);
+	/* Nothing else to do: still nothing to do (main exits 2). */
+	validated(&c, only);
+	ck_assert_int_eq(c.states[OP_COMPRESS].prob, 0);
+	ck_assert(!plan_has_work(&c));
 	config_free(&c);
 }
 END_TEST
