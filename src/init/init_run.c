@@ -181,7 +181,8 @@ init_wait(struct init_run *run, struct init_worker **w, unsigned n)
 		int sig = sigtimedwait(&sigs, NULL, &ts);
 		if ((sig == SIGINT || sig == SIGTERM) &&
 		    atomic_load(&run->stop) < 2) {
-			bool first = atomic_fetch_add(&run->stop, 1) == 0;
+			bool first = exit_policy_signal(atomic_fetch_add(
+			    &run->stop, 1) > 0) == STOP_SIG_DRAIN;
 			log_warn("init: %s: %s (run init again to finish: it "
 				 "adds only what is missing)",
 				 sig == SIGINT ? "SIGINT" : "SIGTERM", first

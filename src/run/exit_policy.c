@@ -6,7 +6,8 @@
  *
  *   condition                                   reason            grace
  *   secs= ran out                               duration          yes
- *   SIGINT/SIGTERM (run.c; a second: at once)   signal            yes
+ *   SIGINT/SIGTERM (exit_policy_signal; a
+ *     second one while draining: at once)       signal            yes
  *   error_quit and any error                    error_quit        no
  *   disconnect_quit and a disconnect/BYE/timeout disconnect_quit  yes
  *   nobody logged in and no OK: after 5 s with
@@ -15,9 +16,9 @@
  *     LOGINDISABLED                             server unusable   no
  *
  * Later rows win the reason when several hold in the same turn; "no
- * grace" means the commands in flight are not waited for.  init and the
- * scripted tests stop when their work is done (init: a signal stops it,
- * a second at once).
+ * grace" means the commands in flight are not waited for.  init stops
+ * when its work is done or on a signal (the same two steps); the
+ * scripted tests when their tests are done.
  *
  * Exit status (exit_policy_status), the first row that holds:
  *
@@ -52,6 +53,12 @@ int
 exit_policy_fail(int status)
 {
 	return status == EXIT_OK ? EXIT_FAILED : status;
+}
+
+enum stop_signal
+exit_policy_signal(bool draining)
+{
+	return draining ? STOP_SIG_HALT : STOP_SIG_DRAIN;
 }
 
 static bool

@@ -57,6 +57,12 @@ struct stop_verdict {
 	int why;		/* enum stop_reason (report.h) */
 };
 
+/* SIGINT or SIGTERM: while the run runs, it drains (no new commands,
+ * those in flight answered within --grace); while it drains, it halts
+ * at once.  run.c and init ask this. */
+enum stop_signal { STOP_SIG_DRAIN, STOP_SIG_HALT };
+enum stop_signal exit_policy_signal(bool draining);
+
 /* Nobody got in for this long (with no connection up or logins
  * refused): the server is unusable. */
 #define EXIT_POLICY_UNUSABLE_AFTER_US 5000000

@@ -434,8 +434,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			int sig = sinks->metrics != NULL ?
 			    metrics_wait(sinks->metrics, &sigs, wake - now) :
 			    sigtimedwait(&sigs, NULL, &ts);
-			if (sig > 0) {
-				if (phase == PHASE_RUN) {
+			if (sig > 0 && phase != PHASE_HALT) {
+				if (exit_policy_signal(phase == PHASE_DRAIN) ==
+				    STOP_SIG_DRAIN) {
 					log_info("Received %s - stopping clients "
 						 "(send it again to stop at once)",
 						 sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -445,7 +446,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 					    (uint64_t)(cfg->grace_secs * 1e6);
 					rs.stopping = true;
 					run_stop_all(&rs, WORKER_DRAIN);
-				} else if (phase == PHASE_DRAIN) {
+				} else {
 					log_info("Received a second signal - stopping now");
 					phase = PHASE_HALT;
 					run_stop_all(&rs, WORKER_HALT);

@@ -131,6 +131,14 @@ START_TEST(test_stop_unusable)
 }
 END_TEST
 
+/* A signal drains a running run; one more while it drains halts it. */
+START_TEST(test_signal)
+{
+	ck_assert_int_eq(exit_policy_signal(false), STOP_SIG_DRAIN);
+	ck_assert_int_eq(exit_policy_signal(true), STOP_SIG_HALT);
+}
+END_TEST
+
 START_TEST(test_poll_and_end)
 {
 	struct config c;
@@ -161,6 +169,7 @@ exit_policy_suite(void)
 	tcase_add_test(tc, test_stop_duration);
 	tcase_add_test(tc, test_stop_quit);
 	tcase_add_test(tc, test_stop_unusable);
+	tcase_add_test(tc, test_signal);
 	tcase_add_test(tc, test_poll_and_end);
 	suite_add_tcase(s, tc);
 	return s;
