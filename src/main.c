@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "config/config.h"
+#include "config/derived.h"
 #include "drivers/stress/stress.h"
 #include "init/init.h"
 #include "stats/latency_log.h"
@@ -20,6 +21,7 @@
 #include "profile/profile.h"
 #include "profile/profile_cli.h"
 #include "report/report.h"
+#include "run/exit_policy.h"
 #include "run/run.h"
 #include "run/setup.h"
 #include "script/script_net.h"
@@ -44,12 +46,15 @@ raise_nofile(unsigned clients)
 		      clients + 64, (unsigned long long)rl.rlim_cur);
 }
 
+/* After config_validate and shard_setup, the run works with `c` (const)
+ * and `dv`: nothing writes the config again. */
+static int run_main(const struct config *c, char *err, size_t errlen);
+
 int
 main(int argc, char **argv)
 {
 	struct config cfg;
 	char err[1024];
-	sigset_t sigs;
 
 	/* Subcommands that read files instead of running. */
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -80,41 +85,47 @@ main(int argc, char **argv)
 		config_free(&cfg);
 		fatal(2, "%s", err);
 	}
+	int status = run_main(&cfg, err, sizeof(err));
+	config_free(&cfg);
+	return status;
+}
+
+static int
+run_main(const struct config *c, char *err, size_t errlen)
+{
+	struct derived dv;
+	sigset_t sigs;
+
+	derived_init(&dv, c, isatty(STDOUT_FILENO));
 	/* Profile mode: the users of the file are the driver (src/users/). */
 	struct profile *prof = NULL;
 	struct users *users = NULL;
-	if (cfg.profile_path != NULL) {
-		int rc = profile_cli(&cfg, &prof);
-		if (prof == NULL) {
-			config_free(&cfg);
+	if (c->profile_path != NULL) {
+		int rc = profile_cli(c, &prof);
+		if (prof == NULL)
 			return rc;
-		}
-		users = users_new(&cfg, prof, err, sizeof(err));
+		users = users_new(c, prof, err, errlen);
 		if (users == NULL)
 			fatal(2, "%s", err);
-		users_config(&cfg);
-		users_loadsim_config(users, &cfg);
-		cfg.clients = users_conn_count(users);
+		users_derive(users, &dv);
 	}
 	/* Scripted tests: their own (stopgap) driver, src/script/. */
-	if (cfg.test_path != NULL) {
+	if (c->test_path != NULL) {
 		signal(SIGPIPE, SIG_IGN);
-		r = script_net_main(&cfg);
-		config_free(&cfg);
-		return r;
+		return script_net_main(c);
 	}
-	if (cfg.shard_count > 1 && users != NULL)
+	if (c->shard_count > 1 && users != NULL)
 		log_info("shard %u/%u (from %s): profile users %u-%u of %u, "
-			 "%u connections", cfg.shard_index, cfg.shard_count,
-			 cfg.shard_from, users_first(users) + 1,
+			 "%u connections", c->shard_index, c->shard_count,
+			 c->shard_from, users_first(users) + 1,
 			 users_first(users) + users_count(users), prof->n_u,
-			 cfg.clients);
-	else if (cfg.shard_count > 1)
+			 dv.clients);
+	else if (c->shard_count > 1)
 		log_info("shard %u/%u (from %s): %u clients, users %u-%u%s",
-			 cfg.shard_index, cfg.shard_count, cfg.shard_from,
-			 cfg.clients, cfg.users_min, cfg.users_max,
-			 cfg.userfile ? " (userfile: its slice)" : "");
-	if (users == NULL && !plan_has_work(&cfg))
+			 c->shard_index, c->shard_count, c->shard_from,
+			 dv.clients, c->users_min, c->users_max,
+			 c->userfile ? " (userfile: its slice)" : "");
+	if (users == NULL && !plan_has_work(c))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
 
 	/* Signals are taken by run_loop() with sigtimedwait: block them
@@ -124,39 +135,30 @@ main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	raise_nofile(cfg.clients);
+	raise_nofile(dv.clients);
 
-	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
-	 * session compresses right after login. */
-	if (cfg.compress && cfg.states[OP_COMPRESS].prob == 0)
-		cfg.states[OP_COMPRESS].prob = 100;
-	/* Show the ChkP column when checkpoints run (the state comes after
-	 * LOGOUT, so the plan never walks it). */
-	if (cfg.checkpoint_secs > 0)
-		cfg.states[OP_CHECKPOINT].prob = 100;
-	struct shared *sh = shared_new(&cfg);
-	cfg.color = isatty(STDOUT_FILENO);
+	struct shared *sh = shared_new(c, &dv);
 
-	struct report *rep = report_new(&cfg, stdout, err, sizeof(err));
+	struct report *rep = report_new(c, &dv, stdout, err, errlen);
 	if (rep == NULL)
 		fatal(2, "%s", err);
 
 	/* Bound and created before any worker starts, so a bad address or
 	 * file is a usage error with nothing to stop. */
 	struct run_sinks sinks = { NULL, NULL, NULL };
-	if (cfg.n_server_pids > 0 &&
-	    (sinks.srv = srv_watch_new(cfg.server_pids, cfg.n_server_pids,
-				       err, sizeof(err))) == NULL)
+	if (c->n_server_pids > 0 &&
+	    (sinks.srv = srv_watch_new(c->server_pids, c->n_server_pids,
+				       err, errlen)) == NULL)
 		fatal(2, "%s", err);
-	if (cfg.metrics_listen != NULL &&
-	    (sinks.metrics = metrics_new(&cfg, err, sizeof(err))) == NULL)
+	if (c->metrics_listen != NULL &&
+	    (sinks.metrics = metrics_new(c, err, errlen)) == NULL)
 		fatal(2, "%s", err);
-	if (cfg.hdr_log_path != NULL &&
-	    (sinks.hdr = hdrlog_open(cfg.hdr_log_path, clock_us(), err,
-				     sizeof(err))) == NULL)
+	if (c->hdr_log_path != NULL &&
+	    (sinks.hdr = hdrlog_open(c->hdr_log_path, clock_us(), err,
+				     errlen)) == NULL)
 		fatal(2, "%s", err);
 
-	struct worker_group *wg = worker_group_new(&cfg);
+	struct worker_group *wg = worker_group_new(c);
 	struct worker **w = xcalloc(sh->n_workers, sizeof(*w));
 	/* Every mode is a driver of the same workers (run/driver.h). */
 	struct stress_run *stress = NULL;
@@ -165,19 +167,19 @@ main(int argc, char **argv)
 		users_set_workers(users, sh->n_workers);
 		drv = users_driver(users);
 	} else {
-		stress = stress_run_new(&cfg, sh->n_workers);
+		stress = stress_run_new(c, sh->n_workers);
 		drv = stress_driver(stress);
 	}
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		w[i] = worker_new(i, sh, wg, drv);
-	shard_wait_start(&cfg);
+	shard_wait_start(c);
 	for (unsigned i = 0; i < sh->n_workers; i++)
 		if (worker_start(w[i]) != 0)
 			fatal(1, "cannot start worker thread %u", i);
 
-	int status = run_loop(w, sh->n_workers, &cfg, rep, &sinks);
-	if (hdrlog_close(sinks.hdr) != 0 && status == 0)
-		status = 1;
+	int status = run_loop(w, sh->n_workers, c, &dv, rep, &sinks);
+	if (hdrlog_close(sinks.hdr) != 0)
+		status = exit_policy_fail(status);
 	metrics_free(sinks.metrics);
 	srv_watch_free(sinks.srv);
 
@@ -187,9 +189,9 @@ main(int argc, char **argv)
 	if (users != NULL) {
 		/* What the run claims the server holds, for a test to check. */
 		users_log_totals(users);
-		if (cfg.profile_counts != NULL &&
-		    users_write_counts(users, cfg.profile_counts, err,
-				       sizeof(err)) < 0) {
+		if (c->profile_counts != NULL &&
+		    users_write_counts(users, c->profile_counts, err,
+				       errlen) < 0) {
 			log_error("%s", err);
 			status = 1;
 		}
@@ -200,10 +202,9 @@ main(int argc, char **argv)
 	worker_group_free(wg);
 	/* Closing the rawlogs is their last write: a failure there counts
 	 * like any other lost output. */
-	if (status == 0 && atomic_load(&sh->live->rawlog_failures) > 0)
-		status = 1;
+	if (atomic_load(&sh->live->rawlog_failures) > 0)
+		status = exit_policy_fail(status);
 	report_free(rep);
 	shared_free(sh);
-	config_free(&cfg);
 	return status;
 }

@@ -18,6 +18,7 @@
 #include "model/mbox_model.h"
 #include "util/memlimit.h"
 #include "msg/msg.h"
+#include "plan/workload.h"
 #include "config/config_int.h"
 #include "util/units.h"
 #include "util/xmalloc.h"
@@ -400,6 +401,24 @@ split_login_chance(struct config *cfg)
 		*auth = *login >= 100 ? 0 : 100 - *login;
 }
 
+/* Profile mode: the state table is the commands its users send (the
+ * columns shown; LOGIN through the plan is how a session starts, until
+ * logging in is an engine step of its own), and no mailbox models. */
+static void
+profile_states(struct config *cfg)
+{
+	static const enum op used[] = {
+		OP_LOGIN, OP_LIST, OP_MCREATE, OP_SELECT, OP_UIDFETCH,
+		OP_STORE, OP_EXPUNGE, OP_APPEND, OP_MOVE, OP_COPY, OP_NOOP,
+		OP_IDLE, OP_LOGOUT, OP_FETCH, OP_SEARCH,	/* LoadSim */
+	};
+	for (unsigned op = 0; op < OP_COUNT; op++)
+		cfg->states[op].prob = 0;
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
+		cfg->states[used[i]].prob = 100;
+	cfg->no_tracking = true;
+}
+
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
 
 int
@@ -519,6 +538,15 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 			 "can write to stdout");
 		return -1;
 	}
+	if (cfg->profile_path != NULL)
+		profile_states(cfg);
+	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
+	 * session compresses right after login.  Not when nothing else
+	 * runs: main() then says "nothing to do" (a session that only
+	 * compresses would skip COMPRESS for ever once on). */
+	if (cfg->compress && cfg->states[OP_COMPRESS].prob == 0 &&
+	    plan_has_work(cfg))
+		cfg->states[OP_COMPRESS].prob = 100;
 	return 0;
 }
 

@@ -149,15 +149,9 @@ struct config {
 	 * weight per command; unset: 1 for each command that ran */
 	double score_weights[OP_COUNT];
 	bool score_weights_set;
-	/* Profile mode with LoadSim keys: the score is over actions
-	 * (actions.h's enum action) with these weights, from the profile's
-	 * score_weight_* or score_action_defaults() (src/users/ sets them). */
-	double act_weights[CONFIG_ACT_WEIGHTS];
-	bool act_weights_set;
 	/* --server-pid PID[,PID]: the server's own counters (src/srv/) */
 	int server_pids[CONFIG_MAX_SERVER_PIDS];
 	unsigned n_server_pids;
-	bool color;		/* bold latency line when stdout is a tty */
 	char *hdr_log_path;	/* --hdr-log FILE: HdrHistogram interval log */
 	char *test_path;	/* test=, --test: scripted tests (src/script/) */
 	char *metrics_listen;	/* --metrics-listen [HOST:]PORT */
@@ -201,8 +195,12 @@ void config_defaults(struct config *cfg);
 int config_parse(struct config *cfg, int argc, char **argv,
 		 char *err, size_t errlen);
 
-/* Cross-field checks after parsing (e.g. copy without copybox).
- * Same convention as config_parse. */
+/* Cross-field checks after parsing (e.g. copy without copybox), and
+ * what the options mean for the state table (copy without copybox, the
+ * LOGIN/AUTHENTICATE split, a bare `compress`, --profile's states).
+ * Same convention as config_parse.  From here on the config is read
+ * only (const everywhere); what a run works out from it is in struct
+ * derived (derived.h). */
 int config_validate(struct config *cfg, char *err, size_t errlen);
 
 /* Free the strings config_parse allocated. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "init/init.h"
 #include "init/init_report.h"
 #include "init/init_spec.h"
@@ -294,9 +295,11 @@ init_main(int argc, char **argv)
 	}
 	/* The pool is the generator's size mix around the table's mean;
 	 * APPEND must be "on" for setup to build it at that size. */
-	cfg.msg_size_mean = t.msg_size;
-	cfg.states[OP_APPEND].prob = 100;
-	struct shared *sh = shared_new(&cfg);
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	dv.msg_size_mean = t.msg_size;
+	dv.states[OP_APPEND].prob = 100;
+	struct shared *sh = shared_new(&cfg, &dv);
 	struct init_results res;
 	if (cfg.profile_users > 0) {
 		if (profile_user_names(&cfg, &res, spec.n) == 0) {

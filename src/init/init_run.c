@@ -20,6 +20,7 @@
 #include "init/init_int.h"
 #include "util/log.h"
 #include "conn/shared.h"
+#include "run/exit_policy.h"
 #include "stats/stats.h"
 #include "util/xmalloc.h"
 
@@ -180,7 +181,8 @@ init_wait(struct init_run *run, struct init_worker **w, unsigned n)
 		int sig = sigtimedwait(&sigs, NULL, &ts);
 		if ((sig == SIGINT || sig == SIGTERM) &&
 		    atomic_load(&run->stop) < 2) {
-			bool first = atomic_fetch_add(&run->stop, 1) == 0;
+			bool first = exit_policy_signal(atomic_fetch_add(
+			    &run->stop, 1) > 0) == STOP_SIG_DRAIN;
 			log_warn("init: %s: %s (run init again to finish: it "
 				 "adds only what is missing)",
 				 sig == SIGINT ? "SIGINT" : "SIGTERM", first
@@ -242,14 +244,14 @@ init_run(const struct config *cfg, const struct shared *sh,
 	struct init_tally t;
 	double secs = (double)(clock_us() - t0) / 1e6;
 	init_report(stdout, spec, res, secs, o->max_lines, &t);
-	int status = t.users_bad == 0 ? 0 : 1;
+	struct run_outcome out = { .failed = t.users_bad };
 	if (o->json_path != NULL &&
 	    init_report_json(o->json_path, spec, res, &t, secs) < 0) {
 		log_error("--json %s: cannot write: %s", o->json_path,
 			  strerror(errno));
-		status = 1;
+		out.output_failed = true;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout))
-		status = 1;
-	return status;
+		out.output_failed = true;
+	return exit_policy_status(&out);
 }

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "util/escape.h"
+#include "config/derived.h"
 #include "merge/merge.h"
+#include "run/exit_policy.h"
 #include "report/report.h"
 #include "report/result.h"
 #include "util/xmalloc.h"
@@ -303,12 +305,15 @@ merge_final_run(struct merge *m, struct report *rep, struct report_run *rr)
 	rr->sla_failed = report_sla_failures(rep, &m->tot);
 	/* The rules of a single run (run.c), on the merged numbers: errors a
 	 * healthy server does not cause, SLAs, commands cut off. */
-	uint64_t hard = stats_snap_total_errors(&m->tot) - m->tot.errors[ERR_NO];
-	if (all_unusable == m->n)
-		rr->exit_status = 3;
-	else if (hard > 0 || rr->sla_failed > 0 || rr->unfinished > 0 ||
-		 quit > 0 || all_unusable > 0)
-		rr->exit_status = 1;
+	struct run_outcome o = {
+		.unusable = all_unusable == m->n,
+		.some_unusable = all_unusable > 0,
+		.quit = quit > 0,
+		.hard_errors = stats_snap_total_errors(&m->tot) -
+		    m->tot.errors[ERR_NO],
+		.sla_failed = rr->sla_failed, .unfinished = rr->unfinished,
+	};
+	rr->exit_status = exit_policy_status(&o);
 }
 
 static int
@@ -319,6 +324,43 @@ usage(void)
 	return 2;
 }
 
+/* merge has no config_validate: its config is built here, once, from
+ * its own options and the first shard's header (check_set made the
+ * shards agree), before anything reads it; the states and action weights
+ * go into dv as the shards recorded them. */
+static void
+merge_config(const struct merge *m, double rate, struct config *cfg,
+	     struct derived *dv)
+{
+	const struct result_header *h0 = &m->sf[0].h;
+
+	cfg->rate = rate;
+	memcpy(cfg->slas, h0->slas, sizeof(cfg->slas));
+	cfg->n_slas = h0->n_slas;
+	memcpy(cfg->score_weights, h0->score_weights,
+	       sizeof(cfg->score_weights));
+	cfg->score_weights_set = h0->score_weights_set;
+	/* Server counters shown when a shard watched one (see
+	 * report_run_take_server); the pid itself is not needed here. */
+	for (unsigned i = 0; i < m->n; i++)
+		if (m->sf[i].h.server_watched)
+			cfg->n_server_pids = 1;
+	cfg->tick_percentile = h0->tick_percentile;
+	cfg->warmup_secs = h0->warmup_secs;
+	if (h0->profile_path[0] != '\0') {
+		/* The report's profile sections (report_profile.c). */
+		cfg->profile_path = xstrdup(h0->profile_path);
+		cfg->push_timeout_s = h0->push_timeout_s;
+	}
+	derived_init(dv, cfg, isatty(STDOUT_FILENO));
+	memcpy(dv->states, h0->states, sizeof(dv->states));
+	memcpy(dv->act_weights, h0->act_weights, sizeof(dv->act_weights));
+	dv->act_weights_set = h0->act_weights_set;
+}
+
+static int merge_report(struct merge *m, const struct config *cfg,
+			const struct derived *dv);
+
 static int
 merge_run(struct merge *m, struct config *cfg)
 {
@@ -328,13 +370,13 @@ merge_run(struct merge *m, struct config *cfg)
 	int r = check_set(m);
 	if (r != 0)
 		return r;
-	const struct result_header *h0 = &m->sf[0].h;
+	double rate = cfg->rate;
 	m->t0_min = INFINITY;
 	for (unsigned i = 0; i < m->n; i++) {
 		struct shard_file *sf = &m->sf[i];
 		m->clients += sf->fin.clients;
 		m->workers += sf->fin.workers;
-		cfg->rate += sf->h.rate;
+		rate += sf->h.rate;
 		if (sf->t0_s < m->t0_min)
 			m->t0_min = sf->t0_s;
 		if (sf->ticks > 0) {
@@ -351,29 +393,15 @@ merge_run(struct merge *m, struct config *cfg)
 			return refuse(m->err);
 		sf->h.args_key = result_reader_header(sf->rd)->args_key;
 	}
-	memcpy(cfg->states, h0->states, sizeof(cfg->states));
-	memcpy(cfg->slas, h0->slas, sizeof(cfg->slas));
-	cfg->n_slas = h0->n_slas;
-	memcpy(cfg->score_weights, h0->score_weights,
-	       sizeof(cfg->score_weights));
-	cfg->score_weights_set = h0->score_weights_set;
-	memcpy(cfg->act_weights, h0->act_weights, sizeof(cfg->act_weights));
-	cfg->act_weights_set = h0->act_weights_set;
-	/* Server counters shown when a shard watched one (see
-	 * report_run_take_server); the pid itself is not needed here. */
-	for (unsigned i = 0; i < m->n; i++)
-		if (m->sf[i].h.server_watched)
-			cfg->n_server_pids = 1;
-	cfg->tick_percentile = h0->tick_percentile;
-	cfg->warmup_secs = h0->warmup_secs;
-	cfg->color = isatty(STDOUT_FILENO);
-	if (h0->profile_path[0] != '\0') {
-		/* The report's profile sections (report_profile.c). */
-		cfg->profile_path = xstrdup(h0->profile_path);
-		cfg->push_timeout_s = h0->push_timeout_s;
-	}
+	struct derived dv;
+	merge_config(m, rate, cfg, &dv);
+	return merge_report(m, cfg, &dv);
+}
 
-	struct report *rep = report_new(cfg, stdout, m->err, sizeof(m->err));
+static int
+merge_report(struct merge *m, const struct config *cfg, const struct derived *dv)
+{
+	struct report *rep = report_new(cfg, dv, stdout, m->err, sizeof(m->err));
 	if (rep == NULL)
 		return refuse(m->err);
 	for (int64_t sec = m->first_sec; m->any_tick && sec <= m->last_sec; sec++)

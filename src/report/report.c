@@ -14,9 +14,9 @@
 #include "util/xmalloc.h"
 
 bool
-report_visible(const struct config *cfg, int op)
+report_visible(const struct derived *dv, int op)
 {
-	return op >= 0 && op < OP_COUNT && cfg->states[op].prob != 0;
+	return op >= 0 && op < OP_COUNT && dv->states[op].prob != 0;
 }
 
 uint64_t
@@ -81,13 +81,14 @@ stop_reason_lookup(const char *name)
  * and "<" taken literally; a bound with no samples fails (an SLA on a
  * command that never ran proves nothing). */
 static bool
-sla_judge(const struct config *cfg, const struct sla *sla,
+sla_judge(const struct config *cfg, const struct derived *dv,
+	  const struct sla *sla,
 	  const struct stats_snap *tot, struct hist *scratch,
 	  uint64_t *actual, uint64_t *samples)
 {
 	if (sla->op == SLA_OP_SCORE) {
 		struct score sc;
-		report_score_of(cfg, tot, &sc);
+		report_score_of(cfg, dv, tot, &sc);
 		*samples = 0;
 		for (unsigned i = 0; i < sc.n; i++)
 			if (sc.task[i].weight > 0)
@@ -106,7 +107,8 @@ sla_judge(const struct config *cfg, const struct sla *sla,
 }
 
 bool
-sla_eval(const struct config *cfg, const struct stats_snap *tot,
+sla_eval(const struct config *cfg, const struct derived *dv,
+	 const struct stats_snap *tot,
 	 bool *ok, uint64_t *actual)
 {
 	struct hist *h = hist_new();
@@ -114,7 +116,7 @@ sla_eval(const struct config *cfg, const struct stats_snap *tot,
 	uint64_t n;
 
 	for (unsigned i = 0; i < cfg->n_slas; i++) {
-		ok[i] = sla_judge(cfg, &cfg->slas[i], tot, h, &actual[i], &n);
+		ok[i] = sla_judge(cfg, dv, &cfg->slas[i], tot, h, &actual[i], &n);
 		all = all && ok[i];
 	}
 	hist_free(h);
@@ -128,7 +130,7 @@ report_sla_actual(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot, unsigned i, uint64_t *samples)
 {
 	uint64_t v;
-	sla_judge(r->cfg, &r->cfg->slas[i], tot, r->scratch, &v, samples);
+	sla_judge(r->cfg, &r->dv, &r->cfg->slas[i], tot, r->scratch, &v, samples);
 	return run->sla_actual_us != NULL ? run->sla_actual_us[i] : v;
 }
 
@@ -137,7 +139,7 @@ report_sla_ok(struct report *r, const struct report_run *run,
 	      const struct stats_snap *tot, unsigned i)
 {
 	uint64_t v, n;
-	bool ok = sla_judge(r->cfg, &r->cfg->slas[i], tot, r->scratch, &v, &n);
+	bool ok = sla_judge(r->cfg, &r->dv, &r->cfg->slas[i], tot, r->scratch, &v, &n);
 	return run->sla_ok != NULL ? run->sla_ok[i] : ok;
 }
 
@@ -265,7 +267,8 @@ report_failed(const struct report *r)
 }
 
 struct report *
-report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
+report_new(const struct config *cfg, const struct derived *dv, FILE *out,
+	   char *err, size_t errlen)
 {
 	int on_stdout = is_stdout(cfg->json_path) + is_stdout(cfg->csv_path) +
 			is_stdout(cfg->output_path);
@@ -276,6 +279,10 @@ report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 	}
 	struct report *r = xcalloc(1, sizeof(*r));
 	r->cfg = cfg;
+	if (dv != NULL)
+		r->dv = *dv;
+	else
+		derived_init(&r->dv, cfg, false);
 	/* Text and a machine format on one stream would make both useless;
 	 * the machine format was asked for explicitly, so it wins. */
 	r->out = on_stdout ? NULL : out;
@@ -291,7 +298,7 @@ report_new(const struct config *cfg, FILE *out, char *err, size_t errlen)
 	/* The result file is one more output of the same calls, so that
 	 * merge, replaying it through this file, prints what we print. */
 	if (cfg->result_path != NULL &&
-	    (r->result = result_writer_new(cfg, err, errlen)) == NULL) {
+	    (r->result = result_writer_new(cfg, &r->dv, err, errlen)) == NULL) {
 		report_free(r);
 		return NULL;
 	}

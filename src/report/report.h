@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "stats/stats.h"
 
+struct derived;
 struct report;
 
 /* Facts about the run that are not counters. */
@@ -72,9 +73,11 @@ const char *stop_reason_name(enum stop_reason r);
 int stop_reason_lookup(const char *name);
 
 /* Opens the --json/--csv/output= files (or stdout for "-").  NULL with a
- * message naming the file on error. */
-struct report *report_new(const struct config *cfg, FILE *out,
-			  char *err, size_t errlen);
+ * message naming the file on error.  dv: the run's derived figures (shown
+ * columns, color, action weights), copied; NULL takes derived_init's of
+ * cfg alone, without color. */
+struct report *report_new(const struct config *cfg, const struct derived *dv,
+			  FILE *out, char *err, size_t errlen);
 void report_free(struct report *r);		/* closes files; NULL ok */
 
 /* One second.  win = the last second, cum = everything since the start
@@ -106,7 +109,8 @@ bool report_failed(const struct report *r);
  * all hold.  The one place SLAs are judged: run.c gives the result to
  * the report, and the report judges with the same code when it is not
  * given one (merge). */
-bool sla_eval(const struct config *cfg, const struct stats_snap *tot,
+bool sla_eval(const struct config *cfg, const struct derived *dv,
+	      const struct stats_snap *tot,
 	      bool *ok, uint64_t *actual);
 
 /* How many --sla bounds tot misses, judged from tot alone (run->sla_ok
@@ -120,6 +124,6 @@ void report_run_take_server(struct report_run *dst,
 			    const struct report_run *src);
 
 /* Is a state shown as a column (its probability is not 0)? */
-bool report_visible(const struct config *cfg, int op);
+bool report_visible(const struct derived *dv, int op);
 
 #endif

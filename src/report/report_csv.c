@@ -118,7 +118,7 @@ report_tsv_header(struct report *r)
 	bool first = true;
 
 	for (int op = 0; op < OP_COUNT; op++) {
-		if (!report_visible(r->cfg, op))
+		if (!report_visible(&r->dv, op))
 			continue;
 		fprintf(r->tsv, "%s%s count\t%s msecs", first ? "" : "\t",
 			op_table[op].name, op_table[op].name);
@@ -134,7 +134,7 @@ report_tsv_tick(struct report *r, const struct stats_snap *win)
 	bool first = true;
 
 	for (int op = 0; op < OP_COUNT; op++) {
-		if (!report_visible(r->cfg, op))
+		if (!report_visible(&r->dv, op))
 			continue;
 		uint64_t ms = (win->lat_sum_us[op] + 500) / 1000;
 		fprintf(r->tsv, "%s%" PRIu64 "\t%" PRIu64, first ? "" : "\t",

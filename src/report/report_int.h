@@ -8,12 +8,14 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "stats/hist.h"
 #include "report/report.h"
 #include "stats/stats.h"
 
 struct report {
 	const struct config *cfg;
+	struct derived dv;	/* the run's (report_new), a copy */
 	/* Human text; NULL when stdout carries JSON/CSV/TSV instead, so
 	 * that a pipe into a parser never sees a stray text line. */
 	FILE *out;
@@ -67,11 +69,12 @@ void report_server_csv_row(FILE *f, const struct report_run *run,
 			   const struct stats_snap *win);
 
 /* report_score.c: the LoadSim score in the summary */
-bool report_score_shown(const struct config *cfg);
+bool report_score_shown(const struct config *cfg, const struct derived *dv);
 struct score;
 /* The score of tot: over actions in profile mode with LoadSim weights,
  * else over commands (the summary and --sla 'score<T' use this). */
-void report_score_of(const struct config *cfg, const struct stats_snap *tot,
+void report_score_of(const struct config *cfg, const struct derived *dv,
+		     const struct stats_snap *tot,
 		     struct score *sc);
 void report_score_text(struct report *r, const struct stats_snap *tot,
 		       FILE *o);

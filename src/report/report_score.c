@@ -9,9 +9,9 @@
 #include "util/units.h"
 
 bool
-report_score_shown(const struct config *cfg)
+report_score_shown(const struct config *cfg, const struct derived *dv)
 {
-	if (cfg->score_weights_set || cfg->act_weights_set)
+	if (cfg->score_weights_set || dv->act_weights_set)
 		return true;
 	for (unsigned i = 0; i < cfg->n_slas; i++)
 		if (cfg->slas[i].op == SLA_OP_SCORE)
@@ -20,11 +20,11 @@ report_score_shown(const struct config *cfg)
 }
 
 void
-report_score_of(const struct config *cfg, const struct stats_snap *tot,
-		struct score *sc)
+report_score_of(const struct config *cfg, const struct derived *dv,
+		const struct stats_snap *tot, struct score *sc)
 {
-	if (cfg->act_weights_set && tot->act.profile > 0)
-		score_compute_actions(sc, &tot->act, cfg->act_weights);
+	if (dv->act_weights_set && tot->act.profile > 0)
+		score_compute_actions(sc, &tot->act, dv->act_weights);
 	else
 		score_compute(sc, tot, cfg->score_weights_set ?
 			      cfg->score_weights : NULL);
@@ -36,9 +36,9 @@ report_score_text(struct report *r, const struct stats_snap *tot, FILE *o)
 	struct score sc;
 	char p50[32], p95[32], mean[32], sd[32], v[32];
 
-	if (!report_score_shown(r->cfg))
+	if (!report_score_shown(r->cfg, &r->dv))
 		return;
-	report_score_of(r->cfg, tot, &sc);
+	report_score_of(r->cfg, &r->dv, tot, &sc);
 	fputs("\nscore (LoadSim: weighted 95th percentile, warm-up left out):\n"
 	      "task          weight    count      p50      p95     mean   "
 	      "stddev\n", o);
@@ -67,9 +67,9 @@ report_score_json(struct report *r, FILE *f, const struct stats_snap *tot)
 {
 	struct score sc;
 
-	if (!report_score_shown(r->cfg))
+	if (!report_score_shown(r->cfg, &r->dv))
 		return;
-	report_score_of(r->cfg, tot, &sc);
+	report_score_of(r->cfg, &r->dv, tot, &sc);
 	fputs(",\"score\":{\"tasks\":{", f);
 	for (unsigned i = 0; i < sc.n; i++) {
 		const struct score_task *t = &sc.task[i];

@@ -12,31 +12,31 @@
 
 /* Short names, probabilities, and repeat chances when any state has one. */
 static void
-print_header(const struct config *cfg, FILE *o)
+print_header(const struct derived *dv, FILE *o)
 {
 	bool have_again = false;
 
 	for (int op = 0; op < OP_COUNT; op++)
-		if (report_visible(cfg, op))
+		if (report_visible(dv, op))
 			fprintf(o, "%s ", op_table[op].shortname);
 	fputc('\n', o);
 	for (int op = 0; op < OP_COUNT; op++) {
-		if (!report_visible(cfg, op))
+		if (!report_visible(dv, op))
 			continue;
-		if (cfg->states[op].again != 0)
+		if (dv->states[op].again != 0)
 			have_again = true;
-		fprintf(o, "%3d%% ", cfg->states[op].prob);
+		fprintf(o, "%3d%% ", dv->states[op].prob);
 	}
 	fputc('\n', o);
 	if (!have_again)
 		return;
 	for (int op = 0; op < OP_COUNT; op++) {
-		if (!report_visible(cfg, op))
+		if (!report_visible(dv, op))
 			continue;
-		if (cfg->states[op].again == 0)
+		if (dv->states[op].again == 0)
 			fputs("     ", o);
 		else
-			fprintf(o, "%3d%% ", cfg->states[op].again);
+			fprintf(o, "%3d%% ", dv->states[op].again);
 	}
 	fputc('\n', o);
 }
@@ -46,17 +46,17 @@ print_header(const struct config *cfg, FILE *o)
 static void
 print_latency(const struct report *r, FILE *o)
 {
-	if (r->cfg->color)
+	if (r->dv.color)
 		fputs("\x1b[1m", o);
 	for (int op = 0; op < OP_COUNT; op++) {
-		if (!report_visible(r->cfg, op))
+		if (!report_visible(&r->dv, op))
 			continue;
 		double ms = report_div((double)r->lat_sum_us[op],
 				       (double)r->lat_cnt[op] * 1000.0);
 		fprintf(o, "%4lld ", (long long)llround(ms));
 	}
 	fputs("ms/cmd avg", o);
-	if (r->cfg->color)
+	if (r->dv.color)
 		fputs("\x1b[0m", o);
 	fputc('\n', o);
 }
@@ -94,10 +94,10 @@ report_text_tick(struct report *r, const struct report_run *run,
 		/* imaptest drops the latency line when output= is given. */
 		if (r->ticks > 0 && cfg->output_path == NULL)
 			print_latency(r, o);
-		print_header(cfg, o);
+		print_header(&r->dv, o);
 	}
 	for (int op = 0; op < OP_COUNT; op++)
-		if (report_visible(cfg, op))
+		if (report_visible(&r->dv, op))
 			fprintf(o, "%4" PRIu64 " ", win->ok[op]);
 	print_conns(cum, o);
 	if (cum->stalled3 > 0)
@@ -391,9 +391,9 @@ report_text_final(struct report *r, const struct report_run *run,
 	/* imaptest prints this last line even with output=. */
 	print_latency(r, o);
 	fputs("\nTotals:\n", o);
-	print_header(r->cfg, o);
+	print_header(&r->dv, o);
 	for (int op = 0; op < OP_COUNT; op++)
-		if (report_visible(r->cfg, op))
+		if (report_visible(&r->dv, op))
 			fprintf(o, "%4" PRIu64 " ", tot->ok[op]);
 	/* imaptest ends the row after the last count (its trailing space
 	 * kept): a connection count means nothing for a whole run. */

@@ -26,8 +26,10 @@
 
 struct result_writer;
 
-/* Creates cfg->result_path and writes the header.  NULL with a message. */
+/* Creates cfg->result_path and writes the header (the states and action
+ * weights as dv has them).  NULL with a message. */
 struct result_writer *result_writer_new(const struct config *cfg,
+					const struct derived *dv,
 					char *err, size_t errlen);
 void result_writer_tick(struct result_writer *w, const struct report_run *run,
 			const struct stats_snap *win);

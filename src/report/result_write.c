@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "util/log.h"
+#include "config/derived.h"
 #include "report/result.h"
 #include "util/xmalloc.h"
 
@@ -42,7 +43,8 @@ check(struct result_writer *w)
 }
 
 struct result_writer *
-result_writer_new(const struct config *cfg, char *err, size_t errlen)
+result_writer_new(const struct config *cfg, const struct derived *dv,
+		  char *err, size_t errlen)
 {
 	FILE *f = fopen(cfg->result_path, "w");
 	if (f == NULL) {
@@ -66,8 +68,8 @@ result_writer_new(const struct config *cfg, char *err, size_t errlen)
 	fprintf(f, "args %s\n", cfg->args_key ? cfg->args_key : "");
 	fputs("states", f);
 	for (int op = 0; op < OP_COUNT; op++)
-		fprintf(f, " %s=%d,%d", op_table[op].name, cfg->states[op].prob,
-			cfg->states[op].again);
+		fprintf(f, " %s=%d,%d", op_table[op].name, dv->states[op].prob,
+			dv->states[op].again);
 	fprintf(f, "\nreport rate=%.17g tick_percentile=%.17g warmup_secs=%.17g\n",
 		cfg->rate, cfg->tick_percentile, cfg->warmup_secs);
 	if (w->profile) {
@@ -95,13 +97,13 @@ result_writer_new(const struct config *cfg, char *err, size_t errlen)
 					cfg->score_weights[op]);
 		fputc('\n', f);
 	}
-	if (cfg->act_weights_set) {
+	if (dv->act_weights_set) {
 		/* Unlisted actions weigh 0. */
 		fputs("act_weights", f);
 		for (int act = 0; act < ACT_COUNT; act++)
-			if (cfg->act_weights[act] > 0)
+			if (dv->act_weights[act] > 0)
 				fprintf(f, " %s=%.17g", action_name[act],
-					cfg->act_weights[act]);
+					dv->act_weights[act]);
 		fputc('\n', f);
 	}
 	check(w);

@@ -17,12 +17,12 @@
 #include "util/log.h"
 #include "util/peak_rss.h"
 #include "report/report.h"
+#include "run/exit_policy.h"
 #include "run/run.h"
 #include "run/setup.h"
 #include "util/xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
-#define UNUSABLE_AFTER_US 5000000	/* no login at all for this long: give up */
 #define HIST_WAIT_US 250000	/* a tick waits this long for the workers' copies */
 
 enum run_phase { PHASE_RUN, PHASE_DRAIN, PHASE_HALT };
@@ -31,6 +31,7 @@ struct run_state {
 	struct worker **w;
 	unsigned n;
 	const struct config *cfg;
+	const struct derived *dv;
 	struct report *rep;
 	const struct run_sinks *sinks;
 	struct stats_pub **pubs;	/* the workers', in order */
@@ -233,12 +234,12 @@ run_fill(struct run_state *rs, struct report_run *rr, uint64_t now)
 {
 	memset(rr, 0, sizeof(*rr));
 	rr->elapsed_s = (double)(now - rs->t0) / 1e6;
-	rr->clients = rs->cfg->clients;
+	rr->clients = rs->dv->clients;
 	rr->workers = rs->n;
-	rr->ramp_pct = rs->cfg->clients ?
-	    (unsigned)(rs->cum.conns_total * 100 / rs->cfg->clients) : 100;
+	rr->ramp_pct = rs->dv->clients ?
+	    (unsigned)(rs->cum.conns_total * 100 / rs->dv->clients) : 100;
 	/* Ramp-up only: while stopping, connections leave on purpose. */
-	rr->ramping = rs->cum.conns_total < rs->cfg->clients && !rs->stopping;
+	rr->ramping = rs->cum.conns_total < rs->dv->clients && !rs->stopping;
 	rr->warmup = rs->cfg->warmup_secs > 0 &&
 	    rr->elapsed_s <= rs->cfg->warmup_secs;
 }
@@ -250,7 +251,7 @@ static void
 run_feed_sinks(struct run_state *rs, const struct report_run *rr, uint64_t now,
 	       bool finished)
 {
-	struct metrics_run mr = { rr->elapsed_s, rs->cfg->clients, finished };
+	struct metrics_run mr = { rr->elapsed_s, rs->dv->clients, finished };
 	metrics_publish(rs->sinks->metrics, &rs->cum, &mr);
 	if (rs->cfg->warmup_secs <= 0 || rs->warm_taken)
 		hdrlog_window(rs->sinks->hdr, &rs->win, now);
@@ -348,35 +349,51 @@ run_hard_errors(const struct stats_snap *s)
 	return n;
 }
 
-/* Whether anything between ticks could stop the run: the stop checks of
- * run_loop other than secs= (whose end is a wake-up of its own).  Once
- * someone has logged in and no error stops the run, nothing can until
- * the next tick, so a steady run wakes once a second, not ten times. */
+/* What the stop checks (exit_policy.c) see of the run so far. */
+static struct stop_view
+run_stop_view(const struct run_state *rs, uint64_t now)
+{
+	const struct shared_live *live = rs->w[0]->sh->live;
+	return (struct stop_view){
+		.elapsed_us = now - rs->t0,
+		.errors = stats_snap_total_errors(&rs->cum),
+		.disconnects = rs->cum.errors[ERR_DISCONNECT] +
+		    rs->cum.errors[ERR_BYE] + rs->cum.errors[ERR_TIMEOUT],
+		.logins = rs->cum.logins,
+		.oks = stats_snap_total_ok(&rs->cum),
+		.conns_open = rs->cum.conns_open,
+		.refused_logins = rs->cum.no[OP_LOGIN] + rs->cum.no[OP_AUTHENTICATE],
+		.tls_refused = atomic_load(&live->tls_verify_failed),
+		.login_disabled = atomic_load(&live->login_disabled),
+	};
+}
+
+/* Whether anything between ticks could stop the run: the stop checks
+ * other than secs= (whose end is a wake-up of its own).  Once someone
+ * has logged in and no error stops the run, nothing can until the next
+ * tick, so a steady run wakes once a second, not ten times. */
 static bool
 run_needs_poll(const struct run_state *rs, enum run_phase phase)
 {
 	if (phase != PHASE_RUN)
 		return true;	/* waiting for the workers to finish */
-	if (rs->cfg->error_quit || rs->cfg->disconnect_quit)
-		return true;
-	/* "server unusable" can still come true */
-	return rs->cum.logins == 0 && stats_snap_total_ok(&rs->cum) == 0;
+	struct stop_view v = run_stop_view(rs, rs->t0);
+	return exit_policy_needs_poll(rs->cfg, &v);
 }
 
 int
 run_loop(struct worker **w, unsigned n, const struct config *cfg,
-	 struct report *rep, const struct run_sinks *sinks)
+	 const struct derived *dv, struct report *rep, const struct run_sinks *sinks)
 {
 	const struct shared *sh = w[0]->sh;
-	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .rep = rep,
+	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .dv = dv, .rep = rep,
 				.sinks = sinks,
 				.tick_hists = run_tick_hists_wanted(cfg) };
 	enum run_phase phase = PHASE_RUN;
 	enum stop_reason why = STOP_DURATION;
 	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
-	int status = 0;
 	sigset_t sigs;
-	bool unusable = false;
+	bool unusable = false, quit = false;
 
 	rs.pubs = xcalloc(n ? n : 1, sizeof(*rs.pubs));
 	for (unsigned i = 0; i < n; i++)
@@ -397,7 +414,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	next_tick = rs.t0 + 1000000;
 	last_tick = rs.t0;
 	/* A scrape before the first tick gets zeros, not an empty page. */
-	struct metrics_run mr0 = { 0, cfg->clients, false };
+	struct metrics_run mr0 = { 0, dv->clients, false };
 	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
 	for (;;) {
@@ -417,8 +434,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			int sig = sinks->metrics != NULL ?
 			    metrics_wait(sinks->metrics, &sigs, wake - now) :
 			    sigtimedwait(&sigs, NULL, &ts);
-			if (sig > 0) {
-				if (phase == PHASE_RUN) {
+			if (sig > 0 && phase != PHASE_HALT) {
+				if (exit_policy_signal(phase == PHASE_DRAIN) ==
+				    STOP_SIG_DRAIN) {
 					log_info("Received %s - stopping clients "
 						 "(send it again to stop at once)",
 						 sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -428,7 +446,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 					    (uint64_t)(cfg->grace_secs * 1e6);
 					rs.stopping = true;
 					run_stop_all(&rs, WORKER_DRAIN);
-				} else if (phase == PHASE_DRAIN) {
+				} else {
 					log_info("Received a second signal - stopping now");
 					phase = PHASE_HALT;
 					run_stop_all(&rs, WORKER_HALT);
@@ -448,43 +466,21 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		}
 
 		if (phase == PHASE_RUN) {
-			bool stop = false;
-			if (cfg->secs > 0 && now - rs.t0 >= (uint64_t)(cfg->secs * 1e6))
-				stop = true;
-			if (cfg->error_quit &&
-			    stats_snap_total_errors(&rs.cum) > 0) {
+			struct stop_view v = run_stop_view(&rs, now);
+			struct stop_verdict s = exit_policy_stop(cfg, &v);
+			if (cfg->error_quit && v.errors > 0)
 				log_error("error_quit: stopping at the first error");
-				why = STOP_ERROR_QUIT;
-				status = 1;
-				stop = true;
-			}
-			if (cfg->disconnect_quit && (rs.cum.errors[ERR_DISCONNECT] +
-			    rs.cum.errors[ERR_BYE] + rs.cum.errors[ERR_TIMEOUT]) > 0) {
+			if (cfg->disconnect_quit && v.disconnects > 0)
 				log_error("disconnect_quit: a client was disconnected");
-				why = STOP_DISCONNECT_QUIT;
-				status = 1;
-				stop = true;
-			}
-			/* Nobody got in: after 5 s with no connection up, or
-			 * with every login refused, or on a refused cert. */
-			uint64_t refused = rs.cum.no[OP_LOGIN] +
-			    rs.cum.no[OP_AUTHENTICATE];
-			if (rs.cum.logins == 0 && stats_snap_total_ok(&rs.cum) == 0 &&
-			    ((now - rs.t0 >= UNUSABLE_AFTER_US &&
-			      (rs.cum.conns_open == 0 || refused > 0)) ||
-			     atomic_load(&sh->live->tls_verify_failed) ||
-			     atomic_load(&sh->live->login_disabled))) {
-				unusable = true;
-				why = STOP_UNUSABLE;
-				stop = true;
-			}
-			if (stop) {
+			if (s.stop) {
+				why = (enum stop_reason)s.why;
+				quit = s.quit;
+				unusable = s.unusable;
 				phase = PHASE_DRAIN;
-				drain_deadline = now + (uint64_t)(cfg->grace_secs * 1e6);
-				if (unusable || why == STOP_ERROR_QUIT)
-					drain_deadline = now;
+				drain_deadline = s.at_once ? now : now +
+				    (uint64_t)(cfg->grace_secs * 1e6);
 				rs.stopping = true;
-					run_stop_all(&rs, WORKER_DRAIN);
+				run_stop_all(&rs, WORKER_DRAIN);
 			}
 		}
 		if (phase == PHASE_DRAIN && now >= drain_deadline) {
@@ -535,7 +531,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	rr.loop_lag_max_us = rs.lag_max_ever;
 	rr.stop_reason = stop_reason_name(why);
 	run_srv_final(&rs, &rr);
-	if (!sla_eval(cfg, tot, sla_ok, sla_actual)) {
+	if (!sla_eval(cfg, dv, tot, sla_ok, sla_actual)) {
 		for (unsigned i = 0; i < cfg->n_slas; i++)
 			rr.sla_failed += !sla_ok[i];
 	}
@@ -544,19 +540,18 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 
 	/* A run too short for the 5 s rule in which nobody ever got in
 	 * is just as unusable. */
-	if (!unusable && status == 0 && tot->logins == 0 &&
-	    stats_snap_total_ok(tot) == 0 && tot->connects > 0)
+	if (!unusable && !quit &&
+	    exit_policy_unusable_at_end(tot->logins, stats_snap_total_ok(tot),
+					tot->connects))
 		unusable = true;
 	if (unusable && atomic_load(&sh->live->tls_verify_failed)) {
 		log_error("server unusable: its TLS certificate was refused; give "
 			  "the CA with ssl_ca_file=/--ca-file, or skip verification "
 			  "with ssl=any-cert/--insecure");
-		status = 3;
 	} else if (unusable && atomic_load(&sh->live->login_disabled)) {
 		log_error("server unusable: it says LOGINDISABLED, and LOGIN or "
 			  "AUTHENTICATE PLAIN in clear would give away the "
 			  "password; use --starttls (or --tls on a TLS port)");
-		status = 3;
 	} else if (unusable) {
 		log_error("server unusable: no session got in after %.1f s "
 			  "(connect errors %llu, refused logins %llu, timeouts %llu, "
@@ -566,19 +561,20 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			  (unsigned long long)(tot->no[OP_LOGIN] + tot->no[OP_AUTHENTICATE]),
 			  (unsigned long long)tot->errors[ERR_TIMEOUT],
 			  (unsigned long long)tot->errors[ERR_PROTOCOL]);
-		status = 3;
-	} else if (status == 0 && (run_hard_errors(tot) > 0 || rr.sla_failed > 0 ||
-		   rr.unfinished > 0)) {
-		status = 1;
 	}
 	/* Output that could not be written (a full disk under --json or
 	 * the rawlog) is an error too: what was measured is not all there. */
-	if (status == 0 && (report_failed(rep) ||
-	    atomic_load(&sh->live->rawlog_failures) > 0))
-		status = 1;
+	struct run_outcome out = {
+		.unusable = unusable, .quit = quit,
+		.hard_errors = run_hard_errors(tot),
+		.sla_failed = rr.sla_failed, .unfinished = rr.unfinished,
+		.output_failed = report_failed(rep) ||
+		    atomic_load(&sh->live->rawlog_failures) > 0,
+	};
+	int status = exit_policy_status(&out);
 	rr.exit_status = status;
-	if (report_final(rep, &rr, tot) < 0 && status == 0)
-		status = 1;
+	if (report_final(rep, &rr, tot) < 0)
+		status = exit_policy_fail(status);
 	/* The drain's replies close the last interval (rs.win still holds
 	 * the last, partial tick's window); then the final page, and a last
 	 * scrape of it if --metrics-linger asks. */

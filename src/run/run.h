@@ -3,6 +3,7 @@
 #define IMAPSTRESS_RUN_H
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "report/hdrlog.h"
 #include "report/metrics.h"
 #include "srv/procstat.h"
@@ -21,6 +22,6 @@ struct run_sinks {
  * Returns the exit status: 0 clean, 1 errors / SLA failed / unfinished
  * commands, 3 server unusable. */
 int run_loop(struct worker **w, unsigned n, const struct config *cfg,
-	     struct report *rep, const struct run_sinks *sinks);
+	     const struct derived *dv, struct report *rep, const struct run_sinks *sinks);
 
 #endif

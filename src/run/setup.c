@@ -10,6 +10,7 @@
 #include <sys/random.h>
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "stats/latency_log.h"
 #include "util/log.h"
 #include "msg/msg.h"
@@ -55,13 +56,13 @@ resolve(struct shared *sh, const struct config *cfg)
 }
 
 static struct msg_pool *
-make_pool(const struct config *cfg, uint32_t seed)
+make_pool(const struct config *cfg, const struct derived *dv, uint32_t seed)
 {
 	char err[512];
 
 	/* Without APPEND nothing is sent from the pool: keep it tiny (it
 	 * still exists, so no code has to check). */
-	if (cfg->states[OP_APPEND].prob == 0)
+	if (dv->states[OP_APPEND].prob == 0)
 		return msg_pool_generate(seed, 512, 8 * 512);
 	if (cfg->mbox_path != NULL) {
 		struct msg_pool *p = msg_pool_from_mbox(cfg->mbox_path, err,
@@ -72,7 +73,7 @@ make_pool(const struct config *cfg, uint32_t seed)
 	}
 	if (cfg->random_msg_size > 0)
 		return msg_pool_random(seed, cfg->random_msg_size, POOL_MAX_BYTES);
-	return msg_pool_generate(seed, cfg->msg_size_mean, POOL_MAX_BYTES);
+	return msg_pool_generate(seed, dv->msg_size_mean, POOL_MAX_BYTES);
 }
 
 /* A userfile is split like users=: shard I takes its I-th slice. */
@@ -92,18 +93,18 @@ shard_users(const struct config *cfg, struct userfile *uf)
 }
 
 static unsigned
-pick_workers(const struct config *cfg)
+pick_workers(const struct config *cfg, const struct derived *dv)
 {
 	long n = cfg->workers ? (long)cfg->workers : sysconf(_SC_NPROCESSORS_ONLN);
 	if (n < 1)
 		n = 1;
-	if ((unsigned long)n > cfg->clients)
-		n = (long)cfg->clients;
+	if ((unsigned long)n > dv->clients)
+		n = (long)dv->clients;
 	return (unsigned)n;
 }
 
 struct shared *
-shared_new(const struct config *cfg)
+shared_new(const struct config *cfg, const struct derived *dv)
 {
 	char err[1024];
 
@@ -123,7 +124,7 @@ shared_new(const struct config *cfg)
 			fatal(2, "%s", err);
 		shard_users(cfg, (struct userfile *)sh->users);
 	}
-	sh->pool = make_pool(cfg, cfg->have_seed ? cfg->seed : (uint32_t)sh->run_id);
+	sh->pool = make_pool(cfg, dv, cfg->have_seed ? cfg->seed : (uint32_t)sh->run_id);
 	if (cfg->tls != TLS_NONE) {
 		sh->tls = tls_ctx_new(cfg, err, sizeof(err));
 		if (sh->tls == NULL)
@@ -136,7 +137,7 @@ shared_new(const struct config *cfg)
 	if ((cfg->mech_id == MECH_SCRAM_SHA1 || cfg->mech_id == MECH_SCRAM_SHA256) &&
 	    !ossl_load(err, sizeof(err)))
 		fatal(2, "mech=%s: %s", config_mech_name(cfg->mech_id), err);
-	sh->n_workers = pick_workers(cfg);
+	sh->n_workers = pick_workers(cfg, dv);
 	return sh;
 }
 

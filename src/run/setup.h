@@ -10,10 +10,13 @@
 #include <stdbool.h>
 
 struct config;
+struct derived;
 struct shared;
 struct worker_group;
 
-struct shared *shared_new(const struct config *cfg);
+/* dv: the connections (workers are at most one per connection) and the
+ * message pool (built when APPEND runs, at its mean size). */
+struct shared *shared_new(const struct config *cfg, const struct derived *dv);
 void shared_free(struct shared *sh);		/* NULL is a no-op */
 struct worker_group *worker_group_new(const struct config *cfg);
 void worker_group_free(struct worker_group *g);	/* NULL is a no-op */

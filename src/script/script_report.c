@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "script/script_buf.h"
+#include "run/exit_policy.h"
 #include "script/script_report.h"
 #include "util/xmalloc.h"
 
@@ -203,7 +204,7 @@ int
 script_report_end(struct script_report *r)
 {
 	FILE *out = r->json_stdout ? stderr : stdout;
-	int status = r->failed > 0 ? 1 : 0;
+	struct run_outcome o = { .failed = r->failed };
 
 	fprintf(out, "%u passed, %u failed, %u skipped\n", r->passed, r->failed,
 		r->skipped);
@@ -211,11 +212,11 @@ script_report_end(struct script_report *r)
 		fprintf(r->json, "{\"passed\":%u,\"failed\":%u,\"skipped\":%u}\n",
 			r->passed, r->failed, r->skipped);
 		if (fflush(r->json) != 0)
-			status = 1;
+			o.output_failed = true;
 	}
 	if (fflush(out) != 0)
-		status = 1;
-	return status;
+		o.output_failed = true;
+	return exit_policy_status(&o);
 }
 
 void

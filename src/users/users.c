@@ -9,6 +9,7 @@
 #include <event2/event.h>
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "stats/actions.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -251,18 +252,10 @@ users_set_workers(struct users *r, unsigned n_workers)
 }
 
 void
-users_config(struct config *cfg)
+users_derive(const struct users *r, struct derived *d)
 {
-	static const enum op used[] = {
-		OP_LOGIN, OP_LIST, OP_MCREATE, OP_SELECT, OP_UIDFETCH,
-		OP_STORE, OP_EXPUNGE, OP_APPEND, OP_MOVE, OP_COPY, OP_NOOP,
-		OP_IDLE, OP_LOGOUT, OP_FETCH, OP_SEARCH,	/* LoadSim */
-	};
-	for (unsigned op = 0; op < OP_COUNT; op++)
-		cfg->states[op].prob = 0;
-	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++)
-		cfg->states[used[i]].prob = 100;
-	cfg->no_tracking = true;
+	d->clients = users_conn_count(r);
+	uls_derive(r, d);
 }
 
 void

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 struct config;
+struct derived;
 struct profile;
 struct users;
 struct driver;
@@ -21,12 +22,12 @@ struct users *users_new(const struct config *cfg, const struct profile *p,
 			char *err, size_t errlen);
 /* How many workers the run has (before any is made). */
 void users_set_workers(struct users *r, unsigned n_workers);
-/* Profile mode's config: only the states the users send are shown (and
- * LOGIN is how a session starts); no mailbox models. */
-void users_config(struct config *cfg);
-/* A profile with LoadSim keys: the score is over actions, with its
- * score_weight_* keys (else score_action_defaults()). */
-void users_loadsim_config(const struct users *r, struct config *cfg);
+/* What profile mode works out from its users, into d (after
+ * derived_init): the connections of the whole run; with LoadSim keys the
+ * STATUS column of clean inbox and the score's action weights (its
+ * score_weight_* keys, else score_action_defaults()).  The state table
+ * itself is config_validate's (--profile). */
+void users_derive(const struct users *r, struct derived *d);
 void users_free(struct users *r);		/* NULL is a no-op */
 
 const struct driver *users_driver(struct users *r);

@@ -295,6 +295,8 @@ void uls_untagged(struct uconn *uc, const struct imap_resp *r);
 /* uc's session closed during a UJ_LOADSIM job: true when that was the
  * log-off action (log in again at once). */
 bool uls_closed(struct uconn *uc, bool logged_out);
+/* users_derive's LoadSim part: the STATUS column, the action weights. */
+void uls_derive(const struct users *r, struct derived *d);
 
 /* users_clean.c: clean inbox's steps (uc->step), the command of the
  * current one (skipping those with nothing to send; false: the action is

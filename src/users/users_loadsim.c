@@ -37,6 +37,7 @@
 #include "stats/actions.h"
 #include "util/clock.h"
 #include "config/config.h"
+#include "config/derived.h"
 #include "imap/imap.h"
 #include "users/loadsim_sched.h"
 #include "msg/msg.h"
@@ -554,7 +555,7 @@ uls_closed(struct uconn *uc, bool logged_out)
 }
 
 void
-users_loadsim_config(const struct users *r, struct config *cfg)
+uls_derive(const struct users *r, struct derived *d)
 {
 	const struct profile_loadsim *ls = &r->p->loadsim;
 
@@ -563,18 +564,18 @@ users_loadsim_config(const struct users *r, struct config *cfg)
 	/* Clean inbox STATUSes the deleted folder: a column of its own. */
 	for (unsigned b = 0; b < r->p->n_user_blocks; b++)
 		if (ls->users[b].per_day[LS_CLEAN_INBOX] > 0)
-			cfg->states[OP_STATUS].prob = 100;
-	cfg->act_weights_set = true;
+			d->states[OP_STATUS].prob = 100;
+	d->act_weights_set = true;
 	if (!ls->has_weights) {
-		score_action_defaults(cfg->act_weights);
+		score_action_defaults(d->act_weights);
 		return;
 	}
 	/* score_weight_ACTION weighs its action; browse_mail's also
 	 * weighs the reading of new mail (LoadSim's read task is both). */
 	for (unsigned act = 0; act < CONFIG_ACT_WEIGHTS; act++)
-		cfg->act_weights[act] = 0;
+		d->act_weights[act] = 0;
 	for (unsigned a = 0; a < LS_N_ACTIONS; a++)
 		if (ls_stat[a] >= 0)
-			cfg->act_weights[ls_stat[a]] = ls->weight[a];
-	cfg->act_weights[ACT_READ] = ls->weight[LS_BROWSE_MAIL];
+			d->act_weights[ls_stat[a]] = ls->weight[a];
+	d->act_weights[ACT_READ] = ls->weight[LS_BROWSE_MAIL];
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "config/derived.h"
 #include "report/report.h"
 #include "stats/stats.h"
 

@@ -36,7 +36,10 @@ write_shard(const char *path, unsigned i, bool profile, uint64_t lo_ms,
 	s.act.lmtp.rcpts = s.act.lmtp.rcpt_ok = s.act.lmtp.codes[250] = n;
 	for (unsigned k = 0; k < n; k++)
 		hist_record(s.act.push[PUSH_EXISTS], (lo_ms + k) * 1000);
-	struct result_writer *w = result_writer_new(&cfg, err, sizeof(err));
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	struct result_writer *w = result_writer_new(&cfg, &dv, err,
+						    sizeof(err));
 	ck_assert_msg(w != NULL, "%s", err);
 	struct report_run run = { .elapsed_s = 1, .measured_s = 1, .clients = 1,
 				  .workers = 1 };

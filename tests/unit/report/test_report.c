@@ -20,13 +20,15 @@
 START_TEST(test_visible)
 {
 	struct config cfg;
+	struct derived dv;
 	seed_config(&cfg);
-	ck_assert(report_visible(&cfg, OP_LOGIN));
-	ck_assert(report_visible(&cfg, OP_APPEND));
-	ck_assert(!report_visible(&cfg, OP_SELECT));
-	ck_assert(!report_visible(&cfg, OP_AUTHENTICATE));
-	ck_assert(!report_visible(&cfg, -1));
-	ck_assert(!report_visible(&cfg, OP_COUNT));
+	derived_init(&dv, &cfg, false);
+	ck_assert(report_visible(&dv, OP_LOGIN));
+	ck_assert(report_visible(&dv, OP_APPEND));
+	ck_assert(!report_visible(&dv, OP_SELECT));
+	ck_assert(!report_visible(&dv, OP_AUTHENTICATE));
+	ck_assert(!report_visible(&dv, -1));
+	ck_assert(!report_visible(&dv, OP_COUNT));
 	report_free(NULL);
 	config_free(&cfg);
 }
@@ -43,7 +45,7 @@ START_TEST(test_seed_header_and_tick)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&cum);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 
 	struct report_run run = plain_run(1);
@@ -89,7 +91,7 @@ START_TEST(test_tick_percentile)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&cum);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	struct report_run run = plain_run(1);
 
@@ -135,7 +137,7 @@ START_TEST(test_latency_line_placement)
 	stats_snap_init(&win);
 	stats_snap_init(&cum);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 
 	for (int t = 1; t <= 22; t++) {
@@ -194,10 +196,11 @@ START_TEST(test_latency_color_and_output_file)
 
 	/* Bold when asked. */
 	seed_config(&cfg);
-	cfg.color = true;
+	struct derived dv;
+	derived_init(&dv, &cfg, true);
 	memout_open(&m);
 	stats_snap_init(&win);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, &dv, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	struct report_run run = plain_run(1);
 	seed_window(&win, 1, 1, 4000);
@@ -210,10 +213,9 @@ START_TEST(test_latency_color_and_output_file)
 
 	/* output= drops the 10-tick line, as imaptest does, and writes a
 	 * TSV whose rows have as many fields as its header. */
-	cfg.color = false;
 	cfg.output_path = strdup(tsv);
 	memout_open(&m);
-	r = report_new(&cfg, m.f, err, sizeof(err));
+	r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	for (int t = 0; t < 11; t++)
 		report_tick(r, &run, &win, &win);
@@ -256,7 +258,7 @@ START_TEST(test_totals_and_summary)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 
 	seed_window(&tot, 3000, 32844, 0);
@@ -353,7 +355,7 @@ START_TEST(test_sla_from_main)
 	memout_open(&m);
 	stats_snap_init(&tot);
 	seed_window(&tot, 1, 10, 2000);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	struct report_run run = plain_run(10);
 	run.sla_ok = ok;
@@ -384,7 +386,7 @@ START_TEST(test_errors_all_kinds)
 	cfg.format = OUT_QUIET;
 	memout_open(&m);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	/* quiet: a tick prints nothing */
 	struct report_run run = plain_run(1);
@@ -439,7 +441,7 @@ START_TEST(test_summary_open_loop_tls)
 	cfg.rate = 500;
 	memout_open(&m);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 	struct report_run run = plain_run(1);
 	seed_window(&tot, 1, 10, 0);

@@ -216,7 +216,7 @@ START_TEST(test_json_lines)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 
 	for (int t = 1; t <= 3; t++) {
@@ -328,7 +328,7 @@ START_TEST(test_csv_columns)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&cum);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	for (int t = 1; t <= 4; t++) {
 		struct report_run run = plain_run(t);
@@ -412,19 +412,19 @@ START_TEST(test_open_errors)
 
 	seed_config(&cfg);
 	cfg.json_path = strdup("/nonexistent-dir/x.jsonl");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
+	ck_assert_ptr_null(report_new(&cfg, NULL, stdout, err, sizeof(err)));
 	ck_assert_str_eq(err, "--json /nonexistent-dir/x.jsonl: cannot "
 			 "create: No such file or directory");
 	free(cfg.json_path);
 
 	cfg.json_path = strdup("-");
 	cfg.output_path = strdup("-");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
+	ck_assert_ptr_null(report_new(&cfg, NULL, stdout, err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "only one of them can write to "
 				     "stdout"));
 	free(cfg.output_path);
 	cfg.output_path = strdup("");
-	ck_assert_ptr_null(report_new(&cfg, stdout, err, sizeof(err)));
+	ck_assert_ptr_null(report_new(&cfg, NULL, stdout, err, sizeof(err)));
 	ck_assert_str_eq(err, "output=: empty file name");
 	config_free(&cfg);
 }
@@ -447,7 +447,7 @@ START_TEST(test_json_stdout_open_loop_tls)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&tot);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_ptr_nonnull(r);
 
 	struct report_run run = plain_run(1);

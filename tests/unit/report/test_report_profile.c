@@ -63,7 +63,7 @@ run_report(bool profile, char **text, char **json, char **csv)
 	memout_open(&m);
 	stats_snap_init(&win);
 	stats_snap_init(&cum);
-	struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	struct report_run run = plain_run(1);
 	seed_window(&win, 100, 1642, 500);
@@ -214,7 +214,10 @@ write_file(const char *path, bool profile, const struct stats_snap *s)
 	if (profile)
 		cfg.profile_path = strdup("/x/mail day.profile");
 	cfg.push_timeout_s = 2.5;
-	struct result_writer *w = result_writer_new(&cfg, err, sizeof(err));
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	struct result_writer *w = result_writer_new(&cfg, &dv, err,
+						    sizeof(err));
 	ck_assert_msg(w != NULL, "%s", err);
 	struct report_run run = { .elapsed_s = 1, .measured_s = 1, .clients = 2,
 				  .workers = 1 };

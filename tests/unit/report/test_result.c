@@ -61,7 +61,10 @@ write_run_file(const char *path, struct stats_snap *win, struct stats_snap *tot)
 	cfg.n_slas = 1;
 	cfg.slas[0] = (struct sla){ .op = OP_APPEND, .percentile = 95,
 				    .max_us = 500000, .text = "APPEND.p95<500 ms" };
-	struct result_writer *w = result_writer_new(&cfg, err, sizeof(err));
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	struct result_writer *w = result_writer_new(&cfg, &dv, err,
+						    sizeof(err));
 	ck_assert_msg(w != NULL, "%s", err);
 	struct report_run run = { .elapsed_s = 1.0001, .clients = 3, .workers = 1 };
 	result_writer_tick(w, &run, win);
@@ -418,7 +421,7 @@ START_TEST(test_shortfalls_said)
 		tot.ports_exhausted = with ? 1234 : 0;
 		tot.untracked_fetches = with ? 8976 : 0;
 		memout_open(&m);
-		struct report *r = report_new(&cfg, m.f, err, sizeof(err));
+		struct report *r = report_new(&cfg, NULL, m.f, err, sizeof(err));
 		ck_assert_msg(r != NULL, "%s", err);
 		struct report_run run = plain_run(5);
 		report_final(r, &run, &tot);

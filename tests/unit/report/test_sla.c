@@ -7,6 +7,7 @@
 
 #include "check_main.h"
 #include "config/config.h"
+#include "config/derived.h"
 #include "stats/hist.h"
 #include "report/report.h"
 #include "stats/stats.h"
@@ -47,7 +48,9 @@ START_TEST(test_sla_eval)
 	bool ok[4];
 	uint64_t actual[4];
 
-	ck_assert(!sla_eval(&cfg, &tot, ok, actual));
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	ck_assert(!sla_eval(&cfg, &dv, &tot, ok, actual));
 	ck_assert(ok[0]);			/* NOOP p50 100 < 200 */
 	ck_assert_uint_eq(actual[0], 100);
 	ck_assert(ok[1]);			/* NOOP mean 133 < 150 */
@@ -62,7 +65,7 @@ END_TEST
 START_TEST(test_sla_report_fallback)
 {
 	char err[256];
-	struct report *r = report_new(&cfg, NULL, err, sizeof(err));
+	struct report *r = report_new(&cfg, NULL, NULL, err, sizeof(err));
 	ck_assert_msg(r != NULL, "%s", err);
 	ck_assert_uint_eq(report_sla_failures(r, &tot), 2);
 	report_free(r);

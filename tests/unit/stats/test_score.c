@@ -9,6 +9,7 @@
 
 #include "check_main.h"
 #include "config/config.h"
+#include "config/derived.h"
 #include "stats/hist.h"
 #include "report/report.h"
 #include "stats/score.h"
@@ -137,10 +138,12 @@ START_TEST(test_parse_and_sla)
 	stats_snap_init(&s);
 	fill_known(&s);
 	/* score 1385.7 us: truncated to 1385 < 1386 holds */
-	ck_assert(sla_eval(&cfg, &s, ok, actual));
+	struct derived dv;
+	derived_init(&dv, &cfg, false);
+	ck_assert(sla_eval(&cfg, &dv, &s, ok, actual));
 	ck_assert_uint_eq(actual[0], 1385);
 	cfg.slas[0].max_us = 1385;
-	ck_assert(!sla_eval(&cfg, &s, ok, actual));
+	ck_assert(!sla_eval(&cfg, &dv, &s, ok, actual));
 	stats_snap_free(&s);
 	config_free(&cfg);
 

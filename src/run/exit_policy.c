@@ -1,0 +1,109 @@
+/* exit_policy.c: when a run stops, and the exit status of each outcome,
+ * in one place for every mode: stress, profile and LoadSim (run.c),
+ * init (init_run.c), scripted tests (script_report.c), merge (merge.c).
+ *
+ * When a run stops (exit_policy_stop, checked by run.c every loop turn):
+ *
+ *   condition                                   reason            grace
+ *   secs= ran out                               duration          yes
+ *   SIGINT/SIGTERM (exit_policy_signal; a
+ *     second one while draining: at once)       signal            yes
+ *   error_quit and any error                    error_quit        no
+ *   disconnect_quit and a disconnect/BYE/timeout disconnect_quit  yes
+ *   nobody logged in and no OK: after 5 s with
+ *     no connection up or a login refused, or
+ *     at once on a refused certificate or
+ *     LOGINDISABLED                             server unusable   no
+ *
+ * Later rows win the reason when several hold in the same turn; "no
+ * grace" means the commands in flight are not waited for.  init stops
+ * when its work is done or on a signal (the same two steps); the
+ * scripted tests when their tests are done.
+ *
+ * Exit status (exit_policy_status), the first row that holds:
+ *
+ *   outcome                                            status
+ *   bad option, file or input at start-up                2 (fatal/usage)
+ *   nobody got in (merge: in every shard); a run with
+ *     connects but no login and no OK counts too         3
+ *   error_quit/disconnect_quit stopped it, errors a
+ *     healthy server does not cause (not NO, not a
+ *     refused login), an --sla missed, commands cut off
+ *     at the end, some shard unusable (merge), users
+ *     left unfilled (init), tests failed (test=), an
+ *     output that could not be written                   1
+ *   otherwise                                            0
+ */
+#include "report/report.h"
+#include "run/exit_policy.h"
+
+int
+exit_policy_status(const struct run_outcome *o)
+{
+	if (o->unusable)
+		return EXIT_UNUSABLE;
+	if (o->quit || o->some_unusable || o->hard_errors > 0 ||
+	    o->sla_failed > 0 || o->unfinished > 0 || o->failed > 0 ||
+	    o->output_failed)
+		return EXIT_FAILED;
+	return EXIT_OK;
+}
+
+int
+exit_policy_fail(int status)
+{
+	return status == EXIT_OK ? EXIT_FAILED : status;
+}
+
+enum stop_signal
+exit_policy_signal(bool draining)
+{
+	return draining ? STOP_SIG_HALT : STOP_SIG_DRAIN;
+}
+
+static bool
+nobody_in(const struct stop_view *v)
+{
+	return v->logins == 0 && v->oks == 0;
+}
+
+struct stop_verdict
+exit_policy_stop(const struct config *cfg, const struct stop_view *v)
+{
+	struct stop_verdict s = { .why = STOP_DURATION };
+
+	if (cfg->secs > 0 && v->elapsed_us >= (uint64_t)(cfg->secs * 1e6))
+		s.stop = true;
+	if (cfg->error_quit && v->errors > 0) {
+		s.why = STOP_ERROR_QUIT;
+		s.quit = s.stop = true;
+	}
+	if (cfg->disconnect_quit && v->disconnects > 0) {
+		s.why = STOP_DISCONNECT_QUIT;
+		s.quit = s.stop = true;
+	}
+	if (nobody_in(v) &&
+	    ((v->elapsed_us >= EXIT_POLICY_UNUSABLE_AFTER_US &&
+	      (v->conns_open == 0 || v->refused_logins > 0)) ||
+	     v->tls_refused || v->login_disabled)) {
+		s.why = STOP_UNUSABLE;
+		s.unusable = s.stop = true;
+	}
+	s.at_once = s.unusable || s.why == STOP_ERROR_QUIT;
+	return s;
+}
+
+bool
+exit_policy_needs_poll(const struct config *cfg, const struct stop_view *v)
+{
+	if (cfg->error_quit || cfg->disconnect_quit)
+		return true;
+	/* "server unusable" can still come true */
+	return nobody_in(v);
+}
+
+bool
+exit_policy_unusable_at_end(uint64_t logins, uint64_t oks, uint64_t connects)
+{
+	return logins == 0 && oks == 0 && connects > 0;
+}

@@ -1,0 +1,178 @@
+/* exit_policy (src/run/exit_policy.c): the exit status table, row by row,
+ * and the stop checks every run loop turn makes: which reason wins, and
+ * which stops wait for the commands in flight. */
+#include "check_main.h"
+#include "config/config.h"
+#include "report/report.h"
+#include "run/exit_policy.h"
+
+START_TEST(test_status_table)
+{
+	struct run_outcome o = { 0 };
+
+	ck_assert_int_eq(exit_policy_status(&o), EXIT_OK);
+	/* Each failure on its own is 1. */
+	struct run_outcome one[] = {
+		{ .quit = true }, { .some_unusable = true },
+		{ .hard_errors = 1 }, { .sla_failed = 1 }, { .unfinished = 1 },
+		{ .failed = 1 }, { .output_failed = true },
+	};
+	for (unsigned i = 0; i < sizeof(one) / sizeof(one[0]); i++)
+		ck_assert_msg(exit_policy_status(&one[i]) == EXIT_FAILED,
+			      "row %u", i);
+	/* Nobody got in is 3, whatever else failed. */
+	o = (struct run_outcome){ .unusable = true };
+	ck_assert_int_eq(exit_policy_status(&o), EXIT_UNUSABLE);
+	o = (struct run_outcome){ .unusable = true, .quit = true,
+				  .hard_errors = 5, .output_failed = true };
+	ck_assert_int_eq(exit_policy_status(&o), EXIT_UNUSABLE);
+	/* A late failure makes 0 into 1 and leaves a worse status. */
+	ck_assert_int_eq(exit_policy_fail(EXIT_OK), EXIT_FAILED);
+	ck_assert_int_eq(exit_policy_fail(EXIT_FAILED), EXIT_FAILED);
+	ck_assert_int_eq(exit_policy_fail(EXIT_UNUSABLE), EXIT_UNUSABLE);
+	/* The numbers users and scripts rely on. */
+	ck_assert_int_eq(EXIT_OK, 0);
+	ck_assert_int_eq(EXIT_FAILED, 1);
+	ck_assert_int_eq(EXIT_USAGE, 2);
+	ck_assert_int_eq(EXIT_UNUSABLE, 3);
+}
+END_TEST
+
+/* A run in which someone is in and nothing went wrong. */
+static struct stop_view
+healthy(uint64_t elapsed_us)
+{
+	return (struct stop_view){ .elapsed_us = elapsed_us, .logins = 3,
+				   .oks = 10, .conns_open = 3 };
+}
+
+START_TEST(test_stop_duration)
+{
+	struct config c;
+	config_defaults(&c);
+	struct stop_view v = healthy(2999999);
+
+	c.secs = 3;
+	struct stop_verdict s = exit_policy_stop(&c, &v);
+	ck_assert(!s.stop);
+	v.elapsed_us = 3000000;
+	s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && !s.quit && !s.unusable && !s.at_once);
+	ck_assert_int_eq(s.why, STOP_DURATION);
+	/* secs=0: until a signal. */
+	c.secs = 0;
+	v.elapsed_us = 3600000000ULL;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_stop_quit)
+{
+	struct config c;
+	config_defaults(&c);
+	struct stop_view v = healthy(1000000);
+
+	/* Errors stop nothing unless asked. */
+	v.errors = 4;
+	v.disconnects = 2;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	c.error_quit = true;
+	struct stop_verdict s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && s.quit && s.at_once);
+	ck_assert_int_eq(s.why, STOP_ERROR_QUIT);
+	/* Both: disconnect_quit's reason, and then the grace applies. */
+	c.disconnect_quit = true;
+	s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && s.quit && !s.at_once);
+	ck_assert_int_eq(s.why, STOP_DISCONNECT_QUIT);
+	c.error_quit = false;
+	v.errors = 0;
+	v.disconnects = 0;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	config_free(&c);
+}
+END_TEST
+
+START_TEST(test_stop_unusable)
+{
+	struct config c;
+	config_defaults(&c);
+	struct stop_view v = { .elapsed_us = 4999999, .conns_open = 0 };
+
+	/* Nobody in yet: wait 5 s. */
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	v.elapsed_us = EXIT_POLICY_UNUSABLE_AFTER_US;
+	struct stop_verdict s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && s.unusable && s.at_once && !s.quit);
+	ck_assert_int_eq(s.why, STOP_UNUSABLE);
+	/* Connected and not refused: still trying. */
+	v.conns_open = 2;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	v.refused_logins = 1;
+	ck_assert(exit_policy_stop(&c, &v).unusable);
+	/* A refused certificate or LOGINDISABLED: at once. */
+	v = (struct stop_view){ .elapsed_us = 1, .conns_open = 1,
+				.tls_refused = true };
+	ck_assert(exit_policy_stop(&c, &v).unusable);
+	v.tls_refused = false;
+	v.login_disabled = true;
+	ck_assert(exit_policy_stop(&c, &v).unusable);
+	/* One OK is enough to be usable. */
+	v.oks = 1;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	/* Unusable wins the reason over error_quit. */
+	c.error_quit = true;
+	v = (struct stop_view){ .elapsed_us = 6000000, .errors = 1 };
+	s = exit_policy_stop(&c, &v);
+	ck_assert(s.unusable && s.quit);
+	ck_assert_int_eq(s.why, STOP_UNUSABLE);
+	config_free(&c);
+}
+END_TEST
+
+/* A signal drains a running run; one more while it drains halts it. */
+START_TEST(test_signal)
+{
+	ck_assert_int_eq(exit_policy_signal(false), STOP_SIG_DRAIN);
+	ck_assert_int_eq(exit_policy_signal(true), STOP_SIG_HALT);
+}
+END_TEST
+
+START_TEST(test_poll_and_end)
+{
+	struct config c;
+	config_defaults(&c);
+	struct stop_view v = healthy(0);
+
+	ck_assert(!exit_policy_needs_poll(&c, &v));
+	c.disconnect_quit = true;
+	ck_assert(exit_policy_needs_poll(&c, &v));
+	c.disconnect_quit = false;
+	v.logins = v.oks = 0;
+	ck_assert(exit_policy_needs_poll(&c, &v));
+	/* Connects but nobody in: unusable, however short the run. */
+	ck_assert(exit_policy_unusable_at_end(0, 0, 1));
+	ck_assert(!exit_policy_unusable_at_end(0, 0, 0));
+	ck_assert(!exit_policy_unusable_at_end(1, 0, 1));
+	ck_assert(!exit_policy_unusable_at_end(0, 1, 1));
+	config_free(&c);
+}
+END_TEST
+
+static Suite *
+exit_policy_suite(void)
+{
+	Suite *s = suite_create("exit_policy");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_status_table);
+	tcase_add_test(tc, test_stop_duration);
+	tcase_add_test(tc, test_stop_quit);
+	tcase_add_test(tc, test_stop_unusable);
+	tcase_add_test(tc, test_signal);
+	tcase_add_test(tc, test_poll_and_end);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(exit_policy_suite)
