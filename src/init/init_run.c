@@ -175,14 +175,21 @@ init_wait(struct init_run *run, struct init_worker **w, unsigned n)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	uint64_t t_signal = 0;	/* when the first signal came (0: none) */
 	for (;;) {
 		if (atomic_load(&run->running) == 0)
 			break;
 		int sig = sigtimedwait(&sigs, NULL, &ts);
-		if ((sig == SIGINT || sig == SIGTERM) &&
-		    atomic_load(&run->stop) < 2) {
-			bool first = exit_policy_signal(atomic_fetch_add(
-			    &run->stop, 1) > 0) == STOP_SIG_DRAIN;
+		int stop = atomic_load(&run->stop);
+		enum stop_signal ss = STOP_SIG_SAME;
+		if ((sig == SIGINT || sig == SIGTERM) && stop < 2)
+			ss = exit_policy_signal(stop > 0, t_signal == 0 ?
+			    UINT64_MAX : clock_us() - t_signal);
+		if (ss != STOP_SIG_SAME) {
+			bool first = ss == STOP_SIG_DRAIN;
+			if (first)
+				t_signal = clock_us();
+			atomic_fetch_add(&run->stop, 1);
 			log_warn("init: %s: %s (run init again to finish: it "
 				 "adds only what is missing)",
 				 sig == SIGINT ? "SIGINT" : "SIGTERM", first

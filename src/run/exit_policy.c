@@ -7,7 +7,9 @@
  *   condition                                   reason            grace
  *   secs= ran out                               duration          yes
  *   SIGINT/SIGTERM (exit_policy_signal; a
- *     second one while draining: at once)       signal            yes
+ *     second one while draining: at once, but
+ *     not within 100 ms of the first: the same
+ *     stop, as timeout(1) sends it twice)        signal            yes
  *   error_quit and any error                    error_quit        no
  *   disconnect_quit and a disconnect/BYE/timeout disconnect_quit  yes
  *   nobody logged in and no OK: after 5 s with
@@ -56,9 +58,12 @@ exit_policy_fail(int status)
 }
 
 enum stop_signal
-exit_policy_signal(bool draining)
+exit_policy_signal(bool draining, uint64_t since_signal_us)
 {
-	return draining ? STOP_SIG_HALT : STOP_SIG_DRAIN;
+	if (!draining)
+		return STOP_SIG_DRAIN;
+	return since_signal_us < EXIT_POLICY_SAME_STOP_US ? STOP_SIG_SAME :
+	    STOP_SIG_HALT;
 }
 
 static bool

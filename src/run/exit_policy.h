@@ -59,9 +59,15 @@ struct stop_verdict {
 
 /* SIGINT or SIGTERM: while the run runs, it drains (no new commands,
  * those in flight answered within --grace); while it drains, it halts
- * at once.  run.c and init ask this. */
-enum stop_signal { STOP_SIG_DRAIN, STOP_SIG_HALT };
-enum stop_signal exit_policy_signal(bool draining);
+ * at once, unless the signal came within EXIT_POLICY_SAME_STOP_US of
+ * the one that began the drain: that is the same stop (timeout(1)
+ * signals its child, then its own process group, which holds the
+ * child: two TERMs microseconds apart).  since_signal_us: how long ago
+ * the signal that began the drain came, UINT64_MAX if none did.  run.c
+ * and init ask this. */
+#define EXIT_POLICY_SAME_STOP_US 100000u
+enum stop_signal { STOP_SIG_DRAIN, STOP_SIG_HALT, STOP_SIG_SAME };
+enum stop_signal exit_policy_signal(bool draining, uint64_t since_signal_us);
 
 /* Nobody got in for this long (with no connection up or logins
  * refused): the server is unusable. */

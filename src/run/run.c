@@ -417,6 +417,8 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	struct metrics_run mr0 = { 0, dv->clients, false };
 	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
+	/* When the signal that began the drain came (0: none did). */
+	uint64_t t_signal = 0;
 	for (;;) {
 		uint64_t now = clock_us();
 		uint64_t wake = next_tick;
@@ -434,9 +436,14 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			int sig = sinks->metrics != NULL ?
 			    metrics_wait(sinks->metrics, &sigs, wake - now) :
 			    sigtimedwait(&sigs, NULL, &ts);
-			if (sig > 0 && phase != PHASE_HALT) {
-				if (exit_policy_signal(phase == PHASE_DRAIN) ==
-				    STOP_SIG_DRAIN) {
+			enum stop_signal ss = STOP_SIG_SAME;
+			if (sig > 0 && phase != PHASE_HALT)
+				ss = exit_policy_signal(phase == PHASE_DRAIN,
+				    t_signal == 0 ? UINT64_MAX :
+				    clock_us() - t_signal);
+			if (ss != STOP_SIG_SAME) {
+				if (ss == STOP_SIG_DRAIN) {
+					t_signal = clock_us();
 					log_info("Received %s - stopping clients "
 						 "(send it again to stop at once)",
 						 sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -134,8 +134,18 @@ END_TEST
 /* A signal drains a running run; one more while it drains halts it. */
 START_TEST(test_signal)
 {
-	ck_assert_int_eq(exit_policy_signal(false), STOP_SIG_DRAIN);
-	ck_assert_int_eq(exit_policy_signal(true), STOP_SIG_HALT);
+	ck_assert_int_eq(exit_policy_signal(false, UINT64_MAX), STOP_SIG_DRAIN);
+	ck_assert_int_eq(exit_policy_signal(true, UINT64_MAX), STOP_SIG_HALT);
+	/* Draining since secs= ran out: no signal began it, so one halts. */
+	ck_assert_int_eq(exit_policy_signal(true, UINT64_MAX), STOP_SIG_HALT);
+	/* timeout(1)'s second TERM, microseconds after its first: the same
+	 * stop; a person's second Ctrl-C, later: at once. */
+	ck_assert_int_eq(exit_policy_signal(true, 40), STOP_SIG_SAME);
+	ck_assert_int_eq(exit_policy_signal(true, EXIT_POLICY_SAME_STOP_US - 1),
+			 STOP_SIG_SAME);
+	ck_assert_int_eq(exit_policy_signal(true, EXIT_POLICY_SAME_STOP_US),
+			 STOP_SIG_HALT);
+	ck_assert_int_eq(exit_policy_signal(false, 40), STOP_SIG_DRAIN);
 }
 END_TEST
 
