@@ -33,7 +33,7 @@ uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 
 	ubase_folder_arg(u, UF_DELETED, box, sizeof(box));
 	for (;; uc->step++) {
-		switch (uc->step) {
+		switch ((enum uclean_step)uc->step) {
 		case UCLEAN_SEARCH:
 			uc->ls_found_min = uc->ls_found_max = 0;
 			*op = OP_SEARCH;
@@ -94,6 +94,7 @@ uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op)
 			*op = OP_EXPUNGE;
 			snprintf(cmd, n, "EXPUNGE");
 			return true;
+		case UCLEAN_DONE:
 		default:
 			return false;
 		}

@@ -68,9 +68,9 @@ ujob_failed(struct uconn *uc)
 		ucount_action(u, ACT_NOTICE, false, 0);
 		break;
 	case UJ_ACT:
-		ucount_action(u, uc->step <= 1 ? ACT_READ : uc->step == 2 ?
-			      ACT_REPLY : uc->act_move ? ACT_MOVE : ACT_DELETE,
-			      false, 0);
+		ucount_action(u, uc->step <= UACT_SEEN ? ACT_READ :
+			      uc->step == UACT_DRAFT ? ACT_REPLY :
+			      uc->act_move ? ACT_MOVE : ACT_DELETE, false, 0);
 		break;
 	case UJ_REPLY_SEND:
 		if (uc->counting)
@@ -115,8 +115,8 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 		return;
 	}
 	if (st != CONN_REPLY_OK) {
-		if (uc->job == UJ_SETUP && uc->step >= UF_SPAM &&
-		    uc->step < UF_COUNT) {
+		if (uc->job == UJ_SETUP && uc->step >= USETUP_CREATE_FIRST &&
+		    uc->step < USETUP_SELECT) {
 			/* CREATE: another connection of the user won a race
 			 * (ALREADYEXISTS); go on to SELECT. */
 			uc->step++;
@@ -129,7 +129,7 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	}
 	switch (uc->job) {
 	case UJ_SETUP:
-		if (uc->step == UF_COUNT) {
+		if (uc->step == USETUP_SELECT) {
 			uc->sel = UF_INBOX;
 			ucached_selected(uc);
 		}
@@ -141,13 +141,13 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 			ucount_action(u, ACT_NOTICE, true, uc->t_job);
 		break;
 	case UJ_ACT:
-		if (uc->step == 1) {
+		if (uc->step == UACT_SEEN) {
 			ucount(u, UC_READ, UF_INBOX);
 			ucount_action(u, ACT_READ, true, uc->t_job);
 		}
-		if (uc->step == 2)
+		if (uc->step == UACT_DRAFT)
 			ujob_drafted(uc, uc->mail.uid, text, len, now);
-		if (uc->step == 3) {
+		if (uc->step == UACT_MOVE) {
 			/* MOVE expunges from INBOX (RFC 6851). */
 			ucount(u, UC_MOVED_TO_SPAM, UF_SPAM);
 			if (conn_has_move(c)) {
@@ -155,14 +155,14 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 				ucount_action(u, ACT_MOVE, true, uc->t_job);
 			}
 		}
-		if (uc->step == 5) {
+		if (uc->step == UACT_EXPUNGE) {
 			ucount(u, UC_EXPUNGED, UF_INBOX);
 			ucount_action(u, uc->act_move ? ACT_MOVE : ACT_DELETE,
 				      true, uc->t_job);
 		}
 		break;
 	case UJ_REPLY_SEND:
-		if (uc->step == 0) {
+		if (uc->step == URS_APPEND_SENT) {
 			ucount(u, UC_APPENDED, UF_SENT);
 			if (uc->reply.inbox_uid != 0) {
 				ucount(u, UC_REPLIED, UF_SENT);
@@ -172,11 +172,11 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 								 u->uw->n_u)]);
 			}
 		}
-		if (uc->step == 1)
+		if (uc->step == URS_SELECT_DRAFTS)
 			uc->sel = UF_DRAFTS;
-		if (uc->step == 3)
+		if (uc->step == URS_DRAFT_EXPUNGE)
 			ucount(u, UC_EXPUNGED, UF_DRAFTS);
-		if (uc->step == 4) {
+		if (uc->step == URS_SELECT_INBOX) {
 			/* Back in INBOX: what came meanwhile was not pushed
 			 * to us; fetch it. */
 			uc->sel = UF_INBOX;
@@ -215,14 +215,15 @@ fetch_items(char *out, size_t n, const char *items, const char *dflt)
 static void
 ujob_step_setup(struct uconn *uc, char *cmd, size_t n)
 {
-	/* Step 0 LIST, 1..5 CREATE Spam/Drafts/Sent (and Calendar for a
-	 * LoadSim user, the deleted folder for one that cleans its inbox)
-	 * if missing, 6 SELECT; a cached client's COMPRESS and ENABLE
-	 * first. */
-	if (uc->step == 0 && ucached_prepare(uc, ujob_setup_resume))
+	/* LIST, a CREATE step per folder after INBOX (Spam/Drafts/Sent, and
+	 * Calendar for a LoadSim user, the deleted folder for one that cleans
+	 * its inbox) when missing, SELECT INBOX (enum ujob_setup_step); a
+	 * cached client's COMPRESS and ENABLE first.  Only the working
+	 * connection (k == 0) LISTs and CREATEs: the others only SELECT. */
+	if (uc->step == USETUP_LIST && ucached_prepare(uc, ujob_setup_resume))
 		return;
 	for (;; uc->step++) {
-		if (uc->step == 0 && uc->k == 0) {
+		if (uc->step == USETUP_LIST && uc->k == 0) {
 			uc->setup_missing = (1u << UF_SPAM) | (1u << UF_DRAFTS) |
 			    (1u << UF_SENT) | (uc->u->ls_on ? 1u << UF_CALENDAR : 0) |
 			    (uc->u->ls_on && uc->u->ls_gap[LS_CLEAN_INBOX] > 0 ?
@@ -231,25 +232,26 @@ ujob_step_setup(struct uconn *uc, char *cmd, size_t n)
 				return;
 			break;
 		}
-		if (uc->step >= UF_SPAM && uc->step < UF_COUNT) {
-			if (uc->k != 0 || !(uc->setup_missing & (1u << uc->step)))
+		if (uc->step >= USETUP_CREATE_FIRST && uc->step < USETUP_SELECT) {
+			/* This step's folder is the step's number. */
+			enum ufolder f = (enum ufolder)uc->step;
+			if (uc->k != 0 || !(uc->setup_missing & (1u << f)))
 				continue;
 			char arg[LS_NAME_MAX + 3];
-			ubase_folder_arg(uc->u, (enum ufolder)uc->step, arg,
-					 sizeof(arg));
+			ubase_folder_arg(uc->u, f, arg, sizeof(arg));
 			snprintf(cmd, n, "CREATE %s", arg);
 			if (ujob_cmd(uc, OP_MCREATE, cmd, NULL))
 				return;
 			break;
 		}
-		if (uc->step == UF_COUNT) {
+		if (uc->step == USETUP_SELECT) {
 			uc->sel = UF_COUNT;
 			ucached_select(uc, cmd, n);
 			if (ujob_cmd(uc, OP_SELECT, cmd, NULL))
 				return;
 			break;
 		}
-		if (uc->step > UF_COUNT) {
+		if (uc->step >= USETUP_DONE) {
 			uc->in_session = true;
 			uc->u->uw->logged_in++;
 			ucount_users_in(uc->u, 1);
@@ -274,26 +276,26 @@ ujob_step_act(struct uconn *uc, char *cmd, size_t n)
 	bool ok = false;
 
 	for (;; uc->step++) {
-		if (uc->mail.filter && uc->step < 3)
+		if (uc->mail.filter && uc->step < UACT_MOVE)
 			continue;	/* a filter moves it unread */
-		switch (uc->step) {
-		case 0:
+		switch ((enum ujob_act_step)uc->step) {
+		case UACT_FETCH:
 			fetch_items(items, sizeof(items), u->cb->fetch_manual,
 				    "BODY.PEEK[]");
 			snprintf(cmd, n, "UID FETCH %u (%s)", uid, items);
 			ok = ujob_cmd(uc, OP_UIDFETCH, cmd, NULL);
 			break;
-		case 1:
+		case UACT_SEEN:
 			snprintf(cmd, n, "UID STORE %u +FLAGS.SILENT (\\Seen)", uid);
 			ok = ujob_cmd(uc, OP_STORE, cmd, NULL);
 			break;
-		case 2:
+		case UACT_DRAFT:
 			if (!uc->act_reply)
 				continue;
 			ok = ujob_cmd(uc, OP_APPEND, "APPEND Drafts (\\Draft \\Seen)",
 				      ujob_msg(uc));
 			break;
-		case 3:
+		case UACT_MOVE:
 			if (!uc->act_move)
 				continue;
 			snprintf(cmd, n, "UID %s %u Spam",
@@ -301,14 +303,14 @@ ujob_step_act(struct uconn *uc, char *cmd, size_t n)
 			ok = ujob_cmd(uc, conn_has_move(uc->c) ? OP_MOVE : OP_COPY,
 				      cmd, NULL);
 			break;
-		case 4:
+		case UACT_DELETE:
 			if (!uc->act_delete &&
 			    !(uc->act_move && !conn_has_move(uc->c)))
 				continue;
 			snprintf(cmd, n, "UID STORE %u +FLAGS.SILENT (\\Deleted)", uid);
 			ok = ujob_cmd(uc, OP_STORE, cmd, NULL);
 			break;
-		case 5:
+		case UACT_EXPUNGE:
 			if (!uc->act_delete &&
 			    !(uc->act_move && !conn_has_move(uc->c)))
 				continue;
@@ -318,6 +320,7 @@ ujob_step_act(struct uconn *uc, char *cmd, size_t n)
 				snprintf(cmd, n, "EXPUNGE");
 			ok = ujob_cmd(uc, OP_EXPUNGE, cmd, NULL);
 			break;
+		case UACT_DONE:
 		default:
 			u->last_action = clock_us();
 			ujob_end(uc);
@@ -336,43 +339,44 @@ ujob_step_reply(struct uconn *uc, char *cmd, size_t n)
 	bool ok = false;
 
 	for (;; uc->step++) {
-		switch (uc->step) {
-		case 0:
+		switch ((enum ujob_reply_step)uc->step) {
+		case URS_APPEND_SENT:
 			ok = ujob_cmd(uc, OP_APPEND, "APPEND Sent (\\Seen)",
 				      ujob_msg(uc));
 			break;
-		case 1:
+		case URS_SELECT_DRAFTS:
 			/* Without UIDPLUS the draft's UID is unknown: it
 			 * stays (Drafts = appended - expunged still holds). */
 			if (r->draft_uid == 0 || !conn_has_uidplus(uc->c)) {
-				uc->step = 4;
+				uc->step = URS_SELECT_INBOX;
 				continue;
 			}
 			uc->sel = UF_COUNT;
 			ok = ujob_cmd(uc, OP_SELECT, "SELECT Drafts", NULL);
 			break;
-		case 2:
+		case URS_DRAFT_DELETED:
 			snprintf(cmd, n, "UID STORE %u +FLAGS.SILENT (\\Deleted)",
 				 r->draft_uid);
 			ok = ujob_cmd(uc, OP_STORE, cmd, NULL);
 			break;
-		case 3:
+		case URS_DRAFT_EXPUNGE:
 			snprintf(cmd, n, "UID EXPUNGE %u", r->draft_uid);
 			ok = ujob_cmd(uc, OP_EXPUNGE, cmd, NULL);
 			break;
-		case 4:
+		case URS_SELECT_INBOX:
 			if (uc->sel == UF_INBOX)
 				continue;
 			uc->sel = UF_COUNT;
 			ok = ujob_cmd(uc, OP_SELECT, "SELECT INBOX", NULL);
 			break;
-		case 5:
+		case URS_ANSWERED:
 			if (r->inbox_uid == 0)
 				continue;	/* a new mail: no \\Answered */
 			snprintf(cmd, n, "UID STORE %u +FLAGS.SILENT (\\Answered)",
 				 r->inbox_uid);
 			ok = ujob_cmd(uc, OP_STORE, cmd, NULL);
 			break;
+		case URS_DONE:
 		default:
 			/* The whole action, from the draft to here (not for a
 			 * bare return to INBOX, see ujob_next). */
@@ -400,7 +404,7 @@ ujob_step(struct uconn *uc)
 		ujob_step_setup(uc, cmd, sizeof(cmd));
 		return;
 	case UJ_FETCH_NEW:
-		if (uc->step > 0) {
+		if (uc->step != UONE_SEND) {
 			ujob_end(uc);
 			return;
 		}
@@ -422,7 +426,7 @@ ujob_step(struct uconn *uc)
 		ujob_step_reply(uc, cmd, sizeof(cmd));
 		return;
 	case UJ_SEND_NEW:
-		if (uc->step > 0 ||
+		if (uc->step != UONE_SEND ||
 		    !ujob_cmd(uc, OP_APPEND, "APPEND Drafts (\\Draft \\Seen)",
 			      ujob_msg(uc)))
 			ujob_end(uc);
@@ -501,7 +505,7 @@ ujob_next(struct uconn *uc)
 	if (uc->sel != UF_INBOX) {
 		/* A job ended with another folder selected. */
 		uc->job = UJ_REPLY_SEND;
-		uc->step = 4;
+		uc->step = URS_SELECT_INBOX;
 		uc->counting = false;
 		ujob_step(uc);
 		return uc->job != UJ_NONE;

@@ -235,6 +235,28 @@ uls_msg(struct user *u)
 
 static void uls_step(struct uconn *uc);
 
+/* The steps (uconn.step) of browse mail: the page of headers first (what
+ * a client shows), then one mail of that page read and flagged \Seen, as
+ * the reader opens it.  A cached client asks the headers in two: the
+ * changes of what it holds, then the new ones. */
+enum uls_browse_step {
+	ULB_HEADERS,	/* FETCH the last BROWSE_PAGE's headers; cached: UID
+			 * FETCH 1:seen (UID FLAGS) [CHANGEDSINCE] */
+	ULB_NEW_HEADERS,	/* cached only: UID FETCH seen+1:* headers */
+	ULB_READ,	/* FETCH n (BODY.PEEK[]), n one of the page */
+	ULB_SEEN,	/* STORE n +FLAGS.SILENT (\Seen) */
+	ULB_DONE
+};
+
+/* Browse calendar and free/busy: open the folder (EXAMINE for free/busy,
+ * which only looks), find today's items, then (browse only) read them. */
+enum uls_calendar_step {
+	ULC_SELECT,	/* SELECT Calendar (EXAMINE for free/busy) */
+	ULC_SEARCH,	/* UID SEARCH SINCE yesterday */
+	ULC_FETCH,	/* browse, when found: UID FETCH min:max headers */
+	ULC_DONE
+};
+
 /* The action is over (counted once: clean inbox counts itself before
  * it empties the deleted folder). */
 static void
@@ -329,7 +351,8 @@ uls_since_today(char *out, size_t n)
 		 mon[tm.tm_mon], tm.tm_year + 1900);
 }
 
-/* Browse mail's page of headers (step 0, and 1 for a cached client). */
+/* Browse mail's page of headers (ULB_HEADERS, and ULB_NEW_HEADERS for a
+ * cached client). */
 static bool
 uls_browse_headers(struct uconn *uc, char *cmd, size_t n)
 {
@@ -337,7 +360,7 @@ uls_browse_headers(struct uconn *uc, char *cmd, size_t n)
 	uint32_t exists = conn_exists(uc->c);
 
 	if (!u->ls_cached) {
-		if (uc->step == 1)
+		if (uc->step == ULB_NEW_HEADERS)
 			return false;
 		if (exists > BROWSE_PAGE)
 			snprintf(cmd, n, "FETCH %u:* (UID FLAGS " HEADER_ITEMS ")",
@@ -348,7 +371,7 @@ uls_browse_headers(struct uconn *uc, char *cmd, size_t n)
 		return uls_cmd(uc, OP_FETCH, cmd, NULL);
 	}
 	bool cs = conn_has_condstore(uc->c);
-	if (uc->step == 0) {
+	if (uc->step == ULB_HEADERS) {
 		/* What changed in the cache: with CONDSTORE only that. */
 		if (u->ls_seen_uid == 0)
 			return false;
@@ -372,11 +395,11 @@ uls_step_browse(struct uconn *uc, char *cmd, size_t n)
 {
 	uint32_t exists = conn_exists(uc->c);
 
-	switch (uc->step) {
-	case 0:
-	case 1:
+	switch ((enum uls_browse_step)uc->step) {
+	case ULB_HEADERS:
+	case ULB_NEW_HEADERS:
 		return uls_browse_headers(uc, cmd, n);
-	case 2:
+	case ULB_READ:
 		if (exists == 0)
 			return false;
 		/* One of the page, by sequence number: only this connection
@@ -385,11 +408,12 @@ uls_step_browse(struct uconn *uc, char *cmd, size_t n)
 						exists : BROWSE_PAGE);
 		snprintf(cmd, n, "FETCH %u (BODY.PEEK[])", uc->ls_msg);
 		return uls_cmd(uc, OP_FETCH, cmd, NULL);
-	case 3:
+	case ULB_SEEN:
 		if (uc->ls_msg == 0)
 			return false;
 		snprintf(cmd, n, "STORE %u +FLAGS.SILENT (\\Seen)", uc->ls_msg);
 		return uls_cmd(uc, OP_STORE, cmd, NULL);
+	case ULB_DONE:
 	default:
 		return false;
 	}
@@ -399,22 +423,23 @@ uls_step_browse(struct uconn *uc, char *cmd, size_t n)
 static bool
 uls_step_calendar(struct uconn *uc, char *cmd, size_t n, bool examine)
 {
-	switch (uc->step) {
-	case 0:
+	switch ((enum uls_calendar_step)uc->step) {
+	case ULC_SELECT:
 		uc->sel = UF_COUNT;	/* its EXISTS is not INBOX's */
 		uc->ls_found_min = uc->ls_found_max = 0;
 		return uls_cmd(uc, OP_SELECT, examine ? "EXAMINE Calendar" :
 			       "SELECT Calendar", NULL);
-	case 1:
+	case ULC_SEARCH:
 		uc->sel = UF_CALENDAR;
 		uls_since_today(cmd, n);
 		return uls_cmd(uc, OP_SEARCH, cmd, NULL);
-	case 2:
+	case ULC_FETCH:
 		if (examine || uc->ls_found_min == 0)
 			return false;
 		snprintf(cmd, n, "UID FETCH %u:%u (UID FLAGS BODY.PEEK[HEADER])",
 			 uc->ls_found_min, uc->ls_found_max);
 		return uls_cmd(uc, OP_UIDFETCH, cmd, NULL);
+	case ULC_DONE:
 	default:
 		return false;
 	}
@@ -428,7 +453,7 @@ uls_step(struct uconn *uc)
 
 	switch (uc->ls_act) {
 	case LS_BROWSE_MAIL:
-		for (; uc->step < 4 && !sent; ) {
+		for (; uc->step < ULB_DONE && !sent; ) {
 			sent = uls_step_browse(uc, cmd, sizeof(cmd));
 			if (!sent)
 				uc->step++;
@@ -445,12 +470,12 @@ uls_step(struct uconn *uc)
 		break;
 	}
 	case LS_SEND_MAIL:
-		sent = uc->step == 0 &&
+		sent = uc->step == UONE_SEND &&
 		    uls_cmd(uc, OP_APPEND, "APPEND Sent (\\Seen)", uls_msg(uc->u));
 		break;
 	case LS_MAKE_APPOINTMENT:
 	case LS_MEETING_REQUEST:
-		sent = uc->step == 0 &&
+		sent = uc->step == UONE_SEND &&
 		    uls_cmd(uc, OP_APPEND, "APPEND Calendar (\\Seen)",
 			    uls_msg(uc->u));
 		break;
@@ -462,7 +487,7 @@ uls_step(struct uconn *uc)
 	default:
 		break;
 	}
-	if (!sent)
+	if (!sent)	/* ok when its first step was OK'd */
 		uls_end(uc, uc->step > 0);
 }
 
@@ -541,8 +566,9 @@ uls_untagged(struct uconn *uc, const struct imap_resp *r)
 		return;
 	}
 	if (kw == IMAP_KW_FETCH && u->ls_cached &&
-	    uc->ls_act == LS_BROWSE_MAIL && uc->sel == UF_INBOX && uc->step < 2)
-		ucached_fetch(uc, r, uc->step == 0);	/* the cache */
+	    uc->ls_act == LS_BROWSE_MAIL && uc->sel == UF_INBOX &&
+	    uc->step <= ULB_NEW_HEADERS)
+		ucached_fetch(uc, r, uc->step == ULB_HEADERS);	/* the cache */
 }
 
 bool

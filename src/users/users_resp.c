@@ -65,7 +65,7 @@ uresp_untagged(struct uconn *uc, const struct imap_resp *r)
 	if (kw == IMAP_KW_EXISTS) {
 		if (uc->sel != UF_INBOX) {
 			if (uc->job == UJ_SETUP || (uc->job == UJ_REPLY_SEND &&
-						    uc->step == 4)) {
+						    uc->step == URS_SELECT_INBOX)) {
 				/* SELECT INBOX: the baseline, no push. */
 				uc->exists = r->num;
 				if (uc->job == UJ_SETUP)
