@@ -144,13 +144,15 @@ shared_new(const struct config *cfg, const struct derived *dv)
 struct worker_group *
 worker_group_new(const struct config *cfg)
 {
-	struct worker_group *g = xcalloc(1, sizeof(*g));
-
-	g->latency_log_fd = -1;
+	/* Opened before anything is allocated: fatal() exits, and the
+	 * sanitizers' leak check would count a group held only here. */
+	int fd = -1;
 	if (cfg->latency_log != NULL &&
-	    (g->latency_log_fd = latency_log_open(cfg->latency_log)) < 0)
+	    (fd = latency_log_open(cfg->latency_log)) < 0)
 		fatal(2, "--latency-log %s: cannot create: %s", cfg->latency_log,
 		      strerror(errno));
+	struct worker_group *g = xcalloc(1, sizeof(*g));
+	g->latency_log_fd = fd;
 	return g;
 }
 
