@@ -130,7 +130,10 @@ coord_compare(struct cp_coord *co, struct checkpoint *cp)
 {
 	unsigned errs = 0;
 
-	qsort(co->views, co->n_views, sizeof(*co->views), cmp_store);
+	/* No session may be at the barrier with a mailbox (views is NULL
+	 * then): qsort's base must not be NULL, even for 0 items. */
+	if (co->n_views > 1)
+		qsort(co->views, co->n_views, sizeof(*co->views), cmp_store);
 	for (unsigned i = 0; i < co->n_views;) {
 		unsigned j = i + 1;
 		while (j < co->n_views && mbox_view_store(co->views[j]) ==
