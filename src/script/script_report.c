@@ -86,7 +86,10 @@ script_list_load(struct script_list *l, const char *path, char *err,
 		names[n++] = full;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(char *), name_cmp);
+	/* An empty directory leaves names NULL, which qsort must not get
+	 * even for 0 items (UBSan); it is refused below by name. */
+	if (n > 1)
+		qsort(names, n, sizeof(char *), name_cmp);
 	int rc = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (rc == 0 && list_add(l, names[i], err, errlen) < 0)

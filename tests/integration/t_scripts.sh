@@ -2,11 +2,22 @@
 # Our scripted tests (tests/scripts, imaptest's format) against a private
 # Dovecot: every one passes, the totals line and the JSON say so, exit 0;
 # the same over implicit TLS (verified against the instance's CA), and a
-# certificate nobody vouches for fails the test naming the reason.
+# certificate nobody vouches for fails the test naming the reason; an
+# empty test directory is refused (exit 2).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
 need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
+
+# An empty test directory is bad input: exit 2 naming it, before any
+# connection (under UBSan this once stopped in qsort of no names).
+mkdir "$TEST_TMP/empty"
+rc=0
+run_with_timeout 30 "$IMAPSTRESS" test="$TEST_TMP/empty" port=1 \
+	>"$TEST_TMP/empty.out" 2>&1 || rc=$?
+assert_eq 2 "$rc" "an empty test directory: exit status ($(head -c 300 "$TEST_TMP/empty.out"))"
+assert_match 'no test files in this directory' "$(cat "$TEST_TMP/empty.out")" "an empty test directory: why"
+
 dovecot_start --tls
 n=$(find "$ROOT/tests/scripts" -maxdepth 1 -type f ! -name '*.mbox' | wc -l)
 assert_ge "$n" 14 "test scripts in tests/scripts"
