@@ -1,0 +1,94 @@
+/* conn_view.c: a connection's view of its mailbox (src/model/): made fresh
+ * at each SELECT, its errors counted as mailbox-state errors, the FETCH
+ * answers it does not keep counted once; and the checkpoint's CHECK, whose
+ * answer says which view the checkpoint compares. */
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "conn/conn_int.h"
+#include "conn/conn_log.h"
+#include "conn/shared.h"
+#include "model/store_map.h"
+#include "util/log.h"
+
+void
+conn_view_err(void *arg, enum mbox_err kind, const char *msg)
+{
+	struct conn *c = arg;
+	stats_err(c->env->stats, ERR_MBOXSTATE);
+	conn_log_err(c, ERR_MBOXSTATE, "%s (%s): %.200s", msg, mbox_err_name(kind),
+		     c->cur_resp != NULL ? c->cur_resp->line : "");
+}
+
+/* The view did not keep a message the server told about: the run did
+ * not measure it, so it is counted, and said once per run (every view
+ * has the same bound). */
+static void
+conn_view_untracked(void *arg)
+{
+	struct conn *c = arg;
+
+	ctr_add(&c->env->stats->untracked_fetches, 1);
+	if (!atomic_exchange(&c->env->sh->live->warned_untracked, true))
+		log_warn("a mailbox view keeps at most %u messages "
+			 "(--track-max): FETCH answers past that are checked, "
+			 "not kept, and counted as untracked_fetches",
+			 c->env->cfg->track_max);
+}
+
+/* A SELECT is about to go out: a fresh view on this user's mailbox. */
+void
+conn_view_select(struct conn *c)
+{
+	const struct config *cfg = c->env->cfg;
+	struct mbox_store *s;
+
+	if (c->env->stores == NULL)
+		return;
+	s = store_map_get(c->env->stores, c->user, cfg->box);
+	if (c->view != NULL && mbox_view_store(c->view) != s) {
+		mbox_view_free(c->view);
+		c->view = NULL;
+	}
+	if (c->view == NULL) {
+		struct mbox_view_opts o = {
+			.own_msgs = cfg->own_msgs,
+			.own_flags = cfg->own_flags,
+			.check_modseq = (c->caps & CAP_CONDSTORE) != 0,
+			.err_cb = conn_view_err,
+			.err_arg = c,
+			.untracked_cb = conn_view_untracked,
+		};
+		c->view = mbox_view_new(s, c->slot + 1, &o);
+	}
+	mbox_view_reset(c->view);
+}
+
+bool
+conn_send_check(struct conn *c)
+{
+	if (c->st != CONN_S_SESSION || c->bev == NULL ||
+	    c->lstate != LSTATE_SELECTED || c->view == NULL)
+		return false;
+	c->cp = CONN_CP_SENT;
+	conn_send_internal(c, CONN_I_CHECK, "CHECK");
+	return true;
+}
+
+bool
+conn_check_pending(const struct conn *c)
+{
+	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_STALE;
+}
+
+struct mbox_view *
+conn_checked_view(const struct conn *c)
+{
+	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_ANSWERED ? c->view : NULL;
+}
+
+void
+conn_check_done(struct conn *c)
+{
+	c->cp = conn_check_pending(c) ? CONN_CP_STALE : CONN_CP_NONE;
+}
