@@ -235,28 +235,6 @@ uls_msg(struct user *u)
 
 static void uls_step(struct uconn *uc);
 
-/* The steps (uconn.step) of browse mail: the page of headers first (what
- * a client shows), then one mail of that page read and flagged \Seen, as
- * the reader opens it.  A cached client asks the headers in two: the
- * changes of what it holds, then the new ones. */
-enum uls_browse_step {
-	ULB_HEADERS,	/* FETCH the last BROWSE_PAGE's headers; cached: UID
-			 * FETCH 1:seen (UID FLAGS) [CHANGEDSINCE] */
-	ULB_NEW_HEADERS,	/* cached only: UID FETCH seen+1:* headers */
-	ULB_READ,	/* FETCH n (BODY.PEEK[]), n one of the page */
-	ULB_SEEN,	/* STORE n +FLAGS.SILENT (\Seen) */
-	ULB_DONE
-};
-
-/* Browse calendar and free/busy: open the folder (EXAMINE for free/busy,
- * which only looks), find today's items, then (browse only) read them. */
-enum uls_calendar_step {
-	ULC_SELECT,	/* SELECT Calendar (EXAMINE for free/busy) */
-	ULC_SEARCH,	/* UID SEARCH SINCE yesterday */
-	ULC_FETCH,	/* browse, when found: UID FETCH min:max headers */
-	ULC_DONE
-};
-
 /* The action is over (counted once: clean inbox counts itself before
  * it empties the deleted folder). */
 static void
