@@ -90,7 +90,7 @@ struct lmtp_env {
 	unsigned max_sessions;		/* 0 = unlimited */
 	const char *lhlo_name;		/* NULL: "imapstress.invalid" */
 	const char *mail_from;		/* NULL: "imapstress@imapstress.invalid" */
-	double timeout_s;		/* 0: 30 s */
+	double timeout_s;		/* 0: LMTP_TIMEOUT_DEFAULT_S */
 	size_t max_line;		/* 0: 4096 bytes */
 	unsigned max_reply_lines;	/* 0: 100 */
 	const struct msg_pool *pool;	/* message bodies */
@@ -99,6 +99,9 @@ struct lmtp_env {
 	lmtp_result_fn on_result;
 	void *cb_arg;
 };
+
+/* No progress for this long ends a session (its deliveries fail). */
+#define LMTP_TIMEOUT_DEFAULT_S 30
 
 struct lmtp_client;
 

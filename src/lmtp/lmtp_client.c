@@ -516,7 +516,7 @@ lmtp_client_new(const struct lmtp_env *env)
 	if (c->env.mail_from == NULL)
 		c->env.mail_from = "imapstress@imapstress.invalid";
 	if (c->env.timeout_s <= 0)
-		c->env.timeout_s = 30;
+		c->env.timeout_s = LMTP_TIMEOUT_DEFAULT_S;
 	if (c->env.max_line == 0)
 		c->env.max_line = 4096;
 	if (c->env.max_reply_lines == 0)

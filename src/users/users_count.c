@@ -52,6 +52,9 @@ ucount(struct user *u, enum ucount_kind k, enum ufolder f)
 		case UC_DELIVER_FAILED:
 			c[i]->deliver_failed++;
 			break;
+		case UC_DELIVER_UNREADY:
+			c[i]->deliver_unready++;
+			break;
 		}
 	}
 }

@@ -82,6 +82,8 @@ struct ucounts {
 	uint64_t moved_to_deleted;	/* clean inbox's MOVE (or COPY) OK */
 	uint64_t read, replied, sent;	/* actions completed */
 	uint64_t deliver_failed;	/* no 250 (4xx, 5xx, local) */
+	uint64_t deliver_unready;	/* of those: the LMTP timeout ran out
+					 * before the session was ready */
 	struct ucache_counts cache;
 	struct uls_counts ls;
 };
@@ -426,7 +428,8 @@ enum ucount_kind {
 	UC_READ,
 	UC_REPLIED,
 	UC_SENT,
-	UC_DELIVER_FAILED
+	UC_DELIVER_FAILED,
+	UC_DELIVER_UNREADY
 };
 void ucount(struct user *u, enum ucount_kind k, enum ufolder f);
 /* An action (actions.h's enum action) done or failed, timed from t0. */

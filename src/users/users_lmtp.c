@@ -36,6 +36,11 @@ ulmtp_result(void *arg, const struct lmtp_result *r)
 			ucount_push_delivered(u, r->t_reply_us);
 	} else {
 		ucount(u, UC_DELIVER_FAILED, d->f);
+		/* No greeting or LHLO reply in time: the server did not
+		 * start sessions as fast as they were opened (users.c warns
+		 * at the end). */
+		if (r->fail == LMTP_F_TIMEOUT && r->phase == LMTP_P_SESSION)
+			ucount(u, UC_DELIVER_UNREADY, d->f);
 	}
 	if (ok)
 		act_ok(uw->act, ACT_DELIVER, r->t_reply_us - r->t_queued_us);

@@ -352,6 +352,9 @@ START_TEST(test_silent_server_times_out)
 	h_deliver(h, 1, (const char *[]){ "a@x", NULL });
 	h_run(h);
 	ck_assert_int_eq(h_find(h, "a@x")->fail, LMTP_F_TIMEOUT);
+	/* Before the greeting: the session's phase (users.c warns of these
+	 * as a server slower to start sessions than they were opened). */
+	ck_assert_int_eq(h_find(h, "a@x")->phase, LMTP_P_SESSION);
 	h_free(h);
 }
 END_TEST
