@@ -402,6 +402,8 @@ uint64_t conn_add_body(struct conn *c, struct imap_cmd *cmd,
 /* A SELECT is being sent: a fresh view of the model; its violations. */
 void conn_view_select(struct conn *c);
 void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
+/* An untagged STATUS while the view is fed. */
+void conn_view_on_status(struct conn *c, const struct imap_resp *r);
 
 /* The end of a run's stall bound (conn_stall.c).  Whether a connection
  * that last heard from the server at t_heard and last asked it something

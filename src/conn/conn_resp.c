@@ -114,6 +114,8 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 		c->cur_resp = r;
 		mbox_view_untagged(c->view, r);
 		c->cur_resp = NULL;
+		if (imap_resp_kw(r) == IMAP_KW_STATUS)
+			conn_view_on_status(c, r);
 	}
 	enum imap_kw kw = imap_resp_kw(r);
 	if (kw == IMAP_KW_VANISHED) {

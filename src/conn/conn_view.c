@@ -1,13 +1,16 @@
 /* conn_view.c: a connection's view of its mailbox (src/model/): made fresh
  * at each SELECT, its errors counted as mailbox-state errors, the FETCH
- * answers it does not keep counted once; and the checkpoint's CHECK, whose
- * answer says which view the checkpoint compares. */
+ * answers it does not keep counted once, a STATUS of the selected mailbox
+ * told to it; and the checkpoint's CHECK, whose answer says which view the
+ * checkpoint compares. */
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "conn/conn_int.h"
 #include "conn/conn_log.h"
 #include "conn/shared.h"
+#include "imap/imap_args.h"
 #include "model/store_map.h"
 #include "util/log.h"
 
@@ -16,6 +19,8 @@ conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 {
 	struct conn *c = arg;
 	stats_err(c->env->stats, ERR_MBOXSTATE);
+	if (kind == MBOX_ERR_UNANNOUNCED)
+		ctr_add(&c->env->stats->state_unannounced, 1);
 	conn_log_err(c, ERR_MBOXSTATE, "%s (%s): %.200s", msg, mbox_err_name(kind),
 		     c->cur_resp != NULL ? c->cur_resp->line : "");
 }
@@ -34,6 +39,40 @@ conn_view_untracked(void *arg)
 			 "(--track-max): FETCH answers past that are checked, "
 			 "not kept, and counted as untracked_fetches",
 			 c->env->cfg->track_max);
+}
+
+/* Is the mailbox a "* STATUS" names (an atom or a quoted string at the
+ * start of text) box?  INBOX in any case (RFC 3501 5.1); a literal or a
+ * name we cannot read is not, so nothing is taken for a deviation. */
+static bool
+status_names_box(const char *t, size_t n, const char *box)
+{
+	char name[256];
+	size_t len = 0, i = 0, bl = strlen(box);
+	bool quoted = n > 0 && t[0] == '"';
+
+	for (i = quoted ? 1 : 0; i < n && t[i] != (quoted ? '"' : ' '); i++) {
+		if (quoted && t[i] == '\\' && ++i == n)
+			return false;
+		if (len == sizeof(name))
+			return false;
+		name[len++] = t[i];
+	}
+	if ((quoted && i == n) || len != bl)
+		return false;
+	if (bl == 5 && imap_ci_eq(box, "INBOX", 5))
+		return imap_ci_eq(name, box, bl);
+	return memcmp(name, box, bl) == 0;
+}
+
+/* "* STATUS box (...)" of the mailbox the view models: Cyrus 3.6 can count
+ * a new message there that no EXISTS ever announces (mbox_view_on_status). */
+void
+conn_view_on_status(struct conn *c, const struct imap_resp *r)
+{
+	if (c->lstate == LSTATE_SELECTED &&
+	    status_names_box(r->text, r->text_len, c->env->cfg->box))
+		mbox_view_on_status(c->view);
 }
 
 /* A SELECT is about to go out: a fresh view on this user's mailbox. */

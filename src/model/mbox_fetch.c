@@ -323,7 +323,7 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 
 	if (v->disabled)
 		return 0;
-	if (seq == 0 || seq > v->count) {
+	if (seq == 0) {
 		char sfx[64] = "";
 		if (v->state != NULL)
 			snprintf(sfx, sizeof(sfx), ", state=%s", v->state);
@@ -331,6 +331,8 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 			    "seq too high (%u > %u%s)", seq, v->count, sfx);
 		return v->rep.n - start;
 	}
+	if (seq > v->count && !mbox_view_seq_above(v, seq, true))
+		return v->rep.n - start;
 	/* The message's state is a random line of a large array, likely
 	 * evicted by the server since we last ran: start loading it now,
 	 * while the response is tokenized. */

@@ -26,6 +26,7 @@ static const char *const err_names[MBOX_ERR_COUNT] = {
 	[MBOX_ERR_RECENT] = "recent",
 	[MBOX_ERR_CHECKPOINT] = "checkpoint",
 	[MBOX_ERR_LIMIT] = "limit",
+	[MBOX_ERR_UNANNOUNCED] = "unannounced-after-status",
 };
 
 const char *

@@ -66,6 +66,15 @@
  *  RECENT: RECENT above EXISTS; checkpoint \Recent checks
  *  CHECKPOINT: views disagreeing at a checkpoint
  *  SYNTAX: unparsable data (FETCH not a list, bad flag, bad number, ...)
+ *  UNANNOUNCED: a seq above EXISTS, as in a), but after a STATUS of the
+ *     selected mailbox and no EXISTS since (mbox_view_on_status): a named
+ *     server deviation, "seq S never announced (EXISTS E, ...)".  Cyrus
+ *     3.6 counts a new message in STATUS, announces it with no EXISTS,
+ *     and numbers it later (scripts/cyrus-unannounced shows the lines).
+ *     A FETCH of such a seq grows the view to it, as the EXISTS the
+ *     server owed would have, and is checked as usual; an EXPUNGE of one
+ *     removes nothing the view had.  The next EXISTS ends it: it carries
+ *     the server's whole count again.
  *  LIMIT: a tracking limit was hit (not a server fault; reported once)
  *
  * Ownership (own_msgs, own_flags), a simplified imaptest rule.  Owners are
@@ -135,6 +144,7 @@ enum mbox_err {
 	MBOX_ERR_RECENT,
 	MBOX_ERR_CHECKPOINT,
 	MBOX_ERR_LIMIT,
+	MBOX_ERR_UNANNOUNCED,
 	MBOX_ERR_COUNT
 };
 
@@ -256,6 +266,10 @@ void mbox_view_set_state(struct mbox_view *v, const char *state);
 unsigned mbox_view_untagged(struct mbox_view *v, const struct imap_resp *r);
 
 unsigned mbox_view_on_exists(struct mbox_view *v, uint32_t n);
+/* The server answered a STATUS of the selected mailbox ("* STATUS box
+ * (...)"): until the next EXISTS, a seq above EXISTS is
+ * MBOX_ERR_UNANNOUNCED, not MBOX_ERR_SEQ_TOO_HIGH (see above). */
+void mbox_view_on_status(struct mbox_view *v);
 unsigned mbox_view_on_recent(struct mbox_view *v, uint32_t n);
 unsigned mbox_view_on_expunge(struct mbox_view *v, uint32_t seq);
 /* text: "1:3,7" or "(EARLIER) 1:3,7".  VANISHED (EARLIER) reports UIDs

@@ -169,6 +169,9 @@ struct mbox_view {
 
 	bool flags_seen, perm_seen, can_create, readonly;
 	bool disabled;		/* EXISTS over max_msgs: not tracking */
+	/* A STATUS of this mailbox was answered since the last EXISTS: a
+	 * seq above count is the server's unannounced message. */
+	bool status_since_exists;
 	uint64_t kw_in_flags, kw_permanent;
 
 	/* Own STOREs: gens above idle_gen are in flight while inflight>0. */
@@ -261,6 +264,10 @@ void mbox_msgs_compact(struct mbox_view *v, const struct mbox_range *drop,
 
 /* mbox_view.c */
 void mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq);
+/* A FETCH (fetch) or EXPUNGE of seq above count, reported as
+ * SEQ_TOO_HIGH or, after a STATUS (mbox_view_on_status), UNANNOUNCED;
+ * true when the view grew to seq and the FETCH is to be checked. */
+bool mbox_view_seq_above(struct mbox_view *v, uint32_t seq, bool fetch);
 /* What expunging m costs the RECENT count and the store; count is the
  * number of messages just before it goes. */
 void mbox_view_forget(struct mbox_view *v, const struct mbox_msg *m,

@@ -45,6 +45,7 @@ mbox_view_reset(struct mbox_view *v)
 	v->select_uidnext = v->old_count = 0;
 	v->flags_seen = v->perm_seen = v->can_create = v->readonly = false;
 	v->disabled = false;
+	v->status_since_exists = false;
 	v->kw_in_flags = v->kw_permanent = 0;
 	v->inflight = 0;
 	v->idle_gen = v->store_gen;
@@ -91,11 +92,40 @@ mbox_view_select_done(struct mbox_view *v)
 	return v->rep.n - start;
 }
 
+void
+mbox_view_on_status(struct mbox_view *v)
+{
+	v->status_since_exists = true;
+}
+
+bool
+mbox_view_seq_above(struct mbox_view *v, uint32_t seq, bool fetch)
+{
+	char sfx[64];
+
+	if (!v->status_since_exists) {
+		mbox_report(&v->rep, MBOX_ERR_SEQ_TOO_HIGH,
+			    "seq too high (%u > %u%s)", seq, v->count,
+			    state_sfx(v, sfx, sizeof(sfx)));
+		return false;
+	}
+	mbox_report(&v->rep, MBOX_ERR_UNANNOUNCED,
+		    "seq %u > %u never announced by EXISTS, after a STATUS "
+		    "of the selected mailbox%s", seq, v->count,
+		    state_sfx(v, sfx, sizeof(sfx)));
+	if (!fetch || seq > v->store->max_msgs)
+		return false;
+	mbox_msgs_grow(v, seq);
+	return true;
+}
+
 unsigned
 mbox_view_on_exists(struct mbox_view *v, uint32_t n)
 {
 	unsigned start = v->rep.n;
 
+	/* The server's whole count again, whatever STATUS hid before. */
+	v->status_since_exists = false;
 	if (v->disabled)
 		return 0;
 	if (n > v->store->max_msgs) {
@@ -183,16 +213,13 @@ unsigned
 mbox_view_on_expunge(struct mbox_view *v, uint32_t seq)
 {
 	unsigned start = v->rep.n;
-	char sfx[64];
 
 	if (v->disabled)
 		return 0;
 	if (seq == 0)
 		mbox_report(&v->rep, MBOX_ERR_EXPUNGE, "EXPUNGE of seq 0");
 	else if (seq > v->count)
-		mbox_report(&v->rep, MBOX_ERR_SEQ_TOO_HIGH,
-			    "seq too high (%u > %u%s)", seq, v->count,
-			    state_sfx(v, sfx, sizeof(sfx)));
+		mbox_view_seq_above(v, seq, false);
 	else
 		mbox_view_expunge_seq(v, seq);
 	return v->rep.n - start;

@@ -216,6 +216,11 @@ render(struct evbuffer *b, const struct stats_snap *s, const struct metrics_run 
 		evbuffer_add_printf(b, "imapstress_errors_total{kind=\"%s\"} %" PRIu64 "\n",
 				    err_kind_name[k], s->errors[k]);
 
+	counter(b, "imapstress_state_unannounced_total",
+		"State errors that are the server's unannounced messages after "
+		"a STATUS of the selected mailbox (also among the state errors).",
+		s->state_unannounced);
+
 	family(b, "imapstress_network_bytes_total", "counter",
 	       "Bytes on the wire (layer=wire, after TLS and COMPRESS) and "
 	       "IMAP octets (layer=imap).");

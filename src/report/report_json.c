@@ -379,6 +379,8 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "ports_exhausted", tot->ports_exhausted);
 	fputc(',', f);
 	json_u64(f, "untracked_fetches", tot->untracked_fetches);
+	fputc(',', f);
+	json_u64(f, "state_unannounced", tot->state_unannounced);
 	json_checkpoints(f, r->cfg, tot);
 	fputs(",\"cpu\":{\"user_s\":", f);
 	json_num(f, (double)run->cpu_user_us / 1e6);

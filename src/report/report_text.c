@@ -336,6 +336,12 @@ print_summary(struct report *r, const struct report_run *run,
 			"found no free port (EADDRNOTAVAIL): the load was smaller "
 			"than asked; add --source addresses or shards\n",
 			tot->ports_exhausted);
+	if (tot->state_unannounced > 0)
+		fprintf(o, "server deviation: %" PRIu64 " of the state errors "
+			"are unannounced-after-status: messages numbered with "
+			"no EXISTS announcing them, after a STATUS of the "
+			"selected mailbox (Cyrus 3.6 does this; see TESTED "
+			"SERVERS in imapstress(1))\n", tot->state_unannounced);
 	if (tot->untracked_fetches > 0)
 		fprintf(o, "untracked: %" PRIu64 " FETCH answers were checked "
 			"but not kept (messages past --track-max in a mailbox "

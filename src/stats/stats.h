@@ -91,6 +91,10 @@ struct stats {
 	/* FETCH answers for messages no view keeps (--track-max): checked,
 	 * not kept; not an error */
 	ctr_t untracked_fetches;
+	/* state errors that are the server's unannounced message after a
+	 * STATUS of the selected mailbox (Cyrus 3.6; mbox_model.h), also
+	 * counted in errors[ERR_MBOXSTATE] */
+	ctr_t state_unannounced;
 	/* checkpoint=: checkpoints that compared at least one session,
 	 * clean or not (counted once, by the worker that compared) */
 	ctr_t checkpoints;
@@ -114,7 +118,8 @@ struct stats_snap {
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
-	uint64_t ports_exhausted, untracked_fetches, checkpoints;
+	uint64_t ports_exhausted, untracked_fetches, state_unannounced;
+	uint64_t checkpoints;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
@@ -129,7 +134,7 @@ struct stats_snap {
 	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
 	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
 	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted) \
-	X(untracked_fetches) X(checkpoints)
+	X(untracked_fetches) X(state_unannounced) X(checkpoints)
 #define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
 
 struct stats *stats_new(void);

@@ -138,7 +138,7 @@ if summary is None:
     sys.exit(0)
 print("summary 1")
 for k in ("exit_status", "duration_s", "peak_rss_kb", "logins", "connects",
-          "unfinished", "stop_reason"):
+          "unfinished", "stop_reason", "state_unannounced"):
     print(k, summary.get(k, ""))
 for k, v in summary.get("errors", {}).items():
     print("err." + k, v)

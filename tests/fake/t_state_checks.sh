@@ -12,6 +12,7 @@
 #   fetch  SELECT once, then FETCH forever (FETCH needs EXISTS > 0)
 #   noop   SELECT once, then NOOP forever; EXPUNGE and VANISHED are legal in
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)
+#   status SELECT once, then STATUS of the selected mailbox forever
 # Every scenario runs in parallel; fakeimapd delays each reply 5 ms so the
 # servers do not crowd out each other's clients.
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
@@ -22,6 +23,7 @@ SCEN=$ROOT/tests/fake/scenarios
 common=(user=tester clients=1 --workers 1 "secs=$SECS" --grace "$GRACE" --pipeline 4)
 fetch=(- select=100 fetch=100 logout=0 "${common[@]}")
 noop=(- select=100 noop=100 logout=0 "${common[@]}")
+status=(- select=100 status=100 logout=0 "${common[@]}")
 
 # scenario NAME WORKLOAD: fakeimapd with state-NAME.conf, imapstress with
 # the workload's state words (and any further arguments).
@@ -33,6 +35,7 @@ scenario() {
 	case $work in
 	fetch) fault_run "$name" "${fetch[@]}" "$@" ;;
 	noop) fault_run "$name" "${noop[@]}" "$@" ;;
+	status) fault_run "$name" "${status[@]}" "$@" ;;
 	*) fail "scenario $name: unknown workload '$work'" ;;
 	esac
 }
@@ -51,6 +54,7 @@ broken=(
 	"modseq fetch MODSEQ went backwards for UID 10: 50 -> 40 \(modseq\): \* 1 FETCH \(UID 10 MODSEQ \(40\)\)$"
 	"uidvalidity fetch UIDVALIDITY changed: 7 -> 8 \(uidvalidity\): \* OK \[UIDVALIDITY 8\] uids valid$"
 	"uidvalidity-midsession fetch UIDVALIDITY changed: 7 -> 8 \(uidvalidity\): \* OK \[UIDVALIDITY 8\] renumbered$"
+	"unannounced-after-status status seq 4 > 3 never announced by EXISTS, after a STATUS of the selected mailbox, state=STATUS \(unannounced-after-status\): \* 4 FETCH \(UID 13 FLAGS \(.Seen\)\)$"
 	"expunge-unknown noop seq too high \(5 > 3, state=NOOP\) \(seq-too-high\): \* 5 EXPUNGE$"
 	"expunge-zero noop EXPUNGE of seq 0 \(expunge\): \* 0 EXPUNGE$"
 	"vanished noop VANISHED UID 15 not in the mailbox view \(1 of 1 UIDs unknown\) \(expunge\): \* VANISHED 15$"
@@ -77,6 +81,10 @@ for b in "${broken[@]}" "${legal[@]}"; do
 	read -r name work _ <<<"$b"
 	case $name in
 	vanished*) scenario "$name" "$work" qresync ;;
+	# One command at a time: a STATUS pipelined ahead of the SELECT
+	# would bring the fake's FETCH into the new view before its EXISTS
+	# (a real server sends no FETCH with nothing selected).
+	unannounced*) scenario "$name" "$work" --pipeline 1 ;;
 	*) scenario "$name" "$work" ;;
 	esac
 done
@@ -99,9 +107,13 @@ done
 # rule broken once (a "once" rule, or a wrong UID, which is learnt once).
 for name in exists-backwards uid-changed uid-order uidnext uidnext-existing \
 	keyword modseq uidvalidity uidvalidity-midsession expunge-unknown \
-	expunge-zero vanished; do
+	expunge-zero vanished unannounced-after-status; do
 	fault_cmp "$name" err.state -eq 1
 done
+# The server's unannounced message is its own sub-kind, counted apart in
+# the JSON summary (and still a state error); no other run has one.
+fault_cmp unannounced-after-status state_unannounced -eq 1
+fault_cmp seq-too-high state_unannounced -eq 0
 # A message number past EXISTS, or a size that differs from the first one
 # seen, is reported in every reply that has it.
 fault_cmp seq-too-high err.state -ge 10

@@ -3,7 +3,9 @@
  * does, from struct imap_resp.  A line is "* [N ]KEYWORD[ text]" with any
  * literal already inline ("{N}\r\n<octets>"), exactly as imap.h delivers
  * it, or a pseudo line standing for the client's own actions:
- *     !reset !done !end !state NAME !store SET !uidstore SET !silent SET */
+ *     !reset !done !end !status !state NAME !store SET !uidstore SET
+ *     !silent SET
+ * (!status: the server answered a STATUS of the selected mailbox). */
 #ifndef IMAPSTRESS_MBOX_TEST_H
 #define IMAPSTRESS_MBOX_TEST_H
 
@@ -70,6 +72,10 @@ feed(struct mbox_view *v, const char *line)
 			return mbox_view_select_done(v);
 		if (strcmp(line, "!end") == 0) {
 			mbox_view_store_end(v);
+			return 0;
+		}
+		if (strcmp(line, "!status") == 0) {
+			mbox_view_on_status(v);
 			return 0;
 		}
 		ck_assert_ptr_nonnull(arg);

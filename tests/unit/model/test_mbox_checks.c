@@ -27,6 +27,24 @@ static const struct check_case {
 	  MBOX_ERR_SEQ_TOO_HIGH, 1, "seq too high (6 > 5)" },
 	{ "expunges in range", 0, { "* 5 EXPUNGE", "* 4 EXPUNGE", "* 1 EXPUNGE",
 				    "* 2 FETCH (FLAGS ())" }, CLEAN, 0, NULL },
+	/* a') after a STATUS of the selected mailbox: Cyrus 3.6, captured by
+	 * scripts/cyrus-unannounced ("* 787 EXISTS", STATUS, five
+	 * "* 1 EXPUNGE", then "* 783 FETCH (UID 1043)"); the FETCH grows
+	 * the view, so the same seq is in range at once */
+	{ "cyrus unannounced fetch", 0, { "* 7 EXISTS", "!status",
+					  "* 1 EXPUNGE", "* 1 EXPUNGE",
+					  "!state FETCH", "* 6 FETCH (UID 20)",
+					  "* 6 FETCH (FLAGS ())" },
+	  MBOX_ERR_UNANNOUNCED, 1, "seq 6 > 5 never announced by EXISTS, "
+	  "after a STATUS of the selected mailbox, state=FETCH" },
+	{ "unannounced expunge", 0, { "!status", "* 6 EXPUNGE",
+				      "* 5 FETCH (FLAGS ())" },
+	  MBOX_ERR_UNANNOUNCED, 1, "seq 6 > 5 never announced" },
+	{ "exists after status", 0, { "!status", "* 6 EXISTS",
+				      "* 6 FETCH (FLAGS ())" }, CLEAN, 0, NULL },
+	{ "status then exists then too high", 0, { "!status", "* 6 EXISTS",
+						   "* 7 FETCH (FLAGS ())" },
+	  MBOX_ERR_SEQ_TOO_HIGH, 1, "seq too high (7 > 6)" },
 	/* b) EXISTS backwards */
 	{ "exists backwards", 0, { "* 4 EXISTS" }, MBOX_ERR_EXISTS_BACKWARDS,
 	  1, "EXISTS went backwards: 5 -> 4" },
@@ -480,6 +498,8 @@ START_TEST(test_err_names)
 			ck_assert_str_ne(n, mbox_err_name((enum mbox_err)j));
 	}
 	ck_assert_str_eq(mbox_err_name(MBOX_ERR_SEQ_TOO_HIGH), "seq-too-high");
+	ck_assert_str_eq(mbox_err_name(MBOX_ERR_UNANNOUNCED),
+			 "unannounced-after-status");
 	ck_assert_str_eq(mbox_err_name(MBOX_ERR_COUNT), "unknown");
 }
 END_TEST

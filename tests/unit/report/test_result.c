@@ -39,6 +39,7 @@ fill_snap(struct stats_snap *s, uint64_t seed)
 	s->append_msgs = 12345;
 	s->ports_exhausted = 9;
 	s->untracked_fetches = 4488;
+	s->state_unannounced = 1;	/* one of the 2 state errors */
 	s->conns_open = 3;
 	s->loop_lag_max_us = 777;
 	hist_record(s->tls_lat, 1500);
@@ -129,6 +130,7 @@ START_TEST(test_roundtrip)
 		ck_assert_uint_eq(got.append_msgs, 12345);
 		ck_assert_uint_eq(got.ports_exhausted, 9);
 		ck_assert_uint_eq(got.untracked_fetches, 4488);
+		ck_assert_uint_eq(got.state_unannounced, 1);
 		ck_assert_uint_eq(got.conns_open, 3);
 		ck_assert_uint_eq(got.loop_lag_max_us, 777);
 		ck_assert(same_hist(got.tls_lat, want->tls_lat));
