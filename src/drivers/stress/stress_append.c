@@ -51,7 +51,7 @@ append_one(struct stress_plans *sp, struct conn *c, struct imap_cmd *cmd)
 
 	if (rng_pct(rng, 50)) {
 		imap_cmd_add(cmd, " (", 2);
-		imap_cmd_adds(cmd, stress_store_flag(c));
+		imap_cmd_adds(cmd, STRESS_PICK(rng, stress_flags));
 		imap_cmd_add(cmd, ")", 1);
 	}
 	if (rng_pct(rng, 50))

@@ -14,6 +14,12 @@ struct imap_cmd;
 /* Sequence numbers a FETCH or STORE names at most. */
 #define STRESS_MAX_SEQS 100
 
+/* imaptest's flags, for STORE and APPEND (a table in each file that
+ * uses it: the builders call no other file for it). */
+static const char *const stress_flags[] = {
+	"\\Seen", "\\Answered", "\\Flagged", "\\Draft", "$Label1", "$Label2"
+};
+
 #define STRESS_N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define STRESS_PICK(rng, a) ((a)[rng_below((rng), STRESS_N_ELEM(a))])
 

@@ -69,8 +69,6 @@ void stress_op_unsupported(struct stress_plans *sp, enum op op,
 bool stress_append(struct stress_plans *sp, struct conn *c, struct plan *p,
 		   const struct plan_pending *pend);
 bool stress_store(struct stress_plans *sp, struct conn *c, enum op op);
-/* "\Seen" .. "$Label2", a flag of imaptest's. */
-const char *stress_store_flag(struct conn *c);
 
 /* The done callback of every plan command, arg a struct stress_ref: the
  * plan's habits on a reply (stress_reply.c; stress_reply_send in

@@ -12,16 +12,6 @@
 #include "model/mbox_model.h"
 #include "plan/seqpick.h"
 
-static const char *const store_flags[] = {
-	"\\Seen", "\\Answered", "\\Flagged", "\\Draft", "$Label1", "$Label2"
-};
-
-const char *
-stress_store_flag(struct conn *c)
-{
-	return STRESS_PICK(conn_rng(c), store_flags);
-}
-
 /* own_msgs / own_flags: keep only messages this connection owns (claiming
  * unowned ones) and refuse a flag another connection owns.  With
  * own_msgs the set becomes the owned UIDs (sent as UID STORE): what was
@@ -74,7 +64,8 @@ stress_store(struct stress_plans *sp, struct conn *c, enum op op)
 	if (count > STRESS_MAX_SEQS)
 		count = STRESS_MAX_SEQS;
 	unsigned n = seqpick_draw(rng, exists, count, seqs);
-	const char *flag = op == OP_DELETE ? "\\Deleted" : stress_store_flag(c);
+	const char *flag = op == OP_DELETE ? "\\Deleted" :
+	    STRESS_PICK(rng, stress_flags);
 	if (v != NULL && !own_filter(sp, v, seqs, &n, flag))
 		return false;
 	if (n == 0)
