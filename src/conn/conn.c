@@ -43,6 +43,7 @@ conn_new(const struct conn_env *env, unsigned slot)
 	c->slot = slot;
 	c->st = CONN_S_WAIT;
 	c->fl = c->fl_inline;
+	c->login_op = OP_LOGIN;
 	c->user = xcalloc(1, CONN_USER_INIT);
 	c->user_cap = CONN_USER_INIT;
 	c->parser = imap_parser_new(&lim, conn_on_resp, c);
@@ -58,18 +59,6 @@ conn_new(const struct conn_env *env, unsigned slot)
 	return c;
 }
 
-unsigned
-conn_slot(const struct conn *c)
-{
-	return c->slot;
-}
-
-struct rng *
-conn_rng(struct conn *c)
-{
-	return &c->rng;
-}
-
 void
 conn_set_user(struct conn *c, const char *user, const char *pass)
 {
@@ -82,12 +71,6 @@ conn_set_user(struct conn *c, const char *user, const char *pass)
 	memmove(c->user, user, n);	/* user may be conn_user(c) */
 	c->user[n] = '\0';
 	c->pass = pass;
-}
-
-unsigned
-conn_in_flight(const struct conn *c)
-{
-	return c->n_fl;
 }
 
 void
@@ -200,10 +183,10 @@ conn_reset_session(struct conn *c)
 	 * timer: the next session must not start paused (it never sent). */
 	c->delayed = false;
 	c->stall_said = 0;
+	c->login_op = OP_LOGIN;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
 	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));
 	conn_cont_clear(c);
-	plan_restart(&c->plan);	/* keeps the walk built for cfg */
 	imap_parser_reset(c->parser);
 }
 
@@ -353,9 +336,37 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		conn_idle_done(c);
 		return;
 	}
-	/* A DELAY state or a retry of a skipped plan ends here. */
+	/* A pause (conn_pause) ends here. */
 	c->delayed = false;
 	conn_send_more(c);
+}
+
+void
+conn_pause(struct conn *c, uint64_t us)
+{
+	c->delayed = true;
+	conn_schedule(c, us);
+}
+
+bool
+conn_paused(const struct conn *c)
+{
+	return c->delayed;
+}
+
+void
+conn_disconnect(struct conn *c)
+{
+	struct timeval now0 = { 0, 0 };
+	c->disconnect_pending = true;
+	evtimer_add(c->timer, &now0);
+}
+
+bool
+conn_may_disconnect(const struct conn *c)
+{
+	return c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
+	    !c->disconnect_pending;
 }
 
 static void conn_tick_timeouts(struct conn *c, uint64_t now);

@@ -1,6 +1,7 @@
 /* conn.h: one IMAP client connection over a bufferevent, the engine every
- * driver (the stress mix today) runs its sessions on.  It walks connect ->
- * (TLS) -> greeting -> login -> plan commands -> logout, keeps its
+ * driver (the stress mix, profile users, init) runs its sessions on.  It
+ * walks connect -> (TLS) -> greeting -> login -> the driver's commands ->
+ * logout, keeps its
  * commands in flight in a small table keyed by tag, and counts each
  * tagged reply in the stats shard it was given.
  *
@@ -20,12 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan/workload.h"
 #include "stats/stats.h"
 
 struct bufferevent;
 struct config;
 struct conn;
 struct event_base;
+struct imap_cmd;
 struct imap_resp;
 struct msg;
 struct mbox_view;
@@ -40,6 +43,10 @@ struct store_map;
  * buffer (conn_env.rbuf) is the thread's, shared by its connections. */
 #define CONN_MAX_READ (128 * 1024)
 
+/* Commands in flight on one connection at most (a driver's: two less,
+ * room for the session's set-up). */
+#define CONN_MAX_INFLIGHT 64
+
 /* How a session ended, for the closed hook. */
 enum conn_end {
 	CONN_END_LOGOUT,	/* LOGOUT answered with BYE */
@@ -52,17 +59,17 @@ enum conn_end {
  * callbacks: they may act on this connection, and must defer (an
  * event_active) anything that acts on other connections. */
 struct conn_hooks {
-	/* LOGIN or AUTHENTICATE succeeded. */
+	/* LOGIN or AUTHENTICATE succeeded (conn_login_op says which); the
+	 * session's set-up after login (CAPABILITY, LIST, ENABLE) is not
+	 * sent yet. */
 	void (*logged_in)(void *arg, struct conn *c);
 	/* THE "connection is free" notification: logged in, and nothing on
 	 * the wire forbids a command (conn_can_command's rules but room in
 	 * flight).  It comes once per read that carried replies (their
-	 * effects applied), and when a layer, a DELAY or the output's room
-	 * frees it again.  A driver that sends its own commands sends them
-	 * here and returns false; true lets the plan's next commands go.
-	 * Held back (false), the driver calls conn_send_more() or
-	 * conn_send_scheduled() when they may. */
-	bool (*ready)(void *arg, struct conn *c);
+	 * effects applied), and when a layer, a pause or the output's room
+	 * frees it again.  The driver sends its commands here, or later
+	 * (then conn_send_more() asks for this hook again). */
+	void (*ready)(void *arg, struct conn *c);
 	/* The session is over (its socket, if any, is closed; `err` says
 	 * why when end is CONN_END_FAILED).  The driver answers with
 	 * conn_restart() or conn_finish(); after CONN_END_STOPPED it must
@@ -139,18 +146,16 @@ void conn_stall_heard(const struct shared *sh, uint64_t heard);
  * timeout lines' cap, so the count is said here). */
 void conn_stall_said(const struct shared *sh);
 
-/* The run is ending: stop sending plan commands; log out once nothing is
+/* The run is ending: no new driver command; log out once nothing is
  * in flight (drain), or close at once (halt, which returns how many
  * commands were left unanswered: reported as unfinished, not failed,
  * because the server may still complete them). */
 void conn_drain(struct conn *c);
 unsigned conn_halt(struct conn *c);
 
-/* Send what the plan allows now (after a hold by the ready hook). */
+/* Go on now: the session's set-up and login if due, then the ready hook
+ * if the connection is free (a driver that held back calls this). */
 void conn_send_more(struct conn *c);
-/* --rate: send the next plan command now, timed from `due`.  False when
- * the connection had nothing it could send. */
-bool conn_send_scheduled(struct conn *c, uint64_t due);
 /* Commands sent and not yet answered. */
 unsigned conn_in_flight(const struct conn *c);
 
@@ -169,11 +174,12 @@ bool conn_check_pending(const struct conn *c);
 struct mbox_view *conn_checked_view(const struct conn *c);
 void conn_check_done(struct conn *c);
 
-/* Drivers that send their own commands (conn_driver.c).  A driver whose
- * ready hook returns false owns every command after login: no plan runs.
- * Each command is counted in the stats shard under its op, as plan
- * commands are (latency, OK/NO/BAD, failed), so the per-second command
- * table works the same; then `done` hears how it ended. */
+/* A driver's commands (conn_driver.c): after login every command is a
+ * driver's.  Each is counted in the stats shard under its op (latency,
+ * OK/NO/BAD, failed), so the per-second command table is the same for
+ * every mode; then `done` hears how it ended.  A BAD ends the session
+ * once nothing else is in flight (imaptest's habit) and changes no state
+ * (the command was not run). */
 enum conn_reply {
 	CONN_REPLY_OK,
 	CONN_REPLY_NO,
@@ -182,14 +188,77 @@ enum conn_reply {
 };
 
 /* text/len: the tagged reply's resp-text ("[APPENDUID 7 12] done"), empty
- * for CONN_REPLY_FAILED.  Runs inside the connection's callbacks; it may
- * send the next command on c (not while the reply is FAILED). */
+ * for CONN_REPLY_FAILED; conn_reply() has the whole reply meanwhile.
+ * Runs inside the connection's callbacks; it may send the next command
+ * on c (not while the reply is FAILED). */
 typedef void (*conn_done_fn)(void *arg, struct conn *c, enum conn_reply st,
 			     const char *text, size_t len);
 
 /* May a driver command go out now?  Logged in, not idling, no literal
- * waiting for "+", not logging out or stopping, room in flight. */
+ * waiting for "+", not logging out or stopping, not paused, room in
+ * flight. */
 bool conn_can_command(const struct conn *c);
+/* A driver that pipelines: may one more command go, with fewer than max
+ * in flight?  conn_can_command, and room in the output (below its
+ * high-water mark; the ready hook comes again once it has drained). */
+bool conn_can_pipeline(const struct conn *c, unsigned max);
+/* A command the driver builds itself (the stress mix's state builders;
+ * conn_command is this with a text).  conn_cmd_begin starts it in cmd
+ * (the tag written, literals as the server allows) and returns the tag;
+ * the driver adds its text with imap_cmd_* and bodies with conn_cmd_body
+ * (the octets it carries; 0: too many literals), then conn_cmd_send puts
+ * it in flight under `op`, carrying msgs messages of `bytes` octets
+ * (APPEND), `done` hearing its end (NULL: nobody listens).  Only when
+ * conn_can_command() is true. */
+uint32_t conn_cmd_begin(struct conn *c, struct imap_cmd *cmd);
+uint64_t conn_cmd_body(struct conn *c, struct imap_cmd *cmd,
+		       const struct msg *m);
+void conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag,
+		   enum op op, uint32_t msgs, uint64_t bytes, conn_done_fn done,
+		   void *arg);
+/* Commands sent between these two leave in one write: they share one
+ * latency clock, read when the first is queued (one clock read per
+ * pipelined batch, not per command).  due != 0 (an open loop's schedule):
+ * the batch's first command is timed from due, and conn_batch_end puts
+ * the batch on the wire at once, not a loop turn later. */
+void conn_batch_begin(struct conn *c, uint64_t due);
+void conn_batch_end(struct conn *c, uint64_t due);
+/* Send nothing for `us` microseconds, then the ready hook again
+ * (imaptest's DELAY, a driver's retry). */
+void conn_pause(struct conn *c, uint64_t us);
+bool conn_paused(const struct conn *c);
+/* Drop the session without LOGOUT, from a timer (not inside the caller's
+ * callback): the closed hook hears CONN_END_PLANNED (imaptest's
+ * DISCONNECT).  conn_may_disconnect: nothing in flight, not logging out,
+ * no such drop pending. */
+void conn_disconnect(struct conn *c);
+bool conn_may_disconnect(const struct conn *c);
+/* CREATE box as a set-up command of the session (not a row of the
+ * command table; its NO, the box exists already, is no error). */
+void conn_create(struct conn *c, const char *box);
+/* Inside a done callback: the tagged reply (its whole line, its codes);
+ * NULL elsewhere.  conn_benign: the benign code (enum benign_code) of a
+ * NO to op, or -1; conn_log_error: an error line for this connection,
+ * "user[slot]: ...", capped per kind like the engine's own. */
+const struct imap_resp *conn_reply(const struct conn *c);
+int conn_benign(enum op op, const struct imap_resp *r);
+void conn_log_error(struct conn *c, enum err_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The session's state: NONAUTH, AUTH or SELECTED; the login state its
+ * LOGIN or AUTHENTICATE was (OP_LOGIN before one); the ops of the
+ * driver's commands c's in-flight slots [from, conn_in_flight(c)) hold,
+ * into ops (set-up commands left out), how many. */
+enum lstate conn_lstate(const struct conn *c);
+enum op conn_login_op(const struct conn *c);
+unsigned conn_inflight_ops(const struct conn *c, unsigned from, uint8_t *ops);
+/* The hierarchy separator (0 until known), and whether the LIST that
+ * asks for it is unanswered. */
+char conn_sep(const struct conn *c);
+bool conn_sep_pending(const struct conn *c);
+/* A SELECT is going out: model the mailbox (with --track, else nothing);
+ * conn_view: that model, or NULL. */
+void conn_view_begin(struct conn *c);
+struct mbox_view *conn_view(const struct conn *c);
 /* Send "<tag> <text>\r\n", or with a body "<tag> <text> {N+}\r\n<body>\r\n"
  * (APPEND; body->data is sent by reference and must outlive the command,
  * as pool messages do; needs_id adds a unique Message-ID line).  `done`
@@ -204,10 +273,13 @@ bool conn_command(struct conn *c, enum op op, const char *text,
 bool conn_append_n(struct conn *c, const char *text,
 		   const struct msg *const *bodies, unsigned n,
 		   conn_done_fn done, void *arg);
-/* IDLE, counted as OP_IDLE from DONE to its tagged OK (as plan IDLEs):
- * needs the connection to itself (false otherwise).  The "+" calls the
- * idle_started hook; the IDLE lasts until conn_idle_end() (or a drain). */
+/* IDLE, counted as OP_IDLE from DONE to its tagged OK: needs the
+ * connection to itself (false otherwise).  The "+" calls the
+ * idle_started hook; the IDLE lasts until conn_idle_end() (or a drain).
+ * conn_idle_timed: the engine says DONE itself after a random while of up
+ * to 2 s (imaptest's IDLE state). */
 bool conn_idle_begin(struct conn *c, conn_done_fn done, void *arg);
+bool conn_idle_timed(struct conn *c, conn_done_fn done, void *arg);
 /* Send DONE if idling (after "+"); true when it did. */
 bool conn_idle_end(struct conn *c);
 bool conn_idling(const struct conn *c);		/* "+" seen, no DONE yet */
@@ -218,6 +290,9 @@ bool conn_has_move(const struct conn *c);
 bool conn_has_uidplus(const struct conn *c);
 bool conn_has_multiappend(const struct conn *c);	/* RFC 3502 */
 bool conn_has_condstore(const struct conn *c);	/* LoadSim's cached mode */
+bool conn_has_idle(const struct conn *c);
+bool conn_has_sort(const struct conn *c);
+bool conn_has_thread(const struct conn *c);	/* THREAD=REFERENCES */
 /* QRESYNC with ENABLE (RFC 7162), and COMPRESS=DEFLATE (RFC 4978). */
 bool conn_has_qresync(const struct conn *c);
 bool conn_has_compress(const struct conn *c);
@@ -226,7 +301,7 @@ bool conn_has_compress(const struct conn *c);
  * hears its reply.  False when conn_can_command() is. */
 bool conn_enable(struct conn *c, const char *what, conn_done_fn done,
 		 void *arg);
-/* COMPRESS DEFLATE, counted under COMPRESS as the plan's.  On its OK the
+/* COMPRESS DEFLATE, counted under COMPRESS.  On its OK the
  * connection puts the deflate layer in (as for stress mode's COMPRESS)
  * and only then calls done, so what done sends goes compressed.  Needs
  * the capability, the connection to itself and no layer yet (false

@@ -1,6 +1,7 @@
-/* conn_cmd.c: what a connection sends.  conn_send_more() runs the plan
- * (workload.c) and pipelines up to pipeline_max commands the way imaptest
- * does; the rest of the file builds each state's command. */
+/* conn_cmd.c: what a connection sends: the tags, the commands on their
+ * way to the wire (literals, rawlog, the latency clock of a batch), and
+ * conn_send_more(), the session's set-up and login before the driver
+ * (the ready hook) sends the rest. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,11 +17,6 @@
 #include "net/rawlog.h"
 #include "version.h"
 #include "conn/shared.h"
-
-/* A plan that keeps choosing commands that cannot run (say, FETCH in an
- * empty mailbox) gives up after this many and retries a little later. */
-#define SKIP_LIMIT 64
-#define RETRY_US 10000
 
 uint32_t
 conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
@@ -70,8 +66,8 @@ conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
 	}
 }
 
-/* When a command being queued now was sent.  Inside conn_send_plan()
- * every command of the batch shares the clock read for the first: they
+/* When a command being queued now was sent.  Inside a batch
+ * (conn_batch_begin) every command shares the clock read for the first: they
  * all leave in one write after the last is queued, so the first one's
  * clock is no later than any of them really left (it only counts the
  * queueing of the rest into their latency, well under a microsecond
@@ -85,6 +81,23 @@ conn_send_clock(struct conn *c)
 	if (c->t_batch == 0)
 		c->t_batch = clock_us();
 	return c->t_batch;
+}
+
+void
+conn_batch_begin(struct conn *c, uint64_t due)
+{
+	c->batching = true;
+	c->t_batch = 0;
+	c->t_due = due;
+}
+
+void
+conn_batch_end(struct conn *c, uint64_t due)
+{
+	c->batching = false;
+	c->t_due = 0;
+	if (due != 0)
+		conn_write_now(c);	/* on the wire now, not a loop turn later */
 }
 
 /* Move bytes from the staging buffer to the socket.  A command with
@@ -172,37 +185,6 @@ conn_flush_cont(struct conn *c)
 	c->cont_wait = false;
 }
 
-/* Add the commands c->fl[from..n_fl) to p. */
-static void
-conn_pending_add(const struct conn *c, struct plan_pending *p, uint8_t *ops,
-		 unsigned from)
-{
-	for (unsigned i = from; i < c->n_fl; i++) {
-		const struct inflight *f = &c->fl[i];
-		if (f->internal != CONN_I_NONE)
-			continue;
-		unsigned fl = op_table[f->op].flags;
-		if (fl & OPF_STATECHANGE) {
-			p->statechange = true;
-			p->new_lstate = plan_target_lstate((enum op)f->op);
-		}
-		p->flags |= fl;
-		ops[p->n_ops++] = f->op;
-	}
-}
-
-/* What is in flight, as the pipelining rules (plan_may_send) need it. */
-static void
-conn_pending(const struct conn *c, struct plan_pending *p, uint8_t *ops)
-{
-	p->flags = 0;
-	p->statechange = false;
-	p->new_lstate = c->lstate;
-	p->n_ops = 0;
-	p->ops = ops;
-	conn_pending_add(c, p, ops, 0);
-}
-
 static void
 conn_simple(struct conn *c, enum op op, enum conn_internal internal,
 	    const char *text)
@@ -251,14 +233,6 @@ id_command(char *out, uint64_t run_id, unsigned slot, uint64_t serial)
 	memcpy(out + n, "\")", 3);
 }
 
-void
-conn_retry_later(struct conn *c)
-{
-	struct timeval tv = { 0, RETRY_US };
-	c->delayed = true;
-	evtimer_add(c->timer, &tv);
-}
-
 /* RFC 3501 6.2.3: under LOGINDISABLED a client must not send LOGIN, and
  * AUTHENTICATE PLAIN would put the same password on the wire.  In clear,
  * neither is sent: the connection is closed (kind tls, like a server
@@ -280,9 +254,6 @@ conn_login_disabled(struct conn *c)
 		  "password in clear (use --starttls)");
 	return true;
 }
-
-static unsigned conn_send_plan(struct conn *c, unsigned max);
-static unsigned conn_plan_batch(struct conn *c, unsigned max);
 
 void
 conn_send_more(struct conn *c)
@@ -339,104 +310,13 @@ conn_send_more(struct conn *c)
 	}
 
 	if (c->lstate == LSTATE_NONAUTH) {
-		/* Logging in is the engine's: no plan, no driver gate (but
-		 * the pipeline's depth, behind an ID). */
+		/* Logging in is the engine's: no driver is asked (but the
+		 * pipeline's depth, behind an ID). */
 		if (c->n_fl < max)
 			conn_login(c);
 		return;
 	}
-	/* The driver's gates (a checkpoint holding, the open loop's
-	 * schedule) and its own commands (the ready hook). */
-	if (c->env->hooks->ready != NULL &&
-	    !c->env->hooks->ready(c->env->hook_arg, c))
-		return;
-	conn_send_plan(c, max);
-}
-
-/* Send plan commands until `max` are in flight or the plan says wait,
- * as one batch (see conn_send_clock).  Returns how many were sent. */
-static unsigned
-conn_send_plan(struct conn *c, unsigned max)
-{
-	c->batching = true;
-	c->t_batch = 0;
-	unsigned sent = conn_plan_batch(c, max);
-	c->batching = false;
-	return sent;
-}
-
-static unsigned
-conn_plan_batch(struct conn *c, unsigned max)
-{
-	const struct config *cfg = c->env->cfg;
-	uint8_t ops[CONN_MAX_INFLIGHT];
-	struct plan_pending pend;
-	unsigned skips = 0, sent = 0, seen = 0;
-	bool have = false;
-	enum lstate lstate0 = c->lstate;
-
-	while (c->n_fl < max && !c->cont_wait && c->quit != CONN_QUIT_NOW &&
-	       !c->delayed &&
-	       evbuffer_get_length(bufferevent_get_output(c->bev)) < CONN_OUT_HIGH) {
-		/* From scratch once per batch, then only what the batch added
-		 * (it was a walk over every command in flight per command). */
-		if (!have || c->n_fl < seen || c->lstate != lstate0)
-			conn_pending(c, &pend, ops);
-		else
-			conn_pending_add(c, &pend, ops, seen);
-		have = true;
-		seen = c->n_fl;
-		enum op head = plan_update(&c->plan, cfg, &c->rng, c->lstate,
-					   &pend);
-		if (!plan_may_send(head, c->lstate, &pend))
-			break;
-		enum op op = plan_take(&c->plan);
-		bool names = op == OP_MCREATE || op == OP_MDELETE ||
-		    op == OP_MRENAME || op == OP_MSUBS;
-		if (((op == OP_IDLE || op == OP_DISCONNECT || op == OP_COMPRESS) &&
-		     c->n_fl > 0) || (names && c->sep_step == CONN_STEP_SENT)) {
-			/* These need the connection to themselves. */
-			memmove(c->plan.q + 1, c->plan.q, c->plan.n);
-			c->plan.q[0] = (uint8_t)op;
-			c->plan.n++;
-			break;
-		}
-		if (op == OP_LOGOUT) {
-			if (c->n_fl > 0) {
-				/* LOGOUT goes last: put it back. */
-				c->plan.q[c->plan.n++] = OP_LOGOUT;
-				break;
-			}
-			conn_send_logout(c);
-			return sent + 1;
-		}
-		if (conn_cmd_op(c, op, &pend)) {
-			sent++;
-			if (c->idle != CONN_IDLE_NONE || c->disconnect_pending ||
-			    c->z == CONN_Z_ASKED)
-				break;
-			continue;
-		}
-		if (++skips >= SKIP_LIMIT) {
-			if (c->n_fl == 0)
-				conn_retry_later(c);
-			break;
-		}
-	}
-	if (sent > 0 && !c->delayed && c->lstate != LSTATE_NONAUTH &&
-	    rng_pct(&c->rng, cfg->states[OP_DELAY].prob))
-		(void)conn_delay_start(c);
-	return sent;
-}
-
-bool
-conn_send_scheduled(struct conn *c, uint64_t due)
-{
-	if (!conn_may_send(c) || c->n_fl > 0)
-		return false;
-	c->t_due = due;
-	unsigned n = conn_send_plan(c, c->n_fl + 1);
-	c->t_due = 0;
-	conn_write_now(c);	/* on the wire now, not a loop turn later */
-	return n > 0;
+	/* Logged in and free: the rest is the driver's. */
+	if (c->env->hooks->ready != NULL)
+		c->env->hooks->ready(c->env->hook_arg, c);
 }

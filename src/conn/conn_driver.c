@@ -1,9 +1,8 @@
-/* conn_driver.c: commands a driver sends itself (conn.h, "Drivers that
- * send their own commands").  The profile user driver owns its sessions:
- * it says what to send and hears how each command ended, while the
- * connection keeps doing what it does for plan commands (tags, literals,
- * rawlog, counting under the op, timeouts, failing what was in flight
- * when the session dies). */
+/* conn_driver.c: the commands a driver sends (conn.h, "A driver's
+ * commands").  Every driver (the stress mix, profile users, init) says
+ * what to send and hears how each command ended, while the connection
+ * does the rest the same for all (tags, literals, rawlog, counting under
+ * the op, timeouts, failing what was in flight when the session dies). */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +10,7 @@
 #include <event2/bufferevent.h>
 
 #include "conn/conn_int.h"
+#include "conn/shared.h"
 #include "msg/msg.h"
 
 bool
@@ -18,6 +18,13 @@ conn_can_command(const struct conn *c)
 {
 	return conn_may_send(c) && c->lstate != LSTATE_NONAUTH &&
 	    !c->stopping && c->n_fl < CONN_MAX_INFLIGHT - 2;
+}
+
+bool
+conn_can_pipeline(const struct conn *c, unsigned max)
+{
+	return c->n_fl < max && conn_can_command(c) &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) < CONN_OUT_HIGH;
 }
 
 /* The command is in c->fl now (conn_send_cmd put it last): give it its
@@ -31,7 +38,7 @@ conn_driver_track(struct conn *c, conn_done_fn done, void *arg)
 }
 
 /* A reply nobody waits for, so the inflight entry still marks the
- * command as the driver's (no plan effects). */
+ * command as a driver's, not the engine's own. */
 static void
 conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
 		   const char *text, size_t len)
@@ -43,6 +50,43 @@ conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
 	(void)len;
 }
 
+uint32_t
+conn_cmd_begin(struct conn *c, struct imap_cmd *cmd)
+{
+	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_inline(cmd);
+	imap_cmd_set_side(cmd, c->scratch);
+	return conn_tag_begin(c, cmd);
+}
+
+uint64_t
+conn_cmd_body(struct conn *c, struct imap_cmd *cmd, const struct msg *m)
+{
+	size_t len = msg_wire_len(m);
+
+	if (!imap_cmd_literal(cmd, len))
+		return 0;
+	if (m->needs_id) {
+		char id[MSG_ID_LINE_LEN + 1];
+		uint32_t seq = (*c->env->msg_seq)++ * c->env->sh->n_workers +
+		    c->env->worker_id;
+		msg_id_line(id, c->env->sh->run_id, seq);
+		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
+	}
+	/* The pool outlives every connection: no copy, no cleanup. */
+	imap_cmd_add_ref(cmd, m->data, m->len);
+	return len;
+}
+
+void
+conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag, enum op op,
+	      uint32_t msgs, uint64_t bytes, conn_done_fn done, void *arg)
+{
+	imap_cmd_adds(cmd, "\r\n");
+	conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs, bytes);
+	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
+}
+
 /* text, then " " and a literal per body (MULTIAPPEND's form). */
 static bool
 conn_driver_send_n(struct conn *c, enum op op, const char *text,
@@ -51,19 +95,14 @@ conn_driver_send_n(struct conn *c, enum op op, const char *text,
 {
 	struct imap_cmd cmd;
 	uint64_t bytes = 0;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
 
-	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
-	imap_cmd_set_side(&cmd, c->scratch);
-	uint32_t tag = conn_tag_begin(c, &cmd);
 	imap_cmd_adds(&cmd, text);
 	for (unsigned i = 0; i < n; i++) {
 		imap_cmd_adds(&cmd, " ");
-		bytes += conn_add_body(c, &cmd, bodies[i]);
+		bytes += conn_cmd_body(c, &cmd, bodies[i]);
 	}
-	uint32_t msgs = n;
-	imap_cmd_adds(&cmd, "\r\n");
-	conn_send_cmd(c, &cmd, op, CONN_I_NONE, tag, msgs, bytes);
-	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
+	conn_cmd_send(c, &cmd, tag, op, n, bytes, done, arg);
 	return true;
 }
 
@@ -95,14 +134,26 @@ conn_append_n(struct conn *c, const char *text, const struct msg *const *bodies,
 	return conn_driver_send_n(c, OP_APPEND, text, bodies, n, done, arg);
 }
 
-bool
-conn_idle_begin(struct conn *c, conn_done_fn done, void *arg)
+static bool
+conn_idle_send(struct conn *c, bool driver_ends, conn_done_fn done, void *arg)
 {
 	if (!conn_can_command(c) || c->n_fl > 0)
 		return false;
 	c->idle = CONN_IDLE_STARTING;
-	c->idle_driver = true;
+	c->idle_driver = driver_ends;
 	return conn_driver_send(c, OP_IDLE, "IDLE", NULL, done, arg);
+}
+
+bool
+conn_idle_begin(struct conn *c, conn_done_fn done, void *arg)
+{
+	return conn_idle_send(c, true, done, arg);
+}
+
+bool
+conn_idle_timed(struct conn *c, conn_done_fn done, void *arg)
+{
+	return conn_idle_send(c, false, done, arg);
 }
 
 bool
@@ -131,48 +182,6 @@ conn_logout(struct conn *c, conn_done_fn done, void *arg)
 }
 
 bool
-conn_has_move(const struct conn *c)
-{
-	return (c->caps & CAP_MOVE) != 0;
-}
-
-bool
-conn_has_multiappend(const struct conn *c)
-{
-	return (c->caps & CAP_MULTIAPPEND) != 0;
-}
-
-bool
-conn_has_uidplus(const struct conn *c)
-{
-	return (c->caps & CAP_UIDPLUS) != 0;
-}
-
-bool
-conn_has_condstore(const struct conn *c)
-{
-	return (c->caps & CAP_CONDSTORE) != 0;
-}
-
-bool
-conn_has_qresync(const struct conn *c)
-{
-	return (c->caps & CAP_QRESYNC) && (c->caps & CAP_ENABLE);
-}
-
-bool
-conn_has_compress(const struct conn *c)
-{
-	return (c->caps & CAP_COMPRESS) != 0;
-}
-
-bool
-conn_compressed(const struct conn *c)
-{
-	return c->z == CONN_Z_ON;
-}
-
-bool
 conn_enable(struct conn *c, const char *what, conn_done_fn done, void *arg)
 {
 	char text[96];
@@ -196,16 +205,20 @@ conn_compress_begin(struct conn *c, conn_done_fn done, void *arg)
 				done, arg);
 }
 
-uint32_t
-conn_exists(const struct conn *c)
+/* The mailbox may not exist yet: create it (imaptest's habit). */
+void
+conn_create(struct conn *c, const char *box)
 {
-	return c->exists;
-}
+	struct imap_cmd cmd;
 
-const char *
-conn_user(const struct conn *c)
-{
-	return c->user;
+	if (c->bev == NULL)
+		return;
+	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	uint32_t tag = conn_tag_begin(c, &cmd);
+	imap_cmd_adds(&cmd, "CREATE ");
+	imap_cmd_astring(&cmd, box, strlen(box));
+	imap_cmd_adds(&cmd, "\r\n");
+	conn_send_cmd(c, &cmd, OP_NOOP, CONN_I_CREATE, tag, 0, 0);
 }
 
 void

@@ -14,7 +14,6 @@
 #include "model/mbox_model.h"
 #include "util/rng.h"
 #include "stats/stats.h"
-#include "plan/workload.h"
 
 struct bufferevent;
 struct event;
@@ -25,12 +24,12 @@ enum conn_state {
 	CONN_S_WAIT,		/* not connected; a timer will start it */
 	CONN_S_CONNECTING,
 	CONN_S_GREETING,
-	CONN_S_SESSION,		/* greeting seen: login, plan, logout */
+	CONN_S_SESSION,		/* greeting seen: login, commands, logout */
 	CONN_S_DONE		/* finished for good (run stopping) */
 };
 
-/* Commands of our own that are not imaptest states, never counted as
- * commands (their failures still count as errors). */
+/* Set-up commands of the session, never counted as commands (their
+ * failures still count as errors). */
 enum conn_internal {
 	CONN_I_NONE,
 	CONN_I_CAPABILITY,
@@ -42,7 +41,6 @@ enum conn_internal {
 	CONN_I_LIST		/* LIST "" "": the hierarchy separator */
 };
 
-#define CONN_MAX_INFLIGHT 64
 /* In-flight slots held in the conn itself.  An idle session has one or
  * two commands out (IDLE; a CHECK, the LOGIN with its ID): the first
  * CONN_FL_INLINE live inline, and only a session that pipelines deeper
@@ -134,6 +132,9 @@ enum conn_cp {
 	CONN_CP_STALE		/* CHECK unanswered; the checkpoint is over */
 };
 
+/* A login that could not be built (no nonce) is tried again after this. */
+#define CONN_RETRY_US 10000
+
 /* How long an IDLE lasts before DONE: a random time up to this. */
 #define CONN_IDLE_MAX_MS 2000
 
@@ -144,7 +145,8 @@ struct inflight {
 	uint32_t msgs;		/* APPEND: messages carried */
 	uint64_t bytes;		/* APPEND: message octets carried */
 	uint64_t t_sent;	/* us, monotonic */
-	conn_done_fn done;	/* a driver's command (conn_driver.c), or NULL */
+	conn_done_fn done;	/* a driver's command (conn_driver.c); NULL:
+				 * the engine's own (LOGIN, a drain's LOGOUT) */
 	void *done_arg;
 };
 
@@ -198,7 +200,7 @@ struct conn {
 	struct evbuffer *stage;	/* command under construction */
 	struct evbuffer *scratch;	/* its text after a referenced body */
 	struct rng rng;
-	uint64_t t_batch;	/* inside conn_send_plan: its clock, 0 until its first command */
+	uint64_t t_batch;	/* inside a batch: its clock, 0 until its first command */
 	uint64_t t_due;		/* --rate: when the command being sent was due */
 	uint64_t t_last_io;	/* the last byte read from the server */
 	uint64_t t_asked;	/* the last command (or DONE) sent */
@@ -211,10 +213,9 @@ struct conn {
 	char tag_prefix[12];	/* "<slot>." of every tag, made on first use */
 	uint8_t tag_prefix_len;	/* 0 until then */
 	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
-	bool batching;		/* inside conn_send_plan: one clock per batch */
-	bool stopping;		/* conn_drain/conn_halt: no new plan commands */
+	bool batching;		/* inside conn_batch_begin/end: one clock */
+	bool stopping;		/* conn_drain/conn_halt: no driver commands */
 	struct inflight fl_inline[CONN_FL_INLINE];
-	struct plan plan;
 
 	/* A command with synchronizing literals waiting for "+": the rest of
 	 * it, and the offsets (relative to what is left) to stop at.  Both
@@ -255,18 +256,19 @@ struct conn {
 	uint64_t t_connected;	/* when the connection was established */
 	uint64_t stall_said;	/* when a >15 s stall was last reported */
 	uint64_t serial;	/* connection number, for tags and logs */
-	struct event *timer;	/* reconnect backoff, DELAY */
+	struct event *timer;	/* reconnect backoff, pause, IDLE, DISCONNECT */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	enum conn_logout logout;	/* LOGOUT progress */
 	enum conn_quit quit;	/* a close decided inside a callback */
 	enum conn_end close_end;	/* its outcome and cause, for the */
 	enum err_kind close_err;	/* closed hook */
 	bool sasl_verified;	/* the server's SCRAM signature was right */
-	bool delayed;		/* in a DELAY state or retry pause */
-	bool disconnect_pending; /* DISCONNECT state: close from the timer */
+	bool delayed;		/* paused (conn_pause) */
+	bool disconnect_pending; /* conn_disconnect: close from the timer */
 	bool idle_driver;	/* the IDLE is a driver's: no timer ends it */
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
 	bool qresync_on;	/* "* ENABLED QRESYNC" came: VANISHED is allowed */
+	uint8_t login_op;	/* OP_LOGIN or OP_AUTHENTICATE, the last sent */
 
 	/* TLS and COMPRESS. */
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
@@ -285,8 +287,8 @@ struct conn {
 /* THE may-send predicate, one for every command that is not a set-up
  * step of the session: a session is up and nothing on the wire forbids a
  * new command (a literal waiting for "+", an IDLE, COMPRESS switching
- * layers, LOGOUT sent, a close decided, a DELAY or DISCONNECT pause).
- * The plan (conn_send_more, conn_send_scheduled) and the driver commands
+ * layers, LOGOUT sent, a close decided, a pause or a planned disconnect).
+ * The set-up and login (conn_send_more) and the driver commands
  * (conn_can_command) add only what is theirs. */
 static inline bool
 conn_may_send(const struct conn *c)
@@ -357,17 +359,9 @@ void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
 		   uint64_t bytes);
 uint32_t conn_tag_begin(struct conn *c, struct imap_cmd *cmd);
-/* Send one command of our own (not an imaptest state). */
+/* Send one set-up command of the session (not a row of the table). */
 void conn_send_internal(struct conn *c, enum conn_internal internal,
 			const char *text);
-/* Build and send the command for state op; false when it was skipped
- * (nothing to do in this state, e.g. FETCH in an empty mailbox). */
-bool conn_cmd_op(struct conn *c, enum op op, const struct plan_pending *pend);
-/* imaptest's DELAY (pause a random time up to 1 s) and DISCONNECT (drop
- * the connection) are chances taken after sending and after a reply, not
- * states of the walk (they come after LOGOUT, where the walk wraps). */
-bool conn_delay_start(struct conn *c);
-void conn_disconnect_soon(struct conn *c);
 void conn_flush_cont(struct conn *c);
 /* Make c->cont and c->cont_splits, if not yet there; drop what c->cont
  * holds (it may be NULL). */
@@ -378,10 +372,8 @@ void conn_cont_clear(struct conn *c);
  * that must not count as a login). */
 enum auth_mech conn_sasl_mech(const struct conn *c, enum op op);
 /* Log in (not logged in, the set-up before it done): an engine step, no
- * plan is asked.  Nothing when a login is in flight already. */
+ * driver is asked.  Nothing when a login is in flight already. */
 void conn_login(struct conn *c);
-/* Pause a little, then conn_send_more() again (conn_cmd.c). */
-void conn_retry_later(struct conn *c);
 bool conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd);
 bool conn_sasl_active(const struct conn *c);
 void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
@@ -394,11 +386,6 @@ void conn_close_later(struct conn *c, enum conn_end end, enum err_kind why);
 void conn_driver_abandon(struct conn *c);
 /* A tagged BAD: logged; the session ends once nothing is in flight. */
 void conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r);
-/* The body literal of an APPEND: with a Message-ID line when the message
- * needs one; returns the octets it carries (0: too many literals). */
-uint64_t conn_add_body(struct conn *c, struct imap_cmd *cmd,
-		       const struct msg *m);
-
 /* A SELECT is being sent: a fresh view of the model; its violations. */
 void conn_view_select(struct conn *c);
 void conn_view_err(void *arg, enum mbox_err kind, const char *msg);

@@ -133,12 +133,14 @@ conn_compress_upgrade(struct conn *c)
 	 * line inflated all of it (908 MB at 10 clients). */
 	bufferevent_setwatermark(z, EV_READ, 0, CONN_INFLATE_AHEAD);
 	bufferevent_enable(z, EV_READ | EV_WRITE);
-	conn_send_more(c);
+	/* The driver hears of its COMPRESS first (what it decides on the
+	 * OK, as on any other), then the connection is free. */
 	if (c->z_done != NULL) {
 		conn_done_fn done = c->z_done;
 		c->z_done = NULL;
 		done(c->z_done_arg, c, CONN_REPLY_OK, "", 0);
 	}
+	conn_send_more(c);
 }
 
 /* The output drained below CONN_OUT_LOW: room for more commands. */

@@ -61,3 +61,13 @@ conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
 	else
 		conn_close_later(c, conn_end_now(c), kind);
 }
+
+void
+conn_log_error(struct conn *c, enum err_kind kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	conn_vlog_err(c, kind, fmt, ap);
+	va_end(ap);
+}

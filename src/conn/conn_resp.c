@@ -243,19 +243,6 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 	}
 }
 
-/* The mailbox may not exist yet: create it, as imaptest does. */
-static void
-conn_try_create(struct conn *c, const char *box)
-{
-	struct imap_cmd cmd;
-	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
-	uint32_t tag = conn_tag_begin(c, &cmd);
-	imap_cmd_adds(&cmd, "CREATE ");
-	imap_cmd_astring(&cmd, box, strlen(box));
-	imap_cmd_adds(&cmd, "\r\n");
-	conn_send_cmd(c, &cmd, OP_NOOP, CONN_I_CREATE, tag, 0, 0);
-}
-
 static bool
 conn_has_code(const struct imap_resp *r, const char *want)
 {
@@ -276,8 +263,8 @@ op_random_names(enum op op)
 /* The benign code of a NO (see enum benign_code), or -1.  Mailbox-name
  * codes are benign only for the states that pick random names: for
  * SELECT or APPEND a missing box= is a real problem. */
-static int
-conn_benign_code(enum op op, const struct imap_resp *r)
+int
+conn_benign(enum op op, const struct imap_resp *r)
 {
 	bool names = op_random_names(op);
 
@@ -296,19 +283,24 @@ static void
 conn_logged_in(struct conn *c, const struct imap_resp *r)
 {
 	unsigned before = c->caps;
-	bool caps_follow = false;
 
 	c->lstate = LSTATE_AUTH;
 	ctr_add(&c->env->stats->logins, 1);
 	c->caps &= ~CAP_KNOWN;
 	conn_caps_from_code(c, r);
-	if (!(c->caps & CAP_KNOWN)) {
-		/* Capabilities change at login (MULTIAPPEND often appears
-		 * only then); keep the old ones until the new list comes. */
+	/* Capabilities change at login (MULTIAPPEND often appears only
+	 * then); without a list in the OK keep the old ones until the new
+	 * list comes. */
+	bool caps_follow = !(c->caps & CAP_KNOWN);
+	if (caps_follow)
 		c->caps = before;
+	/* The driver first: what it decides at login (the stress plan's
+	 * DISCONNECT chance needs nothing in flight) sees the session as
+	 * the reply left it, before the set-up below is sent. */
+	if (c->env->hooks->logged_in != NULL)
+		c->env->hooks->logged_in(c->env->hook_arg, c);
+	if (caps_follow)
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
-		caps_follow = true;
-	}
 	const struct config *cfg = c->env->cfg;
 	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
 	    cfg->states[OP_MRENAME].prob || cfg->states[OP_MSUBS].prob))
@@ -323,8 +315,6 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 		else
 			conn_enable_qresync(c);
 	}
-	if (c->env->hooks->logged_in != NULL)
-		c->env->hooks->logged_in(c->env->hook_arg, c);
 }
 
 void
@@ -347,6 +337,8 @@ static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
 static void conn_reply_effects(struct conn *c, const struct inflight *fp,
 			       enum stats_reply rep, int benign,
 			       const struct imap_resp *r);
+static void conn_state_effects(struct conn *c, const struct inflight *f,
+			       enum stats_reply rep, const struct imap_resp *r);
 
 static void
 conn_tagged(struct conn *c, const struct imap_resp *r)
@@ -404,7 +396,7 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 	enum op op = (enum op)f.op;
 	enum stats_reply rep = r->cond == IMAP_COND_OK ? STATS_OK :
 	    r->cond == IMAP_COND_NO ? STATS_NO : STATS_BAD;
-	int benign = rep == STATS_NO ? conn_benign_code(op, r) : -1;
+	int benign = rep == STATS_NO ? conn_benign(op, r) : -1;
 	if (benign >= 0)
 		stats_cmd_benign(c->env->stats, op, (enum benign_code)benign,
 				 now - f.t_sent);
@@ -414,44 +406,40 @@ conn_tagged_effects(struct conn *c, const struct inflight *fp,
 }
 
 /* THE reply-effects switch: what a tagged reply to command f does to the
- * connection, for plan commands and a driver's alike (`plan`: no done
- * callback).  The plan's own habits (imaptest's CREATE after TRYCREATE
- * or a failed SELECT/APPEND, the DISCONNECT chance, BAD ending at once)
- * are marked; a driver hears the reply last, through done. */
+ * connection, the same for every driver's commands and the engine's own.
+ * A BAD changes no state (the command was not run) and ends the session
+ * once nothing else is in flight; a NO of the engine's own commands (a
+ * login) is shown.  A driver hears the reply last, through done, with the
+ * reply at hand (conn_reply). */
 static void
 conn_reply_effects(struct conn *c, const struct inflight *fp,
 		   enum stats_reply rep, int benign, const struct imap_resp *r)
 {
 	struct inflight f = *fp;
 	enum op op = (enum op)f.op;
-	bool plan = f.done == NULL;
 
-	if (plan) {
-		if (rep == STATS_OK && op != OP_LOGOUT &&
-		    c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
-		    !c->disconnect_pending &&
-		    c->env->cfg->states[OP_DISCONNECT].prob > 0 &&
-		    rng_pct(&c->rng, c->env->cfg->states[OP_DISCONNECT].prob))
-			conn_disconnect_soon(c);
-		if (rep == STATS_BAD) {
-			conn_bad_reply(c, op, r);
-			return;
-		}
-		if (benign == BENIGN_TRYCREATE) {
-			/* The copy target does not exist yet: create it, as
-			 * imaptest does, and go on. */
-			conn_try_create(c, c->env->cfg->copybox);
-			return;
-		}
-		/* Random mailbox names often do not exist, or do already:
-		 * like imaptest, those NOs are counted, not shown. */
-		bool names = op_random_names(op) || op == OP_COPY ||
-		    op == OP_MOVE;
-		if (rep == STATS_NO && !names && benign < 0)
-			conn_log_err(c, ERR_NO, "%s failed: %.200s",
-				     op_table[op].name, r->line);
-	}
-	switch (op) {
+	if (f.done == NULL && rep == STATS_NO && benign < 0)
+		conn_log_err(c, ERR_NO, "%s failed: %.200s", op_table[op].name,
+			     r->line);
+	if (rep == STATS_BAD)
+		conn_bad_reply(c, op, r);
+	else
+		conn_state_effects(c, &f, rep, r);
+	if (f.done == NULL || (op == OP_COMPRESS && rep == STATS_OK))
+		return;	/* a COMPRESS's done runs once the layer is on */
+	c->cur_resp = r;
+	f.done(f.done_arg, c, rep == STATS_OK ? CONN_REPLY_OK :
+	       rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD, r->text,
+	       r->text_len);
+	c->cur_resp = NULL;
+}
+
+/* What a command that ran (OK or NO) changes in the session. */
+static void
+conn_state_effects(struct conn *c, const struct inflight *f,
+		   enum stats_reply rep, const struct imap_resp *r)
+{
+	switch ((enum op)f->op) {
 	case OP_LOGIN:
 	case OP_AUTHENTICATE:
 		if (!conn_sasl_end(c, rep == STATS_OK))
@@ -474,14 +462,11 @@ conn_reply_effects(struct conn *c, const struct inflight *fp,
 				mbox_view_select_done(c->view);
 				c->cur_resp = NULL;
 			}
-		} else if (plan) {
-			c->view_active = false;
-			conn_try_create(c, c->env->cfg->box);
 		} else {
 			/* No mailbox is selected after a failed SELECT (RFC
-			 * 3501 6.3.1); the plan's walk keeps imaptest's
-			 * state, and creates the box. */
+			 * 3501 6.3.1), and no view is fed. */
 			c->lstate = LSTATE_AUTH;
+			c->view_active = false;
 		}
 		break;
 	case OP_STORE:
@@ -491,10 +476,8 @@ conn_reply_effects(struct conn *c, const struct inflight *fp,
 		break;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
-			ctr_add(&c->env->stats->append_msgs, f.msgs);
-			ctr_add(&c->env->stats->append_bytes, f.bytes);
-		} else if (plan) {
-			conn_try_create(c, c->env->cfg->box);
+			ctr_add(&c->env->stats->append_msgs, f->msgs);
+			ctr_add(&c->env->stats->append_bytes, f->bytes);
 		}
 		break;
 	case OP_IDLE:
@@ -506,10 +489,9 @@ conn_reply_effects(struct conn *c, const struct inflight *fp,
 		 * driver's done runs then (conn_compress_upgrade), so what it
 		 * sends next goes through it. */
 		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
-		if (rep == STATS_OK && !plan) {
-			c->z_done = f.done;
-			c->z_done_arg = f.done_arg;
-			return;
+		if (rep == STATS_OK) {
+			c->z_done = f->done;
+			c->z_done_arg = f->done_arg;
 		}
 		break;
 	case OP_LOGOUT:
@@ -519,13 +501,6 @@ conn_reply_effects(struct conn *c, const struct inflight *fp,
 	default:
 		break;
 	}
-	if (plan)
-		return;
-	if (rep == STATS_BAD)
-		conn_bad_reply(c, op, r);	/* as for plan commands */
-	f.done(f.done_arg, c, rep == STATS_OK ? CONN_REPLY_OK :
-	       rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD, r->text,
-	       r->text_len);
 }
 
 /* The server is idling us: stay a random while, then DONE (from the
@@ -582,4 +557,10 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 	}
 	return c->quit == CONN_QUIT_NOW || c->tls == CONN_TLS_UPGRADE ||
 	    c->z == CONN_Z_UPGRADE ? 1 : 0;
+}
+
+const struct imap_resp *
+conn_reply(const struct conn *c)
+{
+	return c->cur_resp;
 }

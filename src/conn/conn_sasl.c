@@ -1,4 +1,4 @@
-/* conn_sasl.c: logging in, a step of the engine (no plan is asked):
+/* conn_sasl.c: logging in, a step of the engine (no driver is asked):
  * LOGIN, or AUTHENTICATE.  PLAIN is one message (an
  * initial response with SASL-IR, else after the "+"); SCRAM-SHA-1/256
  * answer the server's challenges (scram.c), and the server's signature
@@ -207,7 +207,7 @@ conn_login(struct conn *c)
 	if (conn_login_in_flight(c))
 		return;
 	/* imaptest's choice between its two login states, with the same
-	 * draw its plan made for it, so a seed= walks as it did. */
+	 * draw imaptest's plan makes for it, so a seed= walks as it did. */
 	enum op op = rng_pct(&c->rng, cfg->states[OP_AUTHENTICATE].prob) ?
 	    OP_AUTHENTICATE : OP_LOGIN;
 	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
@@ -222,11 +222,12 @@ conn_login(struct conn *c)
 	} else if (!conn_sasl_start(c, op, &cmd)) {
 		/* No nonce, or no libcrypto: try again a little later. */
 		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
-		conn_retry_later(c);
+		conn_pause(c, CONN_RETRY_US);
 		return;
 	}
 	imap_cmd_adds(&cmd, "\r\n");
 	conn_send_cmd(c, &cmd, op, CONN_I_NONE, tag, 0, 0);
-	/* The plan's walk goes on from the login state, as imaptest's. */
-	plan_logged_in_as(&c->plan, op);
+	/* The driver may care which (the stress plan's walk goes on from
+	 * the login state, as imaptest's). */
+	c->login_op = (uint8_t)op;
 }

@@ -131,3 +131,16 @@ conn_check_done(struct conn *c)
 {
 	c->cp = conn_check_pending(c) ? CONN_CP_STALE : CONN_CP_NONE;
 }
+
+void
+conn_view_begin(struct conn *c)
+{
+	conn_view_select(c);
+	c->view_active = c->view != NULL;
+}
+
+struct mbox_view *
+conn_view(const struct conn *c)
+{
+	return c->view;
+}

@@ -383,7 +383,7 @@ init_pump(struct init_conn *ic)
 	}
 }
 
-static bool
+static void
 init_ready(void *arg, struct conn *c)
 {
 	struct init_conn *ic = init_conn_of(arg, c);
@@ -394,7 +394,6 @@ init_ready(void *arg, struct conn *c)
 		init_phase(ic, INIT_P_STATUS);
 	}
 	init_pump(ic);
-	return false;		/* no plan: this driver sends everything */
 }
 
 static void

@@ -1,5 +1,5 @@
 /* seqpick.c: random sorted sets of distinct sequence numbers (see
- * seqpick.h).  A module of its own, out of conn_ops.c, so that the
+ * seqpick.h).  A module of its own, out of the state builders, so that the
  * distribution can be unit-tested without a connection.
  *
  * Both methods give each set of the right size the same probability (to

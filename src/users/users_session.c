@@ -1,7 +1,6 @@
 /* users_session.c: one IMAP connection of a profile user, as the
- * connection's hooks see it.  The connection logs in by itself (the plan's
- * LOGIN); from then on the ready hook holds the plan back and this driver
- * owns every command: the set-up job (folders, SELECT INBOX), then jobs as
+ * connection's hooks see it.  The connection logs in by itself (an engine
+ * step); from then on this driver sends every command: the set-up job (folders, SELECT INBOX), then jobs as
  * they fall due, IDLE (or NOOP polling) in between, LOGOUT when
  * mail_session_length is over and a new login after login_interval. */
 #include <event2/event.h>
@@ -141,7 +140,7 @@ usess_kick(struct user *u)
 		usess_pump(&u->uc[i]);
 }
 
-static bool
+static void
 usess_ready(void *arg, struct conn *c)
 {
 	struct uconn *uc = uconn_of(arg, c);
@@ -151,7 +150,6 @@ usess_ready(void *arg, struct conn *c)
 	 * next is decided here). */
 	if (uc->job == UJ_NONE && conn_in_flight(c) == 0)
 		usess_pump(uc);
-	return false;		/* the plan never runs in profile mode */
 }
 
 static void

@@ -8,7 +8,7 @@
 # Each state-NAME-legal.conf twin sends the same kind of response within the
 # rules and must give no state error at all (no false positives).
 #
-# Workloads, one connection each, secs=2 (src/conn/conn_ops.c):
+# Workloads, one connection each, secs=2 (src/drivers/stress/stress_ops.c):
 #   fetch  SELECT once, then FETCH forever (FETCH needs EXISTS > 0)
 #   noop   SELECT once, then NOOP forever; EXPUNGE and VANISHED are legal in
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)

@@ -7,6 +7,7 @@
 #include "util/clock.h"
 #include "conn/conn.h"
 #include "drivers/stress/openloop.h"
+#include "drivers/stress/stress_plan.h"
 #include "conn/shared.h"
 #include "run/driver.h"
 #include "util/xmalloc.h"
@@ -15,6 +16,7 @@
 
 struct openloop {
 	struct worker *w;
+	struct stress_plans *plans;	/* what a due command is */
 	struct event *ev;
 	uint64_t t0;		/* when the schedule started */
 	double interval_us;	/* between two due commands */
@@ -41,10 +43,11 @@ openloop_pos(struct openloop *o, const struct conn *c)
 }
 
 struct openloop *
-openloop_new(struct worker *w, double rate)
+openloop_new(struct worker *w, struct stress_plans *plans, double rate)
 {
 	struct openloop *o = xcalloc(1, sizeof(*o));
 	o->w = w;
+	o->plans = plans;
 	o->interval_us = 1e6 / rate;
 	o->t0 = clock_us();
 	o->cap_idle = worker_n_conns(w) ? worker_n_conns(w) : 1;
@@ -92,7 +95,7 @@ openloop_dispatch(struct openloop *o)
 		*openloop_pos(o, c) = -1;
 		uint64_t due = o->t0 +
 		    (uint64_t)llround((double)o->k_sent * o->interval_us);
-		if (!conn_send_scheduled(c, due))
+		if (!stress_plan_send_scheduled(o->plans, c, due))
 			continue;	/* it had nothing it could send */
 		if (now > due + LATE_US)
 			ctr_add(&worker_stats(o->w)->rate_missed, 1);

@@ -12,10 +12,13 @@
 
 struct worker;
 struct conn;
+struct stress_plans;
 
 struct openloop;
 
-struct openloop *openloop_new(struct worker *w, double rate_per_worker);
+/* Due commands are the plans' next (stress_plan_send_scheduled). */
+struct openloop *openloop_new(struct worker *w, struct stress_plans *plans,
+			      double rate_per_worker);
 void openloop_free(struct openloop *o);		/* NULL is a no-op */
 
 /* A logged-in connection has nothing in flight: it can take a command.

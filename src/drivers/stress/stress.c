@@ -1,4 +1,6 @@
-/* stress.c: the stress driver's connection hooks (stress_int.h).
+/* stress.c: the stress driver's connection hooks (stress_int.h): who
+ * logs in, the backoff, the gates; the plan's commands go out from the
+ * ready hook (stress_plan.c).
  * Everything here runs in the worker's thread, inside the callbacks of
  * the connection it is about. */
 #include "drivers/stress/checkpoint.h"
@@ -77,28 +79,29 @@ stress_logged_in(void *arg, struct conn *c)
 	struct stress *s = arg;
 
 	*stress_streak(s, c) = 0;
+	stress_plan_logged_in(&s->plans, c);
 	worker_driver_logged_in(s->w);
 }
 
-static bool
+static void
 stress_ready(void *arg, struct conn *c)
 {
 	struct stress *s = arg;
 
-	if (checkpoint_holding(s->cp)) {
+	if (s->cp != NULL && checkpoint_holding(s->cp)) {
 		/* A checkpoint is draining: this connection may be the last
 		 * it waits for (a connection in a DELAY pause is seen from
 		 * the tick, stress_driver.c). */
 		checkpoint_progress(s->cp);
-		return false;
+		return;
 	}
 	if (s->openloop != NULL) {
 		/* Open loop: commands go out when the schedule says. */
 		if (conn_in_flight(c) == 0)
 			openloop_conn_idle(s->openloop, c);
-		return false;
+		return;
 	}
-	return true;
+	stress_plan_send(&s->plans, c);
 }
 
 static void
@@ -107,6 +110,7 @@ stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	struct stress *s = arg;
 	unsigned *streak = stress_streak(s, c);
 
+	stress_plan_closed(&s->plans, c);
 	if (s->openloop != NULL)
 		openloop_conn_gone(s->openloop, c);
 	if (checkpoint_holding(s->cp))

@@ -56,12 +56,15 @@ stress_attach(void *arg, struct worker *w)
 		.fail_streak = xcalloc(n ? n : 1, sizeof(*s->fail_streak)),
 		.w = w,
 	};
+	stress_plan_init(&s->plans, cfg, worker_shared(w), worker_stats(w),
+			 worker_id(w), n);
 	for (unsigned i = 0; i < n; i++)
 		stress_pick_user(s, worker_conn(w, i));
 	if (cfg->checkpoint_secs > 0 && r->cp_coord != NULL)
 		s->cp = checkpoint_new(w, r->cp_coord, cfg->checkpoint_secs);
 	if (cfg->rate > 0)
-		s->openloop = openloop_new(w, cfg->rate / r->n_workers);
+		s->openloop = openloop_new(w, &s->plans,
+					   cfg->rate / r->n_workers);
 	return s;
 }
 
@@ -107,6 +110,7 @@ stress_detach(void *state)
 
 	openloop_free(s->openloop);
 	checkpoint_free(s->cp);
+	stress_plan_free(&s->plans);
 	free(s->fail_streak);
 	free(s);
 }

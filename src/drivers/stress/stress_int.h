@@ -1,8 +1,8 @@
 /* stress_int.h: the inside of the stress driver, for src/drivers/stress/
  * only.  It owns what the engine leaves to its driver: which user a slot
  * logs in as, the backoff after a failure, when a slot is finished (drain
- * accounting), and the gates on plan commands (a checkpoint holding them,
- * the open loop's schedule).  One struct stress per worker thread; it
+ * accounting), the gates on plan commands (a checkpoint holding them,
+ * the open loop's schedule) and the plan itself (stress_plan.h).  One struct stress per worker thread; it
  * knows its worker only through run/driver.h. */
 #ifndef IMAPSTRESS_STRESS_INT_H
 #define IMAPSTRESS_STRESS_INT_H
@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "conn/conn.h"
+#include "drivers/stress/stress_plan.h"
 
 struct checkpoint;
 struct openloop;
@@ -25,6 +26,7 @@ struct stress {
 	struct checkpoint *cp;	/* checkpoint=, else NULL */
 	struct openloop *openloop;	/* --rate, else NULL */
 	struct worker *w;	/* reached through run/driver.h */
+	struct stress_plans plans;	/* each connection's walk */
 };
 
 /* The hooks; their argument is the struct stress. */

@@ -1,5 +1,6 @@
 /* conn_fixture.h: one connection on its own for the conn tests
- * (test_conn.c, test_conn_driver.c): a config parsed from imaptest words,
+ * (test_conn_driver.c, test_conn_stall.c, drivers/stress/test_stress_plan.c,
+ * drivers/stress/test_stress.c): a config parsed from imaptest words,
  * an event base, the shared pieces, a stats shard and the read buffer a
  * worker would lend it, and a bufferevent pair whose far end the test
  * plays as the server.  No socket, no worker. */

@@ -52,7 +52,23 @@ hook_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	conn_finish(c);
 }
 
-static const struct conn_hooks hooks = { .closed = hook_closed };
+/* A driver of one command at a time: SELECT, then NOOPs. */
+static void
+hook_ready(void *arg, struct conn *c)
+{
+	if (conn_in_flight(c) > 0)
+		return;
+	if (conn_lstate(c) == LSTATE_SELECTED)
+		(void)conn_command(c, OP_NOOP, "NOOP", NULL, NULL, NULL);
+	else
+		(void)conn_command(c, OP_SELECT, "SELECT INBOX", NULL, NULL,
+				   NULL);
+}
+
+static const struct conn_hooks hooks = {
+	.ready = hook_ready,
+	.closed = hook_closed,
+};
 
 static void
 setup(void)

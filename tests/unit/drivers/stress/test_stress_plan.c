@@ -1,9 +1,13 @@
-/* test_conn.c: one connection driven on its own, through conn.h only,
- * over a bufferevent pair against a peer played by the test (no socket,
- * no worker): greeting, LOGIN, a pipelined burst, a reply with a literal
- * split at every byte, a LOGOUT answered with BYE, and a reset in the
- * middle of a literal.  A recording driver checks that each hook is
- * called, in order, with the right reason. */
+/* test_stress_plan.c: the stress plan (src/drivers/stress/stress_plan.h)
+ * driving one connection of the engine over a bufferevent pair against a
+ * peer played by the test (no socket, no worker): greeting, LOGIN (the
+ * engine's), then the plan choosing and pipelining its commands through
+ * the engine's one command call and hearing the replies back (a burst, a
+ * reply with a literal split at every byte, a failed SELECT answered with
+ * CREATE, DISCONNECT during a DELAY), a LOGOUT answered with BYE, and a
+ * reset in the middle of a literal.  The test's hooks record what the
+ * engine tells its driver, in order, and hand on to the plan as the
+ * stress driver's hooks do (stress.c). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,8 +19,10 @@
 #include <event2/event.h>
 
 #include "check_main.h"
-#include "conn_fixture.h"
 #include "conn/conn.h"
+#include "conn/conn_fixture.h"
+#include "drivers/stress/stress_plan.h"
+#include "msg/msg.h"
 #include "stats/stats.h"
 
 #define MAX_EVENTS 4096
@@ -33,6 +39,8 @@ struct ev {
 
 struct t {
 	struct conn_fx fx;
+	struct stress_plans plans;	/* the plan of the one connection */
+	struct msg_pool *pool;		/* APPEND's messages, or NULL */
 	bool ready_before_login;	/* ready called while not logged in */
 	unsigned n_ready;
 	struct ev ev[MAX_EVENTS];
@@ -69,9 +77,10 @@ hook_logged_in(void *arg, struct conn *c)
 	ck_assert_ptr_eq(arg, &T);
 	ck_assert_ptr_eq(c, T.fx.c);
 	record(H_LOGGED_IN, 0, 0);
+	stress_plan_logged_in(&T.plans, c);
 }
 
-static bool
+static void
 hook_ready(void *arg, struct conn *c)
 {
 	bool logged_in = false;
@@ -82,13 +91,14 @@ hook_ready(void *arg, struct conn *c)
 		T.ready_before_login = true;
 	T.n_ready++;
 	record(H_READY, 0, 0);
-	return true;
+	stress_plan_send(&T.plans, c);
 }
 
 static void
 hook_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 {
 	record(H_CLOSED, end, err);
+	stress_plan_closed(&T.plans, c);
 	conn_finish(c);		/* this driver runs one session at a time */
 }
 
@@ -101,11 +111,18 @@ static const struct conn_hooks hooks = {
 /* A connection for the workload `state` ("noop=100", ...) after
  * "select=100", with `pipeline` commands in flight at most. */
 static void
+plans_init(void)
+{
+	stress_plan_init(&T.plans, &T.fx.cfg, &T.fx.sh, T.fx.stats, 0, 1);
+}
+
+static void
 setup_workload(const char *state, const char *pipeline)
 {
 	memset(&T, 0, sizeof(T));
 	conn_fx_setup_state(&T.fx, state,
 	    ((const char *const[]){ "--pipeline", pipeline, NULL }), &hooks, &T, 0);
+	plans_init();
 }
 
 static void
@@ -127,6 +144,8 @@ static void
 teardown(void)
 {
 	conn_fx_teardown(&T.fx);
+	stress_plan_free(&T.plans);
+	msg_pool_free(T.pool);
 }
 
 static void
@@ -485,9 +504,10 @@ START_TEST(test_conn_disconnect_during_delay)
 					     NULL };
 	char buf[256];
 
-	conn_fx_teardown(&T.fx);
+	teardown();
 	memset(&T, 0, sizeof(T));
 	conn_fx_setup(&T.fx, extra, &hooks, &T, 0);
+	plans_init();
 	conn_fx_attach(&T.fx);
 	const char greet[] = "* OK [CAPABILITY IMAP4rev1 LITERAL+ ID] hi\r\n";
 	bufferevent_write(T.fx.peer, greet, sizeof(greet) - 1);
@@ -558,10 +578,92 @@ START_TEST(test_conn_sync_literal)
 }
 END_TEST
 
+/* The plan hears its replies back through the engine's done callback:
+ * a SELECT refused with NO is counted as a NO by the engine, and the plan
+ * answers it as imaptest does, with a CREATE of box= (a set-up command,
+ * not a row of the table) before its next commands. */
+START_TEST(test_stress_plan_select_no_creates)
+{
+	conn_fx_attach(&T.fx);
+	pump();
+	bufferevent_write(T.fx.peer, "* OK [CAPABILITY IMAP4rev1 LITERAL+] hi\r\n",
+			  41);
+	pump();
+	ck_assert_uint_eq(take_lines(), 1);
+	answer("LOGIN", "", "[CAPABILITY IMAP4rev1 LITERAL+] in", 0);
+	ck_assert_uint_eq(take_lines(), 1);
+	ck_assert_str_eq(T.cmds[0], "SELECT");
+
+	char buf[160];
+	int n = snprintf(buf, sizeof(buf), "%s NO no such mailbox\r\n",
+			 T.tags[0]);
+	T.n_tags = 0;
+	bufferevent_write(T.fx.peer, buf, (size_t)n);
+	pump();
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->no[OP_SELECT]), 1);
+	ck_assert_uint_ge(take_lines(), 1);
+	ck_assert_str_eq(T.cmds[0], "CREATE");
+	/* Then the walk goes on, not selected: NOOPs, and SELECT again once
+	 * the walk comes round to it. */
+	ck_assert_uint_ge(T.n_tags, 2);
+	for (unsigned i = 1; i < T.n_tags; i++)
+		ck_assert_msg(strcmp(T.cmds[i], "NOOP") == 0 ||
+			      strcmp(T.cmds[i], "SELECT") == 0, "%s", T.cmds[i]);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_SELECT]), 0);
+}
+END_TEST
+
+/* MULTIAPPEND as imaptest does it: the builder takes every APPEND at the
+ * head of the plan into one command (pool bodies added through the
+ * engine's conn_cmd_body); its OK, counted by the engine, adds every
+ * message it carried. */
+START_TEST(test_stress_plan_multiappend)
+{
+	struct evbuffer *in;
+	char tag[32], *line;
+	size_t len;
+
+	session_to_select_caps("IMAP4rev1 LITERAL+ MULTIAPPEND", 0);
+	in = bufferevent_get_input(T.fx.peer);
+	line = evbuffer_readln(in, &len, EVBUFFER_EOL_CRLF);
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_eq(sscanf(line, "%31s", tag), 1);
+	ck_assert_ptr_nonnull(strstr(line, " APPEND "));
+	free(line);
+	/* The rest of the command: one "{N+}" literal per further message. */
+	unsigned msgs = 1;
+	const char *p = (const char *)evbuffer_pullup(in, -1);
+	size_t left = evbuffer_get_length(in);
+	for (size_t i = 0; i + 4 < left; i++)
+		if (p[i] == '+' && p[i + 1] == '}' && p[i + 2] == '\r')
+			msgs++;
+	evbuffer_drain(in, left);
+	ck_assert_uint_gt(msgs, 1);
+	ck_assert_uint_eq(conn_in_flight(T.fx.c), 1);	/* --pipeline 1 */
+
+	char buf[96];
+	int n = snprintf(buf, sizeof(buf), "%s OK appended\r\n", tag);
+	bufferevent_write(T.fx.peer, buf, (size_t)n);
+	pump();
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_APPEND]), 1);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->append_msgs), msgs);
+	for (unsigned k = 0; k < ERR_COUNT; k++)
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
+}
+END_TEST
+
 static void
 setup_idle(void)
 {
 	setup_workload("idle=100", "10");
+}
+
+static void
+setup_append(void)
+{
+	setup_workload("append=100,100", "1");
+	T.pool = msg_pool_generate(1, 1024, 64 * 1024);
+	T.fx.sh.pool = T.pool;
 }
 
 static void
@@ -581,9 +683,9 @@ add_case(Suite *s, const char *name, void (*fixture)(void), const TTest *test)
 }
 
 static Suite *
-conn_suite(void)
+stress_plan_suite(void)
 {
-	Suite *s = suite_create("conn");
+	Suite *s = suite_create("stress_plan");
 	TCase *tc = tcase_create("session");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_conn_session);
@@ -594,7 +696,9 @@ conn_suite(void)
 	add_case(s, "fetch2", setup_fetch2, test_conn_fetch2_pipeline_full);
 	add_case(s, "idle", setup_idle, test_conn_idle_footprint);
 	add_case(s, "deep", setup_deep, test_conn_deep_pipeline);
+	add_case(s, "select_no", setup, test_stress_plan_select_no_creates);
+	add_case(s, "multiappend", setup_append, test_stress_plan_multiappend);
 	return s;
 }
 
-TEST_SUITE(conn_suite)
+TEST_SUITE(stress_plan_suite)

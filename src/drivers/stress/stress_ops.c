@@ -1,0 +1,306 @@
+/* stress_ops.c: the command each imaptest state sends.  The shapes follow
+ * imaptest's (random FETCH item lists, mailbox names, SORT keys) so the
+ * server sees the same kind of work; APPEND and STORE have files of their
+ * own.  Every command goes out through conn_cmd_send, its reply back to
+ * stress_reply. */
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "conn/shared.h"
+#include "drivers/stress/stress_ops.h"
+#include "drivers/stress/stress_plan.h"
+#include "imap/imap_cmd.h"
+#include "plan/seqpick.h"
+#include "util/log.h"
+
+static const char *const fetch_items[] = {
+	"UID", "FLAGS", "ENVELOPE", "INTERNALDATE", "BODY", "BODYSTRUCTURE",
+	"RFC822.SIZE"
+};
+static const char *const fetch_headers[] = {
+	"From", "To", "Cc", "Subject", "References", "In-Reply-To",
+	"Message-ID", "Delivered-To"
+};
+static const char *const fetch2_items[] = {
+	"BODY.PEEK[HEADER]", "RFC822.HEADER", "BODY.PEEK[]", "BODY.PEEK[1]",
+	"BODY.PEEK[TEXT]"
+};
+static const char *const sort_keys[] = {
+	"ARRIVAL", "CC", "DATE", "FROM", "SIZE", "SUBJECT", "TO"
+};
+static const char *const search_keys[] = {
+	"FLAGGED", "UNSEEN", "SEEN", "ANSWERED", "SUBJECT test", "BODY hello",
+	"FROM example", "LARGER 10000", "SMALLER 2000", "NOT DELETED"
+};
+
+void
+stress_op_unsupported(struct stress_plans *sp, enum op op, const char *cap)
+{
+	struct shared_live *live = sp->sh->live;
+	unsigned bit = 1u << (op % 32);
+	if (atomic_fetch_or(&live->warned_ops, bit) & bit)
+		return;
+	log_warn("server does not advertise %s: %s commands are skipped",
+		 cap, op_table[op].name);
+}
+
+static bool
+op_fetch(struct stress_plans *sp, struct conn *c)
+{
+	struct rng *rng = conn_rng(c);
+	uint32_t seqs[STRESS_MAX_SEQS];
+	struct imap_cmd cmd;
+	unsigned n = seqpick_draw(rng, conn_exists(c), STRESS_MAX_SEQS, seqs);
+
+	if (n == 0)
+		return false;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+	imap_cmd_adds(&cmd, "FETCH ");
+	imap_cmd_seqset(&cmd, seqs, n);
+	imap_cmd_adds(&cmd, " (");
+	for (unsigned i = 1 + rng_below(rng, 4); i > 0; i--) {
+		if (rng_below(rng, 4) != 0) {
+			imap_cmd_adds(&cmd, STRESS_PICK(rng, fetch_items));
+		} else {
+			imap_cmd_adds(&cmd, "BODY.PEEK[HEADER.FIELDS (");
+			for (unsigned j = 1 + rng_below(rng, 4); j > 0; j--) {
+				imap_cmd_adds(&cmd, STRESS_PICK(rng, fetch_headers));
+				if (j != 1)
+					imap_cmd_adds(&cmd, " ");
+			}
+			imap_cmd_adds(&cmd, ")]");
+		}
+		if (i != 1)
+			imap_cmd_adds(&cmd, " ");
+	}
+	imap_cmd_adds(&cmd, ")");
+	stress_reply_send(sp, c, &cmd, tag, OP_FETCH);
+	return true;
+}
+
+static bool
+op_fetch2(struct stress_plans *sp, struct conn *c)
+{
+	struct rng *rng = conn_rng(c);
+	struct imap_cmd cmd;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+
+	/* UID too, so that an error line can name the message. */
+	imap_cmd_printf(&cmd, "FETCH %u (UID %s)",
+			1 + rng_below(rng, conn_exists(c)),
+			STRESS_PICK(rng, fetch2_items));
+	stress_reply_send(sp, c, &cmd, tag, OP_FETCH2);
+	return true;
+}
+
+static bool
+op_text(struct stress_plans *sp, struct conn *c, enum op op, const char *fmt,
+	const char *arg)
+{
+	struct imap_cmd cmd;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+
+	if (fmt[0] == '%' && fmt[1] == 's' && fmt[2] == '\0')
+		imap_cmd_adds(&cmd, arg);	/* fixed text: no printf */
+	else
+		imap_cmd_printf(&cmd, fmt, arg);
+	stress_reply_send(sp, c, &cmd, tag, op);
+	return true;
+}
+
+/* "<verb> <box><tail>" with box= quoted (or a literal) as it needs. */
+static bool
+op_box(struct stress_plans *sp, struct conn *c, enum op op, const char *verb,
+       const char *tail)
+{
+	const char *box = sp->cfg->box;
+	struct imap_cmd cmd;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+
+	imap_cmd_adds(&cmd, verb);
+	imap_cmd_astring(&cmd, box, strlen(box));
+	imap_cmd_adds(&cmd, tail);
+	stress_reply_send(sp, c, &cmd, tag, op);
+	return true;
+}
+
+static bool
+op_mailbox(struct stress_plans *sp, struct conn *c, enum op op)
+{
+	struct rng *rng = conn_rng(c);
+	char name[64], other[160];
+	unsigned a = rng_below(rng, 20), b = rng_below(rng, 20);
+	char sep = conn_sep(c) ? conn_sep(c) : '/';
+
+	if (rng_pct(rng, 50))
+		snprintf(name, sizeof(name), "\"test%c%u\"", sep, a);
+	else
+		snprintf(name, sizeof(name), "\"test%c%u%c%u\"", sep, a, sep, b);
+	switch (op) {
+	case OP_MCREATE:
+		return op_text(sp, c, op, "CREATE %s", name);
+	case OP_MDELETE:
+		return op_text(sp, c, op, "DELETE %s", name);
+	case OP_MSUBS:
+		return op_text(sp, c, op, rng_pct(rng, 50) ? "SUBSCRIBE %s" :
+			       "UNSUBSCRIBE %s", name);
+	default:
+		snprintf(other, sizeof(other), "%s \"test%c%u\"", name, sep,
+			 rng_below(rng, 20));
+		return op_text(sp, c, op, "RENAME %s", other);
+	}
+}
+
+static bool
+op_copy(struct stress_plans *sp, struct conn *c, enum op op)
+{
+	const struct config *cfg = sp->cfg;
+	struct rng *rng = conn_rng(c);
+	uint32_t exists = conn_exists(c);
+	struct imap_cmd cmd;
+
+	if (exists == 0 || cfg->copybox == NULL)
+		return false;
+	if (op == OP_MOVE && !conn_has_move(c)) {
+		stress_op_unsupported(sp, op, "MOVE");
+		return false;
+	}
+	uint32_t s1 = 1 + rng_below(rng, exists);
+	uint32_t span = rng_below(rng, exists - s1 + 1);
+	uint32_t s2 = s1 + (span < 5 ? span : 5);
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+	imap_cmd_printf(&cmd, "%s %u:%u ", op == OP_MOVE ? "MOVE" : "COPY",
+			s1, s2);
+	imap_cmd_astring(&cmd, cfg->copybox, strlen(cfg->copybox));
+	stress_reply_send(sp, c, &cmd, tag, op);
+	return true;
+}
+
+static bool
+op_sort(struct stress_plans *sp, struct conn *c)
+{
+	struct rng *rng = conn_rng(c);
+	struct imap_cmd cmd;
+
+	if (!conn_has_sort(c)) {
+		stress_op_unsupported(sp, OP_SORT, "SORT");
+		return false;
+	}
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+	imap_cmd_adds(&cmd, "SORT (");
+	if (rng_below(rng, 3) == 0)
+		imap_cmd_adds(&cmd, "REVERSE ");
+	imap_cmd_adds(&cmd, STRESS_PICK(rng, sort_keys));
+	imap_cmd_adds(&cmd, ") US-ASCII ");
+	switch (rng_below(rng, 3)) {
+	case 0:
+		imap_cmd_adds(&cmd, "ALL");
+		break;
+	case 1:
+		imap_cmd_adds(&cmd, "FLAGGED");
+		break;
+	default:
+		imap_cmd_printf(&cmd, "%u:%u", 1 + rng_below(rng, conn_exists(c)),
+				1 + rng_below(rng, conn_exists(c)));
+	}
+	stress_reply_send(sp, c, &cmd, tag, OP_SORT);
+	return true;
+}
+
+/* The states that need the connection's own state machine: IDLE and
+ * COMPRESS (the engine's calls for them) and DISCONNECT. */
+static bool
+op_own(struct stress_plans *sp, struct conn *c, enum op op)
+{
+	switch (op) {
+	case OP_COMPRESS:
+		if (conn_compressed(c))
+			return false;
+		if (!conn_has_compress(c)) {
+			stress_op_unsupported(sp, op, "COMPRESS=DEFLATE");
+			return false;
+		}
+		/* Nothing may follow until the filter is in place. */
+		return conn_compress_begin(c, stress_reply, &sp->ref[op]);
+	case OP_IDLE:
+		if (!conn_has_idle(c)) {
+			stress_op_unsupported(sp, op, "IDLE");
+			return false;
+		}
+		return conn_idle_timed(c, stress_reply, &sp->ref[op]);
+	default:	/* OP_DISCONNECT */
+		stress_disconnect(sp, c);
+		return true;
+	}
+}
+
+bool
+stress_op_send(struct stress_plans *sp, struct conn *c, enum op op,
+	       struct plan *p, const struct plan_pending *pend)
+{
+	if (op_table[op].need == OP_NEED_SELECTED &&
+	    (conn_lstate(c) != LSTATE_SELECTED || conn_exists(c) == 0))
+		return false;	/* nothing to work on */
+	switch (op) {
+	case OP_SELECT:
+		if (conn_lstate(c) == LSTATE_SELECTED)
+			return false;
+		conn_view_begin(c);
+		return op_box(sp, c, op, "SELECT ", conn_has_condstore(c) ?
+			      " (CONDSTORE)" : "");
+	case OP_STATUS:
+		return op_box(sp, c, op, "STATUS ", " (MESSAGES UNSEEN RECENT)");
+	case OP_LIST:
+		return op_text(sp, c, op, "LIST \"\" %s", "*");
+	case OP_LISTROOT:
+		return op_text(sp, c, op, "LIST \"\" %s", "%");
+	case OP_MCREATE:
+	case OP_MDELETE:
+	case OP_MRENAME:
+	case OP_MSUBS:
+		return op_mailbox(sp, c, op);
+	case OP_FETCH:
+		return op_fetch(sp, c);
+	case OP_FETCH2:
+		return op_fetch2(sp, c);
+	case OP_UIDFETCH:
+		return op_text(sp, c, op, "UID FETCH %s (FLAGS)", "1:*");
+	case OP_SEARCH:
+		return op_text(sp, c, op, "SEARCH %s",
+			       STRESS_PICK(conn_rng(c), search_keys));
+	case OP_SORT:
+		return op_sort(sp, c);
+	case OP_THREAD:
+		if (!conn_has_thread(c)) {
+			stress_op_unsupported(sp, op, "THREAD=REFERENCES");
+			return false;
+		}
+		return op_text(sp, c, op, "THREAD REFERENCES US-ASCII %s", "ALL");
+	case OP_COPY:
+	case OP_MOVE:
+		return op_copy(sp, c, op);
+	case OP_STORE:
+	case OP_DELETE:
+		return stress_store(sp, c, op);
+	case OP_EXPUNGE:
+		return op_text(sp, c, op, "%s", "EXPUNGE");
+	case OP_APPEND:
+		return stress_append(sp, c, p, pend);
+	case OP_NOOP:
+		return op_text(sp, c, op, "%s", "NOOP");
+	case OP_CHECK:
+		return op_text(sp, c, op, "%s", "CHECK");
+	case OP_DELAY:
+		stress_delay(sp, c);
+		return true;
+	case OP_COMPRESS:
+	case OP_IDLE:
+	case OP_DISCONNECT:
+		return op_own(sp, c, op);
+	default:
+		/* CHECKPOINT (checkpoint.c) and LMTP are not sent by the
+		 * plan, or not supported. */
+		return false;
+	}
+}
