@@ -42,6 +42,7 @@ conn_new(const struct conn_env *env, unsigned slot)
 	c->env = env;
 	c->slot = slot;
 	c->st = CONN_S_WAIT;
+	conn_hold_update(c);
 	c->fl = c->fl_inline;
 	c->login_op = OP_LOGIN;
 	c->user = xcalloc(1, CONN_USER_INIT);
@@ -182,6 +183,7 @@ conn_reset_session(struct conn *c)
 	/* A DISCONNECT taken during a DELAY pause replaced the pause's
 	 * timer: the next session must not start paused (it never sent). */
 	c->delayed = false;
+	conn_hold_update(c);
 	c->stall_said = 0;
 	c->login_op = OP_LOGIN;
 	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
@@ -232,6 +234,7 @@ conn_idle_done(struct conn *c)
 		if (c->fl[i].op == OP_IDLE && c->fl[i].internal == CONN_I_NONE)
 			c->fl[i].t_sent = c->t_asked;
 	c->idle = CONN_IDLE_DONE_SENT;
+	conn_hold_update(c);
 	conn_count_sent(c, 6);
 	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
 	bufferevent_write(c->bev, "DONE\r\n", 6);
@@ -251,6 +254,7 @@ conn_close(struct conn *c, enum conn_end end, enum err_kind why)
 {
 	/* A driver told of its failed commands must not send more. */
 	c->quit = CONN_QUIT_NOW;
+	conn_hold_update(c);
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
 	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
@@ -283,9 +287,11 @@ conn_close(struct conn *c, enum conn_end end, enum err_kind why)
 		c->bev = NULL;
 	}
 	c->quit = CONN_QUIT_NONE;
+	conn_hold_update(c);
 	if (c->st == CONN_S_DONE)
 		return;
 	c->st = CONN_S_WAIT;
+	conn_hold_update(c);
 	c->env->hooks->closed(c->env->hook_arg, c, end, why);
 }
 
@@ -310,6 +316,7 @@ conn_finish(struct conn *c)
 {
 	evtimer_del(c->timer);
 	c->st = CONN_S_DONE;
+	conn_hold_update(c);
 }
 
 bool
@@ -329,6 +336,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if (c->disconnect_pending) {
 		c->disconnect_pending = false;
+		conn_hold_update(c);
 		conn_close(c, CONN_END_PLANNED, ERR_DISCONNECT);
 		return;
 	}
@@ -338,6 +346,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	/* A pause (conn_pause) ends here. */
 	c->delayed = false;
+	conn_hold_update(c);
 	conn_send_more(c);
 }
 
@@ -345,6 +354,7 @@ void
 conn_pause(struct conn *c, uint64_t us)
 {
 	c->delayed = true;
+	conn_hold_update(c);
 	conn_schedule(c, us);
 }
 
@@ -359,6 +369,7 @@ conn_disconnect(struct conn *c)
 {
 	struct timeval now0 = { 0, 0 };
 	c->disconnect_pending = true;
+	conn_hold_update(c);
 	evtimer_add(c->timer, &now0);
 }
 
@@ -467,6 +478,7 @@ void
 conn_drain(struct conn *c)
 {
 	c->stopping = true;
+	conn_hold_update(c);
 	switch (c->st) {
 	case CONN_S_WAIT:
 		evtimer_del(c->timer);
@@ -503,6 +515,7 @@ conn_halt(struct conn *c)
 		if (c->fl[i].internal == CONN_I_NONE)
 			unanswered++;
 	c->quit = CONN_QUIT_NOW;
+	conn_hold_update(c);
 	conn_driver_abandon(c);
 	c->n_fl = 0;
 	evtimer_del(c->timer);
@@ -527,3 +540,14 @@ conn_is_logged_in(const struct conn *c)
 {
 	return c->st == CONN_S_SESSION && c->lstate != LSTATE_NONAUTH;
 }
+
+#ifdef CONN_HOLD_CHECK
+/* A field of the may-send predicate changed without conn_hold_update(). */
+void
+conn_hold_mismatch(const struct conn *c)
+{
+	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->slot,
+		(unsigned)c->hold, conn_hold_of(c));
+	abort();
+}
+#endif

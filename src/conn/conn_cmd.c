@@ -154,6 +154,7 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	c->n_cont_splits = cmd->n_splits - 1;
 	c->cont_next = 0;
 	c->cont_wait = true;
+	conn_hold_update(c);
 	c->cont_tag = tag;
 }
 
@@ -183,6 +184,7 @@ conn_flush_cont(struct conn *c)
 	}
 	evbuffer_add_buffer(out, c->cont);
 	c->cont_wait = false;
+	conn_hold_update(c);
 }
 
 static void
@@ -209,6 +211,7 @@ static void
 conn_send_logout(struct conn *c)
 {
 	c->logout = CONN_LOGOUT_SENT;
+	conn_hold_update(c);
 	conn_simple(c, OP_LOGOUT, CONN_I_NONE, "LOGOUT");
 }
 

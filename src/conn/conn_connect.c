@@ -63,6 +63,7 @@ conn_begin(struct conn *c)
 	conn_reset_session(c);
 	c->serial++;
 	c->st = CONN_S_CONNECTING;
+	conn_hold_update(c);
 	c->t_connect = c->t_last_io = clock_us();
 	ctr_add(&c->env->stats->connects, 1);
 	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
@@ -88,6 +89,7 @@ conn_attach(struct conn *c, struct bufferevent *bev)
 	c->wire_in = c->wire_out = 0;
 	c->own_reads = false;
 	c->bev = bev;
+	conn_hold_update(c);
 	conn_bev_setup(c);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 	conn_event_cb(bev, BEV_EVENT_CONNECTED, c);
@@ -126,6 +128,7 @@ void
 conn_connected(struct conn *c, uint64_t now)
 {
 	c->st = CONN_S_GREETING;
+	conn_hold_update(c);
 	c->t_last_io = c->t_connected = now;
 }
 
@@ -178,6 +181,7 @@ conn_start(struct conn *c)
 	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
 	c->wire_in = c->wire_out = 0;
 	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
+	conn_hold_update(c);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
 		conn_fail(c, ERR_TLS, "cannot set up TLS");

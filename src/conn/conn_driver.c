@@ -16,10 +16,11 @@
 bool
 conn_can_command(const struct conn *c)
 {
-	return conn_may_send(c) && c->lstate != LSTATE_NONAUTH &&
-	    !c->stopping && c->n_fl < CONN_MAX_INFLIGHT - 2;
+	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2;
 }
 
+/* Asked before every command of a batch: the same test as
+ * conn_can_command, the hold bits read once (conn_int.h). */
 bool
 conn_can_pipeline(const struct conn *c, unsigned max)
 {
@@ -140,6 +141,7 @@ conn_idle_send(struct conn *c, bool driver_ends, conn_done_fn done, void *arg)
 	if (!conn_can_command(c) || c->n_fl > 0)
 		return false;
 	c->idle = CONN_IDLE_STARTING;
+	conn_hold_update(c);
 	c->idle_driver = driver_ends;
 	return conn_driver_send(c, OP_IDLE, "IDLE", NULL, done, arg);
 }
@@ -178,6 +180,7 @@ conn_logout(struct conn *c, conn_done_fn done, void *arg)
 	if (!conn_can_command(c))
 		return false;
 	c->logout = CONN_LOGOUT_SENT;
+	conn_hold_update(c);
 	return conn_driver_send(c, OP_LOGOUT, "LOGOUT", NULL, done, arg);
 }
 
@@ -201,6 +204,7 @@ conn_compress_begin(struct conn *c, conn_done_fn done, void *arg)
 	    !(c->caps & CAP_COMPRESS))
 		return false;
 	c->z = CONN_Z_ASKED;
+	conn_hold_update(c);
 	return conn_driver_send(c, OP_COMPRESS, "COMPRESS DEFLATE", NULL,
 				done, arg);
 }

@@ -215,6 +215,7 @@ struct conn {
 	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
 	bool batching;		/* inside conn_batch_begin/end: one clock */
 	bool stopping;		/* conn_drain/conn_halt: no driver commands */
+	uint16_t hold;		/* CONN_HOLD_*: why nothing may be sent now */
 	struct inflight fl_inline[CONN_FL_INLINE];
 
 	/* A command with synchronizing literals waiting for "+": the rest of
@@ -289,15 +290,76 @@ struct conn {
  * new command (a literal waiting for "+", an IDLE, COMPRESS switching
  * layers, LOGOUT sent, a close decided, a pause or a planned disconnect).
  * The set-up and login (conn_send_more) and the driver commands
- * (conn_can_command) add only what is theirs. */
+ * (conn_can_command) add only what is theirs (not logged in, stopping).
+ *
+ * It is asked before every pipelined command, so it is kept as bits in
+ * c->hold, one per reason, that conn_hold_update() recomputes from the
+ * fields wherever one of them changes: the question is then one test.
+ * conn_hold_of() is the predicate itself; built with -DCONN_HOLD_CHECK,
+ * every question checks that c->hold still says what it says. */
+enum {
+	CONN_HOLD_NO_SESSION = 1u << 0,	/* not in session, or no bufferevent */
+	CONN_HOLD_QUIT = 1u << 1,	/* a close decided */
+	CONN_HOLD_LOGOUT = 1u << 2,	/* LOGOUT sent */
+	CONN_HOLD_CONT = 1u << 3,	/* a literal waits for "+" */
+	CONN_HOLD_IDLE = 1u << 4,	/* an IDLE from start to tagged OK */
+	CONN_HOLD_PAUSED = 1u << 5,	/* conn_pause */
+	CONN_HOLD_DISCONNECT = 1u << 6,	/* conn_disconnect: close pending */
+	CONN_HOLD_COMPRESS = 1u << 7,	/* COMPRESS asked, layer not on yet */
+	CONN_HOLD_NONAUTH = 1u << 8,	/* not logged in: no driver command */
+	CONN_HOLD_STOPPING = 1u << 9,	/* conn_drain/conn_halt: no driver command */
+};
+/* What forbids any command (conn_may_send), and a driver's. */
+#define CONN_HOLD_SEND 0xffu
+#define CONN_HOLD_DRIVER (CONN_HOLD_SEND | CONN_HOLD_NONAUTH | \
+			  CONN_HOLD_STOPPING)
+
+static inline unsigned
+conn_hold_of(const struct conn *c)
+{
+	return (c->st != CONN_S_SESSION || c->bev == NULL ?
+		CONN_HOLD_NO_SESSION : 0) |
+	    (c->quit != CONN_QUIT_NONE ? CONN_HOLD_QUIT : 0) |
+	    (c->logout != CONN_LOGOUT_NONE ? CONN_HOLD_LOGOUT : 0) |
+	    (c->cont_wait ? CONN_HOLD_CONT : 0) |
+	    (c->idle != CONN_IDLE_NONE ? CONN_HOLD_IDLE : 0) |
+	    (c->delayed ? CONN_HOLD_PAUSED : 0) |
+	    (c->disconnect_pending ? CONN_HOLD_DISCONNECT : 0) |
+	    (c->z == CONN_Z_ASKED || c->z == CONN_Z_UPGRADE ?
+	     CONN_HOLD_COMPRESS : 0) |
+	    (c->lstate == LSTATE_NONAUTH ? CONN_HOLD_NONAUTH : 0) |
+	    (c->stopping ? CONN_HOLD_STOPPING : 0);
+}
+
+/* After any change of st, bev, quit, logout, cont_wait, idle, delayed,
+ * disconnect_pending, z, lstate or stopping. */
+static inline void
+conn_hold_update(struct conn *c)
+{
+	c->hold = (uint16_t)conn_hold_of(c);
+}
+
+#ifdef CONN_HOLD_CHECK
+void conn_hold_mismatch(const struct conn *c);
+#define CONN_HOLD_VERIFY(c) \
+	do { if ((c)->hold != conn_hold_of(c)) conn_hold_mismatch(c); } while (0)
+#else
+#define CONN_HOLD_VERIFY(c) ((void)0)
+#endif
+
 static inline bool
 conn_may_send(const struct conn *c)
 {
-	return c->st == CONN_S_SESSION && c->bev != NULL &&
-	    c->quit == CONN_QUIT_NONE && c->logout == CONN_LOGOUT_NONE &&
-	    !c->cont_wait && c->idle == CONN_IDLE_NONE && !c->delayed &&
-	    !c->disconnect_pending && c->z != CONN_Z_ASKED &&
-	    c->z != CONN_Z_UPGRADE;
+	CONN_HOLD_VERIFY(c);
+	return !(c->hold & CONN_HOLD_SEND);
+}
+
+/* A driver's command: conn_may_send, logged in and not stopping. */
+static inline bool
+conn_driver_may_send(const struct conn *c)
+{
+	CONN_HOLD_VERIFY(c);
+	return !(c->hold & CONN_HOLD_DRIVER);
 }
 
 /* A new in-flight slot, the last of c->fl; a session's first command

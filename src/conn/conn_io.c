@@ -90,6 +90,7 @@ conn_starttls_upgrade(struct conn *c)
 		return;
 	}
 	c->bev = tls;
+	conn_hold_update(c);
 	c->tls_layer = true;
 	c->wire_in = c->wire_out = 0;
 	c->t_tls_start = clock_us();
@@ -110,6 +111,7 @@ conn_compress_upgrade(struct conn *c)
 	struct bufferevent *z;
 
 	c->z = CONN_Z_NONE;
+	conn_hold_update(c);
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
@@ -126,6 +128,7 @@ conn_compress_upgrade(struct conn *c)
 	}
 	c->bev = z;
 	c->z = CONN_Z_ON;
+	conn_hold_update(c);
 	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
 	bufferevent_setcb(z, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(z, EV_WRITE, CONN_OUT_LOW, 0);

@@ -38,6 +38,7 @@ void
 conn_close_later(struct conn *c, enum conn_end end, enum err_kind why)
 {
 	c->quit = CONN_QUIT_NOW;
+	conn_hold_update(c);
 	c->close_end = end;
 	c->close_err = why;
 }
@@ -65,6 +66,7 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	c->st = CONN_S_SESSION;
 	if (r->cond == IMAP_COND_PREAUTH)
 		c->lstate = LSTATE_AUTH;
+	conn_hold_update(c);
 	conn_caps_from_code(c, r);
 	return 0;
 }
@@ -138,6 +140,7 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 			conn_fail_later(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
 		else
 			c->logout = CONN_LOGOUT_BYE;
+		conn_hold_update(c);
 		return;
 	case IMAP_COND_OK:
 	case IMAP_COND_NO:
@@ -285,6 +288,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	unsigned before = c->caps;
 
 	c->lstate = LSTATE_AUTH;
+	conn_hold_update(c);
 	ctr_add(&c->env->stats->logins, 1);
 	c->caps &= ~CAP_KNOWN;
 	conn_caps_from_code(c, r);
@@ -330,6 +334,7 @@ conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r)
 		conn_close_later(c, conn_end_now(c), ERR_BAD);
 	else
 		c->quit = CONN_QUIT_AFTER_INFLIGHT;
+	conn_hold_update(c);
 }
 
 static void conn_tagged_effects(struct conn *c, const struct inflight *fp,
@@ -363,6 +368,7 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		 * of it we were holding, and the connection is free. */
 		conn_cont_clear(c);
 		c->cont_wait = false;
+		conn_hold_update(c);
 		c->redact_cont = false;
 	}
 
@@ -456,6 +462,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 	case OP_SELECT:
 		if (rep == STATS_OK) {
 			c->lstate = LSTATE_SELECTED;
+			conn_hold_update(c);
 			if (c->view != NULL) {
 				c->cur_resp = r;
 				mbox_view_on_resp_text(c->view, r->text, r->text_len);
@@ -466,6 +473,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 			/* No mailbox is selected after a failed SELECT (RFC
 			 * 3501 6.3.1), and no view is fed. */
 			c->lstate = LSTATE_AUTH;
+			conn_hold_update(c);
 			c->view_active = false;
 		}
 		break;
@@ -482,6 +490,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		break;
 	case OP_IDLE:
 		c->idle = CONN_IDLE_NONE;
+		conn_hold_update(c);
 		c->idle_driver = false;
 		break;
 	case OP_COMPRESS:
@@ -489,6 +498,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		 * driver's done runs then (conn_compress_upgrade), so what it
 		 * sends next goes through it. */
 		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
+		conn_hold_update(c);
 		if (rep == STATS_OK) {
 			c->z_done = f->done;
 			c->z_done_arg = f->done_arg;
@@ -496,6 +506,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		break;
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
+		conn_hold_update(c);
 		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
 		break;
 	default:
@@ -511,6 +522,7 @@ conn_idle_started(struct conn *c)
 	uint32_t ms = 1 + rng_below(&c->rng, CONN_IDLE_MAX_MS);
 	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
 	c->idle = CONN_IDLE_ACTIVE;
+	conn_hold_update(c);
 	if (c->idle_driver) {
 		/* The driver's IDLE lasts until it says DONE (or a drain). */
 		if (c->stopping)

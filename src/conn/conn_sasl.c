@@ -95,6 +95,7 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 			c->sasl_step = SASL_SEND_FIRST;
 		}
 		c->cont_wait = true;	/* nothing else until it is over */
+		conn_hold_update(c);
 		return true;
 	}
 	/* PLAIN: "\0user\0pass", as an initial response when the server has
@@ -164,6 +165,7 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 		c->sasl_verified = true;
 		c->sasl_step = SASL_DONE;
 		c->cont_wait = false;
+		conn_hold_update(c);
 		sasl_send(c, NULL, 0);	/* the empty response that ends it */
 		return;
 	}
@@ -180,6 +182,7 @@ conn_sasl_end(struct conn *c, bool ok)
 	scram_free(c->scram);
 	c->scram = NULL;
 	c->cont_wait = false;
+	conn_hold_update(c);
 	if (ok && was_scram && !c->sasl_verified) {
 		sasl_fail(c, "OK without the server's signature");
 		return false;

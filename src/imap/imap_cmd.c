@@ -10,34 +10,6 @@
 /* Room for the text of a set of up to 100 sequence numbers. */
 #define FETCH_SET_MAX_TEXT 1200
 
-void
-imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
-{
-	c->buf = buf;
-	c->side = NULL;
-	c->after_ref = false;
-	c->n_splits = 0;
-	c->literal_plus = literal_plus;
-	c->text_len = 0;
-	c->inline_on = false;
-}
-
-void
-imap_cmd_inline(struct imap_cmd *c)
-{
-	c->inline_on = true;
-}
-
-bool
-imap_cmd_inline_text(const struct imap_cmd *c, const char **text, size_t *len)
-{
-	if (!c->inline_on)
-		return false;
-	*text = c->text;
-	*len = c->text_len;
-	return true;
-}
-
 /* The inline text goes to buf (empty until now), and so does all that
  * follows. */
 static void
@@ -49,12 +21,6 @@ cmd_spill(struct imap_cmd *c)
 	if (c->text_len > 0)
 		evbuffer_add(c->buf, c->text, c->text_len);
 	c->text_len = 0;
-}
-
-void
-imap_cmd_set_side(struct imap_cmd *c, struct evbuffer *side)
-{
-	c->side = side;
 }
 
 /* Where text goes now. */
@@ -107,12 +73,6 @@ void
 imap_cmd_add(struct imap_cmd *c, const char *s, size_t n)
 {
 	cmd_put(c, s, n);
-}
-
-void
-imap_cmd_adds(struct imap_cmd *c, const char *s)
-{
-	cmd_put(c, s, strlen(s));
 }
 
 void

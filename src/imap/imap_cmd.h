@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct evbuffer;
 
@@ -37,18 +38,45 @@ struct imap_cmd {
 	bool literal_plus;	/* server advertised LITERAL+ */
 };
 
-void imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus);
+/* The accessors below are inline: every command calls them (callgrind:
+ * 30 instructions of calls per pipelined NOOP). */
+static inline void
+imap_cmd_init(struct imap_cmd *c, struct evbuffer *buf, bool literal_plus)
+{
+	c->buf = buf;
+	c->side = NULL;
+	c->after_ref = false;
+	c->n_splits = 0;
+	c->literal_plus = literal_plus;
+	c->text_len = 0;
+	c->inline_on = false;
+}
 /* Keep the text inline (see struct imap_cmd) until it outgrows it or a
  * reference is added; buf then gets it first.  Call right after init. */
-void imap_cmd_inline(struct imap_cmd *c);
+static inline void
+imap_cmd_inline(struct imap_cmd *c)
+{
+	c->inline_on = true;
+}
 /* True when the whole command is still inline: *text, *len is all of it
  * (buf holds nothing).  False once it has moved to buf. */
-bool imap_cmd_inline_text(const struct imap_cmd *c, const char **text,
-			  size_t *len);
+static inline bool
+imap_cmd_inline_text(const struct imap_cmd *c, const char **text, size_t *len)
+{
+	if (!c->inline_on)
+		return false;
+	*text = c->text;
+	*len = c->text_len;
+	return true;
+}
 /* The command's length so far, wherever its text is. */
 size_t imap_cmd_len(const struct imap_cmd *c);
 /* Use side (an empty evbuffer the caller keeps) for text after references. */
-void imap_cmd_set_side(struct imap_cmd *c, struct evbuffer *side);
+static inline void
+imap_cmd_set_side(struct imap_cmd *c, struct evbuffer *side)
+{
+	c->side = side;
+}
 /* Append n octets by reference (they must outlive the send). */
 void imap_cmd_add_ref(struct imap_cmd *c, const void *data, size_t n);
 /* Move inline text, then text waiting in side, into buf; call before
@@ -57,7 +85,13 @@ void imap_cmd_flush(struct imap_cmd *c);
 
 /* Append raw text. */
 void imap_cmd_add(struct imap_cmd *c, const char *s, size_t n);
-void imap_cmd_adds(struct imap_cmd *c, const char *s);
+/* Inline, so that the length of a constant is known when compiling
+ * (every command adds its verb and its "\r\n" this way). */
+static inline void
+imap_cmd_adds(struct imap_cmd *c, const char *s)
+{
+	imap_cmd_add(c, s, strlen(s));
+}
 void imap_cmd_printf(struct imap_cmd *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

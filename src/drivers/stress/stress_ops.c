@@ -101,10 +101,23 @@ op_text(struct stress_plans *sp, struct conn *c, enum op op, const char *fmt,
 	struct imap_cmd cmd;
 	uint32_t tag = conn_cmd_begin(c, &cmd);
 
-	if (fmt[0] == '%' && fmt[1] == 's' && fmt[2] == '\0')
-		imap_cmd_adds(&cmd, arg);	/* fixed text: no printf */
-	else
-		imap_cmd_printf(&cmd, fmt, arg);
+	imap_cmd_printf(&cmd, fmt, arg);
+	stress_reply_send(sp, c, &cmd, tag, op);
+	return true;
+}
+
+/* A command of one fixed word (NOOP, CHECK, EXPUNGE), its length known
+ * when compiling: no printf, no strlen on the hot path. */
+#define OP_WORD(sp, c, op, word) op_word((sp), (c), (op), (word), \
+					 sizeof(word) - 1)
+static bool
+op_word(struct stress_plans *sp, struct conn *c, enum op op, const char *word,
+	size_t len)
+{
+	struct imap_cmd cmd;
+	uint32_t tag = conn_cmd_begin(c, &cmd);
+
+	imap_cmd_add(&cmd, word, len);
 	stress_reply_send(sp, c, &cmd, tag, op);
 	return true;
 }
@@ -284,13 +297,13 @@ stress_op_send(struct stress_plans *sp, struct conn *c, enum op op,
 	case OP_DELETE:
 		return stress_store(sp, c, op);
 	case OP_EXPUNGE:
-		return op_text(sp, c, op, "%s", "EXPUNGE");
+		return OP_WORD(sp, c, op, "EXPUNGE");
 	case OP_APPEND:
 		return stress_append(sp, c, p, pend);
 	case OP_NOOP:
-		return op_text(sp, c, op, "%s", "NOOP");
+		return OP_WORD(sp, c, op, "NOOP");
 	case OP_CHECK:
-		return op_text(sp, c, op, "%s", "CHECK");
+		return OP_WORD(sp, c, op, "CHECK");
 	case OP_DELAY:
 		stress_delay(sp, c);
 		return true;

@@ -122,9 +122,10 @@ stress_plan_batch(struct stress_plans *sp, struct conn *c, unsigned max)
 	 * command in flight per command. */
 	enum lstate cur = conn_lstate(c);
 	bool have = false;
+	/* Only this batch's commands change it (asked once per command). */
+	unsigned n_fl = conn_in_flight(c);
 
 	while (conn_can_pipeline(c, max)) {
-		unsigned n_fl = conn_in_flight(c);
 		if (!have)
 			pending(c, &pend, ops);
 		have = true;
@@ -149,12 +150,16 @@ stress_plan_batch(struct stress_plans *sp, struct conn *c, unsigned max)
 			(void)conn_logout(c, stress_reply, &sp->ref[OP_LOGOUT]);
 			return sent + 1;
 		}
-		if (stress_op_send(sp, c, op, p, &pend)) {
+		bool went = stress_op_send(sp, c, op, p, &pend);
+		unsigned now = conn_in_flight(c);
+		bool added = now > n_fl;
+		n_fl = now;
+		if (went) {
 			/* An IDLE, a DISCONNECT, a COMPRESS, a synchronizing
 			 * literal or a DELAY ends the batch (the loop's
 			 * conn_can_pipeline). */
 			sent++;
-			if (conn_in_flight(c) > n_fl)
+			if (added)
 				pending_add(&pend, ops, op);
 			continue;
 		}
