@@ -1,7 +1,9 @@
 /* conn_cmd.c: what a connection sends: the tags, the commands on their
- * way to the wire (literals, rawlog, the latency clock of a batch), and
- * conn_send_more(), the session's set-up and login before the driver
- * (the ready hook) sends the rest. */
+ * way to the wire (literals, rawlog, the latency clock of a batch), a
+ * driver's one command call (conn_cmd_begin/conn_cmd_send, and the
+ * may-send question a batch asks before each), and conn_send_more(),
+ * the session's set-up and login before the driver (the ready hook)
+ * sends the rest. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +19,7 @@
 #include "net/rawlog.h"
 #include "version.h"
 #include "conn/shared.h"
+#include "msg/msg.h"
 
 uint32_t
 conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
@@ -103,7 +106,7 @@ conn_batch_end(struct conn *c, uint64_t due)
 /* Move bytes from the staging buffer to the socket.  A command with
  * synchronizing literals goes out up to the first one; the rest waits in
  * c->cont for "+" continuations. */
-void
+struct inflight *
 conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	      enum conn_internal internal, uint32_t tag, uint32_t msgs,
 	      uint64_t bytes)
@@ -140,11 +143,11 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	conn_out_queued(c);
 	if (whole) {
 		evbuffer_add(out, text, len);
-		return;
+		return f;
 	}
 	if (cmd->n_splits == 0) {
 		evbuffer_add_buffer(out, c->stage);
-		return;
+		return f;
 	}
 	conn_cont_open(c);
 	evbuffer_remove_buffer(c->stage, out, cmd->splits[0]);
@@ -156,6 +159,76 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	c->cont_wait = true;
 	conn_hold_update(c);
 	c->cont_tag = tag;
+	return f;
+}
+
+/* A driver's command (conn.h, "A driver's commands"), here beside
+ * conn_send_cmd: every command of a batch passes both. */
+bool
+conn_can_command(const struct conn *c)
+{
+	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2;
+}
+
+/* Asked before every command of a batch: the same test as
+ * conn_can_command, the hold bits read once (conn_int.h). */
+bool
+conn_can_pipeline(const struct conn *c, unsigned max)
+{
+	return c->n_fl < max && conn_can_command(c) &&
+	    evbuffer_get_length(bufferevent_get_output(c->bev)) < CONN_OUT_HIGH;
+}
+
+/* A reply nobody waits for, so the inflight entry still marks the
+ * command as a driver's, not the engine's own. */
+void
+conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
+		   const char *text, size_t len)
+{
+	(void)arg;
+	(void)c;
+	(void)st;
+	(void)text;
+	(void)len;
+}
+
+uint32_t
+conn_cmd_begin(struct conn *c, struct imap_cmd *cmd)
+{
+	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_inline(cmd);
+	imap_cmd_set_side(cmd, c->scratch);
+	return conn_tag_begin(c, cmd);
+}
+
+uint64_t
+conn_cmd_body(struct conn *c, struct imap_cmd *cmd, const struct msg *m)
+{
+	size_t len = msg_wire_len(m);
+
+	if (!imap_cmd_literal(cmd, len))
+		return 0;
+	if (m->needs_id) {
+		char id[MSG_ID_LINE_LEN + 1];
+		uint32_t seq = (*c->env->msg_seq)++ * c->env->sh->n_workers +
+		    c->env->worker_id;
+		msg_id_line(id, c->env->sh->run_id, seq);
+		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
+	}
+	/* The pool outlives every connection: no copy, no cleanup. */
+	imap_cmd_add_ref(cmd, m->data, m->len);
+	return len;
+}
+
+void
+conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag, enum op op,
+	      uint32_t msgs, uint64_t bytes, conn_done_fn done, void *arg)
+{
+	imap_cmd_adds(cmd, "\r\n");
+	struct inflight *f = conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs,
+					   bytes);
+	f->done = done != NULL ? done : conn_driver_ignore;
+	f->done_arg = arg;
 }
 
 void

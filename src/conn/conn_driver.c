@@ -1,8 +1,9 @@
-/* conn_driver.c: the commands a driver sends (conn.h, "A driver's
- * commands").  Every driver (the stress mix, profile users, init) says
- * what to send and hears how each command ended, while the connection
- * does the rest the same for all (tags, literals, rawlog, counting under
- * the op, timeouts, failing what was in flight when the session dies). */
+/* conn_driver.c: the commands a driver sends that carry state of their
+ * own (conn.h, "A driver's commands"): a whole command in one call,
+ * MULTIAPPEND, IDLE, LOGOUT, ENABLE, COMPRESS, the set-up CREATE, and
+ * failing what was in flight when the session dies.  The one command
+ * call itself (conn_cmd_begin/conn_cmd_send) is in conn_cmd.c, beside
+ * conn_send_cmd, so a pipelined command crosses one file of the engine. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,21 +14,6 @@
 #include "conn/shared.h"
 #include "msg/msg.h"
 
-bool
-conn_can_command(const struct conn *c)
-{
-	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2;
-}
-
-/* Asked before every command of a batch: the same test as
- * conn_can_command, the hold bits read once (conn_int.h). */
-bool
-conn_can_pipeline(const struct conn *c, unsigned max)
-{
-	return c->n_fl < max && conn_can_command(c) &&
-	    evbuffer_get_length(bufferevent_get_output(c->bev)) < CONN_OUT_HIGH;
-}
-
 /* The command is in c->fl now (conn_send_cmd put it last): give it its
  * callback. */
 static void
@@ -36,56 +22,6 @@ conn_driver_track(struct conn *c, conn_done_fn done, void *arg)
 	struct inflight *f = &c->fl[c->n_fl - 1];
 	f->done = done;
 	f->done_arg = arg;
-}
-
-/* A reply nobody waits for, so the inflight entry still marks the
- * command as a driver's, not the engine's own. */
-static void
-conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
-		   const char *text, size_t len)
-{
-	(void)arg;
-	(void)c;
-	(void)st;
-	(void)text;
-	(void)len;
-}
-
-uint32_t
-conn_cmd_begin(struct conn *c, struct imap_cmd *cmd)
-{
-	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
-	imap_cmd_inline(cmd);
-	imap_cmd_set_side(cmd, c->scratch);
-	return conn_tag_begin(c, cmd);
-}
-
-uint64_t
-conn_cmd_body(struct conn *c, struct imap_cmd *cmd, const struct msg *m)
-{
-	size_t len = msg_wire_len(m);
-
-	if (!imap_cmd_literal(cmd, len))
-		return 0;
-	if (m->needs_id) {
-		char id[MSG_ID_LINE_LEN + 1];
-		uint32_t seq = (*c->env->msg_seq)++ * c->env->sh->n_workers +
-		    c->env->worker_id;
-		msg_id_line(id, c->env->sh->run_id, seq);
-		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
-	}
-	/* The pool outlives every connection: no copy, no cleanup. */
-	imap_cmd_add_ref(cmd, m->data, m->len);
-	return len;
-}
-
-void
-conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag, enum op op,
-	      uint32_t msgs, uint64_t bytes, conn_done_fn done, void *arg)
-{
-	imap_cmd_adds(cmd, "\r\n");
-	conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs, bytes);
-	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
 }
 
 /* text, then " " and a literal per body (MULTIAPPEND's form). */

@@ -417,9 +417,14 @@ int conn_on_resp(void *arg, const struct imap_resp *r);
  * is counted and reported as a protocol error that ends the session
  * (conn_ext.c).  Notes "* ENABLED QRESYNC" as it passes. */
 bool conn_ext_untagged(struct conn *c, const struct imap_resp *r);
-void conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
-		   enum conn_internal internal, uint32_t tag, uint32_t msgs,
-		   uint64_t bytes);
+/* The done of a driver's command nobody waits for (conn_cmd.c): the
+ * slot still marks the command as a driver's, not the engine's own. */
+void conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
+			const char *text, size_t len);
+/* Returns the command's in-flight slot (valid until the next reply). */
+struct inflight *conn_send_cmd(struct conn *c, struct imap_cmd *cmd,
+			       enum op op, enum conn_internal internal,
+			       uint32_t tag, uint32_t msgs, uint64_t bytes);
 uint32_t conn_tag_begin(struct conn *c, struct imap_cmd *cmd);
 /* Send one set-up command of the session (not a row of the table). */
 void conn_send_internal(struct conn *c, enum conn_internal internal,

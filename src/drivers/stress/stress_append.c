@@ -72,7 +72,7 @@ stress_append(struct stress_plans *sp, struct conn *c, struct plan *p,
 		return false;
 	uint32_t tag = conn_cmd_begin(c, &cmd);
 	imap_cmd_adds(&cmd, "APPEND ");
-	imap_cmd_astring(&cmd, cfg->box, strlen(cfg->box));
+	imap_cmd_astring(&cmd, cfg->box, sp->box_len);
 	uint64_t bytes = append_one(sp, c, &cmd);
 	while (conn_has_multiappend(c) && cfg->states[OP_APPEND].again > 0 &&
 	       msgs < PLAN_LEN) {

@@ -29,6 +29,7 @@ stress_plan_init(struct stress_plans *sp, const struct config *cfg,
 		.plan = xcalloc(n_conns ? n_conns : 1, sizeof(*sp->plan)),
 		.n_plans = n_conns,
 		.disconnect_pct = cfg->states[OP_DISCONNECT].prob,
+		.box_len = cfg->box != NULL ? strlen(cfg->box) : 0,
 	};
 	for (unsigned i = 0; i < n_conns; i++)
 		plan_init(&sp->plan[i]);

@@ -35,6 +35,7 @@ struct stress_plans {
 	unsigned n_plans;
 	struct stress_ref ref[OP_COUNT];
 	int disconnect_pct;		/* cfg's DISCONNECT chance, at hand */
+	size_t box_len;			/* strlen(cfg->box): every APPEND names it */
 };
 
 /* The plans of n_conns connections (slots worker_id + k * n_workers). */
