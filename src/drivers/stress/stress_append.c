@@ -50,8 +50,9 @@ append_one(struct stress_plans *sp, struct conn *c, struct imap_cmd *cmd)
 	    rng_below(rng, msg_pool_count(pool)));
 
 	if (rng_pct(rng, 50)) {
+		unsigned i = rng_below(rng, STRESS_N_ELEM(stress_flags));
 		imap_cmd_add(cmd, " (", 2);
-		imap_cmd_adds(cmd, STRESS_PICK(rng, stress_flags));
+		imap_cmd_add(cmd, stress_flags[i], stress_flag_len[i]);
 		imap_cmd_add(cmd, ")", 1);
 	}
 	if (rng_pct(rng, 50))

@@ -274,8 +274,6 @@ op_dispatch(struct stress_plans *sp, struct conn *c, enum op op,
 	    struct plan *p, const struct plan_pending *pend)
 {
 	switch (op) {
-	case OP_SELECT:
-		return op_select(sp, c);
 	case OP_STATUS:
 		return op_box(sp, c, op, "STATUS ", " (MESSAGES UNSEEN RECENT)");
 	case OP_LIST:
@@ -347,5 +345,7 @@ stress_op_send(struct stress_plans *sp, struct conn *c, enum op op,
 {
 	if (op_table[op].need == OP_NEED_SELECTED)
 		return op_in_mailbox(sp, c, op, p, pend);
+	if (op == OP_SELECT)
+		return op_select(sp, c);	/* the walk passes it often, selected */
 	return op_dispatch(sp, c, op, p, pend);
 }

@@ -19,9 +19,16 @@ struct imap_cmd;
 static const char *const stress_flags[] = {
 	"\\Seen", "\\Answered", "\\Flagged", "\\Draft", "$Label1", "$Label2"
 };
+/* Their lengths: APPEND adds one to half of its commands. */
+static const unsigned char stress_flag_len[] = {
+	sizeof("\\Seen") - 1, sizeof("\\Answered") - 1, sizeof("\\Flagged") - 1,
+	sizeof("\\Draft") - 1, sizeof("$Label1") - 1, sizeof("$Label2") - 1
+};
 
 #define STRESS_N_ELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define STRESS_PICK(rng, a) ((a)[rng_below((rng), STRESS_N_ELEM(a))])
+_Static_assert(sizeof(stress_flag_len) == STRESS_N_ELEM(stress_flags),
+	       "a length for every flag");
 
 /* The command in cmd (tag from conn_cmd_begin) goes out as state op,
  * its reply to the plan (stress_reply.c).  Inline: once per command. */
