@@ -215,7 +215,6 @@ struct conn {
 	bool own_reads;		/* rd_ev reads the socket, not the bufferevent */
 	bool batching;		/* inside conn_batch_begin/end: one clock */
 	bool stopping;		/* conn_drain/conn_halt: no driver commands */
-	uint16_t hold;		/* CONN_HOLD_*: why nothing may be sent now */
 	struct inflight fl_inline[CONN_FL_INLINE];
 
 	/* A command with synchronizing literals waiting for "+": the rest of
@@ -270,6 +269,8 @@ struct conn {
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
 	bool qresync_on;	/* "* ENABLED QRESYNC" came: VANISHED is allowed */
 	uint8_t login_op;	/* OP_LOGIN or OP_AUTHENTICATE, the last sent */
+	uint8_t hold;		/* CONN_HOLD_*: why nothing may be sent now
+				 * (in what was padding: the idle footprint) */
 
 	/* TLS and COMPRESS. */
 	uint64_t wire_in, wire_out;	/* TLS: socket octets already counted */
@@ -299,32 +300,28 @@ struct conn {
  * every question checks that c->hold still says what it says. */
 enum {
 	CONN_HOLD_NO_SESSION = 1u << 0,	/* not in session, or no bufferevent */
-	CONN_HOLD_QUIT = 1u << 1,	/* a close decided */
-	CONN_HOLD_LOGOUT = 1u << 2,	/* LOGOUT sent */
-	CONN_HOLD_CONT = 1u << 3,	/* a literal waits for "+" */
-	CONN_HOLD_IDLE = 1u << 4,	/* an IDLE from start to tagged OK */
-	CONN_HOLD_PAUSED = 1u << 5,	/* conn_pause */
-	CONN_HOLD_DISCONNECT = 1u << 6,	/* conn_disconnect: close pending */
-	CONN_HOLD_COMPRESS = 1u << 7,	/* COMPRESS asked, layer not on yet */
-	CONN_HOLD_NONAUTH = 1u << 8,	/* not logged in: no driver command */
-	CONN_HOLD_STOPPING = 1u << 9,	/* conn_drain/conn_halt: no driver command */
+	CONN_HOLD_ENDING = 1u << 1,	/* a close decided or planned, LOGOUT sent */
+	CONN_HOLD_CONT = 1u << 2,	/* a literal waits for "+" */
+	CONN_HOLD_IDLE = 1u << 3,	/* an IDLE from start to tagged OK */
+	CONN_HOLD_PAUSED = 1u << 4,	/* conn_pause */
+	CONN_HOLD_COMPRESS = 1u << 5,	/* COMPRESS asked, layer not on yet */
+	CONN_HOLD_NONAUTH = 1u << 6,	/* not logged in: no driver command */
+	CONN_HOLD_STOPPING = 1u << 7,	/* conn_drain/conn_halt: no driver command */
 };
 /* What forbids any command (conn_may_send), and a driver's. */
-#define CONN_HOLD_SEND 0xffu
-#define CONN_HOLD_DRIVER (CONN_HOLD_SEND | CONN_HOLD_NONAUTH | \
-			  CONN_HOLD_STOPPING)
+#define CONN_HOLD_SEND 0x3fu
+#define CONN_HOLD_DRIVER 0xffu
 
 static inline unsigned
 conn_hold_of(const struct conn *c)
 {
 	return (c->st != CONN_S_SESSION || c->bev == NULL ?
 		CONN_HOLD_NO_SESSION : 0) |
-	    (c->quit != CONN_QUIT_NONE ? CONN_HOLD_QUIT : 0) |
-	    (c->logout != CONN_LOGOUT_NONE ? CONN_HOLD_LOGOUT : 0) |
+	    (c->quit != CONN_QUIT_NONE || c->logout != CONN_LOGOUT_NONE ||
+	     c->disconnect_pending ? CONN_HOLD_ENDING : 0) |
 	    (c->cont_wait ? CONN_HOLD_CONT : 0) |
 	    (c->idle != CONN_IDLE_NONE ? CONN_HOLD_IDLE : 0) |
 	    (c->delayed ? CONN_HOLD_PAUSED : 0) |
-	    (c->disconnect_pending ? CONN_HOLD_DISCONNECT : 0) |
 	    (c->z == CONN_Z_ASKED || c->z == CONN_Z_UPGRADE ?
 	     CONN_HOLD_COMPRESS : 0) |
 	    (c->lstate == LSTATE_NONAUTH ? CONN_HOLD_NONAUTH : 0) |
@@ -336,7 +333,7 @@ conn_hold_of(const struct conn *c)
 static inline void
 conn_hold_update(struct conn *c)
 {
-	c->hold = (uint16_t)conn_hold_of(c);
+	c->hold = (uint8_t)conn_hold_of(c);
 }
 
 #ifdef CONN_HOLD_CHECK
