@@ -10,10 +10,10 @@
 # the file goes on, so one run shows every broken scenario:
 #   fault_server NAME ARGS...   start fakeimapd ARGS (e.g. --mode stall) in
 #                               this shell; its port is left in FAULT_PORT
-#   fault_server_start NAME ARGS... and then fault_servers_ready: the
-#                               same for many servers, started at once and
-#                               waited for together; fault_port NAME then
-#                               leaves NAME's port in FAULT_PORT
+#   fault_server_start NAME ARGS...  the same for many servers, started
+#                               at once: fault_port NAME waits for NAME's
+#                               and leaves its port in FAULT_PORT;
+#                               fault_servers_ready waits for them all
 #   fault_run NAME ARGS...      imapstress port=$FAULT_PORT ARGS --json ...
 #                               in the background, timed, under a hard cap;
 #                               with FAULT_TERM_AT=S, sent SIGTERM at S s;
@@ -69,10 +69,10 @@ _fault_pids=()
 # fault_run's names since the last fault_wait, whose summaries it reads.
 _fault_names=()
 FAULT_PORT=
-# Servers: those yet to announce a port, every pid (fault_finish stops
-# them all at once), and each one's port, pid and arguments by name.
+# Servers: those yet to announce a port, and each one's port, pid and
+# arguments by name; every pid is in _fault_srv_file, for the cleanup.
 _fault_srv_pending=()
-_fault_srv_pids=()
+_fault_srv_file=
 declare -A _fault_ports=() _fault_srv_pid=() _fault_srv_args=()
 
 _fault_bad() {
@@ -89,15 +89,29 @@ fault_server() {
 fault_server_start() {
 	local name=$1
 	shift
+	_fault_srv_cleanup
 	# Created here: the background child opens it only some time later.
 	: >"$TEST_TMP/$name.fake.out"
 	"$FAKEIMAPD" "$@" >"$TEST_TMP/$name.fake.out" 2>"$TEST_TMP/$name.fake.err" &
-	on_exit "stop_bg $!"
+	echo "$!" >>"$_fault_srv_file"
 	unset '_fault_ports[$name]'
 	_fault_srv_pid[$name]=$!
 	_fault_srv_args[$name]="$*"
-	_fault_srv_pids+=($!)
 	_fault_srv_pending+=("$name")
+}
+
+# One cleanup for every server of the file, registered before the first
+# starts: every server told at once, then each waited for.  (An on_exit
+# per server rewrote the cleanup file with an mv(1) each, 27 processes,
+# and the servers were stopped in turn, 0.1 s or more each.)  It reads the
+# pids with read, as it may run in the supervisor (tests/lib.sh).
+_fault_srv_cleanup() {
+	[ -z "$_fault_srv_file" ] || return 0
+	_fault_srv_file=$TEST_TMP/.fault-servers
+	: >"$_fault_srv_file"
+	# shellcheck disable=SC2016 # $p: expanded when the cleanup runs
+	on_exit "$(printf 'while read -r p; do kill "$p" 2>/dev/null || true; done <%q; while read -r p; do stop_bg "$p"; done <%q' \
+		"$_fault_srv_file" "$_fault_srv_file")"
 }
 
 # _fault_port_line NAME: NAME's PORT line, once written, into _fault_ports.
@@ -113,11 +127,13 @@ _fault_port_line() {
 	return 1
 }
 
-# One poll for every pending server, and no process per look: 27 servers,
-# each waited for with a sed (and a sleep) before the next was started,
-# took 4-5 s to start at load 15-20 on two cores, 15 s under ASan.
+# fault_servers_ready [NAME...]: wait until the servers NAME (without a
+# NAME, every server started) have announced their ports.  One poll looks
+# at every pending server, with no process per look: 27 servers, each
+# waited for with a sed (and a sleep) before the next was started, took
+# 4-5 s to start at load 15-20 on two cores, 15 s under ASan.
 fault_servers_ready() {
-	local i name waiting=()
+	local i name waiting=() missing
 	for ((i = 0; i < 200; i++)); do
 		waiting=()
 		for name in "${_fault_srv_pending[@]}"; do
@@ -127,15 +143,26 @@ fault_servers_ready() {
 			waiting+=("$name")
 		done
 		_fault_srv_pending=("${waiting[@]}")
-		[ "${#waiting[@]}" -gt 0 ] || return 0
+		missing=()
+		if [ $# -eq 0 ]; then
+			missing=("${waiting[@]}")
+		else
+			for name; do
+				[ -n "${_fault_ports[$name]:-}" ] || missing+=("$name")
+			done
+		fi
+		[ "${#missing[@]}" -gt 0 ] || return 0
 		sleep 0.05
 	done
-	fail "fakeimapd ${_fault_srv_args[${waiting[0]}]} printed no PORT line within 10 s"
+	name=${missing[0]}
+	fail "fakeimapd ${_fault_srv_args[$name]:-($name was not started)} printed no PORT line within 10 s"
 }
 
+# fault_port NAME: waits for NAME's server alone, so a file that starts
+# all its servers first can run each scenario as soon as its server is up.
 fault_port() {
-	FAULT_PORT=${_fault_ports[$1]:-}
-	[ -n "$FAULT_PORT" ] || fail "fault_port: server $1 has announced no port"
+	[ -n "${_fault_ports[$1]:-}" ] || fault_servers_ready "$1"
+	FAULT_PORT=${_fault_ports[$1]}
 }
 
 # The hard cap is well past the bound fault_common asserts, so a hang shows
@@ -439,9 +466,6 @@ fault_note() {
 }
 
 fault_finish() {
-	# Every server told at once: the on_exit stop_bg of each then finds it
-	# gone or going, instead of waiting for each in turn (0.1 s or more).
-	[ "${#_fault_srv_pids[@]}" -eq 0 ] || kill "${_fault_srv_pids[@]}" 2>/dev/null || true
 	if [ "$_fault_failed" -gt 0 ]; then
 		echo "FAIL: $TEST_NAME: $_fault_failed check(s) failed" >&2
 		exit 1

@@ -14,12 +14,12 @@
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)
 #   status SELECT once, then STATUS of the selected mailbox forever
 # Every scenario runs in parallel; fakeimapd delays each reply 5 ms so the
-# servers do not crowd out each other's clients.  All servers start first
-# and are waited for together (fault_lib.sh), then the clients, at most 4
-# per CPU at once: a client FETCHes as fast as its server answers, and 27
-# at once under ASan on a loaded 2-core machine (two busy loops beside,
-# load 20) took 5.5-8.6 s each, near the 9 s bound fault_common asserts,
-# against 2.5-3.6 s when 27 server starts spaced them out.
+# servers do not crowd out each other's clients.  All servers start first,
+# then each client as soon as its server is listening (fault_port), at
+# most 4 per CPU at once: a client FETCHes as fast as its server answers,
+# and 27 at once under ASan on a loaded 2-core machine (two busy loops
+# beside, load 20) took 5.5-8.6 s each, near the 9 s bound fault_common
+# asserts, against 2.5-3.6 s when 27 server starts spaced them out.
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
 FAULT_JOBS=$((4 * $(nproc)))
@@ -89,7 +89,6 @@ for b in "${broken[@]}" "${legal[@]}"; do
 	[ -f "$conf" ] || fail "missing scenario file $conf"
 	fault_server_start "$name" --script "$conf" --delay-ms 5
 done
-fault_servers_ready
 for b in "${broken[@]}" "${legal[@]}"; do
 	read -r name work _ <<<"$b"
 	case $name in
