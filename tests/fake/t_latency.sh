@@ -46,12 +46,19 @@ PROBE=$ROOT/tests/fake/timer_probe.py
 # two CPUs can run at once.
 for d in 5 50; do
 	fake_start --delay-ms "$d"
-	"${RT[@]}" "$PYTHON" "$PROBE" 3 "$d" >"$TEST_TMP/probe$d" &
+	# The NOOPs start once the probe's python has (timer_probe.py --ready).
+	mkfifo "$TEST_TMP/probe$d"
+	"${RT[@]}" "$PYTHON" "$PROBE" 3 "$d" --ready >"$TEST_TMP/probe$d" &
 	probe_pid=$!
+	exec {probe_fd}<"$TEST_TMP/probe$d"
+	ready=
+	read -r -u "$probe_fd" ready || true
+	[ "$ready" = ready ] || fail "delay $d: the timer probe did not start"
 	noop_run "delay$d" --no-pipelining clients=4 secs=3 --workers 1
 	wait "$probe_pid" || fail "delay $d: the timer probe failed"
 	fake_stop
-	read -r probe50 probe99 <"$TEST_TMP/probe$d" || fail "delay $d: the timer probe printed nothing"
+	read -r -u "$probe_fd" probe50 probe99 || fail "delay $d: the timer probe printed nothing"
+	exec {probe_fd}<&-
 	vals=$(summary_get "$TEST_TMP/delay$d.json" commands.NOOP.ok \
 		commands.NOOP.latency_us.p50 commands.NOOP.latency_us.p99) ||
 		fail "delay $d: no usable JSON summary"
