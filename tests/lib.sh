@@ -516,3 +516,13 @@ if [ "${_LIB_SUPERVISOR:-}" != "$PPID" ]; then
 fi
 TEST_TMP=$_LIB_TEST_TMP
 unset _LIB_SUPERVISOR _LIB_TEST_TMP
+# Debian's python3 first, for the test and everything it starts (scripts
+# whose first line is `#!/usr/bin/env python3`): a python3 earlier on PATH
+# may be a version manager's shim (pyenv's took 0.9 s a start at load 15,
+# /usr/bin/python3 0.06 s), and a test starts python3 dozens of times
+# (t_state_checks spent 42 of its 60 s starting it).  The tests need only
+# the standard library.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir -p "$TEST_TMP/.bin" && ln -s /usr/bin/python3 "$TEST_TMP/.bin/python3" &&
+		PATH=$TEST_TMP/.bin:$PATH
+fi

@@ -10,10 +10,16 @@
 # the file goes on, so one run shows every broken scenario:
 #   fault_server NAME ARGS...   start fakeimapd ARGS (e.g. --mode stall) in
 #                               this shell; its port is left in FAULT_PORT
+#   fault_server_start NAME ARGS...  the same for many servers, started
+#                               at once: fault_port NAME waits for NAME's
+#                               and leaves its port in FAULT_PORT;
+#                               fault_servers_ready waits for them all
 #   fault_run NAME ARGS...      imapstress port=$FAULT_PORT ARGS --json ...
 #                               in the background, timed, under a hard cap;
-#                               with FAULT_TERM_AT=S, sent SIGTERM at S s
-#   fault_wait                  wait for every fault_run
+#                               with FAULT_TERM_AT=S, sent SIGTERM at S s;
+#                               with FAULT_JOBS=N, at most N at once
+#   fault_wait                  wait for every fault_run (and read the
+#                               JSON summaries of all of them at once)
 #   fault_common NAME SECS GRACE    the checks every scenario gets: not
 #                               killed, no sanitizer report, on time, a JSON
 #                               summary that agrees with the exit status,
@@ -37,7 +43,11 @@
 # shellcheck shell=bash disable=SC1091
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-need_cmd python3 timeout
+# /usr/bin/python3 first: a python3 found on PATH may be a shim (pyenv's
+# is a bash script that runs more bash, ~0.6 s of CPU a start, 1.5 s each
+# at load 20 on two cores).
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}" timeout
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 [ -x "$FAKEIMAPD" ] || fail "no fakeimapd binary at $FAKEIMAPD (run make build/fakeimapd)"
 
@@ -56,7 +66,14 @@ fi
 
 _fault_failed=0
 _fault_pids=()
+# fault_run's names since the last fault_wait, whose summaries it reads.
+_fault_names=()
 FAULT_PORT=
+# Servers: those yet to announce a port, and each one's port, pid and
+# arguments by name; every pid is in _fault_srv_file, for the cleanup.
+_fault_srv_pending=()
+_fault_srv_file=
+declare -A _fault_ports=() _fault_srv_pid=() _fault_srv_args=()
 
 _fault_bad() {
 	echo "FAIL: $TEST_NAME: $*" >&2
@@ -64,22 +81,88 @@ _fault_bad() {
 }
 
 fault_server() {
-	local name=$1 pid i port=
+	fault_server_start "$@"
+	fault_servers_ready
+	fault_port "$1"
+}
+
+fault_server_start() {
+	local name=$1
 	shift
+	_fault_srv_cleanup
 	# Created here: the background child opens it only some time later.
 	: >"$TEST_TMP/$name.fake.out"
 	"$FAKEIMAPD" "$@" >"$TEST_TMP/$name.fake.out" 2>"$TEST_TMP/$name.fake.err" &
-	pid=$!
-	on_exit "stop_bg $pid"
+	echo "$!" >>"$_fault_srv_file"
+	unset '_fault_ports[$name]'
+	_fault_srv_pid[$name]=$!
+	_fault_srv_args[$name]="$*"
+	_fault_srv_pending+=("$name")
+}
+
+# One cleanup for every server of the file, registered before the first
+# starts: every server told at once, then each waited for.  (An on_exit
+# per server rewrote the cleanup file with an mv(1) each, 27 processes,
+# and the servers were stopped in turn, 0.1 s or more each.)  It reads the
+# pids with read, as it may run in the supervisor (tests/lib.sh).
+_fault_srv_cleanup() {
+	[ -z "$_fault_srv_file" ] || return 0
+	_fault_srv_file=$TEST_TMP/.fault-servers
+	: >"$_fault_srv_file"
+	# shellcheck disable=SC2016 # $p: expanded when the cleanup runs
+	on_exit "$(printf 'while read -r p; do kill "$p" 2>/dev/null || true; done <%q; while read -r p; do stop_bg "$p"; done <%q' \
+		"$_fault_srv_file" "$_fault_srv_file")"
+}
+
+# _fault_port_line NAME: NAME's PORT line, once written, into _fault_ports.
+# Only whole lines count: read fails on a last line without its newline.
+_fault_port_line() {
+	local line
+	while read -r line; do
+		if [[ $line =~ ^PORT\ ([0-9]+)$ ]]; then
+			_fault_ports[$1]=${BASH_REMATCH[1]}
+			return 0
+		fi
+	done <"$TEST_TMP/$1.fake.out"
+	return 1
+}
+
+# fault_servers_ready [NAME...]: wait until the servers NAME (without a
+# NAME, every server started) have announced their ports.  One poll looks
+# at every pending server, with no process per look: 27 servers, each
+# waited for with a sed (and a sleep) before the next was started, took
+# 4-5 s to start at load 15-20 on two cores, 15 s under ASan.
+fault_servers_ready() {
+	local i name waiting=() missing
 	for ((i = 0; i < 200; i++)); do
-		port=$(sed -n 's/^PORT \([0-9][0-9]*\)$/\1/p' "$TEST_TMP/$name.fake.out")
-		[ -z "$port" ] || break
-		kill -0 "$pid" 2>/dev/null ||
-			fail "fakeimapd $* died at start: $(head -n 5 "$TEST_TMP/$name.fake.err")"
+		waiting=()
+		for name in "${_fault_srv_pending[@]}"; do
+			_fault_port_line "$name" && continue
+			kill -0 "${_fault_srv_pid[$name]}" 2>/dev/null ||
+				fail "fakeimapd ${_fault_srv_args[$name]} died at start: $(head -n 5 "$TEST_TMP/$name.fake.err")"
+			waiting+=("$name")
+		done
+		_fault_srv_pending=("${waiting[@]}")
+		missing=()
+		if [ $# -eq 0 ]; then
+			missing=("${waiting[@]}")
+		else
+			for name; do
+				[ -n "${_fault_ports[$name]:-}" ] || missing+=("$name")
+			done
+		fi
+		[ "${#missing[@]}" -gt 0 ] || return 0
 		sleep 0.05
 	done
-	[ -n "$port" ] || fail "fakeimapd $* printed no PORT line within 10 s"
-	FAULT_PORT=$port
+	name=${missing[0]}
+	fail "fakeimapd ${_fault_srv_args[$name]:-($name was not started)} printed no PORT line within 10 s"
+}
+
+# fault_port NAME: waits for NAME's server alone, so a file that starts
+# all its servers first can run each scenario as soon as its server is up.
+fault_port() {
+	[ -n "${_fault_ports[$1]:-}" ] || fault_servers_ready "$1"
+	FAULT_PORT=${_fault_ports[$1]}
 }
 
 # The hard cap is well past the bound fault_common asserts, so a hang shows
@@ -96,59 +179,116 @@ fault_run() {
 	# 500 commands unfinished.
 	[ -z "${FAULT_TERM_AT:-}" ] ||
 		cap=(--foreground --preserve-status -s TERM --kill-after=$((40 - FAULT_TERM_AT)) "$FAULT_TERM_AT")
+	# FAULT_JOBS=N: at most N runs at once; the next waits for the oldest
+	# (a file's scenarios last about as long as each other).
+	while [ -n "${FAULT_JOBS:-}" ] && [ "${#_fault_pids[@]}" -ge "$FAULT_JOBS" ]; do
+		wait "${_fault_pids[0]}" || true
+		_fault_pids=("${_fault_pids[@]:1}")
+	done
+	# bash's own clock (microseconds, whatever the locale's decimal mark):
+	# a date(1) on each side timed two more process starts too.
 	(
-		t0=$(date +%s%N)
+		t0=${EPOCHREALTIME/[.,]/}
 		rc=0
 		timeout "${cap[@]}" "$IMAPSTRESS" port="$FAULT_PORT" "$@" \
 			--json "$TEST_TMP/$name.json" \
 			>"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err" </dev/null || rc=$?
-		t1=$(date +%s%N)
+		t1=${EPOCHREALTIME/[.,]/}
 		echo "$rc" >"$TEST_TMP/$name.rc"
-		echo $(((t1 - t0) / 1000000)) >"$TEST_TMP/$name.ms"
+		echo $(((t1 - t0) / 1000)) >"$TEST_TMP/$name.ms"
 	) &
 	_fault_pids+=($!)
+	_fault_names+=("$name")
 }
 
+# Every run of the batch is over and its files final: one python reads
+# them all (a file of 27 scenarios started 27, 42 s at load 20).  Names
+# read before are read again: a scenario may run twice.
 fault_wait() {
-	local p
+	local p name
 	for p in "${_fault_pids[@]}"; do
 		wait "$p" || true
 	done
 	_fault_pids=()
+	[ "${#_fault_names[@]}" -gt 0 ] || return 0
+	_fault_vars_make "${_fault_names[@]}"
+	for name in "${_fault_names[@]}"; do
+		unset '_fault_v["$name summary-read"]'
+	done
+	_fault_names=()
 }
 
-# The summary as "key value" lines in NAME.vars, made once per scenario.
-_fault_vars() {
-	local name=$1
-	[ -f "$TEST_TMP/$name.vars" ] && return 0
-	python3 - "$TEST_TMP/$name.json" >"$TEST_TMP/$name.vars" <<'EOF'
-import json, sys
-summary = None
-try:
-    with open(sys.argv[1], encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                obj = json.loads(line)
-                if obj.get("type") == "summary":
-                    summary = obj
-except (OSError, ValueError):
-    pass
-if summary is None:
-    sys.exit(0)
-print("summary 1")
-for k in ("exit_status", "duration_s", "peak_rss_kb", "logins", "connects",
-          "unfinished", "stop_reason", "state_unannounced"):
-    print(k, summary.get(k, ""))
-for k, v in summary.get("errors", {}).items():
-    print("err." + k, v)
-ok = 0
-for c, v in summary.get("commands", {}).items():
-    for r in ("ok", "no", "bad", "failed"):
-        print("cmd.%s.%s" % (c, r), v.get(r, 0))
-    ok += v.get("ok", 0)
-print("ok_total", ok)
+# _fault_vars_make NAME...: NAME.vars for each, "key value" lines: first
+# what fault_common checks in NAME.out and NAME.err (scan.lines, their
+# lines; scan.ctrl 1, a control or non-ASCII byte; scan.sanitizer 1, a
+# sanitizer report in NAME.err), then, when NAME.json has a JSON summary,
+# "summary 1" and the summary's figures.
+_fault_vars_make() {
+	"$PYTHON" - "$TEST_TMP" "$@" <<'EOF'
+import json, os, re, sys
+
+SANITIZER = re.compile(rb"AddressSanitizer|LeakSanitizer|"
+                       rb"UndefinedBehaviorSanitizer|ThreadSanitizer|"
+                       rb"runtime error:")
+CTRL = re.compile(rb"[^\t\n\x20-\x7e]")
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def summary_of(path):
+    summary = None
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    obj = json.loads(line)
+                    if obj.get("type") == "summary":
+                        summary = obj
+    except (OSError, ValueError):
+        pass
+    return summary
+
+
+def vars_of(base):
+    out, err = read(base + ".out"), read(base + ".err")
+    yield "scan.lines", out.count(b"\n") + err.count(b"\n")
+    yield "scan.ctrl", int(bool(CTRL.search(out) or CTRL.search(err)))
+    yield "scan.sanitizer", int(bool(SANITIZER.search(err)))
+    summary = summary_of(base + ".json")
+    if summary is None:
+        return
+    yield "summary", 1
+    for k in ("exit_status", "duration_s", "peak_rss_kb", "logins",
+              "connects", "unfinished", "stop_reason", "state_unannounced"):
+        yield k, summary.get(k, "")
+    for k, v in summary.get("errors", {}).items():
+        yield "err." + k, v
+    ok = 0
+    for c, v in summary.get("commands", {}).items():
+        for r in ("ok", "no", "bad", "failed"):
+            yield "cmd.%s.%s" % (c, r), v.get(r, 0)
+        ok += v.get("ok", 0)
+    yield "ok_total", ok
+
+
+for name in sys.argv[2:]:
+    base = os.path.join(sys.argv[1], name)
+    with open(base + ".vars", "w") as f:
+        for k, v in vars_of(base):
+            print(k, v, file=f)
 EOF
+}
+
+# NAME.vars, made once, for a scenario that no fault_wait has read.
+_fault_vars() {
+	[ -f "$TEST_TMP/$1.vars" ] || _fault_vars_make "$1"
 }
 
 # Each scenario's summary read once into _fault_v ("NAME KEY" -> value),
@@ -207,10 +347,19 @@ fault_stderr() {
 		_fault_bad "$1: no stderr line matches /$2/ ($3); stderr starts: $(head -n 3 "$TEST_TMP/$1.err")"
 }
 
+# _fault_read FILE DEFAULT: FILE's first line in REPLY, DEFAULT when there
+# is no FILE (as $(cat FILE || echo DEFAULT) gave, with no process).
+_fault_read() {
+	REPLY=$2
+	{ read -r REPLY || true; } 2>/dev/null <"$1" || true
+}
+
 fault_common() {
 	local name=$1 secs=$2 grace=$3 rc ms lines max_ms rss js REPLY
-	rc=$(cat "$TEST_TMP/$name.rc" 2>/dev/null || echo missing)
-	ms=$(cat "$TEST_TMP/$name.ms" 2>/dev/null || echo 0)
+	_fault_read "$TEST_TMP/$name.rc" missing
+	rc=$REPLY
+	_fault_read "$TEST_TMP/$name.ms" 0
+	ms=$REPLY
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		_fault_bad "$name: hung: killed by the 40 s cap (exit $rc)"
 	elif ! _fault_int "$rc"; then
@@ -218,8 +367,8 @@ fault_common() {
 	elif [ "$rc" -ge 128 ]; then
 		_fault_bad "$name: killed by signal $((rc - 128)); stderr: $(tail -n 5 "$TEST_TMP/$name.err")"
 	fi
-	if grep -Eq 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|ThreadSanitizer|runtime error:' \
-		"$TEST_TMP/$name.err"; then
+	_fault_val "$name" scan.sanitizer
+	if [ "$REPLY" = 1 ]; then
 		_fault_bad "$name: sanitizer report: $(grep -m3 -E 'Sanitizer|runtime error:' "$TEST_TMP/$name.err")"
 	fi
 	max_ms=$(((secs + grace + FAULT_SLACK) * 1000))
@@ -230,12 +379,14 @@ fault_common() {
 	fi
 	[ "$ms" -lt "$max_ms" ] ||
 		_fault_bad "$name: took $ms ms, more than $bound = $max_ms ms"
-	lines=$(cat "$TEST_TMP/$name.out" "$TEST_TMP/$name.err" | wc -l)
+	_fault_val "$name" scan.lines
+	lines=$REPLY
 	[ "$lines" -lt "$FAULT_LINES_MAX" ] ||
 		_fault_bad "$name: $lines lines of output (at most $FAULT_LINES_MAX); stderr starts: $(head -n 5 "$TEST_TMP/$name.err")"
 	# Raw server bytes (garbage, TLS junk) must be escaped before they
 	# reach a terminal.
-	if LC_ALL=C grep -q -P '[^\t\n\x20-\x7e]' "$TEST_TMP/$name.out" "$TEST_TMP/$name.err"; then
+	_fault_val "$name" scan.ctrl
+	if [ "$REPLY" = 1 ]; then
 		_fault_bad "$name: control or non-ASCII bytes in the output"
 	fi
 	_fault_val "$name" summary
@@ -260,8 +411,9 @@ fault_promise() {
 }
 
 fault_exit() {
-	local name=$1 want=$2 rc
-	rc=$(cat "$TEST_TMP/$name.rc" 2>/dev/null || echo missing)
+	local name=$1 want=$2 rc REPLY
+	_fault_read "$TEST_TMP/$name.rc" missing
+	rc=$REPLY
 	[ "$rc" = "$want" ] ||
 		_fault_bad "$name: exit status $rc, expected $want (stop_reason '$(fault_get "$name" stop_reason)', errors:$(fault_errors "$name"))"
 }
