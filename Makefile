@@ -32,8 +32,13 @@ CFLAGS    += -std=c11 $(OPT) $(WARN) -MMD -MP
 # runs in one process, whose exit scans once for every test's leaks, and
 # ASan names a crash's test by its stack.
 UNIT_FORK := yes
+# The sanitized build (CI's only shell pass) also checks the engine's
+# cached may-send bits against the fields at every question
+# (CONN_HOLD_CHECK, src/conn/conn_int.h): a change that forgets
+# conn_hold_update aborts there, not silently in a user's run.
 ifeq ($(SAN),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CFLAGS    += -DCONN_HOLD_CHECK
 LDFLAGS   += -fsanitize=address,undefined
 BUILD     := build-asan
 UNIT_FORK := no
