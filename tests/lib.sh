@@ -165,6 +165,27 @@ skip() {
 	exit 77
 }
 
+# realtime_take: for a test that measures latency under SCHED_FIFO.  One
+# such test at a time on the machine (an flock held until the test ends):
+# realtime tasks of one priority do not preempt each other, so another
+# test's realtime start-up beside this one's commands was this one's
+# latency (bench-latency saw a probe's python start-up, 0.1 s of CPU at the
+# same priority, push 1% of the first NOOPs to 104 ms at D = 20 ms).  Then
+# RT=(chrt -f 10) where we may (root, or CAP_SYS_NICE), else RT=() and a
+# note; the caller puts RT in front of what it measures.
+realtime_take() {
+	local lock=${TMPDIR:-/tmp}/imapstress-realtime.lock
+	exec 9>>"$lock" || fail "realtime_take: cannot open $lock"
+	flock -w 240 9 || fail "realtime_take: another realtime test held $lock for 240 s"
+	# shellcheck disable=SC2034 # RT is the caller's
+	if chrt -f 10 true 2>/dev/null; then
+		RT=(chrt -f 10)
+	else
+		RT=()
+		note "no realtime scheduling here; latencies include scheduler noise"
+	fi
+}
+
 need_cmd() {
 	local c
 	for c in "$@"; do

@@ -11,6 +11,8 @@ need_cmd /usr/bin/python3
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 [ -x "$FAKEIMAPD" ] || fail "no fakeimapd binary at $FAKEIMAPD (run make build/fakeimapd)"
 BENCH=$ROOT/scripts/bench-latency
+# The bench runs SCHED_FIFO itself; no other realtime test beside it.
+realtime_take
 
 for bad in "--delays x" "--delays 0" "--secs 0" "--repeat 0"; do
 	rc=0

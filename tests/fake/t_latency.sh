@@ -18,11 +18,7 @@
 # on epoll almost all the time and the kernel's RT throttling still leaves
 # the rest of the machine 5% of every second.  Elsewhere they run as usual.
 # (latency_lib.sh puts RT in front of both command lines.)
-if chrt -f 10 true 2>/dev/null; then
-	RT=(chrt -f 10)
-else
-	note "no realtime scheduling here; latencies include scheduler noise"
-fi
+realtime_take
 
 # assert_between ACTUAL LO HI MSG: integers, LO <= ACTUAL <= HI.
 assert_between() {

@@ -15,9 +15,7 @@
 # shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
 . "$(dirname "$0")/latency_lib.sh"
 
-if chrt -f 10 true 2>/dev/null; then
-	RT=(chrt -f 10)
-fi
+realtime_take
 fake_start --cmd-delay NOOP=200 --cmd-delay LIST=50
 noop_run score --no-pipelining clients=8 secs=3 list=100 \
 	--score-weights NOOP=0.6,LIST=0.4 --sla 'score<60s'
