@@ -36,6 +36,8 @@
  *     output that could not be written                   1
  *   otherwise                                            0
  */
+#include <signal.h>
+
 #include "report/report.h"
 #include "run/exit_policy.h"
 
@@ -111,4 +113,19 @@ bool
 exit_policy_unusable_at_end(uint64_t logins, uint64_t oks, uint64_t connects)
 {
 	return logins == 0 && oks == 0 && connects > 0;
+}
+
+uint64_t
+exit_policy_arrival(bool was_pending, uint64_t listen_end_us, uint64_t now_us)
+{
+	return was_pending && listen_end_us < now_us ? listen_end_us : now_us;
+}
+
+bool
+exit_policy_stop_pending(void)
+{
+	sigset_t pend;
+
+	return sigpending(&pend) == 0 && (sigismember(&pend, SIGINT) == 1 ||
+					  sigismember(&pend, SIGTERM) == 1);
 }

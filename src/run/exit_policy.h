@@ -69,6 +69,18 @@ struct stop_verdict {
 enum stop_signal { STOP_SIG_DRAIN, STOP_SIG_HALT, STOP_SIG_SAME };
 enum stop_signal exit_policy_signal(bool draining, uint64_t since_signal_us);
 
+/* When a signal the loop's wait just took came, as near as the loop can
+ * tell: one that was already pending as the wait began came while the
+ * loop was busy elsewhere (a tick waits up to 250 ms for the workers'
+ * histograms on a loaded machine), so at the earliest when the loop last
+ * stopped waiting (listen_end_us); one that came during the wait, now.
+ * The earliest reading keeps timeout(1)'s second TERM the same stop
+ * however late a busy loop takes it. */
+uint64_t exit_policy_arrival(bool was_pending, uint64_t listen_end_us,
+			     uint64_t now_us);
+/* A SIGINT or SIGTERM is pending (blocked, not yet taken). */
+bool exit_policy_stop_pending(void);
+
 /* Nobody got in for this long (with no connection up or logins
  * refused): the server is unusable. */
 #define EXIT_POLICY_UNUSABLE_AFTER_US 5000000

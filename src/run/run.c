@@ -417,8 +417,9 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	struct metrics_run mr0 = { 0, dv->clients, false };
 	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
-	/* When the signal that began the drain came (0: none did). */
-	uint64_t t_signal = 0;
+	/* When the signal that began the drain was taken (0: none was), and
+	 * when the loop last stopped waiting for signals. */
+	uint64_t t_signal = 0, t_listen_end = clock_us();
 	for (;;) {
 		uint64_t now = clock_us();
 		uint64_t wake = next_tick;
@@ -432,15 +433,19 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		if (wake > now) {
 			struct timespec ts = { (time_t)((wake - now) / 1000000),
 				(long)((wake - now) % 1000000) * 1000 };
+			bool was_pending = exit_policy_stop_pending();
 			/* With --metrics-listen the wait serves scrapes. */
 			int sig = sinks->metrics != NULL ?
 			    metrics_wait(sinks->metrics, &sigs, wake - now) :
 			    sigtimedwait(&sigs, NULL, &ts);
+			uint64_t t_came = exit_policy_arrival(was_pending,
+			    t_listen_end, clock_us());
+			t_listen_end = clock_us();
 			enum stop_signal ss = STOP_SIG_SAME;
 			if (sig > 0 && phase != PHASE_HALT)
 				ss = exit_policy_signal(phase == PHASE_DRAIN,
-				    t_signal == 0 ? UINT64_MAX :
-				    clock_us() - t_signal);
+				    t_signal == 0 ? UINT64_MAX : t_came > t_signal ?
+				    t_came - t_signal : 0);
 			if (ss != STOP_SIG_SAME) {
 				if (ss == STOP_SIG_DRAIN) {
 					t_signal = clock_us();

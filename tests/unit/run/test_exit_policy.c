@@ -1,6 +1,9 @@
 /* exit_policy (src/run/exit_policy.c): the exit status table, row by row,
  * and the stop checks every run loop turn makes: which reason wins, and
  * which stops wait for the commands in flight. */
+#include <pthread.h>
+#include <signal.h>
+
 #include "check_main.h"
 #include "config/config.h"
 #include "report/report.h"
@@ -149,6 +152,39 @@ START_TEST(test_signal)
 }
 END_TEST
 
+/* The second TERM of timeout(1) comes 5 ms after the first, but a loaded
+ * loop took it 250 ms later, after a tick that waited for the workers:
+ * one pending as the wait began is dated to when the loop last stopped
+ * waiting, the earliest it can have come (t_timeout_signal's two-term
+ * case failed beside two busy loops: "Received a second signal"). */
+START_TEST(test_signal_arrival)
+{
+	sigset_t one;
+
+	/* Came during the wait: now. */
+	ck_assert_uint_eq(exit_policy_arrival(false, 1000, 251000), 251000);
+	/* Pending as the wait began: when the loop last stopped waiting. */
+	uint64_t t = exit_policy_arrival(true, 1000, 251000);
+	ck_assert_uint_eq(t, 1000);
+	ck_assert_int_eq(exit_policy_signal(true, t - 1000), STOP_SIG_SAME);
+	ck_assert_int_eq(exit_policy_signal(true, 251000 - 1000), STOP_SIG_HALT);
+	ck_assert_uint_eq(exit_policy_arrival(true, 5000, 5000), 5000);
+	/* A TERM blocked and raised (to this thread: another may not block
+	 * it) is pending until taken. */
+	sigemptyset(&one);
+	sigaddset(&one, SIGTERM);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &one, NULL), 0);
+	ck_assert(!exit_policy_stop_pending());
+	ck_assert_int_eq(raise(SIGTERM), 0);
+	ck_assert(exit_policy_stop_pending());
+	int sig = 0;
+	ck_assert_int_eq(sigwait(&one, &sig), 0);
+	ck_assert_int_eq(sig, SIGTERM);
+	ck_assert(!exit_policy_stop_pending());
+	ck_assert_int_eq(pthread_sigmask(SIG_UNBLOCK, &one, NULL), 0);
+}
+END_TEST
+
 START_TEST(test_poll_and_end)
 {
 	struct config c;
@@ -176,6 +212,7 @@ exit_policy_suite(void)
 	Suite *s = suite_create("exit_policy");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_status_table);
+	tcase_add_test(tc, test_signal_arrival);
 	tcase_add_test(tc, test_stop_duration);
 	tcase_add_test(tc, test_stop_quit);
 	tcase_add_test(tc, test_stop_unusable);
