@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "run/exit_policy.h"
 #include "run/run.h"
 #include "run/setup.h"
+#include "util/self_cpu.h"
 #include "util/xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
@@ -112,20 +112,6 @@ run_srv_final(const struct run_state *rs, struct report_run *rr)
 	rr->srv_procs = rs->srv_procs_max;
 	rr->srv_read_bytes = rs->srv.read_total - rs->srv_warm.read_total;
 	rr->srv_write_bytes = rs->srv.write_total - rs->srv_warm.write_total;
-}
-
-static uint64_t
-cpu_us(uint64_t *user, uint64_t *sys)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	uint64_t u = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
-	uint64_t s = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
-	if (user)
-		*user = u;
-	if (sys)
-		*sys = s;
-	return u + s;
 }
 
 /* Between ticks: the sum of the counters and gauges the workers
@@ -263,7 +249,7 @@ static void
 run_tick(struct run_state *rs, uint64_t now)
 {
 	struct report_run rr;
-	uint64_t cpu = cpu_us(NULL, NULL);
+	uint64_t cpu = self_cpu_us(NULL, NULL);
 
 	run_collect(rs, false, run_tick_what(rs, now));
 	run_fill(rs, &rr, now);
@@ -296,7 +282,7 @@ run_tick(struct run_state *rs, uint64_t now)
 		stats_snap_copy(&rs->warm, &rs->cum);
 		rs->warm_taken = true;
 		/* CPU per command must leave the warm-up out on both sides. */
-		cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
+		self_cpu_us(&rs->warm_user_us, &rs->warm_sys_us);
 		rs->srv_warm = rs->srv;
 	}
 }
@@ -408,7 +394,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 
 	rs.t0 = clock_us();
 	rs.t_cpu_prev = rs.t0;
-	rs.cpu_prev_us = cpu_us(NULL, NULL);
+	rs.cpu_prev_us = self_cpu_us(NULL, NULL);
 	if (sinks->srv != NULL)		/* the first window starts now */
 		srv_watch_sample(sinks->srv, rs.t0, &rs.srv);
 	next_tick = rs.t0 + 1000000;
@@ -529,7 +515,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	run_fill(&rs, &rr, t_end);
 	rr.measured_from_s = rs.warm_taken ? cfg->warmup_secs : 0;
 	rr.measured_s = rr.elapsed_s - rr.measured_from_s;
-	cpu_us(&rr.cpu_user_us, &rr.cpu_sys_us);
+	self_cpu_us(&rr.cpu_user_us, &rr.cpu_sys_us);
 	rr.cpu_user_us -= rs.warm_user_us;
 	rr.cpu_sys_us -= rs.warm_sys_us;
 	rr.peak_rss_kb = peak_rss_kb(NULL);
