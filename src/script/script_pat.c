@@ -222,9 +222,24 @@ directive(struct pctx *c, struct spat *l, const char *w, size_t n,
 		str_add(&l->dirs.ignore, &l->dirs.n_ignore, w + 7, n - 7);
 	} else if (n > 4 && strncmp(w, "ban=", 4) == 0) {
 		str_add(&l->dirs.ban, &l->dirs.n_ban, w + 4, n - 4);
+	} else if (n == 3 && strncmp(w, "nil", 3) == 0) {
+		l->dirs.nil = true;
+	} else if (n >= 4 && strncmp(w, "min=", 4) == 0) {
+		char num[8];
+		char *end;
+		if (n - 4 == 0 || n - 4 > 3)
+			return pat_fail(c, "$!min takes '=N' with N in 0..999");
+		memcpy(num, w + 4, n - 4);
+		num[n - 4] = '\0';
+		long v = strtol(num, &end, 10);
+		if (*end != '\0' || v < 0)
+			return pat_fail(c, "$!min takes '=N' with N in 0..999");
+		l->dirs.has_min = true;
+		l->dirs.min = (unsigned)v;
 	} else {
 		return pat_fail(c, "unknown list directive (known: $!ordered, "
-				"$!unordered[=N], $!noextra, $!extra, $!ignore=E, $!ban=E)");
+				"$!unordered[=N], $!noextra, $!extra, $!ignore=E, "
+				"$!ban=E, $!nil, $!min=N)");
 	}
 	return 0;
 }
@@ -366,6 +381,10 @@ parse_list(struct pctx *c, struct spat *l, bool top)
 			kid_add(l, k);
 			if (parse_list(c, k, false) < 0)
 				return -1;
+			if (k->dirs.has_min && (k->dirs.unordered ||
+						k->dirs.min > k->n_kids))
+				return pat_fail(c, "$!min=N needs an ordered list of "
+						"at least N elements");
 			c->depth--;
 			continue;
 		}
@@ -438,6 +457,10 @@ apply_defaults(struct spat *root)
 		set_unordered(k[1], 1, true);
 	if (n >= 3 && is_word(k[0], "STATUS") && plain_list(k[2]))
 		set_unordered(k[2], 2, true);
+	/* Ours, not imaptest's: RFC 3501 and 9051 put the numbers of a
+	 * SEARCH reply in no order.  "SEARCH" matches only itself. */
+	if (n >= 1 && is_word(k[0], "SEARCH"))
+		set_unordered(root, 1, false);
 }
 
 static bool

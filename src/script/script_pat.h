@@ -10,6 +10,11 @@
  *   ( ... )        SPAT_LIST, with its $!directives (or imaptest's
  *                  defaults for the FETCH, FETCH FLAGS, LIST, LSUB and
  *                  STATUS lists when it has none).
+ * Ours beside imaptest's, for forms the RFCs allow: $!nil (NIL in place
+ * of the list: a body-fld-param, body-fld-dsp, an address list),
+ * $!min=N (an ordered list the server may end after N elements: the
+ * optional extension data of a BODYSTRUCTURE), and the numbers of a
+ * "SEARCH" reply in any order (RFC 3501 gives them none).
  * Compiling is also how the parser checks reply lines at load time. */
 #ifndef IMAPSTRESS_SCRIPT_PAT_H
 #define IMAPSTRESS_SCRIPT_PAT_H
@@ -41,6 +46,9 @@ struct spat_dirs {
 	unsigned n_ignore;
 	char **ban;		/* $!ban=E: refused although extra */
 	unsigned n_ban;
+	bool nil;		/* $!nil: NIL is accepted for the list */
+	bool has_min;		/* $!min=N (ordered lists): the server's */
+	unsigned min;		/* list may end after its first N elements */
 };
 
 struct spat {
