@@ -16,6 +16,7 @@ enum {
 	SU_LOGIN,				/* one per connection */
 	SU_CAPS2 = SU_LOGIN + SCRIPT_MAX_CONNS,
 	SU_CHECK,				/* no command: compare caps */
+	SU_NAMESPACE,				/* only for the default mailbox */
 	SU_LIST,
 	SU_DELETE,				/* once per listed mailbox */
 	SU_CREATE,
@@ -29,6 +30,23 @@ struct chunk {
 	char *data;
 	size_t len;
 	bool wait_plus;
+};
+
+/* Where the test mailbox's name came from (script_ns.c). */
+enum sns_state {
+	SNS_FIXED,		/* box= given: never asked */
+	SNS_NOT_OFFERED,	/* no NAMESPACE capability */
+	SNS_ASKED,
+	SNS_FAILED,		/* NAMESPACE not OK */
+	SNS_ANSWERED
+};
+
+struct sns {
+	enum sns_state state;
+	bool personal;		/* a personal namespace with a usable prefix */
+	bool unusable;		/* its prefix cannot go in a quoted string */
+	char *prefix;		/* the first personal namespace's (or NULL) */
+	char *sep;		/* its separator, NULL for NIL */
 };
 
 struct rconn {
@@ -48,6 +66,8 @@ struct script_run {
 
 	const struct script *s;
 	const struct msg_pool *pool;
+	char *box;		/* the test mailbox ($mailbox) for this test */
+	struct sns ns;
 	bool finished;
 	struct script_outcome out;
 	struct smatch m;
@@ -85,9 +105,19 @@ void srun_send(struct script_run *r, unsigned conn, const char *tag,
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
 
-/* script_run.c */
+/* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
-		     const struct imap_resp *resp);
+		     const struct imap_resp *resp, const char *hint);
+
+/* script_ns.c: the test mailbox's name */
+void sns_reset(struct sns *ns);
+/* Should the set-up ask NAMESPACE?  (Records why not.) */
+bool sns_wanted(struct script_run *r);
+void sns_reply(struct script_run *r, const struct imap_resp *resp);
+/* NAMESPACE completed (ok: with OK): r->box set from its reply. */
+void sns_done(struct script_run *r, bool ok);
+/* "hint: ..." for a refused CREATE: where the name came from. */
+void sns_hint(const struct script_run *r, struct sbuf *b);
 
 void sstep_start(struct script_run *r);
 void sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp);
