@@ -463,6 +463,19 @@ apply_defaults(struct spat *root)
 		set_unordered(root, 1, false);
 }
 
+bool
+spat_names(const struct spat *p, const char *kw, size_t n)
+{
+	for (unsigned i = 0; i < p->n_kids && i < 2; i++) {
+		const struct spat *k = p->kids[i];
+		if (k->type == SPAT_TEXT && k->n_parts == 1 &&
+		    k->parts[0].kind == SPART_TEXT && k->parts[0].n == n &&
+		    strncasecmp(k->parts[0].s, kw, n) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool
 chains_fit(const struct spat *p)
 {

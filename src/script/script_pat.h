@@ -70,6 +70,10 @@ struct spat {
 struct spat *spat_compile(const char *text, size_t n, char *err, size_t errlen);
 void spat_free(struct spat *p);		/* NULL is a no-op */
 
+/* Does one of the first two arguments of p (a compiled reply) read the
+ * n octets of kw, case-insensitively ("FETCH" in "$1 fetch (...)")? */
+bool spat_names(const struct spat *p, const char *kw, size_t n);
+
 /* The parts of a command or a result prefix: text, variables, $N.
  * Returns the count, or -1 with err set (e.g. "${" without "}"). */
 int spat_parts(const char *text, size_t n, struct spat_part **out,

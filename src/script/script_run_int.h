@@ -49,6 +49,8 @@ struct sns {
 	char *sep;		/* its separator, NULL for NIL */
 };
 
+struct sfetch;
+
 struct rconn {
 	bool open, ready;
 	bool plus_seen;		/* a "+" arrived for the first chunk */
@@ -95,6 +97,8 @@ struct script_run {
 	unsigned n_pending;
 	struct sbuf extra;	/* replies nobody expected (ignore_extra_untagged: no) */
 	unsigned extra_line;
+	struct sfetch *fetch;	/* FETCH replies no line took, per message */
+	unsigned n_fetch;
 };
 
 /* script_send.c */
@@ -108,6 +112,15 @@ void srun_flush(struct script_run *r, unsigned conn);
 /* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp, const char *hint);
+
+/* script_fetch.c: a message's FETCH replies matched together */
+void sfetch_reset(struct script_run *r);
+/* resp matched no line alone: keep it, and try it with the others of
+ * its message against st's open FETCH lines.  true: one matched. */
+bool sfetch_merge(struct script_run *r, const struct script_step *st,
+		  const struct imap_resp *resp);
+/* The first kept FETCH no line took, escaped (max octets of items). */
+void sfetch_extra(const struct script_run *r, struct sbuf *b, size_t max);
 
 /* script_ns.c: the test mailbox's name */
 void sns_reset(struct sns *ns);

@@ -393,6 +393,54 @@ START_TEST(test_predefined_variables)
 }
 END_TEST
 
+/* A selected-state script whose first step gets reply: its outcome
+ * (LOGOUT answered when the step completed). */
+static const struct script_outcome *
+one_step(const char *text, const char *reply)
+{
+	start(text);
+	setup_to_steps("IMAP4rev1", 2);
+	free(took(0));
+	server(0, reply);
+	if (!script_run_finished(F.run))
+		server(0, "z OK");
+	return outcome();
+}
+
+/* A message's data items in several FETCH replies (RFC 3501 7.4.2)
+ * match one expected line; items of two messages do not add up; what no
+ * line took is an extra reply. */
+START_TEST(test_split_fetch)
+{
+	const char *uf = "ok fetch 1:2 (uid flags)\n* 1 fetch (uid 5 flags (\\seen))\n";
+	const char *uf_strict = "ignore_extra_untagged: no\n\nok fetch 1 (uid flags)\n"
+				"* 1 fetch (uid 5 flags (\\seen))\n";
+	const struct script_outcome *o;
+
+	o = one_step("ok fetch 3 (body[header.fields (subject)])\n"
+		     "* 3 fetch (body[header.fields (subject)] {4}\nab\n flags (\\seen))\n",
+		     "* 3 FETCH (BODY[HEADER.FIELDS (SUBJECT)] {4}\nab\n)\n"
+		     "* 2 FETCH (FLAGS ())\n* 3 FETCH (FLAGS (\\Seen))\ns9 OK");
+	ck_assert_msg(o->verdict == SCRIPT_PASS, "%s", o->detail);
+	finish();
+	o = one_step(uf, "* 1 FETCH (UID 5)\n* 2 FETCH (FLAGS (\\Seen))\ns9 OK");
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(o->line, 2);
+	finish();
+	/* ignore_extra_untagged: no: the parts are no extra; a FETCH no
+	 * line takes is, named at the end of the step */
+	o = one_step(uf_strict, "* 1 FETCH (FLAGS (\\Seen))\n* 1 FETCH (UID 5)\ns9 OK");
+	ck_assert_msg(o->verdict == SCRIPT_PASS, "%s", o->detail);
+	finish();
+	o = one_step(uf_strict, "* 1 FETCH (UID 5 FLAGS (\\Seen))\n* 2 FETCH (FLAGS (\\Draft))\n"
+		     "s9 OK");
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(o->detail, "does not list: '* 2 FETCH (FLAGS (\\Draft))'"),
+		      "%s", o->detail);
+	finish();
+}
+END_TEST
+
 /* Log in with caps, then NAMESPACE answered with ns (NULL: not asked):
  * returns the next tag number. */
 static unsigned
@@ -560,6 +608,7 @@ script_run_suite(void)
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
 	tcase_add_test(tc, test_namespace);
+	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);
 	return s;
 }
