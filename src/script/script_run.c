@@ -31,6 +31,7 @@ run_reset(struct script_run *r)
 			free(r->conn[i].chunks[k].data);
 		free(r->conn[i].chunks);
 		sbuf_reset(&r->conn[i].transcript);
+		squeue_free(&r->conn[i]);
 		memset(&r->conn[i], 0, sizeof(r->conn[i]));
 	}
 	free(r->out.detail);

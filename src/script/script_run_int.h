@@ -50,6 +50,7 @@ struct sns {
 };
 
 struct sfetch;
+struct squeued;
 
 struct rconn {
 	bool open, ready;
@@ -59,6 +60,8 @@ struct rconn {
 	struct sbuf transcript;	/* this step's replies, escaped */
 	unsigned transcript_lines;
 	bool logged_out;
+	struct squeued *queued;	/* untagged replies during others' steps */
+	unsigned n_queued, q_next;
 };
 
 struct script_run {
@@ -121,6 +124,13 @@ bool sfetch_merge(struct script_run *r, const struct script_step *st,
 		  const struct imap_resp *resp);
 /* The first kept FETCH no line took, escaped (max octets of items). */
 void sfetch_extra(const struct script_run *r, struct sbuf *b, size_t max);
+
+/* script_queue.c: replies of a connection kept for its next step */
+void squeue_push(struct rconn *c, const struct imap_resp *resp);
+/* The oldest kept reply, its line the caller's to free; false (and
+ * the queue emptied) when none is left. */
+bool squeue_pop(struct rconn *c, struct imap_resp *resp, char **line);
+void squeue_free(struct rconn *c);
 
 /* script_ns.c: the test mailbox's name */
 void sns_reset(struct sns *ns);

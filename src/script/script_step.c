@@ -158,6 +158,14 @@ begin_step(struct script_run *r)
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
 		srun_send(r, st->conn, r->tags[i], texts[i].s);
+	/* What came on this connection during other steps counts now. */
+	struct imap_resp q;
+	char *qline;
+	unsigned step = r->step;
+	while (!r->finished && r->step == step && squeue_pop(c, &q, &qline)) {
+		sstep_resp(r, st->conn, &q);
+		free(qline);
+	}
 out:
 	for (unsigned i = 0; i < st->n_cmds; i++)
 		sbuf_reset(&texts[i]);
@@ -245,8 +253,12 @@ sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
 		return;
 	}
 	const struct script_step *st = &r->s->steps[r->step];
-	if (conn != st->conn)
-		return;		/* another session's news: not this step's */
+	if (conn != st->conn) {
+		/* another session's news: for its next step (script_queue.c) */
+		if (resp->kind == IMAP_UNTAGGED)
+			squeue_push(&r->conn[conn], resp);
+		return;
+	}
 	struct rconn *c = &r->conn[conn];
 	if (c->transcript_lines++ < TRANSCRIPT_MAX_LINES) {
 		sbuf_adds(&c->transcript, "    ");

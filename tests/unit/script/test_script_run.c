@@ -273,14 +273,43 @@ START_TEST(test_two_connections)
 	expect_sent(1, "u8 SELECT \"tbox\"\r\n");
 	server(1, "* 3 EXISTS\nu8 OK");
 	expect_sent(0, "s9 expunge\r\n");
-	/* news on connection 2 while connection 1's step runs: not its */
+	/* news on connection 2 while connection 1's step runs: kept for
+	 * connection 2's next step, where it matches */
 	server(1, "* 2 EXPUNGE");
 	server(0, "* 2 EXPUNGE\ns9 OK");
 	expect_sent(1, "s10 noop\r\n");
-	server(1, "* 2 EXPUNGE\ns10 OK");
+	server(1, "s10 OK");
 	expect_sent(1, "s11 fetch 3 uid\r\n");
 	/* the EXPUNGE after the FETCH and before it both match */
 	server(1, "* 3 FETCH (UID 3)\ns11 OK");
+	server(0, "z OK");
+	server(1, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* An EXISTS that connection 1 gets while connection 2's step runs (RFC
+ * 3501 5.2 allows it at any time) counts for connection 1's next step:
+ * IDLE's expected EXISTS may come before the IDLE. */
+START_TEST(test_news_between_steps)
+{
+	start("connections: 2\nstate: auth\n\n2 ok noop\n1 ok idle\n* 4 exists\n");
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	for (unsigned t = 1; t <= 5; t++) {	/* CAPABILITY, 2 LOGINs, CAPABILITY, LIST */
+		char line[32];
+		snprintf(line, sizeof(line), "u%u OK", t);
+		server(t == 3 ? 1 : 0, line);
+	}
+	free(took(0));
+	expect_sent(1, "u3 LOGIN \"u@d\" \"pw\"\r\ns6 noop\r\n");
+	server(0, "* 4 EXISTS");
+	server(1, "s6 OK");
+	expect_sent(0, "s7 idle\r\n");
+	server(0, "+ idling");
+	expect_sent(0, "DONE\r\n");
+	server(0, "s7 OK");
 	server(0, "z OK");
 	server(1, "z OK");
 	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
@@ -602,6 +631,7 @@ script_run_suite(void)
 	tcase_add_test(tc, test_wrong_result);
 	tcase_add_test(tc, test_two_connections);
 	tcase_add_test(tc, test_pipelined);
+	tcase_add_test(tc, test_news_between_steps);
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
 	tcase_add_test(tc, test_setup_and_connection_failures);
