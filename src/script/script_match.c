@@ -353,6 +353,12 @@ match_node(struct smatch *m, const struct spat *p, const struct imap_arg *a,
 			  "to compare", (unsigned long long)a->size);
 		return false;
 	}
+	struct sbuf canon = { 0 };
+	if (a->type == IMAP_ARG_ATOM && spat_section_canon(a->str, a->len, &canon)) {
+		bool ok = match_text(m, p, canon.s, canon.len, why);
+		sbuf_reset(&canon);
+		return ok;
+	}
 	return match_text(m, p, a->str, a->len, why);
 }
 

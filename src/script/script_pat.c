@@ -272,13 +272,51 @@ atom_end(struct pctx *c)
 	return i;
 }
 
+bool
+spat_section_canon(const char *s, size_t n, struct sbuf *out)
+{
+	unsigned br = 0;
+	bool changed = false;
+
+	if (memchr(s, '[', n) == NULL || memchr(s, '"', n) == NULL)
+		return false;
+	sbuf_add(out, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '[')
+			br++;
+		else if (s[i] == ']' && br > 0)
+			br--;
+		if (s[i] != '"' || br == 0) {
+			sbuf_add(out, s + i, 1);
+			continue;
+		}
+		/* a quoted string inside brackets: its content */
+		changed = true;
+		for (i++; i < n && s[i] != '"'; i++) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			sbuf_add(out, s + i, 1);
+		}
+	}
+	return changed;
+}
+
 static struct spat *
 text_pat(struct pctx *c, const char *s, size_t n, bool quoted)
 {
 	struct spat *p = pat_new(SPAT_TEXT);
+	struct sbuf canon = { 0 };
+
+	/* body[header.fields ("subject")] compares as the server may
+	 * write it, quoted or not (the match does the same to the reply) */
+	if (!quoted && spat_section_canon(s, n, &canon)) {
+		s = canon.s;
+		n = canon.len;
+	}
 	int k = spat_parts(s, n, &p->parts, &p->case_sensitive, c->err,
 			   c->errlen);
 
+	sbuf_reset(&canon);
 	p->quoted = quoted;
 	if (k < 0) {
 		spat_free(p);

@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct sbuf;
+
 enum spat_type { SPAT_ANY, SPAT_TEXT, SPAT_LIST };
 
 enum spat_part_kind {
@@ -69,6 +71,13 @@ struct spat {
  * err on a malformed pattern. */
 struct spat *spat_compile(const char *text, size_t n, char *err, size_t errlen);
 void spat_free(struct spat *p);		/* NULL is a no-op */
+
+/* An atom with a section, header field names quoted or not, in one
+ * form: a quoted string inside "[...]" becomes its content, so
+ * BODY[HEADER.FIELDS ("Subject")] reads BODY[HEADER.FIELDS (Subject)]
+ * (RFC 3501's header-fld-name is an astring).  false, out untouched:
+ * nothing to change. */
+bool spat_section_canon(const char *s, size_t n, struct sbuf *out);
 
 /* Does one of the first two arguments of p (a compiled reply) read the
  * n octets of kw, case-insensitively ("FETCH" in "$1 fetch (...)")? */

@@ -286,6 +286,13 @@ START_TEST(test_rfc_forms)
 	ck_assert(match("search $a $b", "* SEARCH 5 3"));
 	ck_assert_str_eq(var("a"), "5");
 	ck_assert_str_eq(var("b"), "3");
+	/* header field names quoted or not, on either side (an astring) */
+	ck_assert(match("3 fetch (body[header.fields (subject)] \"x\")",
+			"* 3 FETCH (BODY[HEADER.FIELDS (\"SUBJECT\")] \"x\")"));
+	ck_assert(match("3 fetch (body[header.fields (\"subject\" from)] \"x\")",
+			"* 3 FETCH (BODY[HEADER.FIELDS (SUBJECT \"From\")] \"x\")"));
+	ck_assert(!match("3 fetch (body[header.fields (subject)] \"x\")",
+			 "* 3 FETCH (BODY[HEADER.FIELDS (\"FROM\")] \"x\")"));
 	/* other top-level replies keep their order */
 	ck_assert(!match("sort 1 2", "* SORT 2 1"));
 }
