@@ -156,7 +156,9 @@ sns_hint(const struct script_run *r, struct sbuf *b)
 		break;
 	}
 	sbuf_adds(b, give);
-	if (ns->state != SNS_ANSWERED || !ns->personal)
-		sbuf_adds(b, " (with personal mailboxes under 'INBOX.': "
-			  "box=INBOX.imaptest)");
+	if (ns->state != SNS_ANSWERED || !ns->personal) {
+		sbuf_adds(b, " (with personal mailboxes under 'INBOX.': box=INBOX.");
+		sbuf_add_escaped(b, r->env.mailbox, strlen(r->env.mailbox));
+		sbuf_adds(b, ")");
+	}
 }

@@ -550,7 +550,9 @@ START_TEST(test_namespace)
 	start_env("state: created\n\nok noop\n", NULL, true);
 	login_namespace("IMAP4rev1", NULL);
 	expect_create_refused(4, "tbox", "hint: the server offers no NAMESPACE, so "
-			      "the test mailbox is at the top level");
+			      "the test mailbox is at the top level; give box= a mailbox "
+			      "this user may create (with personal mailboxes under "
+			      "'INBOX.': box=INBOX.tbox)");
 
 	/* no personal namespace, an empty prefix, NAMESPACE refused */
 	start_env("state: created\n\nok noop\n", NULL, true);
