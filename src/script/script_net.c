@@ -24,6 +24,7 @@
 #include "script/script_report.h"
 #include "script/script_run.h"
 #include "net/tls.h"
+#include "util/run_id.h"
 #include "util/xmalloc.h"
 
 struct nconn {
@@ -250,7 +251,7 @@ script_net_main(const struct config *cfg)
 	struct script_env env = {
 		.user = cfg->user_template, .user2 = cfg->user2,
 		.password = cfg->pass, .mailbox = box, .host = cfg->host,
-		.port = config_port(cfg),
+		.port = config_port(cfg), .run_id = run_id_new(),
 	};
 	struct script_io io = { io_open, io_send, io_close };
 	n.base = event_base_new();
