@@ -24,6 +24,7 @@
 #include "script/script_report.h"
 #include "script/script_run.h"
 #include "net/tls.h"
+#include "util/run_id.h"
 #include "util/xmalloc.h"
 
 struct nconn {
@@ -253,7 +254,7 @@ script_net_main(const struct config *cfg)
 		.user = cfg->user_template, .user2 = cfg->user2,
 		.password = cfg->pass, .mailbox = box_auto ? "imaptest" : cfg->box,
 		.mailbox_auto = box_auto, .host = cfg->host,
-		.port = config_port(cfg),
+		.port = config_port(cfg), .run_id = run_id_new(),
 	};
 	struct script_io io = { io_open, io_send, io_close };
 	n.base = event_base_new();

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "imap/imap.h"
 #include "msg/msg.h"
@@ -48,6 +49,7 @@ struct script_env {
 	bool mailbox_auto;
 	const char *host;	/* for $mailbox_url */
 	int port;
+	uint64_t run_id;	/* the marker on the set-up's APPENDs (msg.h) */
 };
 
 struct script_io {
