@@ -124,7 +124,7 @@ parse(struct cli *c, int argc, char **argv)
 	bool sep = false;
 
 	c->o = (struct cmp_opts){ .threshold = 0.05, .seed = 1,
-				  .resamples = 2000, .min_count = 30 };
+				  .resamples = 2000, .min_count = 100 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0 && !sep) {

@@ -63,12 +63,30 @@ tokens(const char *key, char **buf, unsigned *n)
 	return v;
 }
 
-/* The first option whose values differ, "'NAME'" with both sides' words;
- * false when the keys measure the same. */
+/* Every word of the option named like t, "NAME=V1 NAME=V2" (repeats in
+ * the order given), or "(not given)". */
+static void
+words_of(const struct tok *v, unsigned n, const struct tok *t, char *out,
+	 size_t len)
+{
+	size_t o = 0;
+
+	*out = '\0';
+	for (unsigned i = 0; i < n; i++)
+		if (v[i].name_len == t->name_len &&
+		    strncmp(v[i].s, t->s, t->name_len) == 0 && o < len)
+			o += (size_t)snprintf(out + o, len - o, "%s%s",
+					      o > 0 ? " " : "", v[i].s);
+	if (*out == '\0')
+		snprintf(out, len, "(not given)");
+}
+
+/* The first option whose words differ, "'NAME': 'words' against
+ * 'words'"; false when the keys measure the same. */
 static bool
 key_difference(const char *a, const char *b, char *out, size_t len)
 {
-	char *ba, *bb;
+	char *ba, *bb, wa[200], wb[200];
 	unsigned na, nb, i;
 	struct tok *ta = tokens(a, &ba, &na), *tb = tokens(b, &bb, &nb);
 	bool differ = false;
@@ -77,19 +95,16 @@ key_difference(const char *a, const char *b, char *out, size_t len)
 		if (strcmp(ta[i].s, tb[i].s) != 0)
 			break;
 	if (i < na || i < nb) {
-		/* The option of the two that sorts first is the one missing
-		 * or changed. */
+		/* Of the two words there, the option that sorts first is
+		 * the one missing or changed. */
 		const struct tok *x = i < na ? &ta[i] : NULL;
 		const struct tok *y = i < nb ? &tb[i] : NULL;
 		const struct tok *name = x == NULL ? y : y == NULL ? x :
 		    tok_cmp(x, y) <= 0 ? x : y;
-		bool same = x != NULL && y != NULL &&
-		    x->name_len == y->name_len &&
-		    strncmp(x->s, y->s, x->name_len) == 0;
+		words_of(ta, na, name, wa, sizeof(wa));
+		words_of(tb, nb, name, wb, sizeof(wb));
 		snprintf(out, len, "'%.*s': '%s' against '%s'",
-			 (int)name->name_len, name->s,
-			 x != NULL && (same || name == x) ? x->s : "(not given)",
-			 y != NULL && (same || name == y) ? y->s : "(not given)");
+			 (int)name->name_len, name->s, wa, wb);
 		differ = true;
 	}
 	free(ta);
