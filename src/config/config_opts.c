@@ -342,7 +342,7 @@ static const char usage[] =
 "Several processes (man imapstress: SHARDS):\n"
 "      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
 "      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
-"  imapstress merge [--json F] [--csv F] [-q] FILE...  one report of all\n"
+"  imapstress merge FILE... (one report of all); compare BASE... -- NEW...\n"
 "      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"

@@ -44,7 +44,7 @@ utf8_len(const unsigned char *s)
 
 /* A JSON string.  Bytes that are not UTF-8 (an --sla text typed in a
  * Latin-1 terminal) become U+FFFD rather than making the line invalid. */
-static void
+void
 json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
