@@ -48,8 +48,10 @@
  *     does.  Values are case-folded before hashing, like imaptest's
  *     strcasecmp; a structure holding a skipped literal is not compared.
  *  e) KEYWORD "Keyword used without being in FLAGS: $X"; also a keyword
- *     dropped from FLAGS while messages still have it and a PERMANENTFLAGS
- *     keyword missing from FLAGS
+ *     dropped from FLAGS while messages still have it (as far as we know:
+ *     not counting a message under this session's own STORE, running or
+ *     .SILENT since, whose flags no FETCH has shown since) and a
+ *     PERMANENTFLAGS keyword missing from FLAGS
  *  f) MODSEQ "MODSEQ went backwards for UID U: A -> B" and HIGHESTMODSEQ
  *     going backwards within a selection (only with check_modseq)
  *  g) UIDVALIDITY "UIDVALIDITY changed: A -> B" (the store then forgets its

@@ -242,6 +242,29 @@ static const struct check_case {
 	  { "* 1 FETCH (FLAGS ($Label1))", "* FLAGS (\\Seen)" },
 	  MBOX_ERR_KEYWORD, 1,
 	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
+	/* Courier-IMAP 5.0 drops a keyword from FLAGS once no message has
+	 * it, inside the session's own STORE that took it from the last
+	 * one (issue 33): "-FLAGS.SILENT ($Label1)" of seq 4, the only
+	 * message with $Label1, answered by these lines and the tagged OK */
+	{ "own silent store, keyword dropped (courier)", O_KNOWN,
+	  { "!silent 4",
+	    "* FLAGS (\\Draft \\Answered \\Flagged \\Deleted \\Seen "
+	    "\\Recent)",
+	    "* OK [PERMANENTFLAGS (\\* \\Draft \\Answered \\Flagged "
+	    "\\Deleted \\Seen)] Limited", "!end" },
+	  CLEAN, 0, NULL },
+	{ "own silent store ended, keyword dropped later", O_KNOWN,
+	  { "!silent 4", "!end", "* FLAGS (\\Seen)" }, CLEAN, 0, NULL },
+	{ "own store, FLAGS before its FETCH", O_KNOWN,
+	  { "!store 4", "* FLAGS (\\Seen)", "* 4 FETCH (FLAGS ())", "!end" },
+	  CLEAN, 0, NULL },
+	{ "own silent store of another message", O_KNOWN,
+	  { "!silent 2", "* FLAGS (\\Seen)", "!end" }, MBOX_ERR_KEYWORD, 1,
+	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
+	{ "keyword fetched after own silent store", O_KNOWN,
+	  { "!silent 4", "!end", "* 4 FETCH (FLAGS ($Label1))",
+	    "* FLAGS (\\Seen)" }, MBOX_ERR_KEYWORD, 1,
+	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
 	{ "permanentflags keyword not in FLAGS", 0,
 	  { "* OK [PERMANENTFLAGS (\\Seen $Other \\*)] Flags permitted." },
 	  MBOX_ERR_KEYWORD, 1,
