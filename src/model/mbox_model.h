@@ -47,6 +47,8 @@
  *     "text/plain 0 0" bodystructure, 1970 date) are ignored, as imaptest
  *     does.  Values are case-folded before hashing, like imaptest's
  *     strcasecmp; a structure holding a skipped literal is not compared.
+ *     One FETCH reports each item's change once, named twice or not
+ *     (the Message-ID from ENVELOPE and a header section is one item).
  *  e) KEYWORD "Keyword used without being in FLAGS: $X"; also a keyword
  *     dropped from FLAGS while messages still have it (as far as we know:
  *     not counting a message under this session's own STORE, running or
