@@ -130,30 +130,7 @@
 #include <stdint.h>
 
 #include "imap/imap.h"
-
-enum mbox_err {
-	MBOX_ERR_SYNTAX,
-	MBOX_ERR_SEQ_TOO_HIGH,
-	MBOX_ERR_EXISTS_BACKWARDS,
-	MBOX_ERR_UID_CHANGED,
-	MBOX_ERR_UID_ORDER,
-	MBOX_ERR_UIDNEXT,
-	MBOX_ERR_STATIC_CHANGED,
-	MBOX_ERR_KEYWORD,
-	MBOX_ERR_MODSEQ,
-	MBOX_ERR_UIDVALIDITY,
-	MBOX_ERR_OWN_MSG,
-	MBOX_ERR_OWN_FLAG,
-	MBOX_ERR_EXPUNGE,
-	MBOX_ERR_RECENT,
-	MBOX_ERR_CHECKPOINT,
-	MBOX_ERR_LIMIT,
-	MBOX_ERR_UNANNOUNCED,
-	MBOX_ERR_COUNT
-};
-
-/* "seq-too-high", "uid-changed", ... */
-const char *mbox_err_name(enum mbox_err kind);
+#include "model/mbox_err.h"
 
 typedef void (*mbox_err_cb)(void *arg, enum mbox_err kind, const char *msg);
 /* A FETCH answer for a message the view does not keep (its store's

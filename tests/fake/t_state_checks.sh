@@ -13,7 +13,8 @@
 #   noop   SELECT once, then NOOP forever; EXPUNGE and VANISHED are legal in
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)
 #   status SELECT once, then STATUS of the selected mailbox forever
-#   delete SELECT, FETCH, DELETE (STORE +FLAGS[.SILENT] \Deleted) in turn
+#   delete SELECT once, then FETCH and DELETE (STORE +FLAGS[.SILENT]
+#          \Deleted) in turn
 # Every scenario runs in parallel; fakeimapd delays each reply 5 ms so the
 # servers do not crowd out each other's clients.  All servers start first,
 # then each client as soon as its server is listening (fault_port), at
@@ -101,8 +102,8 @@ for b in "${broken[@]}" "${legal[@]}"; do
 	# would bring the fake's FETCH into the new view before its EXISTS
 	# (a real server sends no FETCH with nothing selected).
 	unannounced*) scenario "$name" "$work" --pipeline 1 ;;
-	# SELECT, FETCH, STORE in turn: the FLAGS that drops $Label1
-	# answers the STORE of the message the FETCH showed with it.
+	# FETCH and STORE in turn: the FLAGS that drops $Label1 answers
+	# the STORE of the message the FETCH before showed with it.
 	keyword-own-store*) scenario "$name" "$work" --pipeline 1 ;;
 	*) scenario "$name" "$work" ;;
 	esac
