@@ -468,6 +468,8 @@ const struct opt config_opts[] = {
 	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },
 	{ NULL, "csv", 0, ARG_REQ, h_str, OFF(csv_path), 0, 0 },
 	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
+	{ NULL, "errors-shown", 0, ARG_REQ, h_uint, OFF(errors_shown), 0,
+	  1000000 },
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, config_h_sla, 0, 0, 0 },
