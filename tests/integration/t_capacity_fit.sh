@@ -1,0 +1,42 @@
+#!/bin/bash
+# scripts/capacity's arithmetic, without a server: its doctests (the
+# isotonic fit, the two bounds of the knee, the bootstrap interval, the
+# login p95 estimated from per-second percentiles, the disk guard's
+# estimate), then properties of the fit on noisy outcomes that a doctest
+# would spell out badly:
+# - runs that disagree at one count (2 of 3 held) still count as held,
+#   1 of 3 does not; the interval then reaches from the last count every
+#   resample holds to the first every resample drops, less one;
+# - outcomes out of order (a count that holds above one that did not)
+#   are pooled, never answered by the highest count that held once.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}"
+
+"$PYTHON" - "$ROOT/scripts/capacity" <<'PY' || fail "scripts/capacity's fit"
+import doctest, importlib.machinery, importlib.util, random, sys
+loader = importlib.machinery.SourceFileLoader("capacity", sys.argv[1])
+spec = importlib.util.spec_from_loader("capacity", loader)
+cap = importlib.util.module_from_spec(spec)
+loader.exec_module(cap)
+r = doctest.testmod(cap)
+assert r.attempted >= 15 and r.failed == 0, r
+T, F = True, False
+assert cap.bounds({4: [T, T, F], 5: [T, F, F], 6: [F, F, F]}) == (4, 5)
+a, b = cap.interval({2: [T] * 3, 4: [T, T, F], 5: [T, F, F], 6: [F] * 3},
+                    random.Random(7))
+assert (a, b) == (2, 5), (a, b)
+# The issue's steps: 1216 holds, 1224 over, 1220 holds, 1222 over, 1221
+# holds, one run each, then repeats that disagree: the answer is where
+# the pooled share crosses 1/2, not the last single run that held.
+out = {1216: [T, T, T], 1220: [T, F, F], 1221: [T, F, F], 1222: [F, F, T],
+       1224: [F, F, F]}
+lo, hi = cap.bounds(out)
+assert (lo, hi) == (1216, 1220), (lo, hi)
+a, b = cap.interval(out, random.Random(3))
+assert a <= 1216 and b >= 1219, (a, b)
+print("doctests", r.attempted, "interval", a, b)
+PY
+note "ok"
