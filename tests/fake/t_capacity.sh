@@ -5,7 +5,7 @@
 # (--score-weights NOOP=1: the NOOP p95) is about 100*N ms.  What the
 # script promises is checked, whatever the machine's load:
 # - its "holds N users (95% CI A..B) at score S ms (M did not)" line: exit
-#   0, A <= N <= B, M > N;
+#   0, A <= N <= B < M (or, open above, "A..T+": A <= N < M <= T);
 # - capacity.csv, one row per run: doubling 1 2 4 ... (one run each) up to
 #   the first that did not hold; held = (verdict holds); a run that held
 #   had every user logged in by the end of the warm-up, a score under 450
@@ -49,12 +49,17 @@ run_with_timeout 120 "${RT[@]}" "$CAP" --max-score 450 --secs 2 --max 64 --out "
 [ "$rc" = 0 ] || fail "capacity exited $rc: $(tail -n 5 "$TEST_TMP/cap.err")"
 line=$(grep '^holds ' "$TEST_TMP/cap.out") || fail "no 'holds' line: $(cat "$TEST_TMP/cap.out")"
 note "$line"
-read -r n ci_a ci_b m < <(sed -n 's/^holds \([0-9]*\) users (95% CI \([0-9]*\)\.\.\([0-9]*\)) at score [0-9.]* ms (\([0-9]*\) did not)$/\1 \2 \3 \4/p' <<<"$line")
+read -r n ci_a ci_b m < <(sed -n 's/^holds \([0-9]*\) users (95% CI \([0-9]*\)\.\.\([0-9]*+\{0,1\}\)) at score [0-9.]* ms (\([0-9]*\) did not)$/\1 \2 \3 \4/p' <<<"$line")
 [ -n "${m:-}" ] || fail "not the 'holds N users (95% CI A..B) at score S ms (M did not)' form: $line"
 "$PYTHON" - "$out" "$n" "$ci_a" "$ci_b" "$m" <<'PY' || fail "capacity.csv or capacity-fit.csv is wrong: $(cat "$out/capacity.csv" "$out/capacity-fit.csv")"
 import csv, sys
-out, n, a, b, m = sys.argv[1], *map(int, sys.argv[2:])
-assert a <= n <= b < m, (a, n, b, m)
+out, n, a, b, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+if b.endswith("+"):     # open above: resamples held at every count tried
+    b = int(b[:-1])
+    assert a <= n < m <= b, (a, n, b, m)
+else:
+    b = int(b)
+    assert a <= n <= b < m, (a, n, b, m)
 rows = list(csv.DictReader(open(out + "/capacity.csv")))
 users = [int(r["users"]) for r in rows]
 # Doubling from 1 (one run each) up to the first run that did not hold.
