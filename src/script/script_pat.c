@@ -430,6 +430,10 @@ parse_list(struct pctx *c, struct spat *l, bool top)
 			k = parse_quoted(c);
 		else if (ch == '{')
 			k = parse_literal(c);
+		else if (ch == '~' && c->p + 1 < c->n && c->t[c->p + 1] == '{') {
+			c->p++;		/* a literal8 (RFC 3516) */
+			k = parse_literal(c);
+		}
 		else {
 			size_t e = atom_end(c);
 			if (e - c->p == 1 && ch == '$')

@@ -106,10 +106,18 @@ add_quoted(struct sbuf *b, const char *s)
 
 /* --- the set-up ------------------------------------------------------------- */
 
+/* user= unless a "user N:" line names one; "$user2" is user2= (as in
+ * imaptest, whose other connections all log in as user=). */
 static const char *
 conn_user(const struct script_run *r, unsigned conn)
 {
-	return conn > 0 && r->env.user2 ? r->env.user2 : r->env.user;
+	const char *u = r->s->users[conn];
+
+	if (u == NULL)
+		return r->env.user;
+	if (script_user_is_user2(u))
+		return r->env.user2 ? r->env.user2 : r->env.user;
+	return u;
 }
 
 static void
@@ -191,6 +199,11 @@ setup_next(struct script_run *r)
 		} else if (k == SU_CAPS2) {
 			sbuf_adds(&b, "CAPABILITY");
 		} else if (k == SU_CHECK) {
+			if (r->env.user2 == NULL && script_needs_user2(s)) {
+				srun_finish(r, SCRIPT_SKIP, 0, xstrdup("needs user2= "
+					    "(a 'user N: $user2' line)"));
+				return;
+			}
 			for (unsigned i = 0; i < s->n_caps; i++)
 				if (!imap_caps_has(r->caps.s ? r->caps.s : "",
 						   r->caps.len, s->caps[i])) {

@@ -109,6 +109,9 @@ void srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 		 char *detail);
 void srun_send(struct script_run *r, unsigned conn, const char *tag,
 	       const char *text);
+/* The same for len octets of text, which may hold NUL in a literal. */
+void srun_send_n(struct script_run *r, unsigned conn, const char *tag,
+		 const char *text, size_t len);
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
 

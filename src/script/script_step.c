@@ -75,14 +75,14 @@ step_fail(struct script_run *r, unsigned line, const char *expected,
 }
 
 static int
-expand_cmd(struct script_run *r, const char *text, struct sbuf *out,
-	   struct sbuf *why)
+expand_cmd(struct script_run *r, const char *text, size_t len,
+	   struct sbuf *out, struct sbuf *why)
 {
-	const char *p = text, *q;
+	const char *p = text, *q, *end = text + len;
 
 	/* Variables are replaced outside literals only: a literal's size
-	 * is the file's. */
-	while ((q = strstr(p, "}\r\n")) != NULL) {
+	 * is the file's, and its octets may hold NUL. */
+	while ((q = memmem(p, (size_t)(end - p), "}\r\n", 3)) != NULL) {
 		size_t lit = 0;
 		bool marker = spat_literal_marker(p, q, &lit);
 		char *seg = xstrndup(p, (size_t)(q + 3 - p));
@@ -90,7 +90,7 @@ expand_cmd(struct script_run *r, const char *text, struct sbuf *out,
 		free(seg);
 		if (rc < 0)
 			return -1;
-		size_t avail = strlen(q + 3);
+		size_t avail = (size_t)(end - (q + 3));
 		if (!marker || lit > avail)
 			lit = marker ? avail : 0;
 		sbuf_add(out, q + 3, lit);
@@ -135,7 +135,7 @@ begin_step(struct script_run *r)
 	r->n_tags = st->n_cmds;
 	for (unsigned i = 0; i < st->n_untagged; i++) {
 		const struct script_line *l = &st->untagged[i];
-		r->pats[i] = spat_compile(l->text, strlen(l->text), err, sizeof(err));
+		r->pats[i] = spat_compile(l->text, l->len, err, sizeof(err));
 		if (r->pats[i] == NULL) {	/* script_parse checked it */
 			step_fail(r, l->line, l->text, err);
 			return;
@@ -148,7 +148,7 @@ begin_step(struct script_run *r)
 		char tag[24];
 		snprintf(tag, sizeof(tag), "s%u", ++r->tag_no);
 		r->tags[i] = xstrdup(cmd->tag ? cmd->tag : tag);
-		if (expand_cmd(r, cmd->text, &texts[i], &why) < 0) {
+		if (expand_cmd(r, cmd->text, cmd->text_len, &texts[i], &why) < 0) {
 			step_fail(r, cmd->line, NULL, why.s);
 			sbuf_reset(&why);
 			goto out;
@@ -157,7 +157,7 @@ begin_step(struct script_run *r)
 	r->n_pending = st->n_cmds;
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
-		srun_send(r, st->conn, r->tags[i], texts[i].s);
+		srun_send_n(r, st->conn, r->tags[i], texts[i].s, texts[i].len);
 	/* What came on this connection during other steps counts now. */
 	struct imap_resp q;
 	char *qline;
@@ -186,11 +186,30 @@ step_untagged(struct script_run *r, const struct script_step *st,
 {
 	bool hit = false;
 
-	for (unsigned i = 0; i < st->n_untagged && !hit; i++) {
+	/* "! " lines are tried against every reply, even one a "* " line
+	 * took, as imaptest does (script.h). */
+	for (unsigned i = 0; i < st->n_untagged; i++) {
 		struct sbuf why = { 0 };
-		if (r->matched[i])
+		bool banned = st->untagged[i].exist == SCRIPT_X_MUST_NOT;
+		if (r->matched[i] || (hit && !banned))
 			continue;
-		hit = smatch_untagged(&r->m, r->pats[i], resp, &why);
+		bool m = smatch_untagged(&r->m, r->pats[i], resp, &why);
+		if (m && banned) {
+			sbuf_reset(&why);
+			sbuf_adds(&why, "the server sent a reply this \"!\" line "
+				  "forbids: '");
+			show(&why, resp->line, resp->line_len);
+			sbuf_adds(&why, "'");
+			step_fail(r, st->untagged[i].line, st->untagged[i].text,
+				  why.s);
+			sbuf_reset(&why);
+			return;
+		}
+		if (banned) {
+			sbuf_reset(&why);
+			continue;
+		}
+		hit = m;
 		if (hit)
 			r->matched[i] = true;
 		else if (r->near_miss[i] == NULL &&
@@ -213,7 +232,7 @@ static void
 step_complete(struct script_run *r, const struct script_step *st)
 {
 	for (unsigned i = 0; i < st->n_untagged; i++) {
-		if (r->matched[i])
+		if (r->matched[i] || st->untagged[i].exist != SCRIPT_X_MUST)
 			continue;
 		struct sbuf exp = { 0 };
 		sbuf_adds(&exp, "* ");

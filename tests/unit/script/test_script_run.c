@@ -367,6 +367,97 @@ START_TEST(test_ignore_extra_untagged)
 }
 END_TEST
 
+/* "! ": a reply it matches fails the test, even one a "* " line took;
+ * "? ": a reply it matches is no extra, and its absence no failure. */
+START_TEST(test_must_not_and_may)
+{
+	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n"
+	      "! $ exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\ns7 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(outcome()->line, 6);
+	ck_assert_msg(strstr(outcome()->detail, "forbids: '* 1 EXISTS'"), "%s",
+		      outcome()->detail);
+	finish();
+	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n"
+	      "! 2 exists\n? $ recent\n? 9 expunge\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* A "~{{{" block with a NUL goes out whole (its length, not strlen). */
+START_TEST(test_nul_literal_sent)
+{
+	static const char text[] = "state: created\n\nok append $mailbox ~{{{\n"
+				   "a\0b\r\n}}}\n";
+	const struct script_env env = {
+		.user = "u@d", .password = "pw", .mailbox = "tbox",
+		.host = "127.0.0.1", .port = 143,
+	};
+	const struct script_io io = { io_open, io_send, io_close };
+
+	memset(&F, 0, sizeof(F));
+	S = script_parse("t/x", text, sizeof(text) - 1, err, sizeof(err));
+	ck_assert_msg(S != NULL, "%s", err);
+	F.run = script_run_new(&env, &io, NULL);
+	script_run_start(F.run, S, pool);
+	setup_to_steps("IMAP4rev1 BINARY", 1);
+	expect_sent(0, "s8 append tbox ~{4}\r\n");
+	server(0, "+ go");
+	ck_assert_uint_eq(F.sent[0].len, 6);
+	ck_assert(memcmp(F.sent[0].s, "a\0b\r\r\n", 6) == 0);
+	free(took(0));
+	server(0, "s8 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* A two-connection script up to connection 1's CAPABILITY answered. */
+static void
+two_greeted(const char *text, const char *user2)
+{
+	start_env(text, user2, false);
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+}
+
+/* "user 2: $user2": connection 2 logs in as user2=, connection 1 as
+ * user=; without user2= the test is skipped. */
+START_TEST(test_user_header)
+{
+	two_greeted("connections: 2\nuser 2: $user2\nstate: auth\n\n2 ok noop\n",
+		    "other");
+	expect_sent(0, "u1 CAPABILITY\r\nu2 LOGIN \"u@d\" \"pw\"\r\n");
+	server(0, "u2 OK");
+	expect_sent(1, "u3 LOGIN \"other\" \"pw\"\r\n");
+	finish();
+	/* imaptest: without "user 2:" every connection is user= */
+	two_greeted("connections: 2\nstate: auth\n\n2 ok noop\n", "other");
+	server(0, "u2 OK");
+	free(took(0));
+	expect_sent(1, "u3 LOGIN \"u@d\" \"pw\"\r\n");
+	finish();
+	two_greeted("connections: 2\nuser 2: $user2\nstate: auth\n\n2 ok noop\n",
+		    NULL);
+	server(0, "u2 OK");
+	server(1, "u3 OK");
+	server(0, "u4 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_SKIP);
+	ck_assert_str_eq(outcome()->detail, "needs user2= (a 'user N: $user2' line)");
+	finish();
+}
+END_TEST
+
 START_TEST(test_setup_and_connection_failures)
 {
 	start("ok noop\n");
@@ -408,7 +499,7 @@ END_TEST
 
 START_TEST(test_predefined_variables)
 {
-	start_env("connections: 2\nstate: nonauth\n\n"
+	start_env("connections: 2\nuser 2: $user2\nstate: nonauth\n\n"
 		  "1 ok x $user $username $domain $password $mailbox $mailbox_url\n"
 		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2", false);
 	script_on_ready(F.run, 0);
@@ -643,6 +734,9 @@ script_run_suite(void)
 	tcase_add_test(tc, test_news_between_steps);
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
+	tcase_add_test(tc, test_must_not_and_may);
+	tcase_add_test(tc, test_nul_literal_sent);
+	tcase_add_test(tc, test_user_header);
 	tcase_add_test(tc, test_setup_and_connection_failures);
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
