@@ -95,11 +95,12 @@ struct script_step {
 struct script {
 	char *path;		/* as given */
 	char *name;		/* base name, for output */
-	char *mbox_path;	/* NAME.mbox when it exists, else NULL */
+	char *mbox_path;	/* NAME.mbox or default.mbox, else NULL */
 	char **caps;		/* capabilities: (upper-cased words) */
 	unsigned n_caps;
 	unsigned connections;	/* 1..SCRIPT_MAX_CONNS */
 	long messages;		/* -1: all of the mbox */
+	bool messages_given;	/* a "messages:" line set it */
 	enum script_state state;
 	bool ignore_extra_untagged;	/* default yes */
 	/* "user N: NAME" header lines: connection N-1 logs in as NAME
@@ -115,7 +116,9 @@ struct script {
 struct script *script_parse(const char *path, const char *text, size_t len,
 			    char *err, size_t errlen);
 
-/* Read and parse the file at path, and look for path.mbox beside it. */
+/* Read and parse the file at path, and look for path.mbox beside it,
+ * else default.mbox in its directory (imaptest's fallback; with it, and
+ * no "messages:" line, no message is appended, as imaptest does). */
 struct script *script_load(const char *path, char *err, size_t errlen);
 
 void script_free(struct script *s);	/* NULL is a no-op */

@@ -207,6 +207,7 @@ header_line(struct pstate *p, const char *text, unsigned line, unsigned *seen)
 			p->s->connections = (unsigned)n;
 		break;
 	case 2:
+		p->s->messages_given = true;
 		if (strcasecmp(v, "all") == 0)
 			p->s->messages = -1;
 		else if (parse_num(v, MAX_MESSAGES, &n) < 0)

@@ -112,12 +112,25 @@ void srun_send(struct script_run *r, unsigned conn, const char *tag,
 /* The same for len octets of text, which may hold NUL in a literal. */
 void srun_send_n(struct script_run *r, unsigned conn, const char *tag,
 		 const char *text, size_t len);
+/* Forget what still waits for a "+" on conn: every command of a step
+ * was answered, so the server refused a literal (a NO before its "+"),
+ * and its octets must not go out ahead of the next step. */
+void srun_drop_chunks(struct script_run *r, unsigned conn);
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
 
 /* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp, const char *hint);
+
+/* script_append.c: " {N}\r\n" and the mbox's next message (with the
+ * marker) onto b; false when the test has no message to give. */
+bool sappend_next(struct script_run *r, struct sbuf *b);
+/* text (expanded, len octets) is imaptest's bodiless APPEND: out is
+ * replaced by the command with the next message; false: not one (or no
+ * message to give), out untouched. */
+bool sappend_fill(struct script_run *r, const char *text, size_t len,
+		  struct sbuf *out);
 
 /* script_fetch.c: a message's FETCH replies matched together */
 void sfetch_reset(struct script_run *r);

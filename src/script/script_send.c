@@ -71,6 +71,17 @@ srun_flush(struct script_run *r, unsigned conn)
 	c->n_chunks -= i;
 }
 
+void
+srun_drop_chunks(struct script_run *r, unsigned conn)
+{
+	struct rconn *c = &r->conn[conn];
+
+	for (unsigned i = 0; i < c->n_chunks; i++)
+		free(c->chunks[i].data);
+	c->n_chunks = 0;
+	c->plus_seen = false;
+}
+
 /* tag SP text CRLF, split after each synchronizing literal's "{N}\r\n"
  * (the rest waits for the server's "+"); IDLE's DONE also waits for
  * one. */

@@ -153,7 +153,10 @@ begin_step(struct script_run *r)
 			sbuf_reset(&why);
 			goto out;
 		}
+		sappend_fill(r, texts[i].s, texts[i].len, &texts[i]);
 	}
+	/* $tag: the tag of the step's first command, as in imaptest */
+	svars_set(r->m.vars, "tag", r->tags[0]);
 	r->n_pending = st->n_cmds;
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
@@ -255,6 +258,7 @@ step_complete(struct script_run *r, const struct script_step *st)
 		sbuf_reset(&why);
 		return;
 	}
+	srun_drop_chunks(r, st->conn);
 	r->out.commands += st->n_cmds;
 	r->step++;
 	begin_step(r);

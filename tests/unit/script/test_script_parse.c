@@ -385,7 +385,24 @@ START_TEST(test_load)
 	fclose(f);
 	s = script_load(path, err, sizeof(err));
 	ck_assert_str_eq(s->mbox_path, mbox);
+	ck_assert_int_eq(s->messages, -1);
 	script_free(s);
+	/* imaptest's fallback: default.mbox, and no message unless a
+	 * "messages:" line asks */
+	char dflt[160];
+	snprintf(dflt, sizeof(dflt), "%s/default.mbox", dir);
+	ck_assert_int_eq(rename(mbox, dflt), 0);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_str_eq(s->mbox_path, dflt);
+	ck_assert_int_eq(s->messages, 0);
+	script_free(s);
+	f = fopen(path, "w");
+	fputs("messages: 2\n\nok noop\n", f);
+	fclose(f);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_int_eq(s->messages, 2);
+	script_free(s);
+	ck_assert_int_eq(rename(dflt, mbox), 0);
 	ck_assert_ptr_null(script_load(dir, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
 	unlink(mbox);

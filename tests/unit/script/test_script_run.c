@@ -505,8 +505,7 @@ START_TEST(test_predefined_variables)
 	script_on_ready(F.run, 0);
 	script_on_ready(F.run, 1);
 	server(0, "u1 OK");
-	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox "
-		    "imap://u%40d@127.0.0.1:143/tbox\r\n");
+	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox tbox\r\n");
 	server(0, "s2 OK");
 	expect_sent(1, "s3 y v2@e2 v2 e2 pw\r\n");
 	server(1, "s3 OK");
@@ -672,7 +671,9 @@ END_TEST
 
 /* messages: 4 from a 3-message mbox: wraps, one APPEND each, every
  * literal after the server's "+". */
-START_TEST(test_append_setup)
+/* pool: three messages, "Subject: N" and body one, two, three. */
+static void
+three_messages(void)
 {
 	char path[] = "/tmp/imapstress-run-XXXXXX";
 	int fd = mkstemp(path);
@@ -687,6 +688,50 @@ START_TEST(test_append_setup)
 	unlink(path);
 	ck_assert_msg(pool != NULL, "%s", e);
 	ck_assert_uint_eq(msg_pool_count(pool), 3);
+}
+
+/* imaptest's bodiless APPEND: "append" alone goes to $mailbox, "append
+ * BOX (flags)" to BOX, each with the mbox's next message; one with a
+ * literal is sent as written.  $tag is the step's tag, "$$" a '$'. */
+START_TEST(test_bare_append_tag_dollar)
+{
+	three_messages();
+	start("state: created\n\nok append\nok append other (\\seen)\n"
+	      "ok append x {3}\ny\n\nok store 1 +flags ($$kw)\n"
+	      "* 1 fetch (flags ($$kw)) $tag\n");
+	setup_to_steps("IMAP4rev1", 1);
+	const struct msg *m = msg_pool_get(pool, 0);
+	char want[128];
+	snprintf(want, sizeof(want), "s8 append \"tbox\" {%zu}\r\n",
+		 MSG_MARK_LINE_LEN + m->len);
+	expect_sent(0, want);
+	server(0, "+ go");
+	char *body = took(0);
+	ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
+	free(body);
+	server(0, "s8 OK");
+	m = msg_pool_get(pool, 1);
+	snprintf(want, sizeof(want), "s9 append other (\\seen) {%zu}\r\n",
+		 MSG_MARK_LINE_LEN + m->len);
+	expect_sent(0, want);
+	server(0, "+ go");
+	free(took(0));
+	server(0, "s9 OK");
+	expect_sent(0, "s10 append x {3}\r\n");
+	server(0, "+ go");
+	expect_sent(0, "y\r\n\r\n");
+	server(0, "s10 OK");
+	expect_sent(0, "s11 store 1 +flags ($kw)\r\n");
+	server(0, "* 1 FETCH (FLAGS ($kw)) s11\ns11 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_append_setup)
+{
+	three_messages();
 	start("messages: 4\nstate: appended\n\nok noop\n");
 	setup_to_steps("IMAP4rev1", 1);
 	for (unsigned i = 0; i < 4; i++) {
@@ -740,6 +785,7 @@ script_run_suite(void)
 	tcase_add_test(tc, test_setup_and_connection_failures);
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
+	tcase_add_test(tc, test_bare_append_tag_dollar);
 	tcase_add_test(tc, test_namespace);
 	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);

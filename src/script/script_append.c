@@ -1,0 +1,70 @@
+/* script_append.c: the test's mbox messages on the wire.  The set-up's
+ * APPENDs (script_run.c) and imaptest's bodiless APPEND in a script
+ * ("append" alone, or "append MAILBOX [(flags)] [date]" with no literal
+ * and no CATENATE: the next message of the mbox goes to that mailbox)
+ * take the messages in turn from one counter, as imaptest's one mbox
+ * source does. */
+#include <string.h>
+#include <strings.h>
+
+#include "script/script_run_int.h"
+
+bool
+sappend_next(struct script_run *r, struct sbuf *b)
+{
+	unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
+
+	if (have == 0)
+		return false;
+	const struct msg *msg = msg_pool_get(r->pool, r->appended++ % have);
+	/* The script gives no bytes: the message is ours and carries the
+	 * marker, as every APPEND does. */
+	char head[MSG_HEAD_MAX + 1];
+	size_t hl = msg_head(head, msg, r->env.run_id, r->appended);
+	sbuf_addf(b, " {%zu}\r\n", msg_wire_len(msg));
+	sbuf_add(b, head, hl);
+	sbuf_add(b, msg->data, msg->len);
+	return true;
+}
+
+/* Is w (n octets) the word "catenate" in any case? */
+static bool
+has_catenate(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 8 <= n; i++)
+		if (strncasecmp(s + i, "catenate", 8) == 0 &&
+		    (i == 0 || s[i - 1] == ' ') &&
+		    (i + 8 == n || s[i + 8] == ' ' || s[i + 8] == '('))
+			return true;
+	return false;
+}
+
+bool
+sappend_fill(struct script_run *r, const char *text, size_t len,
+	     struct sbuf *out)
+{
+	if (len < 6 || strncasecmp(text, "append", 6) != 0 ||
+	    (len > 6 && text[6] != ' '))
+		return false;
+	const char *rest = text + 6;
+	size_t rl = len - 6;
+	while (rl > 0 && *rest == ' ') {
+		rest++;
+		rl--;
+	}
+	if (memmem(rest, rl, "}\r\n", 3) != NULL || has_catenate(rest, rl))
+		return false;
+	struct sbuf b = { 0 };
+	sbuf_adds(&b, "append ");
+	if (rl == 0)
+		sbuf_add_quoted(&b, r->box);
+	else
+		sbuf_add(&b, rest, rl);
+	if (!sappend_next(r, &b)) {
+		sbuf_reset(&b);
+		return false;
+	}
+	sbuf_reset(out);
+	*out = b;
+	return true;
+}
