@@ -60,6 +60,7 @@ struct rconn {
 	struct sbuf transcript;	/* this step's replies, escaped */
 	unsigned transcript_lines;
 	bool logged_out;
+	bool said_bye;		/* a step of its ended in LOGOUT or "* bye" */
 	struct squeued *queued;	/* untagged replies during others' steps */
 	unsigned n_queued, q_next;
 };

@@ -189,12 +189,14 @@ step_untagged(struct script_run *r, const struct script_step *st,
 {
 	bool hit = false;
 
-	/* "! " lines are tried against every reply, even one a "* " line
-	 * took, as imaptest does (script.h). */
+	/* As in imaptest, a reply is tried against every line not yet
+	 * matched: it may satisfy several (LIST's "()" and "(\noselect)"),
+	 * and a "! " line it matches fails the test even when a "* " line
+	 * took it too. */
 	for (unsigned i = 0; i < st->n_untagged; i++) {
 		struct sbuf why = { 0 };
 		bool banned = st->untagged[i].exist == SCRIPT_X_MUST_NOT;
-		if (r->matched[i] || (hit && !banned))
+		if (r->matched[i])
 			continue;
 		bool m = smatch_untagged(&r->m, r->pats[i], resp, &why);
 		if (m && banned) {
@@ -208,14 +210,10 @@ step_untagged(struct script_run *r, const struct script_step *st,
 			sbuf_reset(&why);
 			return;
 		}
-		if (banned) {
-			sbuf_reset(&why);
-			continue;
-		}
-		hit = m;
-		if (hit)
+		if (m && !banned) {
+			hit = true;
 			r->matched[i] = true;
-		else if (r->near_miss[i] == NULL &&
+		} else if (!banned && r->near_miss[i] == NULL &&
 			 spat_names(r->pats[i], resp->keyword, resp->keyword_len))
 			r->near_miss[i] = sbuf_take(&why);
 		sbuf_reset(&why);
@@ -229,6 +227,21 @@ step_untagged(struct script_run *r, const struct script_step *st,
 	}
 	if (imap_resp_kw(resp) == IMAP_KW_EXPUNGE && resp->has_num)
 		smatch_note_expunge(&r->m, resp->num);
+}
+
+/* Does the step log its connection out (LOGOUT, or a "* bye" it
+ * expects)?  The server may then close it: as imaptest, no failure. */
+static bool
+step_says_bye(const struct script_step *st)
+{
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		if (strcasecmp(st->cmds[i].text, "logout") == 0)
+			return true;
+	for (unsigned i = 0; i < st->n_untagged; i++)
+		if (st->untagged[i].exist == SCRIPT_X_MUST &&
+		    strncasecmp(st->untagged[i].text, "bye", 3) == 0)
+			return true;
+	return false;
 }
 
 static void
@@ -259,6 +272,8 @@ step_complete(struct script_run *r, const struct script_step *st)
 		return;
 	}
 	srun_drop_chunks(r, st->conn);
+	if (step_says_bye(st))
+		r->conn[st->conn].said_bye = true;
 	r->out.commands += st->n_cmds;
 	r->step++;
 	begin_step(r);
@@ -344,6 +359,11 @@ sstep_closed(struct script_run *r, unsigned conn, char *why)
 	if (r->logging_out) {
 		free(why);
 		sstep_logout_done(r, conn);
+		return;
+	}
+	if (r->conn[conn].said_bye && conn != r->s->steps[r->step].conn) {
+		r->conn[conn].logged_out = true;	/* its own LOGOUT */
+		free(why);
 		return;
 	}
 	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why);
