@@ -106,6 +106,10 @@ struct script {
 	/* "user N: NAME" header lines: connection N-1 logs in as NAME
 	 * (NULL: as user=); "$user2" or "${user2}" means user2=. */
 	char *users[SCRIPT_MAX_CONNS];
+	/* each mbox message's INTERNALDATE from its "From " line (NULL: the
+	 * line has none), as imaptest appends them (script_idate.c) */
+	char **idates;
+	unsigned n_idates;
 	struct script_step *steps;
 	unsigned n_steps;
 };
@@ -122,6 +126,9 @@ struct script *script_parse(const char *path, const char *text, size_t len,
 struct script *script_load(const char *path, char *err, size_t errlen);
 
 void script_free(struct script *s);	/* NULL is a no-op */
+
+/* Fill s->idates from s->mbox_path (script_idate.c). */
+void script_idates_load(struct script *s);
 
 /* Is a "user N:" value imaptest's "$user2" (or "${user2}")? */
 bool script_user_is_user2(const char *v);

@@ -1,4 +1,5 @@
-/* script_append.c: the test's mbox messages on the wire.  The set-up's
+/* script_append.c: the test's mbox messages on the wire, each with its
+ * "From " line's date as INTERNALDATE (script_idate.c), as imaptest.  The set-up's
  * APPENDs (script_run.c) and imaptest's bodiless APPEND in a script
  * ("append" alone, or "append MAILBOX [(flags)] [date]" with no literal
  * and no CATENATE: the next message of the mbox goes to that mailbox)
@@ -10,13 +11,17 @@
 #include "script/script_run_int.h"
 
 bool
-sappend_next(struct script_run *r, struct sbuf *b)
+sappend_next(struct script_run *r, struct sbuf *b, bool with_date)
 {
 	unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
 
 	if (have == 0)
 		return false;
-	const struct msg *msg = msg_pool_get(r->pool, r->appended++ % have);
+	unsigned idx = r->appended++ % have;
+	const struct msg *msg = msg_pool_get(r->pool, idx);
+	/* the "From " line's date, when every message has its line */
+	if (r->s->n_idates == have && r->s->idates[idx] != NULL && with_date)
+		sbuf_addf(b, " \"%s\"", r->s->idates[idx]);
 	/* The script gives no bytes: the message is ours and carries the
 	 * marker, as every APPEND does. */
 	char head[MSG_HEAD_MAX + 1];
@@ -60,7 +65,8 @@ sappend_fill(struct script_run *r, const char *text, size_t len,
 		sbuf_add_quoted(&b, r->box);
 	else
 		sbuf_add(&b, rest, rl);
-	if (!sappend_next(r, &b)) {
+	/* a date the script gives wins over the mbox's */
+	if (!sappend_next(r, &b, memchr(rest, '"', rl) == NULL)) {
 		sbuf_reset(&b);
 		return false;
 	}

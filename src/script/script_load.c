@@ -33,6 +33,7 @@ script_load(const char *path, char *err, size_t errlen)
 	memcpy(mbox + pl, ".mbox", 6);
 	if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode)) {
 		s->mbox_path = mbox;
+		script_idates_load(s);
 		return s;
 	}
 	const char *slash = strrchr(path, '/');
@@ -42,6 +43,7 @@ script_load(const char *path, char *err, size_t errlen)
 		s->mbox_path = mbox;
 		if (!s->messages_given)
 			s->messages = 0;
+		script_idates_load(s);
 		return s;
 	}
 	free(mbox);

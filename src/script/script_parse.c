@@ -669,6 +669,9 @@ script_free(struct script *s)
 		free(s->caps[i]);
 	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++)
 		free(s->users[i]);
+	for (unsigned i = 0; i < s->n_idates; i++)
+		free(s->idates[i]);
+	free(s->idates);
 	free(s->caps);
 	free(s->steps);
 	free(s->path);

@@ -245,7 +245,7 @@ setup_next(struct script_run *r)
 			}
 			sbuf_adds(&b, "APPEND ");
 			sbuf_add_quoted(&b, r->box);
-			sappend_next(r, &b);	/* script_append.c */
+			sappend_next(r, &b, true);	/* script_append.c */
 			again = true;
 		} else if (k >= SU_SELECT && k < SU_SELECT + s->connections) {
 			if (s->state < SCRIPT_ST_SELECTED) {

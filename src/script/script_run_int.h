@@ -124,9 +124,10 @@ void srun_flush(struct script_run *r, unsigned conn);
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp, const char *hint);
 
-/* script_append.c: " {N}\r\n" and the mbox's next message (with the
- * marker) onto b; false when the test has no message to give. */
-bool sappend_next(struct script_run *r, struct sbuf *b);
+/* script_append.c: (with_date: the mbox's date for it and) " {N}\r\n"
+ * and the mbox's next message (with the marker) onto b; false when the
+ * test has no message to give. */
+bool sappend_next(struct script_run *r, struct sbuf *b, bool with_date);
 /* text (expanded, len octets) is imaptest's bodiless APPEND: out is
  * replaced by the command with the next message; false: not one (or no
  * message to give), out untouched. */

@@ -403,6 +403,18 @@ START_TEST(test_load)
 	ck_assert_int_eq(s->messages, 2);
 	script_free(s);
 	ck_assert_int_eq(rename(dflt, mbox), 0);
+	/* INTERNALDATEs from the "From " lines, as imaptest appends them */
+	f = fopen(mbox, "w");
+	fputs("From u@d  Fri Feb 22 23:00:00 2008 +0200\nSubject: 1\n\nx\n"
+	      "From u@d  Sat Mar  1 01:02:03 2008\nSubject: 2\n\ny\n"
+	      "From nodate\nSubject: 3\n\nz\n", f);
+	fclose(f);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_uint_eq(s->n_idates, 3);
+	ck_assert_str_eq(s->idates[0], "22-Feb-2008 23:00:00 +0200");
+	ck_assert_str_eq(s->idates[1], "01-Mar-2008 01:02:03 +0000");
+	ck_assert_ptr_null(s->idates[2]);
+	script_free(s);
 	ck_assert_ptr_null(script_load(dir, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
 	unlink(mbox);
