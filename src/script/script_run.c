@@ -126,7 +126,8 @@ set_user_vars(struct script_run *r, unsigned conn)
 	svars_set(r->m.vars, name, v);
 	free(v);
 	snprintf(name, sizeof(name), "domain%s", suffix);
-	svars_set(r->m.vars, name, at ? at + 1 : "");
+	/* imaptest: the host when the user has no domain */
+	svars_set(r->m.vars, name, at ? at + 1 : r->env.host);
 	snprintf(name, sizeof(name), "password%s", suffix);
 	svars_set(r->m.vars, name, r->env.password);
 }
