@@ -15,7 +15,8 @@
 #define LEARN_DEPTH_MAX 16
 
 static const char usage[] =
-	"usage: imapstress learn [--anonymize] [-o PREFIX] FILE|DIR...\n"
+	"usage: imapstress learn [--anonymize] [-o PREFIX] [--until TIME] "
+	"FILE|DIR...\n"
 	"  reads Dovecot rawlogs (NAME.in/NAME.out) and imapstress rawlogs;\n"
 	"  writes PREFIX.mix, PREFIX.profile, PREFIX.summary (PREFIX: learned)\n";
 
@@ -173,6 +174,18 @@ learn_main(int argc, char **argv)
 			prefix = argv[++i];
 		} else if (strncmp(a, "--output=", 9) == 0 && a[9] != '\0') {
 			prefix = a + 9;
+		} else if (strcmp(a, "--until") == 0 ||
+			   strncmp(a, "--until=", 8) == 0) {
+			const char *v = a[7] == '=' ? a + 8 : i + 1 < argc ?
+			    argv[++i] : "";
+			char *e;
+			l.until = strtod(v, &e);
+			if (*v == '\0' || *e != '\0' || !(l.until > 0) ||
+			    l.until > 1e11) {
+				log_error("learn: --until %s: not a time in "
+					  "seconds since 1970", v);
+				return 2;
+			}
 		} else if (a[0] == '-' && a[1] != '\0') {
 			log_error("learn: %s: unknown option", a);
 			fputs(usage, stderr);

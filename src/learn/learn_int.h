@@ -46,6 +46,8 @@ struct lcmd {
 	int items;		/* FETCH item set (learn_names), -1 none */
 	unsigned n_msgs;	/* APPEND: messages; STORE/MOVE/FETCH: set size */
 	unsigned flags_add;	/* STORE: LFL_* added */
+	bool after_end;		/* sent after --until, or in imapstress's
+				 * stop: not walked (the session is cut) */
 };
 
 struct lsession {
@@ -67,6 +69,7 @@ struct lsession {
 	bool idle;		/* sent IDLE */
 	bool pending_auth;	/* AUTHENTICATE waits for its SASL lines */
 	bool pending_idle;	/* IDLE waits for DONE */
+	bool stopped;		/* imapstress's rawlog noted its stop */
 };
 
 /* Names seen in the logs, numbered in order of appearance; only the
@@ -104,6 +107,7 @@ struct lmix {
 /* Everything learned over all files. */
 struct learn {
 	bool anonymize;		/* forced with --anonymize */
+	double until;		/* --until: epoch seconds, 0 none */
 	struct lmix mix;
 	struct lnames users, boxes, items, unmapped, ignored;
 	struct lnames user_boxes;	/* "user/box" ids: mailboxes per user */

@@ -93,6 +93,7 @@ learn_write_profile(const struct learn *l, const char *path)
 		lhist_quantile(&l->think_us, 0.5) / 1000);
 	fprintf(f, "# an IDLE lasted: median %.0f ms\n",
 		lhist_quantile(&l->idle_us, 0.5) / 1000);
+	learn_write_folders(l, f);
 	fprintf(f, "# lmtp_port: not in IMAP logs; set your server's\n");
 	fprintf(f, "lmtp_port = 24\n");
 	fprintf(f, "total_user_count = %zu\n", users);

@@ -11,7 +11,8 @@
  * imapstress's rawlog (--rawlog): one file per client slot, "# connection
  * N: connecting as USER" starting each session, "C: " and "S: " lines,
  * line ends written as one newline, long lines cut with "<N more octets>",
- * no times.
+ * no times; "# stopping" says the run's end began, and what follows (the
+ * LOGOUT of its drain) is no part of the mix.
  *
  * A file that is neither, holds a NUL, or records another protocol is
  * named with its line and skipped; a session cut short keeps the
@@ -158,6 +159,7 @@ client_unit(struct learn *l, struct lsession *s, struct ldir *d)
 	struct lcmd *c = lsession_add(s);
 	c->line = d->line0;
 	c->t_sent = d->t0;
+	c->after_end = s->stopped || (l->until > 0 && d->t0 > l->until);
 	learn_cmd_classify(l, s, c, t, len, d->lits, d->n_lits);
 	if (c->op == OP_LOGIN || c->op == OP_AUTHENTICATE)
 		s->implied_login = false;
@@ -361,6 +363,8 @@ learn_stress(struct learn *l, const char *path, char *buf, size_t blen)
 		}
 		if (text[0] == '#') {
 			const char *as = memmem(text, len, ": connecting as ", 16);
+			if (len >= 10 && memcmp(text, "# stopping", 10) == 0)
+				s.stopped = true;
 			if (as == NULL)
 				continue;
 			if (open) {

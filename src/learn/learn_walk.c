@@ -15,16 +15,16 @@
  * Draws the wire cannot show are left out: imapstress does not send
  * SELECT on a selected session nor COMPRESS twice, and a state that needs
  * a selected mailbox is dropped while none is.  A session cut before its
- * LOGOUT adds nothing after its last command.  Messages past the first of
+ * LOGOUT adds nothing after its last command, nor does one from its
+ * last command before the end of what is learned (--until, imapstress's
+ * stop).  Messages past the first of
  * a MULTIAPPEND are APPEND's repeats, taken as they are. */
 #include <math.h>
 #include <string.h>
 
 #include "learn/learn_int.h"
 
-/* Rounds of the walk considered between two commands. */
-#define WALK_ROUNDS 4
-#define WALK_ITERATIONS 200
+#define WALK_ITERATIONS 3000
 
 static void
 note(struct lmix *m, int a, int b, bool sel, bool comp)
@@ -44,6 +44,8 @@ learn_walk(struct lmix *m, const struct lsession *s)
 		m->auth_sessions++;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct lcmd *c = &s->c[i];
+		if (c->after_end)
+			break;
 		if (c->unselect)
 			selected = false;
 		if (c->op == OP_LOGIN || c->op == OP_AUTHENTICATE) {
@@ -134,12 +136,53 @@ path(struct lmix *m, int a, int b, int rounds, bool sel, bool comp,
 	return lk;
 }
 
+/* One whole round of the walk with nothing taken: its likelihood, and
+ * with add its draws added with weight w. */
+static double
+empty_round(struct lmix *m, bool sel, bool comp, bool add, double w)
+{
+	double q = 1;
+	for (int i = OP_LOGIN + 1; i <= OP_LOGOUT; i++)
+		if (visible(i, sel, comp)) {
+			q *= 1 - m->p[i];
+			if (add)
+				m->e_draws[i] += w;
+		}
+	return q;
+}
+
+/* The E step for n transitions a -> b.  Going round k >= 1 times has
+ * likelihood L1 * q^(k-1) (q: an empty round), so all k >= 1 together
+ * are L1 / (1 - q), with q / (1 - q) empty rounds expected: no bound on
+ * k, which sparse mixes (rounds mostly empty) need. */
+static void
+expect(struct lmix *m, int a, int b, bool sel, bool comp, double n)
+{
+	double l0 = path(m, a, b, 0, sel, comp, false, 0);
+	double l1 = path(m, a, b, 1, sel, comp, false, 0);
+	double q = empty_round(m, sel, comp, false, 0);
+	if (q > 1 - 1e-12)
+		q = 1 - 1e-12;
+	double lmore = l1 / (1 - q), sum = l0 + lmore;
+	if (!(sum > 0))
+		return;
+	if (l0 > 0)
+		path(m, a, b, 0, sel, comp, true, n * l0 / sum);
+	if (l1 > 0) {
+		double w = n * lmore / sum;
+		path(m, a, b, 1, sel, comp, true, w);
+		empty_round(m, sel, comp, true, w * q / (1 - q));
+	}
+}
+
 void
 learn_solve(struct lmix *m)
 {
+	/* A state never seen is never drawn (P 0, fixed: EM keeps it);
+	 * every other starts in the middle. */
 	for (int i = 0; i < OP_COUNT; i++) {
-		m->p[i] = 0.5;
-		m->r[i] = 0.1;
+		m->p[i] = m->runs[i] > 0 ? 0.5 : 0;
+		m->r[i] = m->runs[i] > 0 ? 0.1 : 0;
 	}
 	for (int it = 0; it < WALK_ITERATIONS; it++) {
 		memset(m->e_draws, 0, sizeof(m->e_draws));
@@ -148,22 +191,10 @@ learn_solve(struct lmix *m)
 		memset(m->e_repeats, 0, sizeof(m->e_repeats));
 		for (int a = OP_LOGIN; a <= OP_LOGOUT; a++)
 			for (int b = OP_LOGIN + 1; b <= OP_LOGOUT; b++)
-				for (int f = 0; f < 4; f++) {
-					uint64_t n = m->trans[a][b][f];
-					if (n == 0)
-						continue;
-					bool sel = f & 1, comp = f & 2;
-					double lk[WALK_ROUNDS], sum = 0;
-					for (int k = 0; k < WALK_ROUNDS; k++)
-						sum += lk[k] = path(m, a, b, k, sel,
-								    comp, false, 0);
-					if (sum <= 0)
-						continue;
-					for (int k = 0; k < WALK_ROUNDS; k++)
-						if (lk[k] > 0)
-							path(m, a, b, k, sel, comp,
-							     true, (double)n * lk[k] / sum);
-				}
+				for (int f = 0; f < 4; f++)
+					if (m->trans[a][b][f] != 0)
+						expect(m, a, b, f & 1, f & 2,
+						       (double)m->trans[a][b][f]);
 		double change = 0;
 		for (int i = OP_LOGIN + 1; i <= OP_LOGOUT; i++) {
 			double p = m->e_draws[i] > 0 ?

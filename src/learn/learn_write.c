@@ -109,6 +109,22 @@ write_boxes_per_user(const struct learn *l, FILE *f)
 	free(per);
 }
 
+/* The mailboxes used, by the name shown (see learn_box_shown). */
+void
+learn_write_folders(const struct learn *l, FILE *f)
+{
+	size_t *ix = lnames_sorted(&l->boxes);
+	char name[LEARN_NAME_MAX + 16];
+	fprintf(f, "# folders used (%zu; commands naming them):", l->boxes.n);
+	for (size_t i = 0; ix != NULL && i < l->boxes.n && i < 20; i++) {
+		learn_box_shown(l, (int)ix[i], name, sizeof(name));
+		fprintf(f, "%s %s %llu", i ? "," : "", name,
+			(unsigned long long)l->boxes.count[ix[i]]);
+	}
+	fprintf(f, "%s\n", l->boxes.n > 20 ? ", ..." : "");
+	free(ix);
+}
+
 int
 learn_write_mix(const struct learn *l, const char *path)
 {
@@ -145,6 +161,7 @@ learn_write_mix(const struct learn *l, const char *path)
 		write_sizes(f, sz == &l->append_sizes ? "APPEND literals" :
 			    "RFC822.SIZE and BODY[] in FETCH answers", sz);
 	write_boxes_per_user(l, f);
+	learn_write_folders(l, f);
 
 	/* The arguments. */
 	fprintf(f, "-");

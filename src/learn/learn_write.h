@@ -14,4 +14,7 @@ int lnames_top(const struct lnames *t);
 /* Indexes by count, most first (free it), NULL without memory. */
 size_t *lnames_sorted(const struct lnames *t);
 
+/* A comment line: the folders used, by the names the outputs show. */
+void learn_write_folders(const struct learn *l, FILE *f);
+
 #endif
