@@ -118,19 +118,6 @@ walk(struct learn *l, const char *path, int depth)
 	free(names);
 }
 
-static void
-learn_free(struct learn *l)
-{
-	struct lnames *t[] = { &l->users, &l->boxes, &l->items, &l->unmapped,
-			       &l->ignored, &l->user_boxes, &l->new_items,
-			       &l->read_items, &l->copy_boxes };
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		lnames_free(t[i]);
-	free(l->user_first);
-	free(l->user_last);
-	free(l->user_sessions);
-}
-
 static int
 write_all(struct learn *l, const char *prefix)
 {

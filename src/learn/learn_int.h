@@ -168,6 +168,8 @@ int learn_file(struct learn *l, const char *path);
 /* learn_session.c: a session is complete: fold it into l and free it. */
 void learn_session_end(struct learn *l, struct lsession *s);
 struct lcmd *lsession_add(struct lsession *s);
+/* Everything a struct learn holds (not the struct). */
+void learn_free(struct learn *l);
 void lsession_free(struct lsession *s);
 
 /* learn_walk.c: a session's transitions into m; then, once all are in,

@@ -153,3 +153,16 @@ learn_session_end(struct learn *l, struct lsession *s)
 	tally(l, s);
 	lsession_free(s);
 }
+
+void
+learn_free(struct learn *l)
+{
+	struct lnames *t[] = { &l->users, &l->boxes, &l->items, &l->unmapped,
+			       &l->ignored, &l->user_boxes, &l->new_items,
+			       &l->read_items, &l->copy_boxes };
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		lnames_free(t[i]);
+	free(l->user_first);
+	free(l->user_last);
+	free(l->user_sessions);
+}

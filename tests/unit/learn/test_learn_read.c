@@ -50,19 +50,6 @@ learn_one(struct learn *l, const char *name)
 	return learn_file(l, path);
 }
 
-static void
-learn_done(struct learn *l)
-{
-	struct lnames *t[] = { &l->users, &l->boxes, &l->items, &l->unmapped,
-			       &l->ignored, &l->user_boxes, &l->new_items,
-			       &l->read_items, &l->copy_boxes };
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		lnames_free(t[i]);
-	free(l->user_first);
-	free(l->user_last);
-	free(l->user_sessions);
-}
-
 /* One session: SELECT, a MULTIAPPEND of two messages (the first literal
  * over three lines, the second following on its last), a FETCH of a body, a STORE adding \Deleted, LOGOUT;
  * the server's FETCH answer holds a literal that ends mid-line. */
@@ -129,7 +116,7 @@ START_TEST(dovecot_with_times)
 	check_session(&l);
 	ck_assert_uint_eq(l.formats[LFMT_DOVECOT_TS], 1);
 	ck_assert_uint_eq(l.timed_sessions, 1);
-	learn_done(&l);
+	learn_free(&l);
 }
 END_TEST
 
@@ -143,7 +130,7 @@ START_TEST(dovecot_without_times)
 	check_session(&l);
 	ck_assert_uint_eq(l.formats[LFMT_DOVECOT], 1);
 	ck_assert_uint_eq(l.untimed_sessions, 1);
-	learn_done(&l);
+	learn_free(&l);
 }
 END_TEST
 
@@ -198,7 +185,7 @@ START_TEST(imapstress_rawlog)
 	ck_assert_uint_eq(l.mix.cut, 1);
 	ck_assert_uint_eq(l.mix.runs[OP_SELECT], 2);
 	ck_assert_uint_eq(l.truncated, 0);
-	learn_done(&l);
+	learn_free(&l);
 }
 END_TEST
 
@@ -296,7 +283,7 @@ START_TEST(command_shapes)
 	/* a verb that is no atom is never kept as it came */
 	for (const char *v = c.verb; *v; v++)
 		ck_assert(*v >= 0x20 && *v < 0x7f);
-	learn_done(&l);
+	learn_free(&l);
 }
 END_TEST
 
