@@ -15,8 +15,8 @@
 #define LEARN_DEPTH_MAX 16
 
 static const char usage[] =
-	"usage: imapstress learn [--anonymize] [-o PREFIX] [--until TIME] "
-	"FILE|DIR...\n"
+	"usage: imapstress learn [--anonymize] [-o PREFIX] [--until TIME]\n"
+	"                        [--lmtp-port N] FILE|DIR...\n"
 	"  reads Dovecot rawlogs (NAME.in/NAME.out) and imapstress rawlogs;\n"
 	"  writes PREFIX.mix, PREFIX.profile, PREFIX.summary (PREFIX: learned)\n";
 
@@ -161,6 +161,18 @@ learn_main(int argc, char **argv)
 			prefix = argv[++i];
 		} else if (strncmp(a, "--output=", 9) == 0 && a[9] != '\0') {
 			prefix = a + 9;
+		} else if (strcmp(a, "--lmtp-port") == 0 ||
+			   strncmp(a, "--lmtp-port=", 12) == 0) {
+			const char *v = a[11] == '=' ? a + 12 : i + 1 < argc ?
+			    argv[++i] : "";
+			char *e;
+			long port = strtol(v, &e, 10);
+			if (*v == '\0' || *e != '\0' || port < 1 || port > 65535) {
+				log_error("learn: --lmtp-port %s: not a port "
+					  "(1 to 65535)", v);
+				return 2;
+			}
+			l.lmtp_port = (unsigned)port;
 		} else if (strcmp(a, "--until") == 0 ||
 			   strncmp(a, "--until=", 8) == 0) {
 			const char *v = a[7] == '=' ? a + 8 : i + 1 < argc ?

@@ -108,6 +108,7 @@ struct lmix {
 struct learn {
 	bool anonymize;		/* forced with --anonymize */
 	double until;		/* --until: epoch seconds, 0 none */
+	unsigned lmtp_port;	/* --lmtp-port, 0: the placeholder 24 */
 	struct lmix mix;
 	struct lnames users, boxes, items, unmapped, ignored;
 	struct lnames user_boxes;	/* "user/box" ids: mailboxes per user */

@@ -94,8 +94,10 @@ learn_write_profile(const struct learn *l, const char *path)
 	fprintf(f, "# an IDLE lasted: median %.0f ms\n",
 		lhist_quantile(&l->idle_us, 0.5) / 1000);
 	learn_write_folders(l, f);
-	fprintf(f, "# lmtp_port: not in IMAP logs; set your server's\n");
-	fprintf(f, "lmtp_port = 24\n");
+	if (l->lmtp_port == 0)
+		fprintf(f, "# lmtp_port: not in IMAP logs; set your server's "
+			"(or learn --lmtp-port)\n");
+	fprintf(f, "lmtp_port = %u\n", l->lmtp_port ? l->lmtp_port : 24);
 	fprintf(f, "total_user_count = %zu\n", users);
 	fprintf(f, "\nuser learned {\n  count = 100%%\n"
 		"  username_format = user%%{username_idx}\n");
