@@ -3,6 +3,7 @@
  * Outputs print a user or mailbox by its number unless it is one of the
  * names every mail client shares (INBOX, Sent, Drafts, ...), so no real
  * name leaves the logs. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +76,23 @@ learn_box_role(const char *name)
 	return NULL;
 }
 
+/* A name the outputs can hold as it is: printable ASCII, no blank. */
+static bool
+plain_name(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s <= 0x20 || *s >= 0x7f)
+			return false;
+	return true;
+}
+
 void
 learn_box_shown(const struct learn *l, int box, char *out, size_t len)
 {
 	const char *role = learn_box_role(l->boxes.v[box]);
 	if (role != NULL)
 		snprintf(out, len, "%s", role);
-	else if (l->anonymize)
+	else if (l->anonymize || !plain_name(l->boxes.v[box]))
 		snprintf(out, len, "box%d", box + 1);
 	else
 		snprintf(out, len, "%s", l->boxes.v[box]);
