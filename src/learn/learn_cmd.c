@@ -239,8 +239,9 @@ fetch_items(struct learn *l, const struct ltok *k, bool *body)
 	char out[1024];
 	size_t o = 0;
 	for (size_t i = 0; i < n && o < sizeof(out) - 1; i++)
-		o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s",
-				      i ? " " : "", items[i]);
+		if (i == 0 || strcmp(items[i], items[i - 1]) != 0)	/* UID UID */
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s",
+					      o ? " " : "", items[i]);
 	if (o >= sizeof(out))
 		o = sizeof(out) - 1;
 	return lnames_add(&l->items, out, o);

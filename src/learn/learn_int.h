@@ -28,6 +28,8 @@
 #define LFL_DELETED 4u
 
 #define LEARN_VERB_MAX 24
+/* New mails remembered per session for the action delay. */
+#define LEARN_GROW_MAX 100000
 #define LEARN_NAME_MAX 256
 
 struct lcmd {
@@ -65,7 +67,8 @@ struct lsession {
 	uint64_t exists_grown;	/* growth not explained by own APPENDs */
 	uint64_t own_appends;	/* messages appended to the selected box */
 	int selected_box;
-	double t_new_mail;	/* last growth, for the action delay */
+	double *grow_t;		/* when new mail was announced (with times) */
+	size_t n_grow, cap_grow;
 	bool idle;		/* sent IDLE */
 	bool pending_auth;	/* AUTHENTICATE waits for its SASL lines */
 	bool pending_idle;	/* IDLE waits for DONE */
@@ -113,12 +116,13 @@ struct learn {
 	struct lnames users, boxes, items, unmapped, ignored;
 	struct lnames user_boxes;	/* "user/box" ids: mailboxes per user */
 	struct lhist append_sizes, fetch_sizes;
-	struct lhist think_us, session_us, idle_us, action_us;
+	struct lhist think_us, session_us, idle_us;
 	uint64_t files, files_skipped, sessions, commands, truncated;
 	uint64_t timed_sessions, untimed_sessions;
 	uint64_t formats[3];		/* enum lfmt */
 	uint64_t idle_sessions;
 	uint64_t new_mail, read, replied, deleted, moved, sent;
+	struct lhist action_delay_us;	/* new mail announced -> its reading */
 	/* per user: first and last time seen, session starts */
 	double *user_first, *user_last;
 	uint64_t *user_sessions;

@@ -107,11 +107,15 @@ learn_write_profile(const struct learn *l, const char *path)
 	duration(f, "mail_inbox_delivery_interval",
 		 l->new_mail ? user_secs / (double)l->new_mail : 0,
 		 "no new mail seen over time");
+	/* A reply is saved to Sent too: new mail written is the rest. */
+	uint64_t sends = l->sent > l->replied ? l->sent - l->replied : 0;
 	duration(f, "mail_send_interval",
-		 l->sent ? user_secs / (double)l->sent : 0,
-		 "no APPEND to Sent seen over time");
+		 sends ? user_secs / (double)sends : 0,
+		 "no APPEND to Sent beyond the replies seen over time");
 	double think = lhist_quantile(&l->think_us, 0.5) / 1e6;
-	duration(f, "mail_action_delay", think, "no times");
+	duration(f, "mail_action_delay",
+		 l->action_delay_us.n ? lhist_mean(&l->action_delay_us) / 1e6 : 0,
+		 "no new mail read, with times");
 	duration(f, "mail_action_repeat_delay", think, "no times");
 	uint64_t base = l->read ? l->read : l->new_mail;
 	fprintf(f, "  mail_inbox_reply_percentage = %d\n", share(l->replied, base));

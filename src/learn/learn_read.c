@@ -266,7 +266,6 @@ new_session(struct lsession *s, const char *path)
 	s->exists = -1;
 	s->selected_box = -1;
 	s->t_first = s->t_last = -1;
-	s->t_new_mail = -1;
 }
 
 /* The user of a post-login Dovecot log: its directory's name. */

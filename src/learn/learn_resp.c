@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "learn/learn_int.h"
+#include "util/xmalloc.h"
 
 static struct lcmd *
 find_tag(struct lsession *s, const char *tag, size_t len)
@@ -63,7 +64,15 @@ on_exists(struct lsession *s, long n, double t)
 		s->own_appends -= mine < s->own_appends ? mine : s->own_appends;
 		if (grow > mine) {
 			s->exists_grown += grow - mine;
-			s->t_new_mail = t;
+			for (uint64_t k = 0; t >= 0 && k < grow - mine &&
+			     s->n_grow < LEARN_GROW_MAX; k++) {
+				if (s->n_grow == s->cap_grow) {
+					s->cap_grow = s->cap_grow ? s->cap_grow * 2 : 16;
+					s->grow_t = xrealloc(s->grow_t, s->cap_grow *
+							     sizeof(*s->grow_t));
+				}
+				s->grow_t[s->n_grow++] = t;
+			}
 		}
 	}
 	s->exists = n;

@@ -26,8 +26,10 @@ void
 lsession_free(struct lsession *s)
 {
 	free(s->c);
+	free(s->grow_t);
 	s->c = NULL;
-	s->n = s->cap = 0;
+	s->grow_t = NULL;
+	s->n = s->cap = s->n_grow = s->cap_grow = 0;
 }
 
 /* imapstress (as imaptest) CREATEs a mailbox that SELECT, APPEND, COPY
@@ -85,8 +87,14 @@ tally(struct learn *l, const struct lsession *s)
 {
 	char key[64];
 	double last_done = -1;
+	size_t grow = 0;	/* the oldest new mail not yet read */
+	bool in_inbox = true;	/* unknown counts as INBOX */
 	for (size_t i = 0; i < s->n; i++) {
 		const struct lcmd *c = &s->c[i];
+		if (c->op == OP_SELECT && c->status == 'O' && c->box >= 0) {
+			const char *role = learn_box_role(l->boxes.v[c->box]);
+			in_inbox = role != NULL && strcmp(role, "INBOX") == 0;
+		}
 		if (c->op == LOP_UNMAPPED)
 			lnames_add(&l->unmapped, c->verb, strlen(c->verb));
 		else if (c->op == LOP_IGNORED)
@@ -106,6 +114,12 @@ tally(struct learn *l, const struct lsession *s)
 		if (c->op == OP_FETCH || c->op == OP_FETCH2 || c->op == OP_UIDFETCH) {
 			if (c->body) {
 				l->read += c->n_msgs;
+				/* Mail is read in the order it came: the
+				 * oldest unread announcement is this one's. */
+				if (c->t_sent >= 0 && grow < s->n_grow &&
+				    s->grow_t[grow] <= c->t_sent)
+					lhist_add(&l->action_delay_us,
+						  (c->t_sent - s->grow_t[grow++]) * 1e6);
 				lnames_add(&l->read_items, l->items.v[c->items],
 					   strlen(l->items.v[c->items]));
 			} else if (c->range_to_end && c->items >= 0) {
@@ -113,9 +127,11 @@ tally(struct learn *l, const struct lsession *s)
 					   strlen(l->items.v[c->items]));
 			}
 		}
-		if (c->op == OP_STORE && (c->flags_add & LFL_ANSWERED))
+		/* What became of new mail: flags on INBOX's messages (a
+		 * draft deleted after its reply was sent is not). */
+		if (c->op == OP_STORE && (c->flags_add & LFL_ANSWERED) && in_inbox)
 			l->replied += c->n_msgs;
-		if (c->op == OP_DELETE)
+		if (c->op == OP_DELETE && in_inbox)
 			l->deleted += c->n_msgs;
 		if (c->op == OP_MOVE)
 			l->moved += c->n_msgs;
