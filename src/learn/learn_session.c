@@ -112,7 +112,7 @@ tally(struct learn *l, const struct lsession *s)
 		else if (c->op == OP_IDLE)
 			last_done = -1;
 		if (c->op == OP_FETCH || c->op == OP_FETCH2 || c->op == OP_UIDFETCH) {
-			if (c->body) {
+			if (c->body && c->status == 'O') {
 				l->read += c->n_msgs;
 				/* Mail is read in the order it came: the
 				 * oldest unread announcement is this one's. */
@@ -127,13 +127,16 @@ tally(struct learn *l, const struct lsession *s)
 					   strlen(l->items.v[c->items]));
 			}
 		}
-		/* What became of new mail: flags on INBOX's messages (a
-		 * draft deleted after its reply was sent is not). */
-		if (c->op == OP_STORE && (c->flags_add & LFL_ANSWERED) && in_inbox)
+		/* What became of new mail, as the server confirmed it:
+		 * flags on INBOX's messages (a draft deleted after its
+		 * reply was sent is not). */
+		bool ok = c->status == 'O';
+		if (c->op == OP_STORE && (c->flags_add & LFL_ANSWERED) &&
+		    in_inbox && ok)
 			l->replied += c->n_msgs;
-		if (c->op == OP_DELETE && in_inbox)
+		if (c->op == OP_DELETE && in_inbox && ok)
 			l->deleted += c->n_msgs;
-		if (c->op == OP_MOVE)
+		if (c->op == OP_MOVE && ok)
 			l->moved += c->n_msgs;
 		if ((c->op == OP_MOVE || c->op == OP_COPY) && c->box >= 0) {
 			int n = snprintf(key, sizeof(key), "%d", c->box);
