@@ -430,7 +430,7 @@ const struct opt config_opts[] = {
 	{ NULL, "profile-check", 0, ARG_NONE, h_flag, OFF(profile_check), 0, 0 },
 	{ NULL, "profile-counts", 0, ARG_REQ, h_str, OFF(profile_counts), 0, 0 },
 	{ NULL, "profile-users", 0, ARG_REQ, h_uint, OFF(profile_users), 1,
-	  1000000 },
+	  50000000 },	/* PROFILE_MAX_USERS */
 	{ NULL, "push-timeout", 0, ARG_REQ, h_dur, OFF(push_timeout_s), 1, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,

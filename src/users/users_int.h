@@ -113,7 +113,7 @@ enum ujob {
 	UJ_FETCH_NEW,	/* UID FETCH uidnext:* */
 	UJ_ACT,		/* read one mail, then reply/delete/move it */
 	UJ_REPLY_SEND,	/* APPEND Sent, delete the draft, \Answered (a
-			 * new mail: LMTP to a user instead) */
+			 * new mail: none; it is delivered to nobody) */
 	UJ_SEND_NEW,	/* APPEND a new mail to Drafts */
 	UJ_LOGOUT,
 	UJ_LOADSIM	/* one LoadSim action (uc->ls_act) */
@@ -414,7 +414,7 @@ void ulmtp_attach(struct uworker *uw);
 void ulmtp_detach(struct uworker *uw);
 void ulmtp_user_start(struct user *u);
 void ulmtp_user_stop(struct user *u);
-/* Deliver one new message to user `to` (same worker) from `u`'s send. */
+/* Deliver one new message to user `to` (same worker): LoadSim's mail. */
 void ulmtp_send(struct user *from, struct user *to);
 bool ulmtp_busy(const struct uworker *uw);
 

@@ -2,8 +2,9 @@
  * worker's LMTP client (lmtp.h) on its own event loop: INBOX every
  * mail_inbox_delivery_interval, Spam (RCPT TO:<user+Spam>, Dovecot's
  * lmtp_save_to_detail_mailbox) every mail_spam_delivery_interval, each
- * randomized around its mean (profile_jitter_us), and the new mails users
- * send.  lmtp_max_parallel_count is divided between the workers of
+ * randomized around its mean (profile_jitter_us), and LoadSim's mail
+ * (users_loadsim.c).  A mail an imaptest user sends is only APPENDed to
+ * Sent, as imaptest does (users_job.c).  lmtp_max_parallel_count is divided between the workers of
  * every shard.  A 250 counts as delivered; for INBOX its time waits for
  * the user's IDLE connection to see the EXISTS (push latency). */
 #include <netinet/in.h>
@@ -110,8 +111,8 @@ ulmtp_spam_cb(evutil_socket_t fd, short what, void *arg)
 	ulmtp_timer(u, u->ev_spam, u->ub->spam_delivery_us);
 }
 
-/* mail_send_interval: the working connection APPENDs to Sent and then
- * hands the mail to LMTP (users_job.c). */
+/* mail_send_interval: the working connection writes a draft and later
+ * APPENDs it to Sent (users_job.c). */
 static void
 ulmtp_send_cb(evutil_socket_t fd, short what, void *arg)
 {
