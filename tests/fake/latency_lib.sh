@@ -61,6 +61,18 @@ fake_start() {
 	FAKE_PORT=$(cat "$pf")
 }
 
+# fake_lmtp_start ARGS...: fake_start in mail-store mode (IMAP and LMTP);
+# also sets FAKE_LMTP, its LMTP port.
+fake_lmtp_start() {
+	fake_start --lmtp-port-file "$TEST_TMP/lmtp" "$@"
+	for _ in $(seq 100); do
+		[ -s "$TEST_TMP/lmtp" ] && break
+		sleep 0.1
+	done
+	[ -s "$TEST_TMP/lmtp" ] || fail "fakeimapd wrote no LMTP port"
+	FAKE_LMTP=$(cat "$TEST_TMP/lmtp")
+}
+
 noop_run() {
 	local name=$1 rc=0
 	shift
