@@ -257,6 +257,7 @@ conn_close(struct conn *c, enum conn_end end, enum err_kind why)
 	conn_hold_update(c);
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
+	conn_guard_closed(c);
 	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
 		/* Offer this session again when the slot reconnects. */
 		struct ssl_session_st *s = tls_bev_session(c->z == CONN_Z_ON ?

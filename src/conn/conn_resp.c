@@ -482,6 +482,12 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		if (c->view != NULL)
 			mbox_view_store_end(c->view);
 		break;
+	case OP_MCREATE:
+	case OP_MDELETE:
+	case OP_MRENAME:
+		if (rep == STATS_OK)
+			conn_guard_names_done(c, (enum op)f->op, f->bytes);
+		break;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
 			ctr_add(&c->env->stats->append_msgs, f->msgs);
@@ -558,6 +564,8 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		}
 		break;
 	case IMAP_UNTAGGED:
+		if (conn_guard_untagged(c, r))
+			break;	/* the foreign-mail search's own answer */
 		conn_untagged(c, r);
 		if (c->env->hooks->untagged != NULL && c->quit != CONN_QUIT_NOW &&
 		    c->lstate != LSTATE_NONAUTH)

@@ -27,6 +27,7 @@ struct run_outcome {
 	unsigned failed;	/* init: users left unfilled; test=: tests
 				 * that failed */
 	bool output_failed;	/* an output could not be written */
+	bool foreign;		/* the foreign-mail guard refused a mailbox */
 };
 
 int exit_policy_status(const struct run_outcome *o);
@@ -45,6 +46,7 @@ struct stop_view {
 	uint64_t refused_logins;	/* NO to LOGIN/AUTHENTICATE */
 	bool tls_refused;		/* a certificate was refused */
 	bool login_disabled;		/* LOGINDISABLED in clear */
+	bool foreign_refused;		/* the foreign-mail guard refused */
 };
 
 /* The stop check's verdict: stop (and why), and whether at once (no

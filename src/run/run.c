@@ -351,6 +351,7 @@ run_stop_view(const struct run_state *rs, uint64_t now)
 		.refused_logins = rs->cum.no[OP_LOGIN] + rs->cum.no[OP_AUTHENTICATE],
 		.tls_refused = atomic_load(&live->tls_verify_failed),
 		.login_disabled = atomic_load(&live->login_disabled),
+		.foreign_refused = atomic_load(&live->foreign_refused),
 	};
 }
 
@@ -568,6 +569,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		.sla_failed = rr.sla_failed, .unfinished = rr.unfinished,
 		.output_failed = report_failed(rep) ||
 		    atomic_load(&sh->live->rawlog_failures) > 0,
+		.foreign = atomic_load(&sh->live->foreign_refused),
 	};
 	int status = exit_policy_status(&out);
 	rr.exit_status = status;

@@ -31,6 +31,7 @@ run_reset(struct script_run *r)
 			free(r->conn[i].chunks[k].data);
 		free(r->conn[i].chunks);
 		sbuf_reset(&r->conn[i].transcript);
+		free(r->conn[i].selected);
 		memset(&r->conn[i], 0, sizeof(r->conn[i]));
 	}
 	free(r->out.detail);
@@ -41,6 +42,8 @@ run_reset(struct script_run *r)
 	free(r->boxes);
 	r->boxes = NULL;
 	r->n_boxes = 0;
+	r->guard_i = r->guard_phase = 0;
+	r->guard_examined = false;
 	sstep_reset(r);
 	r->in_steps = r->logging_out = false;
 	r->step = 0;
@@ -83,9 +86,8 @@ srun_fail_setup(struct script_run *r, const char *what,
 	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
 }
 
-/* A quoted string (the set-up's user, password and mailbox names). */
-static void
-add_quoted(struct sbuf *b, const char *s)
+void
+srun_add_quoted(struct sbuf *b, const char *s)
 {
 	sbuf_add(b, "\"", 1);
 	for (; *s; s++) {
@@ -167,9 +169,9 @@ setup_next(struct script_run *r)
 			}
 			conn = k - SU_LOGIN;
 			sbuf_adds(&b, "LOGIN ");
-			add_quoted(&b, conn_user(r, conn));
+			srun_add_quoted(&b, conn_user(r, conn));
 			sbuf_adds(&b, " ");
-			add_quoted(&b, r->env.password);
+			srun_add_quoted(&b, r->env.password);
 		} else if (k < SU_CAPS2) {
 			r->setup_no = SU_CAPS2;
 			continue;
@@ -192,8 +194,22 @@ setup_next(struct script_run *r)
 			sbuf_adds(&pat, r->env.mailbox);
 			sbuf_adds(&pat, "*");
 			sbuf_adds(&b, "LIST \"\" ");
-			add_quoted(&b, pat.s);
+			srun_add_quoted(&b, pat.s);
 			sbuf_reset(&pat);
+		} else if (k == SU_GUARD) {
+			/* Nothing is deleted before it is known to hold only
+			 * our mail (script_guard.c). */
+			if (!sguard_next(r, &b)) {
+				r->setup_no = SU_CLOSE;
+				continue;
+			}
+			again = true;
+		} else if (k == SU_CLOSE) {
+			if (!r->guard_examined) {
+				r->setup_no = SU_DELETE;
+				continue;
+			}
+			sbuf_adds(&b, "CLOSE");	/* EXAMINEd: expunges nothing */
 		} else if (k == SU_DELETE) {
 			if (r->n_boxes == 0) {
 				r->setup_no = SU_CREATE;
@@ -202,7 +218,7 @@ setup_next(struct script_run *r)
 			/* The longest name first: children before parents. */
 			char *name = r->boxes[--r->n_boxes];
 			sbuf_adds(&b, "DELETE ");
-			add_quoted(&b, name);
+			srun_add_quoted(&b, name + 1);	/* past the flag */
 			free(name);
 			again = true;	/* come back for the next one */
 		} else if (k == SU_CREATE) {
@@ -211,7 +227,7 @@ setup_next(struct script_run *r)
 				continue;
 			}
 			sbuf_adds(&b, "CREATE ");
-			add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->env.mailbox);
 		} else if (k == SU_APPEND) {
 			unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
 			unsigned want = s->messages < 0 ? have : (unsigned)s->messages;
@@ -223,7 +239,7 @@ setup_next(struct script_run *r)
 			const struct msg *msg = msg_pool_get(r->pool,
 							     r->appended++ % have);
 			sbuf_adds(&b, "APPEND ");
-			add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->env.mailbox);
 			sbuf_addf(&b, " {%zu}\r\n", msg->len);
 			sbuf_add(&b, msg->data, msg->len);
 			again = true;
@@ -233,8 +249,10 @@ setup_next(struct script_run *r)
 				continue;
 			}
 			conn = k - SU_SELECT;
+			free(r->conn[conn].selected);
+			r->conn[conn].selected = xstrdup(r->env.mailbox);
 			sbuf_adds(&b, "SELECT ");
-			add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->env.mailbox);
 		} else if (k < SU_STEPS) {
 			r->setup_no = SU_STEPS;
 			continue;
@@ -278,11 +296,11 @@ setup_untagged(struct script_run *r, const struct imap_resp *resp)
 							      resp->text_len);
 		const struct imap_arg *name = root ? imap_arg_nth(root, 2) : NULL;
 		if (name != NULL && name->type != IMAP_ARG_LIST &&
-		    name->type != IMAP_ARG_LITERAL_SKIPPED) {
-			r->boxes = xrealloc(r->boxes, (r->n_boxes + 1) * sizeof(char *));
-			r->boxes[r->n_boxes++] = xstrndup(name->str, name->len);
-		}
+		    name->type != IMAP_ARG_LITERAL_SKIPPED)
+			sguard_listed(r, resp, name->str, name->len);
 	}
+	if (was == SU_GUARD)
+		sguard_untagged(r, resp);
 }
 
 static void
@@ -294,7 +312,14 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 		[SU_LIST] = "LIST of the test mailboxes",
 		[SU_CREATE] = "CREATE of the test mailbox",
 		[SU_DELETE] = "DELETE of an old test mailbox",
+		[SU_CLOSE] = "CLOSE after the foreign-mail check",
 	};
+
+	if (was == SU_GUARD) {
+		if (sguard_tagged(r, resp))
+			setup_next(r);
+		return;
+	}
 
 	const char *code, *arg;
 	size_t code_len, arg_len;

@@ -44,6 +44,9 @@ struct script_env {
 	const char *mailbox;	/* the test mailbox ($mailbox) */
 	const char *host;	/* for $mailbox_url */
 	int port;
+	/* The process's foreign-mail memory (imap/guard.h); NULL:
+	 * --allow-foreign-mail. */
+	struct guard *guard;
 };
 
 struct script_io {
@@ -60,6 +63,8 @@ struct script_outcome {
 	char *detail;		/* FAIL: the diff (lines, server text escaped);
 				 * SKIP: "missing capability X" */
 	unsigned commands;	/* script commands that completed */
+	bool foreign;		/* FAIL: the foreign-mail guard refused
+				 * (detail is its line): the run stops */
 };
 
 struct script_run;

@@ -17,12 +17,17 @@ enum {
 	SU_CAPS2 = SU_LOGIN + SCRIPT_MAX_CONNS,
 	SU_CHECK,				/* no command: compare caps */
 	SU_LIST,
+	SU_GUARD,				/* EXAMINE (SEARCH) per mailbox */
+	SU_CLOSE,				/* after an EXAMINE */
 	SU_DELETE,				/* once per listed mailbox */
 	SU_CREATE,
 	SU_APPEND,				/* once per message */
 	SU_SELECT,				/* one per connection */
 	SU_STEPS = SU_SELECT + SCRIPT_MAX_CONNS
 };
+
+/* Where the foreign-mail check of one listed mailbox is. */
+enum { SG_EXAMINE, SG_SEARCH };
 
 /* Octets to write; one with wait_plus goes after the server's "+". */
 struct chunk {
@@ -39,6 +44,7 @@ struct rconn {
 	struct sbuf transcript;	/* this step's replies, escaped */
 	unsigned transcript_lines;
 	bool logged_out;
+	char *selected;		/* the mailbox a step SELECTed (guard) */
 };
 
 struct script_run {
@@ -59,9 +65,14 @@ struct script_run {
 	unsigned setup_no, setup_was, setup_conn;
 	char setup_tag[16];
 	struct sbuf caps;
-	char **boxes;		/* test mailboxes to delete, by length */
+	char **boxes;		/* test mailboxes to delete, by length; each
+				 * after a flag: 'N' \Noselect, else 'S' */
 	unsigned n_boxes;
 	unsigned appended;
+	unsigned guard_i;	/* the box being checked (script_guard.c) */
+	unsigned guard_phase;	/* SG_* */
+	uint32_t guard_exists;	/* its EXAMINE's EXISTS */
+	bool guard_examined;	/* an EXAMINE was sent: CLOSE it */
 
 	/* steps */
 	bool in_steps, logging_out;
@@ -85,7 +96,21 @@ void srun_send(struct script_run *r, unsigned conn, const char *tag,
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
 
+/* script_guard.c: the set-up's check (the next command into b, false
+ * when there is none; its replies: false when it refused and the test
+ * is over), a LIST name with its flags into r->boxes, and a step's
+ * command (false: refused, the test is over). */
+bool sguard_next(struct script_run *r, struct sbuf *b);
+void sguard_untagged(struct script_run *r, const struct imap_resp *resp);
+bool sguard_tagged(struct script_run *r, const struct imap_resp *resp);
+void sguard_listed(struct script_run *r, const struct imap_resp *resp,
+		   const char *name, size_t len);
+bool sguard_step(struct script_run *r, unsigned conn, const char *text,
+		 unsigned line);
+
 /* script_run.c */
+/* A quoted string (user, password, mailbox names) onto b. */
+void srun_add_quoted(struct sbuf *b, const char *s);
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp);
 

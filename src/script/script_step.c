@@ -153,6 +153,11 @@ begin_step(struct script_run *r)
 			goto out;
 		}
 	}
+	/* Nothing destructive outside the test's own mailboxes (their
+	 * SELECTs noted first: a group may select, then expunge). */
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		if (!sguard_step(r, st->conn, texts[i].s, st->cmds[i].line))
+			goto out;
 	r->n_pending = st->n_cmds;
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
