@@ -264,8 +264,8 @@ void conn_view_begin(struct conn *c);
 struct mbox_view *conn_view(const struct conn *c);
 /* Send "<tag> <text>\r\n", or with a body "<tag> <text> {N+}\r\n<body>\r\n"
  * (APPEND; body->data is sent by reference and must outlive the command,
- * as pool messages do; needs_id adds a unique Message-ID line).  `done`
- * may be NULL.  False (nothing sent, nothing counted) when
+ * as pool messages do; msg_head's marker and Message-ID lines go before
+ * it).  `done` may be NULL.  False (nothing sent, nothing counted) when
  * conn_can_command() is false. */
 bool conn_command(struct conn *c, enum op op, const char *text,
 		  const struct msg *body, conn_done_fn done, void *arg);

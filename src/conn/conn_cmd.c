@@ -209,13 +209,11 @@ conn_cmd_body(struct conn *c, struct imap_cmd *cmd, const struct msg *m)
 
 	if (!imap_cmd_literal(cmd, len))
 		return 0;
-	if (m->needs_id) {
-		char id[MSG_ID_LINE_LEN + 1];
-		uint32_t seq = (*c->env->msg_seq)++ * c->env->sh->n_workers +
-		    c->env->worker_id;
-		msg_id_line(id, c->env->sh->run_id, seq);
-		imap_cmd_add(cmd, id, MSG_ID_LINE_LEN);
-	}
+	char head[MSG_HEAD_MAX + 1];
+	/* Only messages with an id line use up a sequence number. */
+	uint32_t seq = m->needs_id ? (*c->env->msg_seq)++ *
+	    c->env->sh->n_workers + c->env->worker_id : 0;
+	imap_cmd_add(cmd, head, msg_head(head, m, c->env->sh->run_id, seq));
 	/* The pool outlives every connection: no copy, no cleanup. */
 	imap_cmd_add_ref(cmd, m->data, m->len);
 	return len;

@@ -51,7 +51,7 @@ struct shared {
 	socklen_t source_lens[64];
 	unsigned n_sources;
 	const struct userfile *users;	/* userfile=, or NULL */
-	uint64_t run_id;		/* for Message-IDs */
+	uint64_t run_id;		/* the marker (X-Imapstress), Message-IDs, ID */
 	unsigned n_workers;
 	struct shared_live *live;	/* the mutable part */
 };

@@ -94,7 +94,7 @@ struct lmtp_env {
 	size_t max_line;		/* 0: 4096 bytes */
 	unsigned max_reply_lines;	/* 0: 100 */
 	const struct msg_pool *pool;	/* message bodies */
-	uint64_t run_id;		/* for the Message-ID lines */
+	uint64_t run_id;		/* for the marker and Message-ID lines */
 	struct lmtp_stats *stats;
 	lmtp_result_fn on_result;
 	void *cb_arg;

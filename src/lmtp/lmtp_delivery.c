@@ -46,12 +46,9 @@ lmtp_delivery_write(const struct lmtp_env *env, struct delivery *d,
 	const struct msg *m = msg_pool_get(env->pool,
 					   d->msg_idx % msg_pool_count(env->pool));
 	bool bol = true;
+	char head[MSG_HEAD_MAX + 1];
 
-	if (m->needs_id) {
-		char id[MSG_ID_LINE_LEN + 1];
-		msg_id_line(id, env->run_id, d->seq);
-		lmtp_dot_stuff(out, id, MSG_ID_LINE_LEN, &bol);
-	}
+	lmtp_dot_stuff(out, head, msg_head(head, m, env->run_id, d->seq), &bol);
 	lmtp_dot_stuff(out, m->data, m->len, &bol);
 	if (!bol)
 		evbuffer_add(out, "\r\n", 2);

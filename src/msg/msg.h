@@ -7,16 +7,25 @@
  * looking headers, a size mix around a configurable mean), or imaptest's
  * random_msg_size=S (random printable bytes, uniform 1..S).
  *
- * Unique Message-IDs: generated messages carry no Message-ID header of
- * their own; the sender prepends msg_id_line(), a fixed-width header line,
- * so every APPEND stores a message with its own id while the pool stays
- * shared and immutable. */
+ * What the sender prepends (msg_head), so that the pool stays shared and
+ * immutable while every stored message is ours and unique:
+ * - the marker, msg_mark_line(): "X-Imapstress: run=<run id> (imapstress
+ *   VERSION)", the first header line of every message imapstress puts on a
+ *   server (APPEND, LMTP, init, the scripted tests' set-up), so that a run
+ *   can tell its own mail from mail it must not destroy (issue 31);
+ * - generated messages carry no Message-ID header of their own: after the
+ *   marker comes msg_id_line(), a fixed-width line, so every APPEND stores
+ *   a message with its own id.
+ * Both lines have fixed widths, so the size of a message as sent is known
+ * before it is written (msg_wire_len). */
 #ifndef IMAPSTRESS_MSG_H
 #define IMAPSTRESS_MSG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "version.h"
 
 struct msg {
 	const char *data;	/* CRLF text, not NUL-terminated */
@@ -70,11 +79,40 @@ uint64_t msg_pool_bytes(const struct msg_pool *p);	/* sum of lens */
 #define MSG_ID_LINE_LEN 60
 void msg_id_line(char *out, uint64_t run_id, uint32_t seq);
 
-/* The size of a message as sent (with the id line when it needs one). */
+/* The marker's field name, and its line: "X-Imapstress: run=%016llx
+ * (imapstress VERSION)\r\n", exactly MSG_MARK_LINE_LEN bytes (the run id
+ * in 16 lowercase hex digits), written to out (which needs LEN+1).  The
+ * guard finds mail that is not ours by the field's absence, so the name
+ * must not change; the value may grow. */
+#define MSG_MARK_FIELD "X-Imapstress"
+#define MSG_MARK_PREFIX MSG_MARK_FIELD ": run="
+#define MSG_MARK_SUFFIX " (imapstress " IMAPSTRESS_VERSION ")\r\n"
+#define MSG_MARK_LINE_LEN \
+	(sizeof(MSG_MARK_PREFIX) - 1 + 16 + sizeof(MSG_MARK_SUFFIX) - 1)
+void msg_mark_line(char *out, uint64_t run_id);
+
+/* What goes on the wire before m's own bytes: the marker, then (when m
+ * needs one) the Message-ID line with seq.  Writes msg_head_len(m) bytes
+ * (at most MSG_HEAD_MAX) and a NUL to out, which needs MSG_HEAD_MAX + 1;
+ * returns the length.  The one place these lines are put together: every
+ * path that stores a message (conn_cmd_body, lmtp_delivery_write, the
+ * scripted set-up's APPEND) sends this, then m->data. */
+#define MSG_HEAD_MAX (MSG_MARK_LINE_LEN + MSG_ID_LINE_LEN)
+size_t msg_head(char *out, const struct msg *m, uint64_t run_id, uint32_t seq);
+
+static inline size_t
+msg_head_len(const struct msg *m)
+{
+	return MSG_MARK_LINE_LEN + (m->needs_id ? MSG_ID_LINE_LEN : 0);
+}
+
+/* The size of a message as sent and stored: its own bytes and its head.
+ * --msg-size, random_msg_size= and an mbox's messages are the sizes of
+ * the bytes without the head (documented in the man page). */
 static inline size_t
 msg_wire_len(const struct msg *m)
 {
-	return m->len + (m->needs_id ? MSG_ID_LINE_LEN : 0);
+	return msg_head_len(m) + m->len;
 }
 
 #endif

@@ -7,12 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sys/random.h>
-
 #include "config/config.h"
 #include "config/derived.h"
 #include "stats/latency_log.h"
 #include "util/log.h"
+#include "util/run_id.h"
 #include "msg/msg.h"
 #include "net/ossl.h"
 #include "run/setup.h"
@@ -111,12 +110,7 @@ shared_new(const struct config *cfg, const struct derived *dv)
 	struct shared *sh = xcalloc(1, sizeof(*sh));
 	sh->cfg = cfg;
 	sh->live = xcalloc(1, sizeof(*sh->live));
-	/* getrandom, not RAND_bytes: starting OpenSSL's DRBG pulls its
-	 * providers and config in, about 2 MB of RSS a run without TLS or
-	 * SCRAM never needs. */
-	if (getrandom(&sh->run_id, sizeof(sh->run_id), GRND_NONBLOCK) !=
-	    (ssize_t)sizeof(sh->run_id))
-		sh->run_id = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	sh->run_id = run_id_new();
 	resolve(sh, cfg);
 	if (cfg->userfile != NULL) {
 		sh->users = userfile_load(cfg->userfile, err, sizeof(err));

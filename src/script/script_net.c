@@ -27,6 +27,7 @@
 #include "net/tls.h"
 #include "run/exit_policy.h"
 #include "util/log.h"
+#include "util/run_id.h"
 #include "util/xmalloc.h"
 
 struct nconn {
@@ -253,7 +254,7 @@ script_net_main(const struct config *cfg)
 	struct script_env env = {
 		.user = cfg->user_template, .user2 = cfg->user2,
 		.password = cfg->pass, .mailbox = box, .host = cfg->host,
-		.port = config_port(cfg),
+		.port = config_port(cfg), .run_id = run_id_new(),
 		.guard = cfg->allow_foreign_mail ? NULL : guard_new(),
 	};
 	struct script_io io = { io_open, io_send, io_close };

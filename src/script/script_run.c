@@ -240,7 +240,13 @@ setup_next(struct script_run *r)
 							     r->appended++ % have);
 			sbuf_adds(&b, "APPEND ");
 			srun_add_quoted(&b, r->env.mailbox);
-			sbuf_addf(&b, " {%zu}\r\n", msg->len);
+			/* The script gives no bytes: the message is ours and
+			 * carries the marker, as every APPEND does. */
+			char head[MSG_HEAD_MAX + 1];
+			size_t hl = msg_head(head, msg, r->env.run_id,
+					     r->appended);
+			sbuf_addf(&b, " {%zu}\r\n", msg_wire_len(msg));
+			sbuf_add(&b, head, hl);
 			sbuf_add(&b, msg->data, msg->len);
 			again = true;
 		} else if (k >= SU_SELECT && k < SU_SELECT + s->connections) {

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "imap/imap.h"
 #include "msg/msg.h"
@@ -47,6 +48,7 @@ struct script_env {
 	/* The process's foreign-mail memory (imap/guard.h); NULL:
 	 * --allow-foreign-mail. */
 	struct guard *guard;
+	uint64_t run_id;	/* the marker on the set-up's APPENDs (msg.h) */
 };
 
 struct script_io {

@@ -8,11 +8,13 @@
  * once the deflate layer is on, so what it sends goes compressed); a
  * compressed line over the limit closing the connection cleanly at any
  * inflate-ahead (it aborted in libevent); an
- * APPEND of several messages (MULTIAPPEND): each literal's size, LITERAL+
+ * APPEND of several messages (MULTIAPPEND): each literal's size (the
+ * marker before each body counted), LITERAL+
  * or a "+" awaited before each body, counted as one command of n
  * messages; a VANISHED the session did not enable (RFC 7162 3.2.10) is a
  * protocol error that ends it unapplied, one after "* ENABLED QRESYNC"
  * is data. */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "conn/conn.h"
 #include "conn/conn_int.h"
 #include "imap/imap.h"
+#include "msg/msg.h"
 #include "msg/msg.h"
 #include "stats/stats.h"
 
@@ -152,6 +155,27 @@ expect(const char *want)
 	free(got);
 }
 
+/* The marker the engine puts before every body it sends (the fixture's
+ * run id is 1), and "{n+}" or "{n}" for a body of n octets with it. */
+#define MARK "X-Imapstress: run=0000000000000001 (imapstress " \
+	IMAPSTRESS_VERSION ")\r\n"
+_Static_assert(sizeof(MARK) - 1 == MSG_MARK_LINE_LEN, "the marker's width");
+
+/* Expect want, "%zu" replaced by the sizes that follow. */
+static void
+expectf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void
+expectf(const char *fmt, ...)
+{
+	char want[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	expect(want);
+}
+
 static void
 session_with_caps(const char *caps)
 {
@@ -198,8 +222,8 @@ START_TEST(test_driver_commands)
 	struct msg m = { body, sizeof(body) - 1, false };
 	ck_assert(conn_command(T.fx.c, OP_APPEND, "APPEND Drafts (\\Draft)", &m,
 			       on_done, &T.d[1]));
-	expect("3.3 APPEND Drafts (\\Draft) {21+}\r\n"
-	       "Subject: hi\r\n\r\nbody\r\n\r\n");
+	expectf("3.3 APPEND Drafts (\\Draft) {%zu+}\r\n" MARK
+		"Subject: hi\r\n\r\nbody\r\n\r\n", 21 + MSG_MARK_LINE_LEN);
 	peer_say("3.3 OK [APPENDUID 7 12] appended\r\n");
 	ck_assert_int_eq(T.d[1].st, CONN_REPLY_OK);
 	ck_assert_str_eq(T.d[1].text, "[APPENDUID 7 12] appended");
@@ -266,20 +290,23 @@ START_TEST(test_driver_multiappend_literal_plus)
 	ck_assert(conn_has_multiappend(T.fx.c));
 	ck_assert(conn_append_n(T.fx.c, "APPEND \"Deleted Items\"", two, 3,
 				on_done, &T.d[0]));
-	expect("3.2 APPEND \"Deleted Items\" {19+}\r\n"
-	       "Subject: a\r\n\r\none\r\n {21+}\r\n"
-	       "Subject: bb\r\n\r\ntwo!\r\n {19+}\r\n"
-	       "Subject: a\r\n\r\none\r\n\r\n");
+	expectf("3.2 APPEND \"Deleted Items\" {%zu+}\r\n"
+		MARK "Subject: a\r\n\r\none\r\n {%zu+}\r\n"
+		MARK "Subject: bb\r\n\r\ntwo!\r\n {%zu+}\r\n"
+		MARK "Subject: a\r\n\r\none\r\n\r\n", 19 + MSG_MARK_LINE_LEN,
+		21 + MSG_MARK_LINE_LEN, 19 + MSG_MARK_LINE_LEN);
 	peer_say("3.2 OK [APPENDUID 7 1:3] appended\r\n");
 	ck_assert_int_eq(T.d[0].st, CONN_REPLY_OK);
 	/* One command, three messages, their octets. */
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->ok[OP_APPEND]), 1);
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->append_msgs), 3);
-	ck_assert_uint_eq(ctr_get(&T.fx.stats->append_bytes), 19 + 21 + 19);
+	ck_assert_uint_eq(ctr_get(&T.fx.stats->append_bytes),
+			  19 + 21 + 19 + 3 * MSG_MARK_LINE_LEN);
 	/* One message is a plain APPEND. */
 	ck_assert(conn_append_n(T.fx.c, "APPEND INBOX", two + 1, 1, on_done,
 				&T.d[1]));
-	expect("3.3 APPEND INBOX {21+}\r\nSubject: bb\r\n\r\ntwo!\r\n\r\n");
+	expectf("3.3 APPEND INBOX {%zu+}\r\n" MARK
+		"Subject: bb\r\n\r\ntwo!\r\n\r\n", 21 + MSG_MARK_LINE_LEN);
 	ck_assert(!conn_append_n(T.fx.c, "APPEND INBOX", two, 0, NULL, NULL));
 	peer_say("3.3 OK appended\r\n");
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->append_msgs), 4);
@@ -293,13 +320,14 @@ START_TEST(test_driver_multiappend_synchronizing)
 	session_with_caps("IMAP4rev1 MULTIAPPEND");
 	ck_assert(conn_append_n(T.fx.c, "APPEND Box", two, 2, on_done, &T.d[0]));
 	/* Without LITERAL+ each body waits for its "+". */
-	expect("3.2 APPEND Box {19}\r\n");
+	expectf("3.2 APPEND Box {%zu}\r\n", 19 + MSG_MARK_LINE_LEN);
 	ck_assert(!conn_can_command(T.fx.c));
 	peer_say("+ go\r\n");
-	expect("Subject: a\r\n\r\none\r\n {21}\r\n");
+	expectf(MARK "Subject: a\r\n\r\none\r\n {%zu}\r\n",
+		21 + MSG_MARK_LINE_LEN);
 	ck_assert(!conn_can_command(T.fx.c));
 	peer_say("+ go on\r\n");
-	expect("Subject: bb\r\n\r\ntwo!\r\n\r\n");
+	expect(MARK "Subject: bb\r\n\r\ntwo!\r\n\r\n");
 	ck_assert(conn_can_command(T.fx.c));
 	peer_say("3.2 OK appended\r\n");
 	ck_assert_int_eq(T.d[0].st, CONN_REPLY_OK);
@@ -316,9 +344,10 @@ START_TEST(test_driver_multiappend_no_midway)
 
 	session_with_caps("IMAP4rev1 MULTIAPPEND");
 	ck_assert(conn_append_n(T.fx.c, "APPEND Box", two, 2, on_done, &T.d[0]));
-	expect("3.2 APPEND Box {19}\r\n");
+	expectf("3.2 APPEND Box {%zu}\r\n", 19 + MSG_MARK_LINE_LEN);
 	peer_say("+ go\r\n");
-	expect("Subject: a\r\n\r\none\r\n {21}\r\n");
+	expectf(MARK "Subject: a\r\n\r\none\r\n {%zu}\r\n",
+		21 + MSG_MARK_LINE_LEN);
 	peer_say("3.2 NO [TOOBIG] no room\r\n");
 	ck_assert_int_eq(T.d[0].st, CONN_REPLY_NO);
 	ck_assert_uint_eq(ctr_get(&T.fx.stats->no[OP_APPEND]), 1);
@@ -344,7 +373,8 @@ START_TEST(test_driver_no_multiappend)
 	ck_assert(!conn_append_n(T.fx.c, "APPEND Box", two, 2, on_done, &T.d[0]));
 	expect("");
 	ck_assert(conn_append_n(T.fx.c, "APPEND Box", two, 1, on_done, &T.d[0]));
-	expect("3.2 APPEND Box {19+}\r\nSubject: a\r\n\r\none\r\n\r\n");
+	expectf("3.2 APPEND Box {%zu+}\r\n" MARK "Subject: a\r\n\r\none\r\n\r\n",
+		19 + MSG_MARK_LINE_LEN);
 	peer_say("3.2 OK appended\r\n");
 	ck_assert_int_eq(T.d[0].st, CONN_REPLY_OK);
 }

@@ -197,11 +197,10 @@ START_TEST(test_dot_stuffing_on_the_wire)
 	char plain[8192], want[8192];
 	unstuff(raw, plain);
 	const struct msg *m = msg_pool_get(h->env.pool, 0);
-	size_t n = 0;
-	if (m->needs_id) {
-		msg_id_line(want, 42, 0);
-		n = MSG_ID_LINE_LEN;
-	}
+	/* The marker goes first, dot-stuffed like the rest (issue 31). */
+	size_t n = msg_head(want, m, 42, 0);
+	ck_assert(strncmp(plain, "X-Imapstress: run=000000000000002a "
+			  "(imapstress ", 47) == 0);
 	memcpy(want + n, m->data, m->len);
 	want[n + m->len] = '\0';
 	if (m->len < 2 || memcmp(m->data + m->len - 2, "\r\n", 2) != 0)

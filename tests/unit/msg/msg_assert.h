@@ -3,7 +3,10 @@
 #ifndef IMAPSTRESS_TEST_MSG_ASSERT_H
 #define IMAPSTRESS_TEST_MSG_ASSERT_H
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <check.h>
 
@@ -36,6 +39,37 @@ assert_crlf_text(const struct msg *m, size_t max_line, const char *what)
 		line = c == '\n' ? 0 : line + 1;
 	}
 	ck_assert_msg(bad == NULL, "%s: %s at %zu", what, bad, i);
+}
+
+/* The message as it goes on the wire (msg_head, then its bytes) carries
+ * exactly one marker: first, naming run_id and this version, and no other
+ * X-Imapstress line in its header section (up to the first empty line,
+ * or all of it); its length is msg_wire_len. */
+static inline void
+assert_marked(const struct msg *m, uint64_t run_id, uint32_t seq,
+	      const char *what)
+{
+	char want[MSG_MARK_LINE_LEN + 1], *w = malloc(msg_wire_len(m) + 1);
+	size_t hl = msg_head(w, m, run_id, seq), n = hl + m->len, marks = 0;
+
+	ck_assert_uint_eq(hl, msg_head_len(m));
+	memcpy(w + hl, m->data, m->len);
+	w[n] = '\0';
+	ck_assert_uint_eq(n, msg_wire_len(m));
+	snprintf(want, sizeof(want), "X-Imapstress: run=%016llx (imapstress %s)"
+		 "\r\n", (unsigned long long)run_id, IMAPSTRESS_VERSION);
+	ck_assert_uint_eq(strlen(want), MSG_MARK_LINE_LEN);
+	ck_assert_msg(strncmp(w, want, MSG_MARK_LINE_LEN) == 0,
+		      "%s: starts [%.80s]", what, w);
+	if (m->needs_id)
+		ck_assert_msg(strncmp(w + MSG_MARK_LINE_LEN, "Message-ID: <", 13)
+			      == 0, "%s: no Message-ID second", what);
+	char *end = strstr(w, "\r\n\r\n");
+	end = end != NULL ? end + 2 : w + n;
+	for (char *l = w; l < end; l = strstr(l, "\r\n") + 2)
+		marks += strncasecmp(l, "X-Imapstress:", 13) == 0;
+	ck_assert_msg(marks == 1, "%s: %zu marker lines", what, marks);
+	free(w);
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* Message pools: generated and random pools are deterministic, sized as
- * promised, and valid RFC 5322 text in every byte; the Message-ID line.
+ * promised, and valid RFC 5322 text in every byte; the Message-ID line
+ * and the marker sent before every message.
  * Pools read from mbox files are test_msg_mbox.c's. */
 #include <errno.h>
 #include <fcntl.h>
@@ -227,6 +228,7 @@ check_generated_pool(uint64_t mean, uint64_t max_total, unsigned want_n,
 	for (unsigned i = 0; i < n; i++) {
 		const struct msg *m = msg_pool_get(p, i);
 		assert_generated(m, i, kinds);
+		assert_marked(m, 0x00c0ffee12345678ULL, i, "generated");
 		sizes[i] = m->len;
 		sum += m->len;
 	}
@@ -328,6 +330,7 @@ START_TEST(test_random)
 		ck_assert_uint_ge(m->len, 2);
 		ck_assert_uint_le(m->len, S);
 		assert_crlf_text(m, 76, "random");
+		assert_marked(m, 0x00c0ffee12345678ULL, 0, "random");
 		size_t odd = 0;
 		for (size_t k = 0; k < m->len; k++)
 			odd += m->data[k] != '\r' && m->data[k] != '\n' &&
@@ -391,11 +394,52 @@ START_TEST(test_id_line)
 	ck_assert_uint_eq(strlen(buf), MSG_ID_LINE_LEN);
 	ck_assert_int_eq(buf[MSG_ID_LINE_LEN + 1], 'x');
 
-	struct msg m = { "x\r\n", 3, true };
-	ck_assert_uint_eq(msg_wire_len(&m), 3 + MSG_ID_LINE_LEN);
-	m.needs_id = false;
-	ck_assert_uint_eq(msg_wire_len(&m), 3);
 	msg_pool_free(NULL);
+}
+END_TEST
+
+/* The marker (issue 31): its exact bytes, fixed width for every run id,
+ * first before the Message-ID line; the size as sent counts both lines
+ * and the message's own bytes are what --msg-size and the rest promise. */
+START_TEST(test_mark_line)
+{
+	char buf[MSG_HEAD_MAX + 8], want[128];
+
+	memset(buf, 'x', sizeof(buf));
+	msg_mark_line(buf, 0x00c0ffee12345678ULL);
+	snprintf(want, sizeof(want), "X-Imapstress: run=00c0ffee12345678 "
+		 "(imapstress %s)\r\n", IMAPSTRESS_VERSION);
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(strlen(buf), MSG_MARK_LINE_LEN);
+	ck_assert_int_eq(buf[MSG_MARK_LINE_LEN + 1], 'x');
+	ck_assert_uint_eq(MSG_MARK_LINE_LEN, 50 + strlen(IMAPSTRESS_VERSION));
+	msg_mark_line(buf, 0);
+	ck_assert_uint_eq(strlen(buf), MSG_MARK_LINE_LEN);
+	ck_assert(strncmp(buf, "X-Imapstress: run=0000000000000000 (", 36) == 0);
+	msg_mark_line(buf, UINT64_MAX);
+	ck_assert(strncmp(buf, "X-Imapstress: run=ffffffffffffffff (", 36) == 0);
+
+	/* A generated message: the marker, then its Message-ID. */
+	struct msg m = { "x\r\n", 3, true };
+	char id[MSG_ID_LINE_LEN + 1];
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_uint_eq(msg_head(buf, &m, 0x00c0ffee12345678ULL, 7),
+			  MSG_MARK_LINE_LEN + MSG_ID_LINE_LEN);
+	msg_id_line(id, 0x00c0ffee12345678ULL, 7);
+	ck_assert(strncmp(buf, want, MSG_MARK_LINE_LEN) == 0);
+	ck_assert_str_eq(buf + MSG_MARK_LINE_LEN, id);
+	ck_assert_int_eq(buf[MSG_HEAD_MAX + 1], 'x');
+	ck_assert_uint_eq(msg_head_len(&m), MSG_HEAD_MAX);
+	ck_assert_uint_eq(msg_wire_len(&m), 3 + MSG_MARK_LINE_LEN +
+			  MSG_ID_LINE_LEN);
+	/* An mbox or random message: the marker only. */
+	m.needs_id = false;
+	memset(buf, 'x', sizeof(buf));
+	ck_assert_uint_eq(msg_head(buf, &m, 0x00c0ffee12345678ULL, 7),
+			  MSG_MARK_LINE_LEN);
+	ck_assert_str_eq(buf, want);
+	ck_assert_uint_eq(msg_head_len(&m), MSG_MARK_LINE_LEN);
+	ck_assert_uint_eq(msg_wire_len(&m), 3 + MSG_MARK_LINE_LEN);
 }
 END_TEST
 
@@ -412,6 +456,7 @@ msg_suite(void)
 	tcase_add_test(tc, test_generate_counts);
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_id_line);
+	tcase_add_test(tc, test_mark_line);
 	suite_add_tcase(s, tc);
 	return s;
 }

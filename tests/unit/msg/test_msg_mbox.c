@@ -1,7 +1,8 @@
 /* test_msg_mbox.c: message pools read from mbox files: parsing to exact
  * CRLF bytes (LF and CRLF files, "From " quoting), the one-line errors for
- * bad files, FIFOs and /proc files, and a generated pool written as an
- * mbox and read back byte for byte.  Split from test_msg.c. */
+ * bad files, FIFOs and /proc files, a generated pool written as an mbox
+ * and read back byte for byte, an earlier run's marker dropped and this
+ * run's sent first.  Split from test_msg.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -90,6 +91,7 @@ START_TEST(test_mbox_lf)
 	uint64_t sum = 0;
 	for (unsigned i = 0; i < msg_pool_count(p); i++) {
 		assert_crlf_text(msg_pool_get(p, i), 998, "mbox");
+		assert_marked(msg_pool_get(p, i), 42, 0, "mbox");
 		sum += msg_pool_get(p, i)->len;
 	}
 	ck_assert_uint_eq(sum, msg_pool_bytes(p));
@@ -133,6 +135,47 @@ write_file(const char *path, const char *data, size_t len)
 	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
 	ck_assert_int_eq(fclose(f), 0);
 }
+
+/* An mbox saved from a mailbox an earlier run filled brings that run's
+ * marker along: it is dropped with its folded lines, in any case, so the
+ * message as sent carries this run's marker only; the same text in the
+ * body or in a later message's body stays.  The message's size is then
+ * its bytes without the old field. */
+START_TEST(test_mbox_old_marker)
+{
+	char dir[] = "/tmp/imapstress-msg-XXXXXX", path[64];
+	static const char mbox[] =
+	    "From a\n"
+	    "X-Imapstress: run=0123456789abcdef (imapstress 0.0.1)\n"
+	    "Subject: one\n"
+	    "x-imapstress: run=1111111111111111\n"
+	    "\tfolded on\n"
+	    "X-Imapstressed: kept\n"
+	    "\n"
+	    "X-Imapstress: in the body, kept\n"
+	    "From b\r\n"
+	    "Subject: two\r\n"
+	    "X-IMAPSTRESS:run=2222222222222222\r\n"
+	    "\r\n"
+	    "body\r\n";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/x.mbox", dir);
+	write_file(path, mbox, sizeof(mbox) - 1);
+	struct msg_pool *p = load_mbox(path);
+	ck_assert_uint_eq(msg_pool_count(p), 2);
+	assert_msg_is(p, 0, "Subject: one\r\nX-Imapstressed: kept\r\n\r\n"
+		      "X-Imapstress: in the body, kept\r\n");
+	assert_msg_is(p, 1, "Subject: two\r\n\r\nbody\r\n");
+	for (unsigned i = 0; i < 2; i++)
+		assert_marked(msg_pool_get(p, i), 0x00c0ffee12345678ULL, 0,
+			      "old marker");
+	ck_assert_uint_eq(msg_pool_bytes(p), msg_pool_get(p, 0)->len +
+			  msg_pool_get(p, 1)->len);
+	msg_pool_free(p);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
 
 static void
 assert_mbox_error(const char *path, const char *want_tail)
@@ -256,6 +299,7 @@ msg_mbox_suite(void)
 	tcase_add_test(tc, test_mbox_fifo);
 	tcase_add_test(tc, test_mbox_proc_file);
 	tcase_add_test(tc, test_mbox_roundtrip);
+	tcase_add_test(tc, test_mbox_old_marker);
 	suite_add_tcase(s, tc);
 	return s;
 }

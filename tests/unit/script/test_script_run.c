@@ -101,7 +101,8 @@ start_env(const char *text, const char *user2)
 {
 	const struct script_env env = {
 		.user = "u@d", .user2 = user2, .password = "pw", .mailbox = "tbox",
-		.host = "127.0.0.1", .port = 143, .guard = guard,
+		.host = "127.0.0.1", .port = 143, .run_id = 0x00c0ffee12345678ULL,
+		.guard = guard,
 	};
 	const struct script_io io = { io_open, io_send, io_close };
 
@@ -420,12 +421,18 @@ START_TEST(test_append_setup)
 		const struct msg *m = msg_pool_get(pool, i % 3);
 		char want[128], tag[16];
 		snprintf(tag, sizeof(tag), "u%u", 8 + i);
-		snprintf(want, sizeof(want), "%s APPEND \"tbox\" {%zu}\r\n", tag, m->len);
+		/* The mbox's message with this run's marker first: the
+		 * literal counts it (issue 31). */
+		snprintf(want, sizeof(want), "%s APPEND \"tbox\" {%zu}\r\n", tag,
+			 MSG_MARK_LINE_LEN + m->len);
 		expect_sent(0, want);
 		server(0, "+ go");
 		char *body = took(0);
-		ck_assert_uint_eq(strlen(body), m->len + 2);
-		ck_assert(memcmp(body, m->data, m->len) == 0);
+		snprintf(want, sizeof(want), "X-Imapstress: run=00c0ffee12345678 "
+			 "(imapstress %s)\r\n", IMAPSTRESS_VERSION);
+		ck_assert_uint_eq(strlen(body), MSG_MARK_LINE_LEN + m->len + 2);
+		ck_assert(memcmp(body, want, MSG_MARK_LINE_LEN) == 0);
+		ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
 		free(body);
 		snprintf(want, sizeof(want), "* %u EXISTS\n%s OK [APPENDUID 1 %u]", i + 1,
 			 tag, i + 1);

@@ -637,6 +637,17 @@ START_TEST(test_stress_plan_multiappend)
 	for (size_t i = 0; i + 4 < left; i++)
 		if (p[i] == '+' && p[i + 1] == '}' && p[i + 2] == '\r')
 			msgs++;
+	/* Each body begins with the marker (the fixture's run id is 1),
+	 * generated ones with their Message-ID next (issue 31). */
+	static const char mark[] = "X-Imapstress: run=0000000000000001 (";
+	static const char next[] = "+}\r\nX-Imapstress: run=0000000000000001 (";
+	unsigned marks = strncmp(p, mark, sizeof(mark) - 1) == 0;
+	for (const char *q = p; (q = memmem(q, left - (size_t)(q - p), next,
+					    sizeof(next) - 1)) != NULL; q++)
+		marks++;
+	ck_assert_uint_eq(marks, msgs);
+	ck_assert_ptr_nonnull(memmem(p, left, "\r\nMessage-ID: <0000000000000001.",
+				     32));
 	evbuffer_drain(in, left);
 	ck_assert_uint_gt(msgs, 1);
 	ck_assert_uint_eq(conn_in_flight(T.fx.c), 1);	/* --pipeline 1 */
