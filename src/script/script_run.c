@@ -86,18 +86,6 @@ srun_fail_setup(struct script_run *r, const char *what,
 	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
 }
 
-void
-srun_add_quoted(struct sbuf *b, const char *s)
-{
-	sbuf_add(b, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sbuf_add(b, "\\", 1);
-		sbuf_add(b, s, 1);
-	}
-	sbuf_add(b, "\"", 1);
-}
-
 /* --- the set-up ------------------------------------------------------------- */
 
 static const char *

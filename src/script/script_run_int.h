@@ -95,6 +95,8 @@ void srun_send(struct script_run *r, unsigned conn, const char *tag,
 	       const char *text);
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
+/* A quoted string (user, password, mailbox names) onto b. */
+void srun_add_quoted(struct sbuf *b, const char *s);
 
 /* script_guard.c: the set-up's check (the next command into b, false
  * when there is none; its replies: false when it refused and the test
@@ -109,8 +111,6 @@ bool sguard_step(struct script_run *r, unsigned conn, const char *text,
 		 unsigned line);
 
 /* script_run.c */
-/* A quoted string (user, password, mailbox names) onto b. */
-void srun_add_quoted(struct sbuf *b, const char *s);
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp);
 

@@ -37,6 +37,19 @@ srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 	close_all(r);
 }
 
+/* A quoted string (the set-up's user, password and mailbox names). */
+void
+srun_add_quoted(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sbuf_add(b, "\\", 1);
+		sbuf_add(b, s, 1);
+	}
+	sbuf_add(b, "\"", 1);
+}
+
 /* --- sending ------------------------------------------------------------ */
 
 static void

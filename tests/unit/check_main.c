@@ -6,7 +6,7 @@
 
 #include "check_main.h"
 
-#define MAX_SUITES 64
+#define MAX_SUITES 128
 static suite_fn suites[MAX_SUITES];
 static const char *names[MAX_SUITES];
 static int n_suites;
