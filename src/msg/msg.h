@@ -3,9 +3,10 @@
  * worker thread, so APPEND can send bodies by reference without copying.
  *
  * Two sources: an mbox file (mbox=FILE; From_-separated, LF or CRLF; sent
- * as CRLF, ">From " unquoted) and a deterministic generator (seeded; real-
- * looking headers, a size mix around a configurable mean), or imaptest's
- * random_msg_size=S (random printable bytes, uniform 1..S).
+ * as CRLF, ">From " unquoted, an X-Imapstress field in a message's header
+ * left out) and a deterministic generator (seeded; real-looking headers,
+ * a size mix around a configurable mean), or imaptest's random_msg_size=S
+ * (random printable bytes, uniform 1..S).
  *
  * What the sender prepends (msg_head), so that the pool stays shared and
  * immutable while every stored message is ours and unique:
