@@ -1,7 +1,8 @@
 # scripts/dovecot-conf.sh: the config writer of scripts/dovecot-private,
 # sourced by it (not a program).  write_conf writes $dir/dovecot.conf from
-# cmd_start's locals (format, fsync, TLS, ports, limits, LMTP, SCRAM), and
-# check_path_chars refuses a directory the config could not hold.
+# cmd_start's locals (format, fsync, TLS, ports, limits, LMTP, SCRAM,
+# namespace prefix), and check_path_chars refuses a directory the config
+# could not hold.
 # shellcheck shell=bash disable=SC2154  # cmd_start's locals, set before the call
 
 # Dovecot's config syntax has no quoting we could rely on for arbitrary
@@ -16,6 +17,16 @@ check_path_chars() {
 
 write_conf() {
 	local tls_listener='' ssl_block='ssl = no' lmtp_proto='' lmtp_block=''
+	local ns_block=''
+	if [ -n "$ns_prefix" ]; then
+		# Personal mailboxes under a prefix, INBOX among them (as
+		# Courier-IMAP keeps them): NAMESPACE names it.
+		ns_block="namespace inbox {
+  inbox = yes
+  prefix = $ns_prefix
+  separator = ${ns_prefix: -1}
+}"
+	fi
 	if [ -n "$lmtp_port" ]; then
 		lmtp_proto=' lmtp'
 		# LMTP for profile-mode deliveries: user+Spam goes to the
@@ -79,6 +90,7 @@ userdb {
 }
 
 mail_location = $mail_location
+$ns_block
 # yes -> optimized (Dovecot's default: fsync when a save/expunge commits),
 # no -> never (measures Dovecot, not the disk), always -> every write.
 mail_fsync = $mail_fsync

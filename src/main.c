@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "compare/compare.h"
 #include "config/config.h"
 #include "config/derived.h"
 #include "drivers/stress/stress.h"
@@ -59,6 +60,8 @@ main(int argc, char **argv)
 	/* Subcommands that read files instead of running. */
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return merge_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "compare") == 0)
+		return compare_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "latency") == 0)
 		return latency_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "init") == 0)

@@ -41,8 +41,11 @@
 #                                    imapstress ARGS (give secs=0) as stress
 #                                    does, stopped with SIGTERM once its JSON
 #                                    ticks' PATH (dotted, e.g. commands.CHECK.ok)
-#                                    sums to MIN; fails if that takes CAP s or
-#                                    the drain after it 60 s; exit status in RC
+#                                    sums to MIN; PATH may be a comma list,
+#                                    each of which must reach MIN; with
+#                                    UNTIL_MIN_SECS=S not before S seconds;
+#                                    fails if that takes CAP s or the drain
+#                                    after it 60 s; exit status in RC
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
 # on_exit.
 # shellcheck shell=bash
@@ -423,24 +426,30 @@ stress_until() {
 	RC=0
 	run_with_timeout $((cap + 90)) "${PYTHON:-python3}" - "$TEST_TMP/$name" \
 		"$cap" "$path" "$min" "$IMAPSTRESS" "$@" <<'PYEOF' ||
-import json, signal, subprocess, sys, time
-base, cap, path, need, argv = sys.argv[1], float(sys.argv[2]), \
-    sys.argv[3].split("."), int(sys.argv[4]), sys.argv[5:]
+import json, os, signal, subprocess, sys, time
+base, cap, need, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[4]), \
+    sys.argv[5:]
+paths = [p.split(".") for p in sys.argv[3].split(",")]
+min_secs = float(os.environ.get("UNTIL_MIN_SECS") or 0)
 DRAIN = 60	# the run's promise after a signal: grace 30 s, then cut
 
-def value(tick):
+def value(tick, path):
     v = tick
     for k in path:
         v = v.get(k) if isinstance(v, dict) else None
     return v if isinstance(v, int) else 0
 
+def done(got, elapsed):
+    return min(got) >= need and elapsed >= min_secs
+
 with open(base + ".out", "wb") as out, open(base + ".err", "wb") as err:
     p = subprocess.Popen(argv + ["--json", base + ".json"], stdout=out,
                          stderr=err, stdin=subprocess.DEVNULL)
-why, got, pos, start = None, 0, 0, time.monotonic()
-while p.poll() is None and got < need:
+why, got, pos, start = None, [0] * len(paths), 0, time.monotonic()
+while p.poll() is None and not done(got, time.monotonic() - start):
     if time.monotonic() - start > cap:
-        why = "%s reached %d of %d in %g s" % (".".join(path), got, need, cap)
+        why = "; ".join("%s reached %d of %d" % (".".join(path), g, need)
+                        for path, g in zip(paths, got)) + " in %g s" % cap
         break
     time.sleep(0.2)
     try:
@@ -453,7 +462,7 @@ while p.poll() is None and got < need:
                 pos += len(line)
                 t = json.loads(line)
                 if t.get("type") == "tick":
-                    got += value(t)
+                    got = [g + value(t, path) for g, path in zip(got, paths)]
     except FileNotFoundError:
         pass
 if p.poll() is None:

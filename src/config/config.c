@@ -354,6 +354,7 @@ config_defaults(struct config *cfg)
 	cfg->max_line = 64 * 1024;
 	cfg->max_literal = 256ULL << 20;
 	cfg->track_max = MBOX_DEFAULT_TRACK;
+	cfg->errors_shown = 5;
 	cfg->format = OUT_TEXT;
 }
 

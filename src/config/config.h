@@ -139,6 +139,9 @@ struct config {
 	unsigned track_max;
 
 	/* --- output --- */
+	/* --errors-shown: full error lines printed per error kind, and per
+	 * sub-kind of the state errors (default 5); the rest are counted */
+	unsigned errors_shown;
 	enum out_format format;
 	char *output_path;	/* output=: imaptest's per-second TSV */
 	char *json_path;	/* --json FILE|- */

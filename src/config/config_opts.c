@@ -342,7 +342,7 @@ static const char usage[] =
 "Several processes (man imapstress: SHARDS):\n"
 "      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
 "      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
-"  imapstress merge [--json F] [--csv F] [-q] FILE...  one report of all\n"
+"  imapstress merge FILE... (one report of all); compare BASE... -- NEW...\n"
 "      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
@@ -470,6 +470,8 @@ const struct opt config_opts[] = {
 	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },
 	{ NULL, "csv", 0, ARG_REQ, h_str, OFF(csv_path), 0, 0 },
 	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
+	{ NULL, "errors-shown", 0, ARG_REQ, h_uint, OFF(errors_shown), 0,
+	  1000000 },
 	{ NULL, "tick-percentile", 0, ARG_REQ, h_tick_percentile, 0, 0, 0 },
 	{ NULL, "warmup", 0, ARG_REQ, h_dur, OFF(warmup_secs), 0, 0 },
 	{ NULL, "sla", 0, ARG_REQ, config_h_sla, 0, 0, 0 },

@@ -466,6 +466,9 @@ void conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r);
 /* A SELECT is being sent: a fresh view of the model; its violations. */
 void conn_view_select(struct conn *c);
 void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
+/* The tagged OK of a SELECT while the view is fed (its response code,
+ * then the snapshot the UIDNEXT checks compare with). */
+void conn_view_select_done(struct conn *c, const struct imap_resp *r);
 /* An untagged STATUS while the view is fed. */
 void conn_view_on_status(struct conn *c, const struct imap_resp *r);
 

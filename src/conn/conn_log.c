@@ -26,23 +26,42 @@ conn_inflight_name(const struct inflight *f)
 	return op_table[f->op].name;
 }
 
-/* The line, unless CONN_LOG_MAX_PER_KIND of its kind were shown. */
+/* The line, unless --errors-shown lines of its kind (*logged) were
+ * shown. */
 static void
-conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
+conn_vlog_line(struct conn *c, _Atomic unsigned *logged, const char *fmt,
+	       va_list ap)
 {
 	/* Shared by all workers: the only atomic read-modify-write, and it
 	 * happens on the error path only. */
-	struct shared_live *live = c->env->sh->live;
-	unsigned n = atomic_fetch_add_explicit(&live->err_logged[kind], 1,
-					       memory_order_relaxed);
+	unsigned max = c->env->cfg->errors_shown;
+	unsigned n = atomic_fetch_add_explicit(logged, 1, memory_order_relaxed);
 	char msg[1024];
 
-	if (n >= CONN_LOG_MAX_PER_KIND)
+	if (n >= max)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	log_error("%s[%u]: %s%s", c->user, c->slot, msg,
-		  n + 1 == CONN_LOG_MAX_PER_KIND ?
+		  n + 1 == max ?
 		  " (further errors of this kind are only counted)" : "");
+}
+
+static void
+conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
+{
+	conn_vlog_line(c, &c->env->sh->live->err_logged[kind], fmt, ap);
+}
+
+void
+conn_log_state_err(struct conn *c, enum mbox_err kind, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((unsigned)kind >= MBOX_ERR_COUNT)
+		kind = MBOX_ERR_SYNTAX;	/* cannot be: the model's own kinds */
+	va_start(ap, fmt);
+	conn_vlog_line(c, &c->env->sh->live->state_logged[kind], fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -7,7 +7,8 @@
 
 #include "conn/conn_int.h"
 
-/* How many full lines of each error kind a run prints. */
+/* How many stall warnings a run prints in full (error lines: as many of
+ * each kind as --errors-shown says). */
 #define CONN_LOG_MAX_PER_KIND 5
 
 /* What follows the error line: nothing (conn_log_err), or counting one
@@ -24,6 +25,12 @@ void conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
 	conn_err((c), (kind), CONN_ERR_CLOSE, __VA_ARGS__)
 #define conn_fail_later(c, kind, ...) \
 	conn_err((c), (kind), CONN_ERR_CLOSE_LATER, __VA_ARGS__)
+
+/* A mailbox-state error's line, shown while fewer than --errors-shown of
+ * its sub-kind were (each sub-kind has its own, so a storm of one does
+ * not hide the first lines of another); the caller counts it. */
+void conn_log_state_err(struct conn *c, enum mbox_err kind, const char *fmt,
+			...) __attribute__((format(printf, 3, 4)));
 
 /* "APPEND" or "CAPABILITY" (for internal commands). */
 const char *conn_inflight_name(const struct inflight *f);

@@ -463,12 +463,8 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		if (rep == STATS_OK) {
 			c->lstate = LSTATE_SELECTED;
 			conn_hold_update(c);
-			if (c->view != NULL) {
-				c->cur_resp = r;
-				mbox_view_on_resp_text(c->view, r->text, r->text_len);
-				mbox_view_select_done(c->view);
-				c->cur_resp = NULL;
-			}
+			if (c->view != NULL)
+				conn_view_select_done(c, r);
 		} else {
 			/* No mailbox is selected after a failed SELECT (RFC
 			 * 3501 6.3.1), and no view is fed. */

@@ -18,11 +18,9 @@ void
 conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 {
 	struct conn *c = arg;
-	stats_err(c->env->stats, ERR_MBOXSTATE);
-	if (kind == MBOX_ERR_UNANNOUNCED)
-		ctr_add(&c->env->stats->state_unannounced, 1);
-	conn_log_err(c, ERR_MBOXSTATE, "%s (%s): %.200s", msg, mbox_err_name(kind),
-		     c->cur_resp != NULL ? c->cur_resp->line : "");
+	stats_state_err(c->env->stats, kind);
+	conn_log_state_err(c, kind, "%s (%s): %.200s", msg, mbox_err_name(kind),
+			   c->cur_resp != NULL ? c->cur_resp->line : "");
 }
 
 /* The view did not keep a message the server told about: the run did
@@ -73,6 +71,24 @@ conn_view_on_status(struct conn *c, const struct imap_resp *r)
 	if (c->lstate == LSTATE_SELECTED &&
 	    status_names_box(r->text, r->text_len, c->env->cfg->box))
 		mbox_view_on_status(c->view);
+}
+
+void
+conn_view_select_done(struct conn *c, const struct imap_resp *r)
+{
+	c->cur_resp = r;
+	mbox_view_on_resp_text(c->view, r->text, r->text_len);
+	mbox_view_select_done(c->view);
+	c->cur_resp = NULL;
+	/* Without UIDNEXT the checks that compare UIDs with it have nothing
+	 * to compare with (Courier-IMAP sends none): say so, once. */
+	if (mbox_view_uidnext(c->view) == 0 &&
+	    !atomic_exchange(&c->env->sh->live->warned_uidnext, true))
+		log_warn("server sent no UIDNEXT when the mailbox was selected: "
+			 "the uidnext checks (a new message's UID not below "
+			 "it, an old one's below it) and the checkpoint's "
+			 "search for new messages \\Recent nowhere are off "
+			 "for such selections");
 }
 
 /* A SELECT is about to go out: a fresh view on this user's mailbox. */

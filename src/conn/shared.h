@@ -24,9 +24,14 @@ struct userfile;
  * end (run.c, main.c).  Relaxed atomics: each is a flag or a counter. */
 struct shared_live {
 	_Atomic unsigned err_logged[ERR_COUNT];	/* full error lines printed */
+	/* the same for each state error sub-kind (err_logged[ERR_MBOXSTATE]
+	 * is not used) */
+	_Atomic unsigned state_logged[MBOX_ERR_COUNT];
 	_Atomic bool tls_verify_failed;	/* a certificate was refused */
 	_Atomic unsigned warned_ops;	/* bit per op: "not advertised" said */
 	_Atomic bool warned_qresync;	/* "runs without QRESYNC" said */
+	_Atomic bool warned_multiappend;	/* "one message per APPEND" said */
+	_Atomic bool warned_uidnext;	/* "no UIDNEXT: checks off" said */
 	_Atomic bool warned_untracked;	/* "--track-max reached" said */
 	_Atomic bool login_disabled;	/* LOGINDISABLED in clear: not sent */
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */

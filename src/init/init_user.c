@@ -17,6 +17,7 @@
 #include "conn/shared.h"
 #include "config/user_template.h"
 #include "config/userfile.h"
+#include "util/log.h"
 
 static void init_pump(struct init_conn *ic);
 
@@ -214,6 +215,11 @@ init_append(struct init_conn *ic, unsigned f, uint32_t left)
 	char cmd[INIT_NAME_MAX + 64];
 	struct init_ref *ref = NULL;
 	bool multi = ic->w->run->multiappend && conn_has_multiappend(ic->c);
+	/* Slower, and a different load than asked: said once a run. */
+	if (ic->w->run->multiappend && !multi &&
+	    !atomic_exchange(&ic->w->run->sh->live->warned_multiappend, true))
+		log_warn("server does not advertise MULTIAPPEND: one message "
+			 "per APPEND");
 	uint32_t max = multi ? INIT_BATCH_MSGS : 1, n = 0;
 	uint64_t bytes = 0;
 

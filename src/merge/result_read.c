@@ -421,7 +421,8 @@ parse_snap_line(struct result_reader *r, char *kw, char *rest,
 	}
 	bool is_err = strcmp(kw, "err") == 0;
 	bool is_benign = strcmp(kw, "benign") == 0;
-	if (!is_err && !is_benign && strcmp(kw, "ctr") != 0)
+	bool is_state = strcmp(kw, "state") == 0;
+	if (!is_err && !is_benign && !is_state && strcmp(kw, "ctr") != 0)
 		return fail(r, err, errlen, "unknown line");
 	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
 		uint64_t *d = NULL;
@@ -433,16 +434,25 @@ parse_snap_line(struct result_reader *r, char *kw, char *rest,
 			for (int b = 0; b < BENIGN_COUNT; b++)
 				if (strcmp(benign_code_name[b], k) == 0)
 					d = &s->benign[b];
+		} else if (is_state) {
+			for (int m = 0; m < MBOX_ERR_COUNT; m++)
+				if (strcmp(mbox_err_name((enum mbox_err)m),
+					   k) == 0)
+					d = &s->state[m];
 		}
 #define X(f) else if (strcmp(k, #f) == 0) d = &s->f;
-		if (is_err || is_benign) {}
+		if (is_err || is_benign || is_state) {}
 		STATS_COUNTERS(X)
 		STATS_SUM_GAUGES(X)
 		X(loop_lag_max_us)
 #undef X
+		/* written as a counter of its own before the state line */
+		else if (strcmp(k, "state_unannounced") == 0)
+			d = &s->state[MBOX_ERR_UNANNOUNCED];
 		if (d == NULL || v == NULL || !result_parse_u64(v, &x))
 			return fail(r, err, errlen, is_err ? "unknown error kind" :
 				    is_benign ? "unknown benign code" :
+				    is_state ? "unknown state error kind" :
 				    "unknown counter");
 		*d = x;
 	}

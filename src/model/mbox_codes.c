@@ -75,10 +75,16 @@ mbox_view_on_flags(struct mbox_view *v, const char *text, size_t len)
 	for (unsigned k = 0; dropped != 0 && k < MBOX_MAX_KEYWORDS; k++) {
 		if (!(dropped & (1ull << k)))
 			continue;
+		/* Only flags we know as they are now: a message under this
+		 * session's own STORE (running, or .SILENT since, with no
+		 * FETCH FLAGS after it) may have lost the keyword, and a
+		 * server may drop a keyword no message has from FLAGS.
+		 * Courier does, inside our "-FLAGS.SILENT ($Label1)" of the
+		 * last message that had it (issue 33). */
 		uint32_t users = 0;
 		for (uint32_t seq = 1; seq <= v->count; seq++) {
 			const struct mbox_msg *m = mbox_msg_get(v, seq);
-			if ((m->st & MSG_FLAGS_KNOWN) && (m->kw & (1ull << k)))
+			if ((m->kw & (1ull << k)) && mbox_msg_baseline(v, m))
 				users++;
 		}
 		if (users > 0)

@@ -273,7 +273,7 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 			/* expunged placeholder */
 		} else if (r->size == 0) {
 			r->size = n;
-		} else if (r->size != n) {
+		} else if (r->size != n && mbox_fetch_told(v, STATIC_SIZE)) {
 			mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED,
 				    "RFC822.SIZE changed for UID %u: %llu -> "
 				    "%llu", r->uid, (unsigned long long)r->size,
@@ -290,7 +290,8 @@ fetch_static(struct mbox_view *v, struct mbox_rec *r, enum fetch_item item,
 			/* expunged placeholder */
 		} else if (r->idate == 0) {
 			r->idate = mbox_rec_idate_pack(utc, tz);
-		} else if (r->idate != mbox_rec_idate_pack(utc, tz)) {
+		} else if (r->idate != mbox_rec_idate_pack(utc, tz) &&
+			   mbox_fetch_told(v, STATIC_IDATE)) {
 			mbox_fmt_idate(mbox_rec_idate(r), mbox_rec_idate_tz(r),
 				       a, sizeof(a));
 			mbox_fmt_idate(utc, tz, b, sizeof(b));
@@ -382,6 +383,7 @@ mbox_view_on_fetch(struct mbox_view *v, uint32_t seq, const char *text,
 		}
 	}
 
+	v->fetch_told = 0;
 	for (const struct imap_arg *name = imap_arg_child(list); name != NULL;
 	     name = imap_arg_next(val)) {
 		val = imap_arg_next(name);

@@ -47,9 +47,13 @@
  *     "text/plain 0 0" bodystructure, 1970 date) are ignored, as imaptest
  *     does.  Values are case-folded before hashing, like imaptest's
  *     strcasecmp; a structure holding a skipped literal is not compared.
+ *     One FETCH reports each item's change once, named twice or not
+ *     (the Message-ID from ENVELOPE and a header section is one item).
  *  e) KEYWORD "Keyword used without being in FLAGS: $X"; also a keyword
- *     dropped from FLAGS while messages still have it and a PERMANENTFLAGS
- *     keyword missing from FLAGS
+ *     dropped from FLAGS while messages still have it (as far as we know:
+ *     not counting a message under this session's own STORE, running or
+ *     .SILENT since, whose flags no FETCH has shown since) and a
+ *     PERMANENTFLAGS keyword missing from FLAGS
  *  f) MODSEQ "MODSEQ went backwards for UID U: A -> B" and HIGHESTMODSEQ
  *     going backwards within a selection (only with check_modseq)
  *  g) UIDVALIDITY "UIDVALIDITY changed: A -> B" (the store then forgets its
@@ -126,30 +130,7 @@
 #include <stdint.h>
 
 #include "imap/imap.h"
-
-enum mbox_err {
-	MBOX_ERR_SYNTAX,
-	MBOX_ERR_SEQ_TOO_HIGH,
-	MBOX_ERR_EXISTS_BACKWARDS,
-	MBOX_ERR_UID_CHANGED,
-	MBOX_ERR_UID_ORDER,
-	MBOX_ERR_UIDNEXT,
-	MBOX_ERR_STATIC_CHANGED,
-	MBOX_ERR_KEYWORD,
-	MBOX_ERR_MODSEQ,
-	MBOX_ERR_UIDVALIDITY,
-	MBOX_ERR_OWN_MSG,
-	MBOX_ERR_OWN_FLAG,
-	MBOX_ERR_EXPUNGE,
-	MBOX_ERR_RECENT,
-	MBOX_ERR_CHECKPOINT,
-	MBOX_ERR_LIMIT,
-	MBOX_ERR_UNANNOUNCED,
-	MBOX_ERR_COUNT
-};
-
-/* "seq-too-high", "uid-changed", ... */
-const char *mbox_err_name(enum mbox_err kind);
+#include "model/mbox_err.h"
 
 typedef void (*mbox_err_cb)(void *arg, enum mbox_err kind, const char *msg);
 /* A FETCH answer for a message the view does not keep (its store's

@@ -172,6 +172,9 @@ struct mbox_view {
 	/* A STATUS of this mailbox was answered since the last EXISTS: a
 	 * seq above count is the server's unannounced message. */
 	bool status_since_exists;
+	/* STATIC_* bits: the static items of the FETCH being read whose
+	 * change was reported (mbox_fetch_told) */
+	uint8_t fetch_told;
 	uint64_t kw_in_flags, kw_permanent;
 
 	/* Own STOREs: gens above idle_gen are in flight while inflight>0. */
@@ -261,6 +264,26 @@ typedef void (*mbox_drop_fn)(void *arg, const struct mbox_msg *m,
 			     uint32_t old_seq);
 void mbox_msgs_compact(struct mbox_view *v, const struct mbox_range *drop,
 		       size_t n_drop, mbox_drop_fn fn, void *arg);
+
+/* One FETCH reports one change of a static item once: a FETCH may name
+ * an item twice ("RFC822.SIZE RFC822.SIZE", both answered), or the
+ * Message-ID twice (ENVELOPE and a MESSAGE-ID header section).  true
+ * the first time item is told in the FETCH being read. */
+enum {
+	STATIC_SIZE = 1 << 0,
+	STATIC_IDATE = 1 << 1,
+	STATIC_ENVELOPE = 1 << 2,
+	STATIC_BODYSTRUCTURE = 1 << 3,
+	STATIC_MSGID = 1 << 4
+};
+static inline bool
+mbox_fetch_told(struct mbox_view *v, unsigned item)
+{
+	bool first = !(v->fetch_told & item);
+
+	v->fetch_told |= (uint8_t)item;
+	return first;
+}
 
 /* mbox_view.c */
 void mbox_view_expunge_seq(struct mbox_view *v, uint32_t seq);

@@ -30,6 +30,8 @@ check_msgid(struct mbox_view *v, struct mbox_rec *r, const char *s, size_t n)
 	}
 	if (r->msgid_hash == h)
 		return true;
+	if (!mbox_fetch_told(v, STATIC_MSGID))
+		return false;
 	mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "Message-ID changed for "
 		    "UID %u: %s -> %.*s", r->uid, st->msgids[r - st->recs],
 		    (int)len, id);
@@ -68,13 +70,13 @@ bodystructure_is_nil(const struct imap_arg *bs)
 
 static void
 check_hash(struct mbox_view *v, uint32_t uid, const char *what,
-	   uint64_t *have, uint64_t h)
+	   unsigned item, uint64_t *have, uint64_t h)
 {
 	if (h == 0)
 		return;	/* held a skipped literal: not comparable */
 	if (*have == 0)
 		*have = h;
-	else if (*have != h)
+	else if (*have != h && mbox_fetch_told(v, item))
 		mbox_report(&v->rep, MBOX_ERR_STATIC_CHANGED, "%s changed for "
 			    "UID %u: hash %016llx -> %016llx", what, uid,
 			    (unsigned long long)*have, (unsigned long long)h);
@@ -129,7 +131,7 @@ mbox_fetch_envelope(struct mbox_view *v, struct mbox_rec *r,
 	if (envelope_is_nil(val))
 		return;
 	uint64_t h = mbox_hash_arg(val);
-	check_hash(v, r->uid, "ENVELOPE", &r->env_hash, h);
+	check_hash(v, r->uid, "ENVELOPE", STATIC_ENVELOPE, &r->env_hash, h);
 	bool ok = h != 0 && r->env_hash == h;
 	const struct imap_arg *id = imap_arg_nth(val, 9);
 	if (imap_arg_is_string(id) && !check_msgid(v, r, id->str, id->len))
@@ -155,7 +157,8 @@ mbox_fetch_bodystructure(struct mbox_view *v, struct mbox_rec *r,
 	if (bodystructure_is_nil(val))
 		return;
 	uint64_t h = mbox_hash_arg(val);
-	check_hash(v, r->uid, "BODYSTRUCTURE", &r->bs_hash, h);
+	check_hash(v, r->uid, "BODYSTRUCTURE", STATIC_BODYSTRUCTURE,
+		   &r->bs_hash, h);
 	r->bs_raw = h != 0 && r->bs_hash == h ? raw : 0;
 }
 

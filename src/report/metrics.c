@@ -216,10 +216,17 @@ render(struct evbuffer *b, const struct stats_snap *s, const struct metrics_run 
 		evbuffer_add_printf(b, "imapstress_errors_total{kind=\"%s\"} %" PRIu64 "\n",
 				    err_kind_name[k], s->errors[k]);
 
+	family(b, "imapstress_state_errors_total", "counter",
+	       "The state errors by sub-kind (seq-too-high, keyword, "
+	       "static-changed, ...); they add up to errors_total{kind=\"state\"}.");
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		evbuffer_add_printf(b, "imapstress_state_errors_total{kind=\"%s\"} %"
+				    PRIu64 "\n", mbox_err_name((enum mbox_err)k),
+				    s->state[k]);
 	counter(b, "imapstress_state_unannounced_total",
 		"State errors that are the server's unannounced messages after "
 		"a STATUS of the selected mailbox (also among the state errors).",
-		s->state_unannounced);
+		s->state[MBOX_ERR_UNANNOUNCED]);
 
 	family(b, "imapstress_network_bytes_total", "counter",
 	       "Bytes on the wire (layer=wire, after TLS and COMPRESS) and "

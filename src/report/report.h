@@ -50,6 +50,7 @@ struct report_run {
 	unsigned srv_procs;	/* processes in the tree (final: the most) */
 	double srv_cpu_pct;	/* 100 = one core; final: the mean */
 	double srv_cpu_max;	/* final: the busiest second */
+	unsigned srv_cpu_capped;	/* final: seconds capped at 100% x CPUs */
 	uint64_t srv_mem_kb;	/* final: the peak */
 	uint64_t srv_read_bytes, srv_write_bytes;
 	double srv_secs;	/* final: seconds the server was sampled */

@@ -44,6 +44,18 @@ csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* "state_seq_too_high": a state sub-kind's column, its name's '-' as
+ * '_' like every other column's. */
+static void
+csv_state_col(FILE *f, int kind)
+{
+	const char *n = mbox_err_name((enum mbox_err)kind);
+
+	fputs(",state_", f);
+	for (; *n != '\0'; n++)
+		fputc(*n == '-' ? '_' : *n, f);
+}
+
 void
 report_csv_header(struct report *r)
 {
@@ -52,6 +64,9 @@ report_csv_header(struct report *r)
 
 	for (size_t i = 0; i < N_ELEM(csv_head_cols); i++)
 		fprintf(f, "%s%s", i > 0 ? "," : "", csv_head_cols[i]);
+	/* errors_total's state errors by sub-kind, beside it */
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		csv_state_col(f, k);
 	for (int op = 0; op < OP_COUNT; op++) {
 		for (int c = 0; c < CSV_OP_COLS; c++) {
 			snprintf(name, sizeof(name), "%s_%s",
@@ -97,6 +112,8 @@ report_csv_tick(struct report *r, const struct report_run *run,
 	fprintf(f, "%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, t,
 		cum->conns_open, cum->conns_total, stats_snap_total_ok(win),
 		stats_snap_total_errors(win));
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		fprintf(f, ",%" PRIu64, win->state[k]);
 	for (int op = 0; op < OP_COUNT; op++)
 		for (int c = 0; c < CSV_OP_COLS; c++)
 			csv_op_value(f, win, op, c);

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "config/derived.h"
 #include "stats/hist.h"
+#include "report/json_write.h"
 #include "report/report.h"
 #include "stats/stats.h"
 
@@ -100,9 +101,6 @@ void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 void print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 		   const struct hist *h);
 void fmt_us_compact(char *buf, size_t n, uint64_t us);	/* "12.3ms" */
-void json_num(FILE *f, double v);
-void json_key(FILE *f, const char *key);
-void json_u64(FILE *f, const char *key, uint64_t v);
 /* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..} */
 void json_latency(FILE *f, const char *key, const struct hist *h);
 /* "p50_us":..,"p95_us":..,"p99_us":..,"max_us":.. (a tick's set) */

@@ -44,7 +44,7 @@ utf8_len(const unsigned char *s)
 
 /* A JSON string.  Bytes that are not UTF-8 (an --sla text typed in a
  * Latin-1 terminal) become U+FFFD rather than making the line invalid. */
-static void
+void
 json_str(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s != NULL ? s : "");
@@ -113,26 +113,36 @@ json_u64(FILE *f, const char *key, uint64_t v)
 	fprintf(f, "%" PRIu64, v);
 }
 
+/* "key":{"name":N,...}: a counter array under its names, every one. */
+static void
+json_named(FILE *f, const char *key, const char *const *names,
+	   const uint64_t *v, int n)
+{
+	json_key(f, key);
+	fputc('{', f);
+	for (int k = 0; k < n; k++) {
+		if (k > 0)
+			fputc(',', f);
+		json_u64(f, names[k], v[k]);
+	}
+	fputc('}', f);
+}
+
 static void
 json_errors(FILE *f, const struct stats_snap *s)
 {
-	json_key(f, "errors");
-	fputc('{', f);
-	for (int k = 0; k < ERR_COUNT; k++) {
-		if (k > 0)
-			fputc(',', f);
-		json_u64(f, err_kind_name[k], s->errors[k]);
-	}
-	/* Benign NOs by code, beside the errors they are not. */
-	fputs("},", f);
-	json_key(f, "benign_codes");
-	fputc('{', f);
-	for (int k = 0; k < BENIGN_COUNT; k++) {
-		if (k > 0)
-			fputc(',', f);
-		json_u64(f, benign_code_name[k], s->benign[k]);
-	}
-	fputc('}', f);
+	const char *state_names[MBOX_ERR_COUNT];
+
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		state_names[k] = mbox_err_name((enum mbox_err)k);
+	json_named(f, "errors", err_kind_name, s->errors, ERR_COUNT);
+	/* Benign NOs by code, beside the errors they are not; the state
+	 * errors by sub-kind, which add up to errors.state. */
+	fputc(',', f);
+	json_named(f, "benign_codes", benign_code_name, s->benign,
+		   BENIGN_COUNT);
+	fputc(',', f);
+	json_named(f, "state_kinds", state_names, s->state, MBOX_ERR_COUNT);
 }
 
 /* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..},
@@ -380,7 +390,7 @@ report_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_u64(f, "untracked_fetches", tot->untracked_fetches);
 	fputc(',', f);
-	json_u64(f, "state_unannounced", tot->state_unannounced);
+	json_u64(f, "state_unannounced", tot->state[MBOX_ERR_UNANNOUNCED]);
 	json_checkpoints(f, r->cfg, tot);
 	fputs(",\"cpu\":{\"user_s\":", f);
 	json_num(f, (double)run->cpu_user_us / 1e6);

@@ -70,6 +70,10 @@ report_server_text_final(const struct report_run *run,
 			"(100%% = one core), up to %u processes\n",
 			fin(run->srv_cpu_pct), fin(run->srv_cpu_max),
 			run->srv_procs);
+		if (run->srv_cpu_capped > 0)
+			fprintf(o, "                 %u s capped at 100%% x the "
+				"CPUs (the rest moved to the next second)\n",
+				run->srv_cpu_capped);
 		fprintf(o, "  memory:        %.1f MiB peak (%s)\n",
 			(double)run->srv_mem_kb / 1024.0,
 			run->srv_pss ? "PSS" : "RSS, shared pages counted per "
@@ -115,6 +119,7 @@ report_server_json(FILE *f, const struct report_run *run,
 		if (final) {
 			fputc(',', f);
 			json_double(f, "cpu_pct_max", run->srv_cpu_max);
+			fprintf(f, ",\"cpu_capped_s\":%u", run->srv_cpu_capped);
 			fputc(',', f);
 			json_double(f, "sampled_s", run->srv_secs);
 		}
@@ -175,6 +180,7 @@ report_run_take_server(struct report_run *dst, const struct report_run *src)
 	dst->srv_procs = src->srv_procs;
 	dst->srv_cpu_pct = src->srv_cpu_pct;
 	dst->srv_cpu_max = src->srv_cpu_max;
+	dst->srv_cpu_capped = src->srv_cpu_capped;
 	dst->srv_mem_kb = src->srv_mem_kb;
 	dst->srv_read_bytes = src->srv_read_bytes;
 	dst->srv_write_bytes = src->srv_write_bytes;

@@ -292,6 +292,21 @@ print_sla(struct report *r, const struct report_run *run,
 	}
 }
 
+/* The state errors by sub-kind, when there were any: those that
+ * happened, so the line says at once which checks fired. */
+static void
+print_state_kinds(const struct stats_snap *tot, FILE *o)
+{
+	if (tot->errors[ERR_MBOXSTATE] == 0)
+		return;
+	fputs("state errors by kind:", o);
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		if (tot->state[k] > 0)
+			fprintf(o, " %s=%" PRIu64, mbox_err_name((enum mbox_err)k),
+				tot->state[k]);
+	fputc('\n', o);
+}
+
 static void
 print_summary(struct report *r, const struct report_run *run,
 	      const struct stats_snap *tot, FILE *o)
@@ -327,6 +342,7 @@ print_summary(struct report *r, const struct report_run *run,
 	for (int k = 0; k < ERR_COUNT; k++)
 		fprintf(o, " %s=%" PRIu64, err_kind_name[k], tot->errors[k]);
 	fputc('\n', o);
+	print_state_kinds(tot, o);
 	fputs("benign NO codes (not errors):", o);
 	for (int k = 0; k < BENIGN_COUNT; k++)
 		fprintf(o, " %s=%" PRIu64, benign_code_name[k], tot->benign[k]);
@@ -336,12 +352,13 @@ print_summary(struct report *r, const struct report_run *run,
 			"found no free port (EADDRNOTAVAIL): the load was smaller "
 			"than asked; add --source addresses or shards\n",
 			tot->ports_exhausted);
-	if (tot->state_unannounced > 0)
+	if (tot->state[MBOX_ERR_UNANNOUNCED] > 0)
 		fprintf(o, "server deviation: %" PRIu64 " of the state errors "
 			"are unannounced-after-status: messages numbered with "
 			"no EXISTS announcing them, after a STATUS of the "
 			"selected mailbox (Cyrus 3.6 does this; see TESTED "
-			"SERVERS in imapstress(1))\n", tot->state_unannounced);
+			"SERVERS in imapstress(1))\n",
+			tot->state[MBOX_ERR_UNANNOUNCED]);
 	if (tot->untracked_fetches > 0)
 		fprintf(o, "untracked: %" PRIu64 " FETCH answers were checked "
 			"but not kept (messages past --track-max in a mailbox "

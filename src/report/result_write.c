@@ -180,6 +180,10 @@ write_snap(FILE *f, const struct stats_snap *s, bool profile)
 	fputs("\nbenign", f);
 	for (int k = 0; k < BENIGN_COUNT; k++)
 		fprintf(f, " %s=%" PRIu64, benign_code_name[k], s->benign[k]);
+	fputs("\nstate", f);
+	for (int k = 0; k < MBOX_ERR_COUNT; k++)
+		fprintf(f, " %s=%" PRIu64, mbox_err_name((enum mbox_err)k),
+			s->state[k]);
 	fputc('\n', f);
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (s->ok[op] + s->no[op] + s->bad[op] + s->failed[op] +

@@ -108,6 +108,7 @@ run_srv_final(const struct run_state *rs, struct report_run *rr)
 	rr->srv_cpu_pct = 100.0 * (rs->srv.cpu_s - rs->srv_warm.cpu_s) /
 	    rs->srv_secs;
 	rr->srv_cpu_max = rs->srv_cpu_max;
+	rr->srv_cpu_capped = rs->srv.cpu_capped - rs->srv_warm.cpu_capped;
 	rr->srv_mem_kb = rs->srv_mem_max;
 	rr->srv_procs = rs->srv_procs_max;
 	rr->srv_read_bytes = rs->srv.read_total - rs->srv_warm.read_total;

@@ -23,7 +23,7 @@ static uint32_t
 prefix_entry(struct script_run *r)
 {
 	char key[300];
-	snprintf(key, sizeof(key), "%s*", r->env.mailbox);
+	snprintf(key, sizeof(key), "%s*", r->box);
 	return guard_entry(r->env.guard, r->env.user, key, strlen(key));
 }
 
@@ -151,8 +151,8 @@ sguard_listed(struct script_run *r, const struct imap_resp *resp,
 static bool
 in_prefix(const struct script_run *r, const char *box, size_t len)
 {
-	size_t n = strlen(r->env.mailbox);
-	return len >= n && memcmp(box, r->env.mailbox, n) == 0;
+	size_t n = strlen(r->box);
+	return len >= n && memcmp(box, r->box, n) == 0;
 }
 
 bool

@@ -214,63 +214,110 @@ modseq_ok(const struct smatch *m, const char *name, size_t n,
 	return true;
 }
 
+/* Why the text did not match: the pattern with its values, "<$name>"
+ * for a variable without one. */
+static void
+text_mismatch(const struct smatch *m, const struct spat *p, const char *a,
+	      size_t an, struct sbuf *why)
+{
+	struct sbuf e = { 0 }, v = { 0 };
+
+	sbuf_adds(&e, "expected '");
+	for (unsigned i = 0; i < p->n_parts; i++) {
+		if (part_value(m, &p->parts[i], &v)) {
+			sbuf_add_escaped(&e, v.s, v.len);
+		} else {
+			sbuf_adds(&e, "<$");
+			sbuf_add(&e, p->parts[i].s, p->parts[i].n);
+			sbuf_adds(&e, ">");
+		}
+		sbuf_reset(&v);
+	}
+	sbuf_adds(&e, "'");
+	why_got(why, e.s, a, an);
+	sbuf_reset(&e);
+}
+
+/* Parts from i on that have a value, as one run of text in k; returns
+ * the index of the first that has none (n_parts at the end). */
+static unsigned
+known_run(const struct smatch *m, const struct spat *p, unsigned i,
+	  struct sbuf *k)
+{
+	sbuf_reset(k);
+	sbuf_add(k, "", 0);
+	while (i < p->n_parts && part_value(m, &p->parts[i], k))
+		i++;
+	return i;
+}
+
+static const char *
+find_text(const char *a, size_t an, const char *k, size_t kn, bool cs)
+{
+	for (size_t i = 0; kn <= an && i <= an - kn; i++)
+		if (text_eq(k, a + i, kn, cs))
+			return a + i;
+	return NULL;
+}
+
+/* Text parts against one argument, left to right.  A variable without a
+ * value takes what comes before the text that follows it: up to the end
+ * when that text ends the pattern ("[uidvalidity $v]"), else up to its
+ * first occurrence ("[copyuid $v $src $dst]", as imaptest does). */
 static bool
 match_text(struct smatch *m, const struct spat *p, const char *a, size_t an,
 	   struct sbuf *why)
 {
-	struct sbuf pre = { 0 }, suf = { 0 };
-	int unset = -1;
-	bool ok = false;
+	struct sbuf k = { 0 };
+	unsigned mark = m->vars->n;
+	bool cs = p->case_sensitive, ok = false;
+	size_t pos = 0;
 
-	for (unsigned i = 0; i < p->n_parts; i++) {
-		struct sbuf *into = unset < 0 ? &pre : &suf;
-		if (part_value(m, &p->parts[i], into))
-			continue;
-		if (p->parts[i].kind == SPART_SEQ) {
+	for (unsigned i = 0, j; i < p->n_parts; i = j) {
+		j = known_run(m, p, i, &k);
+		if (j < p->n_parts && p->parts[j].kind == SPART_SEQ) {
 			sbuf_addf(why, "$%u: that message was expunged during the "
-				  "command", p->parts[i].seq);
+				  "command", p->parts[j].seq);
 			goto out;
 		}
-		if (unset >= 0) {
-			sbuf_adds(why, "two variables without a value in one argument");
+		if (j > i) {
+			if (an - pos < k.len || !text_eq(k.s, a + pos, k.len, cs))
+				goto mismatch;
+			pos += k.len;
+			continue;
+		}
+		const struct spat_part *v = &p->parts[i];
+		j = known_run(m, p, i + 1, &k);
+		const char *end;
+		if (j == p->n_parts) {
+			if (an - pos < k.len)
+				goto mismatch;
+			end = a + an - k.len;
+		} else if (k.len == 0) {
+			sbuf_adds(why, "two variables without a value next to each "
+				  "other in one argument");
 			goto out;
+		} else if ((end = find_text(a + pos, an - pos, k.s, k.len, cs)) == NULL) {
+			goto mismatch;
 		}
-		unset = (int)i;
-	}
-	bool cs = p->case_sensitive;
-	if (unset < 0) {
-		ok = pre.len == an && text_eq(pre.s ? pre.s : "", a, an, cs);
-	} else {
-		ok = an >= pre.len + suf.len &&
-		     text_eq(pre.s ? pre.s : "", a, pre.len, cs) &&
-		     text_eq(suf.s ? suf.s : "", a + an - suf.len, suf.len, cs);
-		const struct spat_part *v = &p->parts[unset];
-		const char *val = a + pre.len;
-		size_t vlen = an - pre.len - suf.len;
-		if (ok && !modseq_ok(m, v->s, v->n, val, vlen, why)) {
-			ok = false;
+		size_t vlen = (size_t)(end - (a + pos));
+		if (!modseq_ok(m, v->s, v->n, a + pos, vlen, why))
 			goto out;
-		}
-		if (ok)
-			svars_put(m->vars, v->s, v->n, val, vlen);
+		svars_put(m->vars, v->s, v->n, a + pos, vlen);
+		pos += vlen;
+		j = i + 1;
 	}
-	if (!ok) {
-		struct sbuf e = { 0 };
-		sbuf_adds(&e, "expected '");
-		sbuf_add_escaped(&e, pre.s ? pre.s : "", pre.len);
-		if (unset >= 0) {
-			sbuf_adds(&e, "<$");
-			sbuf_add(&e, p->parts[unset].s, p->parts[unset].n);
-			sbuf_adds(&e, ">");
-			sbuf_add_escaped(&e, suf.s ? suf.s : "", suf.len);
-		}
-		sbuf_adds(&e, "'");
-		why_got(why, e.s, a, an);
-		sbuf_reset(&e);
+	if (pos == an) {
+		ok = true;
+		goto out;
 	}
+mismatch:
+	svars_undo(m->vars, mark);
+	text_mismatch(m, p, a, an, why);
 out:
-	sbuf_reset(&pre);
-	sbuf_reset(&suf);
+	if (!ok)
+		svars_undo(m->vars, mark);
+	sbuf_reset(&k);
 	return ok;
 }
 
@@ -286,6 +333,9 @@ match_node(struct smatch *m, const struct spat *p, const struct imap_arg *a,
 	if (p->type == SPAT_ANY)
 		return true;
 	if (p->type == SPAT_LIST) {
+		if (p->dirs.nil && a->type == IMAP_ARG_ATOM && a->len == 3 &&
+		    strncasecmp(a->str, "NIL", 3) == 0)
+			return true;
 		if (a->type != IMAP_ARG_LIST) {
 			why_got(why, "expected a list", a->str, a->len);
 			return false;
@@ -302,6 +352,12 @@ match_node(struct smatch *m, const struct spat *p, const struct imap_arg *a,
 		sbuf_addf(why, "the server's literal of %llu octets is too large "
 			  "to compare", (unsigned long long)a->size);
 		return false;
+	}
+	struct sbuf canon = { 0 };
+	if (a->type == IMAP_ARG_ATOM && spat_section_canon(a->str, a->len, &canon)) {
+		bool ok = match_text(m, p, canon.s, canon.len, why);
+		sbuf_reset(&canon);
+		return ok;
 	}
 	return match_text(m, p, a->str, a->len, why);
 }
@@ -340,9 +396,13 @@ match_list(struct smatch *m, const struct spat *p, const struct imap_arg *a,
 		act[i++] = x;
 	if (!p->dirs.unordered) {
 		for (i = 0; i < p->n_kids; i++) {
+			if (i >= n && p->dirs.has_min && i >= p->dirs.min)
+				break;	/* $!min: the rest is optional */
 			if (i >= n) {
-				sbuf_addf(why, "expected %u elements, the server's list "
-					  "has %u: ", p->n_kids, n);
+				sbuf_addf(why, "expected %s%u elements, the server's "
+					  "list has %u: ", p->dirs.has_min ? "at least "
+					  : "", p->dirs.has_min ? p->dirs.min
+					  : p->n_kids, n);
 				why_got(why, "", a->str, a->len);
 				goto out;
 			}

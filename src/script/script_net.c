@@ -250,10 +250,13 @@ script_net_main(const struct config *cfg)
 		script_list_free(&list);
 		return 2;
 	}
-	const char *box = strcmp(cfg->box, "INBOX") == 0 ? "imaptest" : cfg->box;
+	/* box= left at INBOX (which cannot be deleted): "imaptest", under
+	 * the personal namespace when the server names one. */
+	bool box_auto = strcmp(cfg->box, "INBOX") == 0;
 	struct script_env env = {
 		.user = cfg->user_template, .user2 = cfg->user2,
-		.password = cfg->pass, .mailbox = box, .host = cfg->host,
+		.password = cfg->pass, .mailbox = box_auto ? "imaptest" : cfg->box,
+		.mailbox_auto = box_auto, .host = cfg->host,
 		.port = config_port(cfg), .run_id = run_id_new(),
 		.guard = cfg->allow_foreign_mail ? NULL : guard_new(),
 	};

@@ -222,9 +222,24 @@ directive(struct pctx *c, struct spat *l, const char *w, size_t n,
 		str_add(&l->dirs.ignore, &l->dirs.n_ignore, w + 7, n - 7);
 	} else if (n > 4 && strncmp(w, "ban=", 4) == 0) {
 		str_add(&l->dirs.ban, &l->dirs.n_ban, w + 4, n - 4);
+	} else if (n == 3 && strncmp(w, "nil", 3) == 0) {
+		l->dirs.nil = true;
+	} else if (n >= 4 && strncmp(w, "min=", 4) == 0) {
+		char num[8];
+		char *end;
+		if (n - 4 == 0 || n - 4 > 3)
+			return pat_fail(c, "$!min takes '=N' with N in 0..999");
+		memcpy(num, w + 4, n - 4);
+		num[n - 4] = '\0';
+		long v = strtol(num, &end, 10);
+		if (*end != '\0' || v < 0)
+			return pat_fail(c, "$!min takes '=N' with N in 0..999");
+		l->dirs.has_min = true;
+		l->dirs.min = (unsigned)v;
 	} else {
 		return pat_fail(c, "unknown list directive (known: $!ordered, "
-				"$!unordered[=N], $!noextra, $!extra, $!ignore=E, $!ban=E)");
+				"$!unordered[=N], $!noextra, $!extra, $!ignore=E, "
+				"$!ban=E, $!nil, $!min=N)");
 	}
 	return 0;
 }
@@ -257,13 +272,51 @@ atom_end(struct pctx *c)
 	return i;
 }
 
+bool
+spat_section_canon(const char *s, size_t n, struct sbuf *out)
+{
+	unsigned br = 0;
+	bool changed = false;
+
+	if (memchr(s, '[', n) == NULL || memchr(s, '"', n) == NULL)
+		return false;
+	sbuf_add(out, "", 0);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '[')
+			br++;
+		else if (s[i] == ']' && br > 0)
+			br--;
+		if (s[i] != '"' || br == 0) {
+			sbuf_add(out, s + i, 1);
+			continue;
+		}
+		/* a quoted string inside brackets: its content */
+		changed = true;
+		for (i++; i < n && s[i] != '"'; i++) {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			sbuf_add(out, s + i, 1);
+		}
+	}
+	return changed;
+}
+
 static struct spat *
 text_pat(struct pctx *c, const char *s, size_t n, bool quoted)
 {
 	struct spat *p = pat_new(SPAT_TEXT);
+	struct sbuf canon = { 0 };
+
+	/* body[header.fields ("subject")] compares as the server may
+	 * write it, quoted or not (the match does the same to the reply) */
+	if (!quoted && spat_section_canon(s, n, &canon)) {
+		s = canon.s;
+		n = canon.len;
+	}
 	int k = spat_parts(s, n, &p->parts, &p->case_sensitive, c->err,
 			   c->errlen);
 
+	sbuf_reset(&canon);
 	p->quoted = quoted;
 	if (k < 0) {
 		spat_free(p);
@@ -366,6 +419,10 @@ parse_list(struct pctx *c, struct spat *l, bool top)
 			kid_add(l, k);
 			if (parse_list(c, k, false) < 0)
 				return -1;
+			if (k->dirs.has_min && (k->dirs.unordered ||
+						k->dirs.min > k->n_kids))
+				return pat_fail(c, "$!min=N needs an ordered list of "
+						"at least N elements");
 			c->depth--;
 			continue;
 		}
@@ -438,6 +495,23 @@ apply_defaults(struct spat *root)
 		set_unordered(k[1], 1, true);
 	if (n >= 3 && is_word(k[0], "STATUS") && plain_list(k[2]))
 		set_unordered(k[2], 2, true);
+	/* Ours, not imaptest's: RFC 3501 and 9051 put the numbers of a
+	 * SEARCH reply in no order.  "SEARCH" matches only itself. */
+	if (n >= 1 && is_word(k[0], "SEARCH"))
+		set_unordered(root, 1, false);
+}
+
+bool
+spat_names(const struct spat *p, const char *kw, size_t n)
+{
+	for (unsigned i = 0; i < p->n_kids && i < 2; i++) {
+		const struct spat *k = p->kids[i];
+		if (k->type == SPAT_TEXT && k->n_parts == 1 &&
+		    k->parts[0].kind == SPART_TEXT && k->parts[0].n == n &&
+		    strncasecmp(k->parts[0].s, kw, n) == 0)
+			return true;
+	}
+	return false;
 }
 
 static bool

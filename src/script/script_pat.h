@@ -10,12 +10,19 @@
  *   ( ... )        SPAT_LIST, with its $!directives (or imaptest's
  *                  defaults for the FETCH, FETCH FLAGS, LIST, LSUB and
  *                  STATUS lists when it has none).
+ * Ours beside imaptest's, for forms the RFCs allow: $!nil (NIL in place
+ * of the list: a body-fld-param, body-fld-dsp, an address list),
+ * $!min=N (an ordered list the server may end after N elements: the
+ * optional extension data of a BODYSTRUCTURE), and the numbers of a
+ * "SEARCH" reply in any order (RFC 3501 gives them none).
  * Compiling is also how the parser checks reply lines at load time. */
 #ifndef IMAPSTRESS_SCRIPT_PAT_H
 #define IMAPSTRESS_SCRIPT_PAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+struct sbuf;
 
 enum spat_type { SPAT_ANY, SPAT_TEXT, SPAT_LIST };
 
@@ -41,6 +48,9 @@ struct spat_dirs {
 	unsigned n_ignore;
 	char **ban;		/* $!ban=E: refused although extra */
 	unsigned n_ban;
+	bool nil;		/* $!nil: NIL is accepted for the list */
+	bool has_min;		/* $!min=N (ordered lists): the server's */
+	unsigned min;		/* list may end after its first N elements */
 };
 
 struct spat {
@@ -61,6 +71,17 @@ struct spat {
  * err on a malformed pattern. */
 struct spat *spat_compile(const char *text, size_t n, char *err, size_t errlen);
 void spat_free(struct spat *p);		/* NULL is a no-op */
+
+/* An atom with a section, header field names quoted or not, in one
+ * form: a quoted string inside "[...]" becomes its content, so
+ * BODY[HEADER.FIELDS ("Subject")] reads BODY[HEADER.FIELDS (Subject)]
+ * (RFC 3501's header-fld-name is an astring).  false, out untouched:
+ * nothing to change. */
+bool spat_section_canon(const char *s, size_t n, struct sbuf *out);
+
+/* Does one of the first two arguments of p (a compiled reply) read the
+ * n octets of kw, case-insensitively ("FETCH" in "$1 fetch (...)")? */
+bool spat_names(const struct spat *p, const char *kw, size_t n);
 
 /* The parts of a command or a result prefix: text, variables, $N.
  * Returns the count, or -1 with err set (e.g. "${" without "}"). */

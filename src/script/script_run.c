@@ -32,11 +32,15 @@ run_reset(struct script_run *r)
 		free(r->conn[i].chunks);
 		sbuf_reset(&r->conn[i].transcript);
 		free(r->conn[i].selected);
+		squeue_free(&r->conn[i]);
 		memset(&r->conn[i], 0, sizeof(r->conn[i]));
 	}
 	free(r->out.detail);
 	memset(&r->out, 0, sizeof(r->out));
 	sbuf_reset(&r->caps);
+	free(r->box);
+	r->box = NULL;
+	sns_reset(&r->ns);
 	for (unsigned i = 0; i < r->n_boxes; i++)
 		free(r->boxes[i]);
 	free(r->boxes);
@@ -73,7 +77,7 @@ script_run_outcome(const struct script_run *r)
 
 void
 srun_fail_setup(struct script_run *r, const char *what,
-		const struct imap_resp *resp)
+		const struct imap_resp *resp, const char *hint)
 {
 	struct sbuf b = { 0 };
 
@@ -82,6 +86,10 @@ srun_fail_setup(struct script_run *r, const char *what,
 		sbuf_adds(&b, ": the server sent '");
 		sbuf_add_escaped(&b, resp->line, resp->line_len);
 		sbuf_adds(&b, "'");
+	}
+	if (hint != NULL) {
+		sbuf_adds(&b, "\n");
+		sbuf_adds(&b, hint);
 	}
 	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
 }
@@ -116,15 +124,14 @@ set_user_vars(struct script_run *r, unsigned conn)
 	svars_set(r->m.vars, name, r->env.password);
 }
 
+/* $mailbox and $mailbox_url: again once NAMESPACE has placed the box. */
 static void
-set_vars(struct script_run *r)
+set_box_vars(struct script_run *r)
 {
 	struct sbuf url = { 0 };
 	const char *u = r->env.user;
 
-	for (unsigned i = 0; i < r->s->connections; i++)
-		set_user_vars(r, i);
-	svars_set(r->m.vars, "mailbox", r->env.mailbox);
+	svars_set(r->m.vars, "mailbox", r->box);
 	/* imap://user@host:port/mailbox, '@' in the user escaped */
 	sbuf_adds(&url, "imap://");
 	for (; *u; u++)
@@ -132,9 +139,17 @@ set_vars(struct script_run *r)
 			sbuf_adds(&url, "%40");
 		else
 			sbuf_add(&url, u, 1);
-	sbuf_addf(&url, "@%s:%d/%s", r->env.host, r->env.port, r->env.mailbox);
+	sbuf_addf(&url, "@%s:%d/%s", r->env.host, r->env.port, r->box);
 	svars_set(r->m.vars, "mailbox_url", url.s);
 	sbuf_reset(&url);
+}
+
+static void
+set_vars(struct script_run *r)
+{
+	for (unsigned i = 0; i < r->s->connections; i++)
+		set_user_vars(r, i);
+	set_box_vars(r);
 }
 
 /* Send set-up command number r->setup_no (as needed by the state). */
@@ -175,11 +190,18 @@ setup_next(struct script_run *r)
 					srun_finish(r, SCRIPT_SKIP, 0, sbuf_take(&w));
 					return;
 				}
-			r->setup_no = s->state == SCRIPT_ST_NONAUTH ? SU_STEPS : SU_LIST;
+			r->setup_no = s->state == SCRIPT_ST_NONAUTH ? SU_STEPS
+			    : SU_NAMESPACE;
 			continue;
+		} else if (k == SU_NAMESPACE) {
+			if (!sns_wanted(r)) {
+				r->setup_no = SU_LIST;
+				continue;
+			}
+			sbuf_adds(&b, "NAMESPACE");
 		} else if (k == SU_LIST) {
 			struct sbuf pat = { 0 };
-			sbuf_adds(&pat, r->env.mailbox);
+			sbuf_adds(&pat, r->box);
 			sbuf_adds(&pat, "*");
 			sbuf_adds(&b, "LIST \"\" ");
 			srun_add_quoted(&b, pat.s);
@@ -215,7 +237,7 @@ setup_next(struct script_run *r)
 				continue;
 			}
 			sbuf_adds(&b, "CREATE ");
-			srun_add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->box);
 		} else if (k == SU_APPEND) {
 			unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
 			unsigned want = s->messages < 0 ? have : (unsigned)s->messages;
@@ -227,7 +249,7 @@ setup_next(struct script_run *r)
 			const struct msg *msg = msg_pool_get(r->pool,
 							     r->appended++ % have);
 			sbuf_adds(&b, "APPEND ");
-			srun_add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->box);
 			/* The script gives no bytes: the message is ours and
 			 * carries the marker, as every APPEND does. */
 			char head[MSG_HEAD_MAX + 1];
@@ -244,9 +266,9 @@ setup_next(struct script_run *r)
 			}
 			conn = k - SU_SELECT;
 			free(r->conn[conn].selected);
-			r->conn[conn].selected = xstrdup(r->env.mailbox);
+			r->conn[conn].selected = xstrdup(r->box);
 			sbuf_adds(&b, "SELECT ");
-			srun_add_quoted(&b, r->env.mailbox);
+			srun_add_quoted(&b, r->box);
 		} else if (k < SU_STEPS) {
 			r->setup_no = SU_STEPS;
 			continue;
@@ -284,6 +306,8 @@ setup_untagged(struct script_run *r, const struct imap_resp *resp)
 		sbuf_reset(&r->caps);
 		sbuf_add(&r->caps, resp->text, resp->text_len);
 	}
+	if (kw == IMAP_KW_NAMESPACE && was == SU_NAMESPACE)
+		sns_reply(r, resp);
 	if (kw == IMAP_KW_LIST && was == SU_LIST) {
 		const struct imap_arg *root = imap_args_parse(r->m.args,
 							      resp->text,
@@ -297,6 +321,23 @@ setup_untagged(struct script_run *r, const struct imap_resp *resp)
 		sguard_untagged(r, resp);
 }
 
+/* The name it tried, the server's line and where the name came from:
+ * "CREATE imaptest" refused by a server whose personal mailboxes live
+ * under "INBOX." must not look like a broken server. */
+static void
+create_failed(struct script_run *r, const struct imap_resp *resp)
+{
+	struct sbuf what = { 0 }, hint = { 0 };
+
+	sbuf_adds(&what, "CREATE of the test mailbox '");
+	sbuf_add_escaped(&what, r->box, strlen(r->box));
+	sbuf_adds(&what, "' failed");
+	sns_hint(r, &hint);
+	srun_fail_setup(r, what.s, resp, hint.s);
+	sbuf_reset(&what);
+	sbuf_reset(&hint);
+}
+
 static void
 setup_tagged(struct script_run *r, const struct imap_resp *resp)
 {
@@ -304,7 +345,6 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 	static const char *const what[] = {
 		[SU_CAPS] = "CAPABILITY", [SU_CAPS2] = "CAPABILITY after LOGIN",
 		[SU_LIST] = "LIST of the test mailboxes",
-		[SU_CREATE] = "CREATE of the test mailbox",
 		[SU_DELETE] = "DELETE of an old test mailbox",
 		[SU_CLOSE] = "CLOSE after the foreign-mail check",
 	};
@@ -314,7 +354,14 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 			setup_next(r);
 		return;
 	}
-
+	if (was == SU_NAMESPACE) {
+		/* Not fatal: the test mailbox stays at the top level, and a
+		 * refused CREATE will say so. */
+		sns_done(r, resp->cond == IMAP_COND_OK);
+		set_box_vars(r);
+		setup_next(r);
+		return;
+	}
 	const char *code, *arg;
 	size_t code_len, arg_len;
 	/* A mailbox LIST named that is gone already is no failure; any other
@@ -324,13 +371,18 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 		    code_len == 11 && strncasecmp(code, "NONEXISTENT", 11) == 0;
 	if (resp->cond != IMAP_COND_OK && !gone) {
 		if (was >= SU_LOGIN && was < SU_LOGIN + SCRIPT_MAX_CONNS)
-			srun_fail_setup(r, "LOGIN failed", resp);
+			srun_fail_setup(r, "LOGIN failed", resp, NULL);
 		else if (was == SU_APPEND)
-			srun_fail_setup(r, "APPEND of the mbox's messages failed", resp);
+			srun_fail_setup(r, "APPEND of the mbox's messages failed",
+					resp, NULL);
 		else if (was >= SU_SELECT && was < SU_STEPS)
-			srun_fail_setup(r, "SELECT of the test mailbox failed", resp);
+			srun_fail_setup(r, "SELECT of the test mailbox failed",
+					resp, NULL);
+		else if (was == SU_CREATE)
+			create_failed(r, resp);
 		else
-			srun_fail_setup(r, what[was] ? what[was] : "failed", resp);
+			srun_fail_setup(r, what[was] ? what[was] : "failed", resp,
+					NULL);
 		return;
 	}
 	if (was == SU_LIST && r->n_boxes > 1)
@@ -352,6 +404,7 @@ script_run_start(struct script_run *r, const struct script *s,
 	r->appended = 0;
 	r->setup_no = SU_CAPS;
 	r->n_ready = 0;
+	r->box = xstrdup(r->env.mailbox);
 	smatch_init(&r->m);
 	set_vars(r);
 	for (unsigned i = 0; i < s->connections && !r->finished; i++) {
@@ -381,7 +434,8 @@ script_on_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp
 			if (r->in_steps)
 				sstep_unexpected(r, conn, resp);
 			else
-				srun_fail_setup(r, "a continuation nobody asked for", resp);
+				srun_fail_setup(r, "a continuation nobody asked for",
+						resp, NULL);
 			return;
 		}
 		c->plus_seen = true;
@@ -396,7 +450,8 @@ script_on_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp
 			   memcmp(resp->tag, r->setup_tag, resp->tag_len) == 0) {
 			setup_tagged(r, resp);
 		} else {
-			srun_fail_setup(r, "a tagged reply to no set-up command", resp);
+			srun_fail_setup(r, "a tagged reply to no set-up command",
+					resp, NULL);
 		}
 		return;
 	}

@@ -18,7 +18,7 @@
  * The set-up before the script's own commands (state: in script.h): on
  * connection 1 CAPABILITY, then LOGIN on every connection (unless
  * nonauth), CAPABILITY again, the test's capabilities: checked (missing
- * one: the test is skipped), every mailbox whose name begins with the
+ * one: the test is skipped), NAMESPACE (mailbox_auto only), every mailbox whose name begins with the
  * test mailbox's is deleted (LIST "" "box*": DESTRUCTIVE, the man page
  * warns), CREATE, APPEND of the mbox's messages (messages: of them,
  * wrapping), SELECT on every connection.  After the last step each
@@ -43,6 +43,10 @@ struct script_env {
 	const char *user2;	/* connections 2..n, or NULL */
 	const char *password;
 	const char *mailbox;	/* the test mailbox ($mailbox) */
+	/* mailbox is a default, not the user's box=: when the server offers
+	 * NAMESPACE the set-up asks it and puts mailbox under the personal
+	 * namespace's prefix (script_ns.c) */
+	bool mailbox_auto;
 	const char *host;	/* for $mailbox_url */
 	int port;
 	/* The process's foreign-mail memory (imap/guard.h); NULL:

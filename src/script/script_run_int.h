@@ -16,6 +16,7 @@ enum {
 	SU_LOGIN,				/* one per connection */
 	SU_CAPS2 = SU_LOGIN + SCRIPT_MAX_CONNS,
 	SU_CHECK,				/* no command: compare caps */
+	SU_NAMESPACE,				/* only for the default mailbox */
 	SU_LIST,
 	SU_GUARD,				/* EXAMINE (SEARCH) per mailbox */
 	SU_CLOSE,				/* after an EXAMINE */
@@ -36,6 +37,26 @@ struct chunk {
 	bool wait_plus;
 };
 
+/* Where the test mailbox's name came from (script_ns.c). */
+enum sns_state {
+	SNS_FIXED,		/* box= given: never asked */
+	SNS_NOT_OFFERED,	/* no NAMESPACE capability */
+	SNS_ASKED,
+	SNS_FAILED,		/* NAMESPACE not OK */
+	SNS_ANSWERED
+};
+
+struct sns {
+	enum sns_state state;
+	bool personal;		/* a personal namespace with a usable prefix */
+	bool unusable;		/* its prefix cannot go in a quoted string */
+	char *prefix;		/* the first personal namespace's (or NULL) */
+	char *sep;		/* its separator, NULL for NIL */
+};
+
+struct sfetch;
+struct squeued;
+
 struct rconn {
 	bool open, ready;
 	bool plus_seen;		/* a "+" arrived for the first chunk */
@@ -45,6 +66,8 @@ struct rconn {
 	unsigned transcript_lines;
 	bool logged_out;
 	char *selected;		/* the mailbox a step SELECTed (guard) */
+	struct squeued *queued;	/* untagged replies during others' steps */
+	unsigned n_queued, q_next;
 };
 
 struct script_run {
@@ -54,6 +77,8 @@ struct script_run {
 
 	const struct script *s;
 	const struct msg_pool *pool;
+	char *box;		/* the test mailbox ($mailbox) for this test */
+	struct sns ns;
 	bool finished;
 	struct script_outcome out;
 	struct smatch m;
@@ -86,6 +111,8 @@ struct script_run {
 	unsigned n_pending;
 	struct sbuf extra;	/* replies nobody expected (ignore_extra_untagged: no) */
 	unsigned extra_line;
+	struct sfetch *fetch;	/* FETCH replies no line took, per message */
+	unsigned n_fetch;
 };
 
 /* script_send.c */
@@ -110,9 +137,35 @@ void sguard_listed(struct script_run *r, const struct imap_resp *resp,
 bool sguard_step(struct script_run *r, unsigned conn, const char *text,
 		 unsigned line);
 
-/* script_run.c */
+/* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
-		     const struct imap_resp *resp);
+		     const struct imap_resp *resp, const char *hint);
+
+/* script_fetch.c: a message's FETCH replies matched together */
+void sfetch_reset(struct script_run *r);
+/* resp matched no line alone: keep it, and try it with the others of
+ * its message against st's open FETCH lines.  true: one matched. */
+bool sfetch_merge(struct script_run *r, const struct script_step *st,
+		  const struct imap_resp *resp);
+/* The first kept FETCH no line took, escaped (max octets of items). */
+void sfetch_extra(const struct script_run *r, struct sbuf *b, size_t max);
+
+/* script_queue.c: replies of a connection kept for its next step */
+void squeue_push(struct rconn *c, const struct imap_resp *resp);
+/* The oldest kept reply, its line the caller's to free; false (and
+ * the queue emptied) when none is left. */
+bool squeue_pop(struct rconn *c, struct imap_resp *resp, char **line);
+void squeue_free(struct rconn *c);
+
+/* script_ns.c: the test mailbox's name */
+void sns_reset(struct sns *ns);
+/* Should the set-up ask NAMESPACE?  (Records why not.) */
+bool sns_wanted(struct script_run *r);
+void sns_reply(struct script_run *r, const struct imap_resp *resp);
+/* NAMESPACE completed (ok: with OK): r->box set from its reply. */
+void sns_done(struct script_run *r, bool ok);
+/* "hint: ..." for a refused CREATE: where the name came from. */
+void sns_hint(const struct script_run *r, struct sbuf *b);
 
 void sstep_start(struct script_run *r);
 void sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp);

@@ -32,6 +32,7 @@ sstep_reset(struct script_run *r)
 	r->near_miss = r->tags = NULL;
 	r->n_pats = r->n_tags = 0;
 	sbuf_reset(&r->extra);
+	sfetch_reset(r);
 }
 
 static void
@@ -162,6 +163,14 @@ begin_step(struct script_run *r)
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
 		srun_send(r, st->conn, r->tags[i], texts[i].s);
+	/* What came on this connection during other steps counts now. */
+	struct imap_resp q;
+	char *qline;
+	unsigned step = r->step;
+	while (!r->finished && r->step == step && squeue_pop(c, &q, &qline)) {
+		sstep_resp(r, st->conn, &q);
+		free(qline);
+	}
 out:
 	for (unsigned i = 0; i < st->n_cmds; i++)
 		sbuf_reset(&texts[i]);
@@ -174,22 +183,6 @@ sstep_start(struct script_run *r)
 	r->in_steps = true;
 	r->step = 0;
 	begin_step(r);
-}
-
-/* The keyword a pattern expects ("FETCH" in "$1 fetch (...)"). */
-static bool
-pat_keyword_is(const struct spat *p, const struct imap_resp *resp)
-{
-	for (unsigned i = 0; i < p->n_kids && i < 2; i++) {
-		const struct spat *k = p->kids[i];
-		if (k->type != SPAT_TEXT || k->n_parts != 1 ||
-		    k->parts[0].kind != SPART_TEXT)
-			continue;
-		if (k->parts[0].n == resp->keyword_len &&
-		    strncasecmp(k->parts[0].s, resp->keyword, resp->keyword_len) == 0)
-			return true;
-	}
-	return false;
 }
 
 static void
@@ -205,12 +198,18 @@ step_untagged(struct script_run *r, const struct script_step *st,
 		hit = smatch_untagged(&r->m, r->pats[i], resp, &why);
 		if (hit)
 			r->matched[i] = true;
-		else if (r->near_miss[i] == NULL && pat_keyword_is(r->pats[i], resp))
+		else if (r->near_miss[i] == NULL &&
+			 spat_names(r->pats[i], resp->keyword, resp->keyword_len))
 			r->near_miss[i] = sbuf_take(&why);
 		sbuf_reset(&why);
 	}
-	if (!hit && !r->s->ignore_extra_untagged && r->extra.len == 0)
+	/* A FETCH may be the rest of one before it (script_fetch.c): an
+	 * extra only if nothing takes it by the end of the step. */
+	if (!hit && resp->has_num && imap_resp_kw(resp) == IMAP_KW_FETCH) {
+		sfetch_merge(r, st, resp);
+	} else if (!hit && !r->s->ignore_extra_untagged && r->extra.len == 0) {
 		show(&r->extra, resp->line, resp->line_len);
+	}
 	if (imap_resp_kw(resp) == IMAP_KW_EXPUNGE && resp->has_num)
 		smatch_note_expunge(&r->m, resp->num);
 }
@@ -230,6 +229,8 @@ step_complete(struct script_run *r, const struct script_step *st)
 		sbuf_reset(&exp);
 		return;
 	}
+	if (r->extra.len == 0 && !r->s->ignore_extra_untagged)
+		sfetch_extra(r, &r->extra, SHOW_MAX);
 	if (r->extra.len > 0) {
 		struct sbuf why = { 0 };
 		sbuf_adds(&why, "ignore_extra_untagged: no, and the server sent a "
@@ -257,8 +258,12 @@ sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
 		return;
 	}
 	const struct script_step *st = &r->s->steps[r->step];
-	if (conn != st->conn)
-		return;		/* another session's news: not this step's */
+	if (conn != st->conn) {
+		/* another session's news: for its next step (script_queue.c) */
+		if (resp->kind == IMAP_UNTAGGED)
+			squeue_push(&r->conn[conn], resp);
+		return;
+	}
 	struct rconn *c = &r->conn[conn];
 	if (c->transcript_lines++ < TRANSCRIPT_MAX_LINES) {
 		sbuf_adds(&c->transcript, "    ");

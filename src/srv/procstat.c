@@ -3,132 +3,50 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util/log.h"
+#include "srv/ledger.h"
+#include "srv/procread.h"
 #include "srv/procstat.h"
+#include "util/log.h"
 #include "util/xmalloc.h"
 
 struct srv_watch {
+	char root[256];
 	pid_t roots[SRV_MAX_PIDS];
-	unsigned n_roots;
+	uint64_t root_start[SRV_MAX_PIDS];	/* a reused root pid is not ours */
+	unsigned n_roots, ncpu;
 	bool gone, gone_said, io_said, started;
 	uint64_t prev_us;
-	uint64_t prev_ticks, prev_rd, prev_wr;
-	double cpu_s;
-	uint64_t rd_total, wr_total;
+	uint64_t cpu_ticks, rd_total, wr_total;
+	double carry_s;		/* CPU over the cap, moved to the next second */
+	unsigned capped;
 	long clk_tck, page_kb;
-	/* the /proc scan, reused each second */
-	pid_t *pid, *ppid;
-	bool *in;
+	struct srv_ledger *ledger;
+	/* the /proc scan, reused each second: every process, by pid */
+	struct srv_proc *p;
+	int *depth;		/* -1: outside the tree */
+	size_t *order;		/* the tree, parents before children */
 	size_t n, cap;
 };
-
-/* A small /proc file into buf (NUL-terminated); -1 when unreadable. */
-static int
-read_small(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	size_t got = 0;
-	while (got + 1 < len) {
-		ssize_t r = read(fd, buf + got, len - 1 - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got > 0 ? 0 : -1;
-}
-
-int
-srv_parse_stat(const char *line, struct srv_stat *out)
-{
-	/* comm may hold spaces and ')': the fields start after the last ')'. */
-	const char *p = strrchr(line, ')');
-	if (p == NULL)
-		return -1;
-	p++;
-	uint64_t f[25] = { 0 };
-	unsigned k = 3;		/* field 3 is the state letter */
-	while (k <= 24) {
-		while (*p == ' ')
-			p++;
-		if (*p == '\0' || *p == '\n')
-			return -1;
-		if (k == 3) {
-			p++;
-		} else {
-			char *end;
-			errno = 0;
-			long long v = strtoll(p, &end, 10);
-			if (end == p || errno != 0)
-				return -1;
-			f[k] = v < 0 ? 0 : (uint64_t)v;
-			p = end;
-		}
-		if (*p != ' ' && *p != '\0' && *p != '\n')
-			return -1;
-		k++;
-	}
-	out->ppid = (pid_t)f[4];
-	out->utime = f[14];
-	out->stime = f[15];
-	out->cutime = f[16];
-	out->cstime = f[17];
-	out->rss_pages = f[24];
-	return 0;
-}
-
-/* The number after "key" at the start of a line of text. */
-static int
-field_after(const char *text, const char *key, uint64_t *v)
-{
-	size_t kl = strlen(key);
-	for (const char *p = text; p != NULL && *p != '\0';) {
-		if (strncmp(p, key, kl) == 0) {
-			p += kl;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			*v = strtoull(p, NULL, 10);
-			return 0;
-		}
-		p = strchr(p, '\n');
-		if (p != NULL)
-			p++;
-	}
-	return -1;
-}
-
-int
-srv_parse_io(const char *text, uint64_t *rd, uint64_t *wr)
-{
-	if (field_after(text, "read_bytes:", rd) < 0 ||
-	    field_after(text, "write_bytes:", wr) < 0)
-		return -1;
-	return 0;
-}
-
-int
-srv_parse_pss(const char *text, uint64_t *kb)
-{
-	return field_after(text, "Pss:", kb);
-}
 
 struct srv_watch *
 srv_watch_new(const int *pids, unsigned n, char *err, size_t errlen)
 {
-	char path[64];
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return srv_watch_new_at("/proc", cpus > 0 ? (unsigned)cpus : 1, pids, n,
+				err, errlen);
+}
+
+struct srv_watch *
+srv_watch_new_at(const char *root, unsigned ncpu, const int *pids,
+		 unsigned n, char *err, size_t errlen)
+{
+	char buf[1024];
+	struct srv_stat st[SRV_MAX_PIDS];
 
 	if (n == 0 || n > SRV_MAX_PIDS) {
 		snprintf(err, errlen, "--server-pid: between 1 and %d pids",
@@ -136,22 +54,29 @@ srv_watch_new(const int *pids, unsigned n, char *err, size_t errlen)
 		return NULL;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pids[i]);
-		if (access(path, R_OK) != 0) {
+		if (pids[i] <= 0 ||
+		    srv_read_proc(root, pids[i], "stat", buf, sizeof(buf)) < 0 ||
+		    srv_parse_stat(buf, &st[i]) < 0) {
 			snprintf(err, errlen, "--server-pid %d: no such process "
-				 "(%s: %s)", (int)pids[i], path, strerror(errno));
+				 "(%s/%d/stat: %s)", (int)pids[i], root,
+				 (int)pids[i], strerror(errno ? errno : ENOENT));
 			return NULL;
 		}
 	}
 	struct srv_watch *w = xcalloc(1, sizeof(*w));
-	for (unsigned i = 0; i < n; i++)
+	snprintf(w->root, sizeof(w->root), "%s", root);
+	for (unsigned i = 0; i < n; i++) {
 		w->roots[i] = (pid_t)pids[i];
+		w->root_start[i] = st[i].start;
+	}
 	w->n_roots = n;
+	w->ncpu = ncpu > 0 ? ncpu : 1;
 	w->clk_tck = sysconf(_SC_CLK_TCK);
 	if (w->clk_tck <= 0)
 		w->clk_tck = 100;
 	long pg = sysconf(_SC_PAGESIZE);
 	w->page_kb = pg > 0 ? pg / 1024 : 4;
+	w->ledger = srv_ledger_new();
 	return w;
 }
 
@@ -160,19 +85,28 @@ srv_watch_free(struct srv_watch *w)
 {
 	if (w == NULL)
 		return;
-	free(w->pid);
-	free(w->ppid);
-	free(w->in);
+	srv_ledger_free(w->ledger);
+	free(w->p);
+	free(w->depth);
+	free(w->order);
 	free(w);
 }
 
-/* Every process's pid and ppid, from /proc/N/stat. */
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const struct srv_proc *)a)->pid;
+	pid_t y = ((const struct srv_proc *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Every process's pid, ppid and start, from ROOT/N/stat, sorted by pid. */
 static void
 scan_proc(struct srv_watch *w)
 {
-	DIR *d = opendir("/proc");
+	DIR *d = opendir(w->root);
 	struct dirent *de;
-	char path[64], buf[1024];
+	char buf[1024];
 
 	w->n = 0;
 	if (d == NULL)
@@ -180,116 +114,194 @@ scan_proc(struct srv_watch *w)
 	while ((de = readdir(d)) != NULL) {
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%.20s/stat", de->d_name);
+		pid_t pid = (pid_t)atoi(de->d_name);
 		struct srv_stat st;
-		if (read_small(path, buf, sizeof(buf)) < 0 ||
+		if (srv_read_proc(w->root, pid, "stat", buf, sizeof(buf)) < 0 ||
 		    srv_parse_stat(buf, &st) < 0)
 			continue;	/* exited meanwhile */
 		if (w->n == w->cap) {
 			w->cap = w->cap ? 2 * w->cap : 512;
-			w->pid = xrealloc(w->pid, w->cap * sizeof(*w->pid));
-			w->ppid = xrealloc(w->ppid, w->cap * sizeof(*w->ppid));
-			w->in = xrealloc(w->in, w->cap * sizeof(*w->in));
+			w->p = xrealloc(w->p, w->cap * sizeof(*w->p));
+			w->depth = xrealloc(w->depth, w->cap * sizeof(*w->depth));
+			w->order = xrealloc(w->order, w->cap * sizeof(*w->order));
 		}
-		w->pid[w->n] = (pid_t)atoi(de->d_name);
-		w->ppid[w->n] = st.ppid;
-		w->in[w->n] = false;
-		w->n++;
+		w->p[w->n++] = (struct srv_proc){ .pid = pid, .ppid = st.ppid,
+						  .start = st.start };
 	}
 	closedir(d);
+	qsort(w->p, w->n, sizeof(*w->p), by_pid);
 }
 
 static bool
-is_root(const struct srv_watch *w, pid_t p)
+is_root(const struct srv_watch *w, const struct srv_proc *q)
 {
 	for (unsigned i = 0; i < w->n_roots; i++)
-		if (w->roots[i] == p)
+		if (w->roots[i] == q->pid && w->root_start[i] == q->start)
 			return true;
 	return false;
 }
 
-/* Mark the roots and, pass after pass, every process whose parent is
- * marked (a tree is a few levels deep: Dovecot's is two). */
-static void
+/* The index of pid in the scan, or -1. */
+static long
+scan_find(const struct srv_watch *w, pid_t pid)
+{
+	const struct srv_proc *q = srv_proc_find(w->p, w->n, pid);
+	return q != NULL ? (long)(q - w->p) : -1;
+}
+
+/* Each process's depth below a root (-1: outside the tree), following
+ * ppid up until a root or a known depth; and the tree's order by depth,
+ * so that a parent is read before its children (see read_tree). */
+static size_t
 mark_tree(struct srv_watch *w)
 {
+	enum { UNKNOWN = -2, OUTSIDE = -1, MAX_DEPTH = 64 };
+	size_t chain[MAX_DEPTH];
+
 	for (size_t i = 0; i < w->n; i++)
-		w->in[i] = is_root(w, w->pid[i]);
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t i = 0; i < w->n; i++) {
-			if (w->in[i])
-				continue;
-			for (size_t j = 0; j < w->n; j++)
-				if (w->in[j] && w->pid[j] == w->ppid[i]) {
-					w->in[i] = changed = true;
-					break;
-				}
+		w->depth[i] = is_root(w, &w->p[i]) ? 0 : UNKNOWN;
+	for (size_t i = 0; i < w->n; i++) {
+		unsigned k = 0;
+		long j = (long)i;
+		int base = OUTSIDE;
+		while (j >= 0 && w->depth[j] == UNKNOWN && k < MAX_DEPTH) {
+			chain[k++] = (size_t)j;
+			j = scan_find(w, w->p[j].ppid);
+		}
+		if (j >= 0 && w->depth[j] != UNKNOWN)
+			base = w->depth[j];
+		while (k > 0) {
+			k--;
+			base = base == OUTSIDE ? OUTSIDE : base + 1;
+			w->depth[chain[k]] = base;
 		}
 	}
+	size_t m = 0;
+	for (int dep = 0; dep < MAX_DEPTH; dep++) {
+		size_t before = m;
+		for (size_t i = 0; i < w->n; i++)
+			if (w->depth[i] == dep)
+				w->order[m++] = i;
+		if (m == before)
+			break;
+	}
+	return m;
 }
 
 struct tree_sum {
 	unsigned procs, roots;
-	uint64_t ticks, rss_kb, pss_kb, rd, wr;
+	uint64_t rss_kb, pss_kb;
 	bool pss_all, io_all;
 };
 
-static void
-sum_one(const struct srv_watch *w, pid_t p, struct tree_sum *s)
+/* One process of the tree read again for its figures: false when it
+ * exited since the scan (or its pid went to a new process). */
+static bool
+read_one(const struct srv_watch *w, struct srv_proc *q, struct tree_sum *s)
 {
-	char path[64], buf[4096];
+	char buf[4096];
 	struct srv_stat st;
 	uint64_t v, rd, wr;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
-	if (read_small(path, buf, sizeof(buf)) < 0 ||
-	    srv_parse_stat(buf, &st) < 0)
-		return;		/* exited since the scan */
+	if (srv_read_proc(w->root, q->pid, "stat", buf, sizeof(buf)) < 0 ||
+	    srv_parse_stat(buf, &st) < 0 || st.start != q->start)
+		return false;
 	s->procs++;
-	s->roots += is_root(w, p);
-	s->ticks += st.utime + st.stime + st.cutime + st.cstime;
+	s->roots += is_root(w, q);
+	q->has[SRV_CPU] = true;
+	q->kids[SRV_CPU] = st.cutime + st.cstime;
+	q->total[SRV_CPU] = st.utime + st.stime + q->kids[SRV_CPU];
 	s->rss_kb += st.rss_pages * (uint64_t)w->page_kb;
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)p);
-	if (read_small(path, buf, sizeof(buf)) == 0 &&
-	    srv_parse_pss(buf, &v) == 0)
+	if (srv_read_proc(w->root, q->pid, "smaps_rollup", buf,
+			  sizeof(buf)) == 0 && srv_parse_pss(buf, &v) == 0)
 		s->pss_kb += v;
 	else
 		s->pss_all = false;
-	snprintf(path, sizeof(path), "/proc/%d/io", (int)p);
-	if (read_small(path, buf, sizeof(buf)) == 0 &&
+	if (srv_read_proc(w->root, q->pid, "io", buf, sizeof(buf)) == 0 &&
 	    srv_parse_io(buf, &rd, &wr) == 0) {
-		s->rd += rd;
-		s->wr += wr;
+		/* The kernel's io figures mix in the reaped children's. */
+		q->has[SRV_RD] = q->has[SRV_WR] = true;
+		q->total[SRV_RD] = q->kids[SRV_RD] = rd;
+		q->total[SRV_WR] = q->kids[SRV_WR] = wr;
 	} else {
 		s->io_all = false;
 	}
+	return true;
+}
+
+/* Read the tree's processes, parents first: a child reaped between the
+ * two reads is then missing with its time not yet in the parent's cutime
+ * (the ledger's debt waits for it), never seen and in the cutime at once,
+ * which would count it twice.  A process gone since the scan is dropped
+ * from it, so the ledger sees it as gone. */
+static void
+read_tree(struct srv_watch *w, size_t m, struct tree_sum *s)
+{
+	for (size_t k = 0; k < m; k++) {
+		struct srv_proc *q = &w->p[w->order[k]];
+		q->in_tree = read_one(w, q, s);
+		if (!q->in_tree)
+			q->pid = 0;	/* dropped below */
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < w->n; i++)
+		if (w->p[i].pid != 0)
+			w->p[j++] = w->p[i];
+	w->n = j;
+}
+
+/* The window's CPU seconds as a share of the wall time, never above what
+ * ncpu CPUs can give: see procstat.h. */
+static double
+cpu_window(struct srv_watch *w, uint64_t ticks, double wall)
+{
+	double secs = (double)ticks / (double)w->clk_tck + w->carry_s;
+	double max = wall > 0 ? wall * (double)w->ncpu : 0;
+
+	w->carry_s = 0;
+	if (secs > max + 1e-9) {
+		w->carry_s = secs - max;
+		secs = max;
+		w->capped++;
+	}
+	return wall > 0 ? 100.0 * secs / wall : 0;
+}
+
+static void
+say_gone(struct srv_watch *w, struct srv_sample *out)
+{
+	if (!w->gone_said)
+		log_warn("--server-pid: the server's process%s gone; its "
+			 "columns stop here, the run goes on",
+			 w->n_roots > 1 ? "es are" : " is");
+	w->gone_said = true;
+	out->cpu_s = (double)w->cpu_ticks / (double)w->clk_tck;
+	out->read_total = w->rd_total;
+	out->write_total = w->wr_total;
+	out->cpu_capped = w->capped;
 }
 
 void
 srv_watch_sample(struct srv_watch *w, uint64_t now_us, struct srv_sample *out)
 {
 	struct tree_sum s = { .pss_all = true, .io_all = true };
+	uint64_t boot = 0, grow[SRV_NACCT];
+	char buf[256];
 
 	memset(out, 0, sizeof(*out));
 	if (!w->gone) {
+		/* Before the scan: a process that started after it is
+		 * surely this window's. */
+		if (srv_read_proc(w->root, 0, "uptime", buf, sizeof(buf)) < 0 ||
+		    srv_parse_uptime(buf, w->clk_tck, &boot) < 0)
+			boot = UINT64_MAX;	/* no new process counts whole */
 		scan_proc(w);
-		mark_tree(w);
-		for (size_t i = 0; i < w->n; i++)
-			if (w->in[i])
-				sum_one(w, w->pid[i], &s);
+		read_tree(w, mark_tree(w), &s);
 		if (s.roots == 0)
 			w->gone = true;
 	}
 	if (w->gone) {
-		if (!w->gone_said)
-			log_warn("--server-pid: the server's process%s gone; its "
-				 "columns stop here, the run goes on",
-				 w->n_roots > 1 ? "es are" : " is");
-		w->gone_said = true;
-		out->cpu_s = w->cpu_s;
-		out->read_total = w->rd_total;
-		out->write_total = w->wr_total;
+		say_gone(w, out);
 		return;
 	}
 	if (!s.io_all && !w->io_said) {
@@ -298,30 +310,27 @@ srv_watch_sample(struct srv_watch *w, uint64_t now_us, struct srv_sample *out)
 			 "figures are left out");
 		w->io_said = true;
 	}
+	srv_ledger_sample(w->ledger, w->p, w->n, boot, grow);
 	out->alive = true;
 	out->procs = s.procs;
 	out->mem_pss = s.pss_all;
 	out->mem_kb = s.pss_all ? s.pss_kb : s.rss_kb;
 	out->io_ok = s.io_all;
 	if (w->started) {
-		uint64_t dt = s.ticks > w->prev_ticks ? s.ticks - w->prev_ticks : 0;
-		double secs = (double)dt / (double)w->clk_tck;
 		double wall = (double)(now_us - w->prev_us) / 1e6;
-		w->cpu_s += secs;
-		out->cpu_pct = wall > 0 ? 100.0 * secs / wall : 0;
+		w->cpu_ticks += grow[SRV_CPU];
+		out->cpu_pct = cpu_window(w, grow[SRV_CPU], wall);
 		if (s.io_all) {
-			out->read_bytes = s.rd > w->prev_rd ? s.rd - w->prev_rd : 0;
-			out->write_bytes = s.wr > w->prev_wr ? s.wr - w->prev_wr : 0;
+			out->read_bytes = grow[SRV_RD];
+			out->write_bytes = grow[SRV_WR];
 			w->rd_total += out->read_bytes;
 			w->wr_total += out->write_bytes;
 		}
 	}
 	w->started = true;
 	w->prev_us = now_us;
-	w->prev_ticks = s.ticks;
-	w->prev_rd = s.rd;
-	w->prev_wr = s.wr;
-	out->cpu_s = w->cpu_s;
+	out->cpu_s = (double)w->cpu_ticks / (double)w->clk_tck;
 	out->read_total = w->rd_total;
 	out->write_total = w->wr_total;
+	out->cpu_capped = w->capped;
 }

@@ -5,19 +5,23 @@
  * (children found through the ppid field of every /proc/N/stat, read
  * afresh each second, so Dovecot's imap/lmtp/auth processes that come and
  * go are followed).  What is counted:
- *   - CPU: utime+stime of every live process in the tree plus the
- *     cutime+cstime of each, which holds the CPU of children that exited
- *     and were reaped by that process.  A child reaped by a process
- *     outside the tree, and the last second of a process between two
- *     samples whose parent has not reaped it yet, are not counted; a
- *     drop of the sum (a process left the tree) counts as 0, never < 0.
+ *   - CPU: utime+stime+cutime+cstime of the tree's processes, taken
+ *     process by process (srv/ledger.h): a process counts its growth
+ *     since the last sample; a child that exits counts the rest of its
+ *     time once, through its parent's cutime/cstime when the parent
+ *     reaps it; a process missed in one sample, or whose pid is reused,
+ *     is not counted twice.  A child reaped by a process outside the tree
+ *     is not counted.  One second never shows more than 100% x the online
+ *     CPUs: when the figures come to more (a window's edges are a few ms
+ *     apart from one process's read to the next), the excess moves to
+ *     the next second and cpu_capped counts it; the totals keep it all.
  *   - memory: PSS (proportional set size, from /proc/N/smaps_rollup:
  *     shared pages split between the processes sharing them) when that
  *     file is readable for every process, else RSS from /proc/N/stat,
  *     where pages shared between processes count once per process.
  *   - disk: read_bytes/write_bytes of /proc/N/io (bytes that went to or
  *     came from the block layer; the kernel adds a reaped child's to its
- *     parent).  io needs the server's uid (or ptrace rights): when it is
+ *     parent), process by process like the CPU.  io needs the server's uid (or ptrace rights): when it is
  *     not readable the disk figures are absent, with one message.
  * No locks and no threads: the caller samples from the main thread. */
 #ifndef IMAPSTRESS_PROCSTAT_H
@@ -43,11 +47,18 @@ struct srv_sample {
 	uint64_t read_bytes, write_bytes;	/* window */
 	double cpu_s;		/* totals since the watch began */
 	uint64_t read_total, write_total;
+	unsigned cpu_capped;	/* seconds whose cpu_pct was capped, so far */
 };
 
 /* NULL with a message in err when a pid does not exist now. */
 struct srv_watch *srv_watch_new(const int *pids, unsigned n, char *err,
 				size_t errlen);
+/* The same over a /proc of the caller's (root: a directory laid out like
+ * /proc, with N/stat, N/io, N/smaps_rollup and uptime) and ncpu online
+ * CPUs: what the unit tests script. */
+struct srv_watch *srv_watch_new_at(const char *root, unsigned ncpu,
+				   const int *pids, unsigned n, char *err,
+				   size_t errlen);
 void srv_watch_free(struct srv_watch *w);		/* NULL ok */
 /* Read /proc now; now_us is the caller's monotonic clock.  Once every
  * root has gone it stays gone (alive false; a pid the kernel reuses is
@@ -55,17 +66,5 @@ void srv_watch_free(struct srv_watch *w);		/* NULL ok */
  * the first time io cannot be read. */
 void srv_watch_sample(struct srv_watch *w, uint64_t now_us,
 		      struct srv_sample *out);
-
-/* Parsers, exposed for the unit tests.  A /proc/N/stat line: ppid and the
- * four CPU fields (in clock ticks) and rss (pages); -1 when malformed. */
-struct srv_stat {
-	pid_t ppid;
-	uint64_t utime, stime, cutime, cstime, rss_pages;
-};
-int srv_parse_stat(const char *line, struct srv_stat *out);
-/* /proc/N/io text: read_bytes and write_bytes; -1 when either is missing. */
-int srv_parse_io(const char *text, uint64_t *rd, uint64_t *wr);
-/* smaps_rollup text: the Pss: line in kB; -1 when missing. */
-int srv_parse_pss(const char *text, uint64_t *kb);
 
 #endif

@@ -118,6 +118,18 @@ stats_err(struct stats *s, enum err_kind k)
 }
 
 void
+stats_state_err(struct stats *s, enum mbox_err kind)
+{
+	if ((unsigned)kind >= MBOX_ERR_COUNT) {
+		log_warn("stats: out-of-range state error kind %d ignored",
+			 (int)kind);
+		return;
+	}
+	stats_err(s, ERR_MBOXSTATE);
+	ctr_add(&s->state[kind], 1);
+}
+
+void
 stats_snap_init(struct stats_snap *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -184,10 +196,9 @@ stats_snap_add_live_counts(struct stats_snap *d, const struct stats *s)
 		d->failed[i] += ctr_get(&s->failed[i]);
 		d->lat_sum_us[i] += ctr_get(&s->lat_sum_us[i]);
 	}
-	for (int k = 0; k < ERR_COUNT; k++)
-		d->errors[k] += ctr_get(&s->errors[k]);
-	for (int k = 0; k < BENIGN_COUNT; k++)
-		d->benign[k] += ctr_get(&s->benign[k]);
+#define X(a, n) for (int k = 0; k < (n); k++) d->a[k] += ctr_get(&s->a[k]);
+	STATS_ARRAYS(X)
+#undef X
 #define X(f) d->f += ctr_get(&s->f);
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)
@@ -233,10 +244,9 @@ stats_snap_add(struct stats_snap *d, const struct stats_snap *s)
 		d->lat_sum_us[i] += s->lat_sum_us[i];
 		hist_merge(d->lat[i], s->lat[i]);
 	}
-	for (int k = 0; k < ERR_COUNT; k++)
-		d->errors[k] += s->errors[k];
-	for (int k = 0; k < BENIGN_COUNT; k++)
-		d->benign[k] += s->benign[k];
+#define X(a, n) for (int k = 0; k < (n); k++) d->a[k] += s->a[k];
+	STATS_ARRAYS(X)
+#undef X
 #define X(f) d->f += s->f;
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)
@@ -262,10 +272,10 @@ diff_counters(struct stats_snap *d, const struct stats_snap *a,
 		d->failed[i] = sat_sub(a->failed[i], b->failed[i]);
 		d->lat_sum_us[i] = sat_sub(a->lat_sum_us[i], b->lat_sum_us[i]);
 	}
-	for (int k = 0; k < ERR_COUNT; k++)
-		d->errors[k] = sat_sub(a->errors[k], b->errors[k]);
-	for (int k = 0; k < BENIGN_COUNT; k++)
-		d->benign[k] = sat_sub(a->benign[k], b->benign[k]);
+#define X(f, n)							\
+	for (int k = 0; k < (n); k++) d->f[k] = sat_sub(a->f[k], b->f[k]);
+	STATS_ARRAYS(X)
+#undef X
 #define X(f) d->f = sat_sub(a->f, b->f);
 	STATS_COUNTERS(X)
 #undef X
@@ -303,8 +313,9 @@ copy_counters(struct stats_snap *d, const struct stats_snap *s)
 	memcpy(d->bad, s->bad, sizeof(d->bad));
 	memcpy(d->failed, s->failed, sizeof(d->failed));
 	memcpy(d->lat_sum_us, s->lat_sum_us, sizeof(d->lat_sum_us));
-	memcpy(d->errors, s->errors, sizeof(d->errors));
-	memcpy(d->benign, s->benign, sizeof(d->benign));
+#define X(a, n) memcpy(d->a, s->a, sizeof(d->a));
+	STATS_ARRAYS(X)
+#undef X
 #define X(f) d->f = s->f;
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)

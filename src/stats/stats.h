@@ -12,6 +12,7 @@
 
 #include "stats/actions.h"
 #include "stats/hist.h"
+#include "model/mbox_err.h"
 #include "plan/ops.h"
 
 /* Why a command or connection failed.  NO and BAD are server replies; the
@@ -82,6 +83,9 @@ struct stats {
 	ctr_t lat_sum_us[OP_COUNT];
 	ctr_t errors[ERR_COUNT];
 	ctr_t benign[BENIGN_COUNT];	/* NOs with a benign code */
+	/* errors[ERR_MBOXSTATE] by the model's sub-kind (mbox_err.h); a
+	 * named server deviation (unannounced-after-status) among them */
+	ctr_t state[MBOX_ERR_COUNT];
 	ctr_t bytes_sent, bytes_received;	/* on the wire */
 	ctr_t imap_sent, imap_received;		/* IMAP octets (pre-compress) */
 	ctr_t append_msgs, append_bytes;	/* messages in OK'd APPENDs */
@@ -91,10 +95,6 @@ struct stats {
 	/* FETCH answers for messages no view keeps (--track-max): checked,
 	 * not kept; not an error */
 	ctr_t untracked_fetches;
-	/* state errors that are the server's unannounced message after a
-	 * STATUS of the selected mailbox (Cyrus 3.6; mbox_model.h), also
-	 * counted in errors[ERR_MBOXSTATE] */
-	ctr_t state_unannounced;
 	/* checkpoint=: checkpoints that compared at least one session,
 	 * clean or not (counted once, by the worker that compared) */
 	ctr_t checkpoints;
@@ -115,11 +115,11 @@ struct stats_snap {
 	uint64_t lat_sum_us[OP_COUNT];	/* see struct stats */
 	uint64_t errors[ERR_COUNT];
 	uint64_t benign[BENIGN_COUNT];
+	uint64_t state[MBOX_ERR_COUNT];
 	uint64_t bytes_sent, bytes_received, imap_sent, imap_received;
 	uint64_t append_msgs, append_bytes;
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
-	uint64_t ports_exhausted, untracked_fetches, state_unannounced;
-	uint64_t checkpoints;
+	uint64_t ports_exhausted, untracked_fetches, checkpoints;
 	uint64_t loop_lag_max_us;
 	uint64_t conns_open, conns_total, stalled3;
 	struct hist *lat[OP_COUNT];
@@ -134,8 +134,11 @@ struct stats_snap {
 	X(bytes_sent) X(bytes_received) X(imap_sent) X(imap_received)	\
 	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
 	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted) \
-	X(untracked_fetches) X(state_unannounced) X(checkpoints)
+	X(untracked_fetches) X(checkpoints)
 #define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
+/* The counter arrays beside them, with their lengths. */
+#define STATS_ARRAYS(X)							\
+	X(errors, ERR_COUNT) X(benign, BENIGN_COUNT) X(state, MBOX_ERR_COUNT)
 
 struct stats *stats_new(void);
 void stats_free(struct stats *s);		/* NULL is a no-op */
@@ -145,6 +148,8 @@ void stats_free(struct stats *s);		/* NULL is a no-op */
 enum stats_reply { STATS_OK, STATS_NO, STATS_BAD, STATS_FAILED };
 void stats_cmd(struct stats *s, enum op op, enum stats_reply r, uint64_t us);
 void stats_err(struct stats *s, enum err_kind k);
+/* One mailbox-state error: errors[ERR_MBOXSTATE] and its sub-kind. */
+void stats_state_err(struct stats *s, enum mbox_err kind);
 /* A NO carrying a benign code: counted in no[op] and benign[code], not as
  * an error. */
 void stats_cmd_benign(struct stats *s, enum op op, enum benign_code code,

@@ -139,10 +139,10 @@ copy_counts(struct stats *d, const struct stats *s)
 		ctr_set(&d->failed[i], ctr_get(&s->failed[i]));
 		ctr_set(&d->lat_sum_us[i], hist_sum(s->lat[i]));
 	}
-	for (int k = 0; k < ERR_COUNT; k++)
-		ctr_set(&d->errors[k], ctr_get(&s->errors[k]));
-	for (int k = 0; k < BENIGN_COUNT; k++)
-		ctr_set(&d->benign[k], ctr_get(&s->benign[k]));
+#define X(a, n)							\
+	for (int k = 0; k < (n); k++) ctr_set(&d->a[k], ctr_get(&s->a[k]));
+	STATS_ARRAYS(X)
+#undef X
 #define X(f) ctr_set(&d->f, ctr_get(&s->f));
 	STATS_COUNTERS(X)
 	STATS_SUM_GAUGES(X)

@@ -36,6 +36,7 @@
 #   fault_get NAME KEY          print a summary figure: exit_status,
 #                               duration_s, peak_rss_kb, logins, connects,
 #                               unfinished, stop_reason, err.KIND,
+#                               state.SUBKIND (the JSON's state_kinds),
 #                               cmd.NAME.ok/no/bad/failed, ok_total
 #   fault_note NAME             one progress line: status, time, errors
 #   fault_finish                exit 1 if any check failed, else 0
@@ -270,6 +271,8 @@ def vars_of(base):
         yield k, summary.get(k, "")
     for k, v in summary.get("errors", {}).items():
         yield "err." + k, v
+    for k, v in summary.get("state_kinds", {}).items():
+        yield "state." + k, v
     ok = 0
     for c, v in summary.get("commands", {}).items():
         for r in ("ok", "no", "bad", "failed"):

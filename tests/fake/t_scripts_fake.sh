@@ -1,23 +1,31 @@
 #!/bin/bash
 # tests/scripts/select against fake servers: one that answers as Dovecot
-# does (passes) and three that each break one rule; each of those fails
-# with a diff naming the line of the script that caught it, exit 1.
+# does and one as Courier does (\Recent and a keyword in FLAGS, UIDs not
+# from 1, personal mailboxes under "INBOX.") pass; three that each break
+# one rule fail with a diff naming the line of the script that caught it,
+# exit 1.  A server that refuses CREATE of the test mailbox: the failure
+# names the mailbox (under NAMESPACE's prefix when offered), shows the
+# server's line escaped, and hints at box=.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/fake/fault_lib.sh"
 
 script=$ROOT/tests/scripts/select
-run_case() {	# NAME: run select against scenarios/script-select-NAME.conf
-	fault_server "$1" --mode script --script "$ROOT/tests/fake/scenarios/script-select-$1.conf"
+run_case() {	# NAME [CONF]: run select against scenarios/script-select-NAME.conf
+	fault_server "$1" --mode script --script \
+		"${2:-$ROOT/tests/fake/scenarios/script-select-$1.conf}"
 	rc=0
 	run_with_timeout 30 "$IMAPSTRESS" test="$script" port="$FAULT_PORT" user=u \
 		pass=p >"$TEST_TMP/$1.out" 2>&1 || rc=$?
 	cat "$TEST_TMP/$1.out" >&2
 }
 
-run_case good
-assert_eq 0 "$rc" "the good server passes"
-assert_match '^1 passed, 0 failed, 0 skipped$' "$(cat "$TEST_TMP/good.out")" "good totals"
+for name in good courier; do
+	run_case "$name"
+	assert_eq 0 "$rc" "the $name server passes"
+	assert_match '^1 passed, 0 failed, 0 skipped$' "$(cat "$TEST_TMP/$name.out")" \
+		"$name totals"
+done
 
 # NAME LINE EXPECTED-LINE: each breaks one rule, caught on LINE.
 while read -r name line expected; do
@@ -29,10 +37,47 @@ while read -r name line expected; do
 	assert_match '^  server sent:$' "$out" "$name: what the server sent"
 	assert_match '^0 passed, 1 failed, 0 skipped$' "$out" "$name: totals"
 done <<'CASES'
-exists 3 \* 3 exists
-flags 4 \* flags
-readonly 12 OK \[read-only\]
+exists 6 \* 3 exists
+flags 7 \* flags
+readonly 15 OK \[read-only\]
 CASES
+
+# CREATE refused.  With NAMESPACE: the mailbox tried is under its
+# personal prefix; the server's line is shown escaped (an ESC in it).
+esc_conf=$TEST_TMP/script-create-refused.conf
+sed 's/Invalid mailbox name\./Invalid mailbox name\x1b[2J./' \
+	"$ROOT/tests/fake/scenarios/script-create-refused.conf" >"$esc_conf"
+grep -q $'\x1b' "$esc_conf" || fail "no ESC in $esc_conf"
+run_case refused "$esc_conf"
+out=$(cat "$TEST_TMP/refused.out")
+assert_eq 1 "$rc" "CREATE refused: exit status"
+assert_match '^select: FAILED$' "$out" "CREATE refused: the test fails"
+assert_match "^  set-up: CREATE of the test mailbox 'INBOX\.imaptest' failed: the server sent 'u[0-9]+ NO Invalid mailbox name\\\\x1b\[2J\.'\$" \
+	"$out" "CREATE refused: the mailbox and the server's line, escaped"
+assert_match "^  hint: the name is the personal namespace's prefix 'INBOX\.' \(from NAMESPACE\) and 'imaptest'; give box= a mailbox this user may create\$" \
+	"$out" "CREATE refused: the hint"
+if grep -q $'\x1b' "$TEST_TMP/refused.out"; then
+	fail "CREATE refused: a raw ESC reached the output"
+fi
+# Without NAMESPACE: the top level, and the hint says why.
+run_case refused-nons "$ROOT/tests/fake/scenarios/script-create-refused-nons.conf"
+out=$(cat "$TEST_TMP/refused-nons.out")
+assert_eq 1 "$rc" "CREATE refused, no NAMESPACE: exit status"
+assert_match "^  set-up: CREATE of the test mailbox 'imaptest' failed: the server sent 'u[0-9]+ NO Invalid mailbox name\.'\$" \
+	"$out" "CREATE refused, no NAMESPACE: the mailbox and the line"
+assert_match "^  hint: the server offers no NAMESPACE, so the test mailbox is at the top level; give box= a mailbox this user may create \(with personal mailboxes under 'INBOX\.': box=INBOX\.imaptest\)\$" \
+	"$out" "CREATE refused, no NAMESPACE: the hint"
+# box= given: used as it is, and the hint names it.
+fault_server given --mode script --script "$ROOT/tests/fake/scenarios/script-create-refused.conf"
+rc=0
+run_with_timeout 30 "$IMAPSTRESS" test="$script" port="$FAULT_PORT" user=u pass=p \
+	box=Work >"$TEST_TMP/given.out" 2>&1 || rc=$?
+cat "$TEST_TMP/given.out" >&2
+assert_eq 1 "$rc" "CREATE refused, box= given: exit status"
+assert_match "^  set-up: CREATE of the test mailbox 'Work' failed" "$(cat "$TEST_TMP/given.out")" \
+	"CREATE refused, box= given: the mailbox"
+assert_match "^  hint: the name is box='Work'; give box= a mailbox this user may create" \
+	"$(cat "$TEST_TMP/given.out")" "CREATE refused, box= given: the hint"
 
 # A malformed test file: nothing is sent, one line naming file and line,
 # exit 2 (the good server is still up: it must not be reached).

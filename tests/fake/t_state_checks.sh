@@ -13,6 +13,8 @@
 #   noop   SELECT once, then NOOP forever; EXPUNGE and VANISHED are legal in
 #          a NOOP reply, not in a FETCH reply (RFC 3501 7.4.1)
 #   status SELECT once, then STATUS of the selected mailbox forever
+#   delete SELECT once, then FETCH and DELETE (STORE +FLAGS[.SILENT]
+#          \Deleted) in turn
 # Every scenario runs in parallel; fakeimapd delays each reply 5 ms so the
 # servers do not crowd out each other's clients.  All servers start first,
 # then each client as soon as its server is listening (fault_port), at
@@ -30,6 +32,7 @@ common=(user=tester clients=1 --workers 1 "secs=$SECS" --grace "$GRACE" --pipeli
 fetch=(- select=100 fetch=100 logout=0 "${common[@]}")
 noop=(- select=100 noop=100 logout=0 "${common[@]}")
 status=(- select=100 status=100 logout=0 "${common[@]}")
+delete=(- select=100 fetch=100 delete=100 logout=0 "${common[@]}")
 
 # scenario NAME WORKLOAD: imapstress with the workload's state words (and
 # any further arguments) against NAME's fakeimapd, which plays
@@ -42,6 +45,7 @@ scenario() {
 	fetch) fault_run "$name" "${fetch[@]}" "$@" ;;
 	noop) fault_run "$name" "${noop[@]}" "$@" ;;
 	status) fault_run "$name" "${status[@]}" "$@" ;;
+	delete) fault_run "$name" "${delete[@]}" "$@" ;;
 	*) fail "scenario $name: unknown workload '$work'" ;;
 	esac
 }
@@ -75,6 +79,7 @@ legal=(
 	"uidnext-legal fetch FETCH"
 	"static-changed-legal fetch FETCH"
 	"keyword-legal fetch FETCH"
+	"keyword-own-store-legal delete DELETE"
 	"modseq-legal fetch FETCH"
 	"uidvalidity-legal fetch SELECT"
 	"uidvalidity-midsession-legal fetch FETCH"
@@ -97,6 +102,9 @@ for b in "${broken[@]}" "${legal[@]}"; do
 	# would bring the fake's FETCH into the new view before its EXISTS
 	# (a real server sends no FETCH with nothing selected).
 	unannounced*) scenario "$name" "$work" --pipeline 1 ;;
+	# FETCH and STORE in turn: the FLAGS that drops $Label1 answers
+	# the STORE of the message the FETCH before showed with it.
+	keyword-own-store*) scenario "$name" "$work" --pipeline 1 ;;
 	*) scenario "$name" "$work" ;;
 	esac
 done

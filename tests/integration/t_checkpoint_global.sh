@@ -16,10 +16,10 @@ need_cmd "${PYTHON:-python3}" "${DOVECOT:-/usr/sbin/dovecot}"
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS (run make imapstress)"
 
 dovecot_start --fsync no
-rl=$(make_tmpdir)
 n=0
 for words in "logout=0 expunge=10" "rawlog no_pipelining"; do
 	n=$((n + 1))
+	rl=$(make_tmpdir)
 	rc=0
 	# shellcheck disable=SC2086
 	run_with_timeout 60 "$IMAPSTRESS" port="$DOVECOT_PORT" user=cpuser$n clients=10 \
@@ -40,9 +40,26 @@ for words in "logout=0 expunge=10" "rawlog no_pipelining"; do
 		assert_eq 1 "$rc" "exit status with '$words' and one RECENT error"
 	fi
 	# 10 sessions, 5 per worker; each clean checkpoint counts every
-	# selected session of both (with logout=0 all 10 stay selected; with
-	# imaptest's default logout=100 many are between sessions).
-	if [ "$n" = 1 ]; then min=6; else min=1; fi
-	assert_ge "${S[0]}" "$min" "sessions checked (ChkP) with '$words'"
+	# selected session of both.  With logout=0 all 10 stay selected from
+	# their first SELECT on, so the checkpoints at 2 and 3 s check all of
+	# them whatever the load.  With imaptest's default logout=100 each
+	# session is a LOGIN and a few commands, and how many are selected at
+	# a checkpoint is the server's login speed, not a promise of ours: in
+	# loaded runs of the suite (two busy loops beside it) Dovecot's LOGIN
+	# took 471 ms at the median and 650 ms at p95 against a few ms for
+	# the rest, a session was selected for about a tenth of its life, and
+	# the checkpoints checked 0, 1, 1, 1 and 2 sessions in 5 runs.  That
+	# count is printed (note above); what this case keeps is no
+	# disagreement, the RECENT rule and the exit status.
+	if [ "$n" = 1 ]; then
+		assert_ge "${S[0]}" 6 "sessions checked (ChkP) with '$words'"
+	fi
+	# Every session counted was sent its CHECK, as the rawlog shows (a
+	# checkpoint the run's end cut short sent CHECKs it did not count).
+	if [ "$n" = 2 ]; then
+		checks=$(cat "$rl"/rawlog.* | grep -c '^C: [0-9.]* CHECK$' || true)
+		note "CHECK commands in the rawlog: $checks"
+		assert_ge "$checks" "${S[0]}" "CHECK commands in the rawlog against ChkP with '$words'"
+	fi
 done
 note ok

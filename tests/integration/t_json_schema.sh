@@ -33,8 +33,12 @@ run_bg() {
 	echo "$rc" >"$TEST_TMP/$name.rc"
 }
 
-# $USER pinned: the default mix leaves user= at its default.
-USER=schema run_bg mix port="$mix_port" copybox=Copies clients=10 secs=3 &
+# $USER pinned: the default mix leaves user= at its default.  The mix
+# runs until a COPY was answered (COPY is one state of the random mix:
+# 3 s at load 22 once passed without one) and then stops on SIGTERM
+# (stress_until, which writes mix.rc, .out and .err as run_bg does).
+USER=schema stress_until mix 60 commands.COPY.ok 1 port="$mix_port" \
+	copybox=Copies clients=10 secs=0 --csv "$TEST_TMP/mix.csv" &
 mix_pid=$!
 run_bg app port="$app_port" - append=100,0 seed=1 secs=3 msgs=1000000 logout=0 \
 	select=0 clients=10 user=s%d users=1-10 &

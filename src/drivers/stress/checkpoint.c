@@ -110,7 +110,7 @@ checkpoint_err(void *arg, enum mbox_err kind, const char *msg)
 		cp->co->recent_off = true;	/* comparing: no lock needed */
 		log_warn("Disabling \\Recent flag tracking");
 	}
-	stats_err(worker_stats(cp->w), ERR_MBOXSTATE);
+	stats_state_err(worker_stats(cp->w), kind);
 	/* msg already starts "Checkpoint: ", imaptest's prefix */
 	log_error("%s (%s)", msg, mbox_err_name(kind));
 }

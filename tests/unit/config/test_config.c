@@ -102,6 +102,7 @@ START_TEST(test_defaults)
 	ck_assert(cfg.max_line == 65536);
 	ck_assert(cfg.max_literal == 256ULL * 1024 * 1024);
 	ck_assert_uint_eq(cfg.track_max, 16384);
+	ck_assert_uint_eq(cfg.errors_shown, 5);
 	ck_assert_str_eq(cfg.rawlog_dir, ".");
 	ck_assert(cfg.tick_percentile == 0);
 	ck_assert_int_eq(cfg.tls, TLS_NONE);

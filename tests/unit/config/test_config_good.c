@@ -178,6 +178,9 @@ static const struct good goods[] = {
 	G_UINT(track_max, 0, "--track-max=0"),
 	G_UINT(track_max, 4294967295u, "--track-max", "4294967295"),
 	/* output */
+	G_UINT(errors_shown, 50, "--errors-shown", "50"),
+	G_UINT(errors_shown, 0, "--errors-shown=0"),
+	G_UINT(errors_shown, 1000000, "--errors-shown", "1000000"),
 	G_STR(output_path, "out.tsv", "output=out.tsv"),
 	G_STR(output_path, "o2.tsv", "--output", "o2.tsv"),
 	G_STR(json_path, "-", "--json", "-"),

@@ -132,6 +132,41 @@ static const struct check_case {
 	    "* 1 FETCH (UID 3 BODY[HEADER.FIELDS (MESSAGE-ID)] {23}\r\n"
 	    "Message-Id:\r\n <a@x>\r\n\r\n)" },
 	  CLEAN, 0, NULL },
+	/* a FETCH naming an item twice ("FETCH 1 (RFC822.SIZE ENVELOPE
+	 * RFC822.SIZE)", as the stress FETCH may) is answered with it twice:
+	 * one change, one report (issue 33: 36 lines from 31 changes) */
+	{ "size changed, named twice", 0,
+	  { "* 1 FETCH (UID 3 RFC822.SIZE 1234)",
+	    "* 1 FETCH (RFC822.SIZE 1235 FLAGS () RFC822.SIZE 1235)" },
+	  MBOX_ERR_STATIC_CHANGED, 1,
+	  "RFC822.SIZE changed for UID 3: 1234 -> 1235" },
+	{ "internaldate and bodystructure changed, named twice", 0,
+	  { "* 1 FETCH (UID 3 INTERNALDATE \"17-Jul-1996 02:44:25 -0700\" "
+	    "BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL \"7bit\" 10 1 "
+	    "NIL NIL NIL NIL))",
+	    "* 1 FETCH (INTERNALDATE \"17-Jul-1996 02:44:25 +0000\" "
+	    "BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL \"7bit\" 11 1 "
+	    "NIL NIL NIL NIL) INTERNALDATE \"17-Jul-1996 02:44:25 +0000\" "
+	    "BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL \"7bit\" 11 1 "
+	    "NIL NIL NIL NIL))" },
+	  MBOX_ERR_STATIC_CHANGED, 2, "INTERNALDATE changed for UID 3: " },
+	{ "message-id changed, in the envelope and a header section", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (BODY[HEADER.FIELDS (MESSAGE-ID)] {19}\r\n"
+	    "Message-ID: <b@x>\r\n ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL "
+	    "NIL NIL NIL \"<b@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 2,
+	  "Message-ID changed for UID 3: <a@x> -> <b@x>" },
+	{ "envelope changed, named twice", 0,
+	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
+	    "NIL \"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Ho\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\") ENVELOPE (\"d\" \"Ho\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))",
+	    "* 1 FETCH (ENVELOPE (\"d\" \"Ho\" NIL NIL NIL NIL NIL NIL NIL "
+	    "\"<a@x>\"))" },
+	  MBOX_ERR_STATIC_CHANGED, 2, "ENVELOPE changed for UID 3: hash " },
 	{ "envelope changed after repeats", 0,
 	  { "* 1 FETCH (UID 3 ENVELOPE (\"d\" \"Hi\" NIL NIL NIL NIL NIL NIL "
 	    "NIL \"<a@x>\"))",
@@ -241,6 +276,29 @@ static const struct check_case {
 	{ "keyword dropped while used", 0,
 	  { "* 1 FETCH (FLAGS ($Label1))", "* FLAGS (\\Seen)" },
 	  MBOX_ERR_KEYWORD, 1,
+	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
+	/* Courier-IMAP 5.0 drops a keyword from FLAGS once no message has
+	 * it, inside the session's own STORE that took it from the last
+	 * one (issue 33): "-FLAGS.SILENT ($Label1)" of seq 4, the only
+	 * message with $Label1, answered by these lines and the tagged OK */
+	{ "own silent store, keyword dropped (courier)", O_KNOWN,
+	  { "!silent 4",
+	    "* FLAGS (\\Draft \\Answered \\Flagged \\Deleted \\Seen "
+	    "\\Recent)",
+	    "* OK [PERMANENTFLAGS (\\* \\Draft \\Answered \\Flagged "
+	    "\\Deleted \\Seen)] Limited", "!end" },
+	  CLEAN, 0, NULL },
+	{ "own silent store ended, keyword dropped later", O_KNOWN,
+	  { "!silent 4", "!end", "* FLAGS (\\Seen)" }, CLEAN, 0, NULL },
+	{ "own store, FLAGS before its FETCH", O_KNOWN,
+	  { "!store 4", "* FLAGS (\\Seen)", "* 4 FETCH (FLAGS ())", "!end" },
+	  CLEAN, 0, NULL },
+	{ "own silent store of another message", O_KNOWN,
+	  { "!silent 2", "* FLAGS (\\Seen)", "!end" }, MBOX_ERR_KEYWORD, 1,
+	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
+	{ "keyword fetched after own silent store", O_KNOWN,
+	  { "!silent 4", "!end", "* 4 FETCH (FLAGS ($Label1))",
+	    "* FLAGS (\\Seen)" }, MBOX_ERR_KEYWORD, 1,
 	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
 	{ "permanentflags keyword not in FLAGS", 0,
 	  { "* OK [PERMANENTFLAGS (\\Seen $Other \\*)] Flags permitted." },

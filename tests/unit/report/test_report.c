@@ -396,6 +396,9 @@ START_TEST(test_errors_all_kinds)
 
 	for (int k = 0; k < ERR_COUNT; k++)
 		tot.errors[k] = (uint64_t)k * 10;
+	tot.state[MBOX_ERR_SEQ_TOO_HIGH] = 60;	/* the 90 state errors */
+	tot.state[MBOX_ERR_STATIC_CHANGED] = 18;
+	tot.state[MBOX_ERR_KEYWORD] = 12;
 	tot.rate_missed = 5;	/* never counted closed-loop; still not shown */
 	run.cpu_pct = 99;	/* the worst second, but run.c found it */
 	run.loop_lag_max_us = 50000;	/* not sustained: no self_limited */
@@ -406,6 +409,10 @@ START_TEST(test_errors_all_kinds)
 	ck_assert_str_eq(line_at(e + 1, 0, line, sizeof(line)),
 			 "errors: no=0 bad=10 bye=20 disconnect=30 timeout=40 "
 			 "protocol=50 tls=60 connect=70 login=80 state=90");
+	/* the state errors by sub-kind, those that happened */
+	ck_assert_str_eq(line_at(e + 1, 1, line, sizeof(line)),
+			 "state errors by kind: seq-too-high=60 "
+			 "static-changed=18 keyword=12");
 	/* No APPEND, no "messages appended" line; the table has only its
 	 * header. */
 	ck_assert_ptr_null(strstr(text, "messages appended"));

@@ -204,14 +204,17 @@ START_TEST(test_json_lines)
 		"rate_missed", "cpu_pct", "loop_lag_max_us", "APPEND",
 		"ok", "no", "bad", "failed", "p50_us", "p95_us", "p99_us",
 		"max_us", "no", "bad", "bye", "disconnect", "timeout",
-		"protocol", "tls", "connect", "login", "state", NULL,
+		"protocol", "tls", "connect", "login", "state", "state_kinds",
+		"syntax", "seq-too-high", "static-changed", "keyword", "recent",
+		"unannounced-after-status", NULL,
 	};
 	static const char *const sum_keys[] = {
 		"type", "duration_s", "measured_from_s", "clients", "workers",
 		"commands", "APPEND", "LOGIN", "CHECKPOINT!", "rate",
 		"latency_us", "mean", "p50", "p90", "p95", "p99", "p999", "max",
-		"errors", "bytes", "imap_sent", "imap_received",
-		"messages_appended", "append_bytes", "connects", "logins",
+		"errors", "state_kinds", "seq-too-high", "static-changed",
+		"keyword", "unannounced-after-status", "bytes", "imap_sent",
+		"imap_received", "messages_appended", "append_bytes", "connects", "logins",
 		"connect_latency_us", "unfinished", "cpu", "user_s", "sys_s", "us_per_command",
 		"state_unannounced", "peak_rss_kb", "self_limited", "sla", "expr", "ok",
 		"actual_us", "exit_status", "stop_reason", NULL,
@@ -219,7 +222,7 @@ START_TEST(test_json_lines)
 	struct config cfg;
 	struct memout m;
 	struct stats_snap win, tot;
-	char err[256], line[4096];
+	char err[256], line[16384];
 	char dir[] = "/tmp/report-test-XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	char path[300];
@@ -245,6 +248,9 @@ START_TEST(test_json_lines)
 		seed_window(&win, 1, 5, 3000);
 		win.failed[OP_LOGOUT] = 1;
 		win.errors[ERR_DISCONNECT] = 1;
+		win.errors[ERR_MBOXSTATE] = 2;
+		win.state[MBOX_ERR_KEYWORD] = 1;
+		win.state[MBOX_ERR_UNANNOUNCED] = 1;
 		report_tick(r, &run, &win, &win);
 		stats_snap_add(&tot, &win);
 	}
@@ -290,6 +296,15 @@ START_TEST(test_json_lines)
 	line_at(text, 3, line, sizeof(line));
 	ck_assert_ptr_nonnull(strstr(line, "\"rate\":0,"));
 	ck_assert_ptr_nonnull(strstr(line, "\"disconnect\":3,"));
+	/* the state errors by sub-kind, every one, adding up to state */
+	ck_assert_ptr_nonnull(strstr(line, "\"state\":6},"));
+	ck_assert_ptr_nonnull(strstr(line, "\"state_kinds\":{\"syntax\":0,"
+		"\"seq-too-high\":0,\"exists-backwards\":0,\"uid-changed\":0,"
+		"\"uid-order\":0,\"uidnext\":0,\"static-changed\":0,"
+		"\"keyword\":3,\"modseq\":0,\"uidvalidity\":0,\"own-msg\":0,"
+		"\"own-flag\":0,\"expunge\":0,\"recent\":0,\"checkpoint\":0,"
+		"\"limit\":0,\"unannounced-after-status\":3}"));
+	ck_assert_ptr_nonnull(strstr(line, "\"state_unannounced\":3,"));
 	ck_assert_ptr_nonnull(strstr(line,
 		"\"expr\":\"A\\\"B\\\\C\\u0001\\ufffd.p99\",\"ok\":false,"
 		"\"actual_us\":3000"));
@@ -355,6 +370,7 @@ START_TEST(test_csv_columns)
 		win.errors[ERR_TIMEOUT] = (uint64_t)t;
 		win.bytes_sent = 777;
 		win.rate_missed = (uint64_t)t * 2;
+		win.state[MBOX_ERR_STATIC_CHANGED] = (uint64_t)t * 3;
 		seed_window(&cum, 0, 0, 0);
 		cum.conns_open = 99;
 		report_tick(r, &run, &win, &cum);
@@ -367,8 +383,14 @@ START_TEST(test_csv_columns)
 	line_at(text, 0, line, sizeof(line));
 	int cols = count_fields(line);
 	/* every op, so the column set never depends on the mix */
-	ck_assert_int_eq(cols, 5 + 2 * OP_COUNT + 4);
+	ck_assert_int_eq(cols, 5 + 2 * OP_COUNT + 4 + MBOX_ERR_COUNT);
 	const char *want = "t,conns_open,conns_total,ok_total,errors_total,"
+		"state_syntax,state_seq_too_high,state_exists_backwards,"
+		"state_uid_changed,state_uid_order,state_uidnext,"
+		"state_static_changed,state_keyword,state_modseq,"
+		"state_uidvalidity,state_own_msg,state_own_flag,state_expunge,"
+		"state_recent,state_checkpoint,state_limit,"
+		"state_unannounced_after_status,"
 		"AUTHENTICATE_ok,AUTHENTICATE_p95_us,LOGIN_ok,";
 	ck_assert(strncmp(line, want, strlen(want)) == 0);
 	const char *tail = ",LMTP_ok,LMTP_p95_us,bytes_sent,bytes_received,"
@@ -409,6 +431,8 @@ START_TEST(test_csv_columns)
 			ck_assert_str_eq(v, "1642");
 		else if (strcmp(hd, "rate_missed") == 0)
 			ck_assert_str_eq(v, "6");
+		else if (strcmp(hd, "state_static_changed") == 0)
+			ck_assert_str_eq(v, "9");
 		else if (strcmp(hd, "conns_total") != 0 &&
 			 strcmp(hd, "bytes_received") != 0)
 			ck_assert_msg(strcmp(v, "0") == 0, "%s = %s", hd, v);

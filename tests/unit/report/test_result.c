@@ -39,7 +39,9 @@ fill_snap(struct stats_snap *s, uint64_t seed)
 	s->append_msgs = 12345;
 	s->ports_exhausted = 9;
 	s->untracked_fetches = 4488;
-	s->state_unannounced = 1;	/* one of the 2 state errors */
+	/* the 2 state errors by sub-kind */
+	s->state[MBOX_ERR_KEYWORD] = 1;
+	s->state[MBOX_ERR_UNANNOUNCED] = 1;
 	s->conns_open = 3;
 	s->loop_lag_max_us = 777;
 	hist_record(s->tls_lat, 1500);
@@ -130,7 +132,10 @@ START_TEST(test_roundtrip)
 		ck_assert_uint_eq(got.append_msgs, 12345);
 		ck_assert_uint_eq(got.ports_exhausted, 9);
 		ck_assert_uint_eq(got.untracked_fetches, 4488);
-		ck_assert_uint_eq(got.state_unannounced, 1);
+		for (int k = 0; k < MBOX_ERR_COUNT; k++)
+			ck_assert_uint_eq(got.state[k], want->state[k]);
+		ck_assert_uint_eq(got.state[MBOX_ERR_KEYWORD], 1);
+		ck_assert_uint_eq(got.state[MBOX_ERR_UNANNOUNCED], 1);
 		ck_assert_uint_eq(got.conns_open, 3);
 		ck_assert_uint_eq(got.loop_lag_max_us, 777);
 		ck_assert(same_hist(got.tls_lat, want->tls_lat));
@@ -214,6 +219,7 @@ START_TEST(test_truncated_anywhere)
 		{ " min=", " min=1" },
 		{ "ok=", "ok=x" },
 		{ "end ticks=2", "end ticks=3" },
+		{ "\nstate syntax=", "\nstate bogus=" },
 	};
 	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
 		char *at = strstr(buf, bad[b][0]);
@@ -236,6 +242,49 @@ START_TEST(test_truncated_anywhere)
 	close(cfd);
 	unlink(path);
 	unlink(cut);
+	stats_snap_free(&win);
+	stats_snap_free(&tot);
+}
+END_TEST
+
+/* A file written before the state line had the unannounced-after-status
+ * errors as a counter of the ctr line: still read, into their sub-kind. */
+START_TEST(test_state_unannounced_ctr)
+{
+	char path[] = "/tmp/result-test-XXXXXX", old[] = "/tmp/result-old-XXXXXX";
+	int fd = mkstemp(path), ofd = mkstemp(old);
+	ck_assert(fd >= 0 && ofd >= 0);
+	struct stats_snap win, tot;
+	stats_snap_init(&win);
+	stats_snap_init(&tot);
+	fill_snap(&win, 5);
+	fill_snap(&tot, 6);
+	write_run_file(path, &win, &tot);
+	FILE *in = fopen(path, "r"), *out = fdopen(ofd, "w");
+	ck_assert(in != NULL && out != NULL);
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, in) >= 0) {
+		if (strncmp(line, "state ", 6) == 0)
+			continue;
+		if (strncmp(line, "ctr ", 4) == 0)
+			fprintf(out, "ctr state_unannounced=4 %s", line + 4);
+		else
+			fputs(line, out);
+	}
+	free(line);
+	fclose(in);
+	fclose(out);
+	char err[512];
+	stats_snap_init(&read_snap);
+	ck_assert_msg(read_all(old, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(read_snap.state[MBOX_ERR_UNANNOUNCED], 4);
+	ck_assert_uint_eq(read_snap.state[MBOX_ERR_KEYWORD], 0);
+	ck_assert_uint_eq(read_snap.errors[ERR_MBOXSTATE], 2);
+	stats_snap_free(&read_snap);
+	close(fd);
+	unlink(path);
+	unlink(old);
 	stats_snap_free(&win);
 	stats_snap_free(&tot);
 }
@@ -458,6 +507,7 @@ result_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_truncated_anywhere);
+	tcase_add_test(tc, test_state_unannounced_ctr);
 	tcase_add_test(tc, test_shard_env_order);
 	tcase_add_test(tc, test_shard_bad_env);
 	tcase_add_test(tc, test_shard_split);

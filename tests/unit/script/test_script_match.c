@@ -128,6 +128,23 @@ START_TEST(test_variables)
 	ck_assert(match("1 fetch (flags $ uid $)", "* 1 FETCH (UID 3 FLAGS (\\Seen))"));
 	ck_assert(match("$ $ $", "* 1 FETCH (UID 3)"));
 	mismatch("1 fetch (uid $x$y)", "* 1 FETCH (UID 3)", "two variables");
+	/* several in one argument, text between them: each takes up to
+	 * the text after it (UIDs a server chooses, RFC 4315) */
+	ck_assert(match("ok [copyuid $cv $src $dst]", "* OK [COPYUID 9 3:4 7,8] moved"));
+	ck_assert_str_eq(var("cv"), "9");
+	ck_assert_str_eq(var("src"), "3:4");
+	ck_assert_str_eq(var("dst"), "7,8");
+	/* one with a value between two without: compared, and a failure
+	 * undoes the captures and shows the pattern */
+	mismatch("ok [copyuid $cv2 $src $dst2]", "* OK [COPYUID 9 5 7] moved",
+		 "expected '[copyuid <$cv2> 3:4 <$dst2>]', the server sent '[COPYUID 9 5 7]'");
+	ck_assert_ptr_null(var("cv2"));
+	ck_assert_ptr_null(var("dst2"));
+	ck_assert(match("x a$p-$q.b", "* X a1-2-3.b"));
+	ck_assert_str_eq(var("p"), "1");
+	ck_assert_str_eq(var("q"), "2-3");
+	ck_assert(!match("x a$p2-$q2.b", "* X a1.b"));
+	ck_assert_ptr_null(var("p2"));
 }
 END_TEST
 
@@ -219,6 +236,68 @@ START_TEST(test_directives)
 }
 END_TEST
 
+/* Forms RFC 3501 and 9051 allow that a plain pattern refused: NIL body
+ * parameters ($!nil), BODYSTRUCTURE extension data cut short or
+ * extended ($!min=N with $!extra), SEARCH numbers in any order. */
+START_TEST(test_rfc_forms)
+{
+	const char *bs = "2 fetch (bodystructure ($!min=8 $!extra \"text\" \"plain\" "
+			 "($!nil \"charset\" \"us-ascii\") NIL NIL \"7bit\" $ $ NIL NIL "
+			 "NIL NIL))";
+	char err[200];
+
+	/* Dovecot's, Courier's (NIL parameters, 3 extension fields), none
+	 * of them, and a future fifth one */
+	ck_assert(match(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" "
+			"(\"charset\" \"us-ascii\") NIL NIL \"7bit\" 10 1 NIL NIL NIL NIL))"));
+	ck_assert(match(bs, "* 2 FETCH (BODYSTRUCTURE (\"TEXT\" \"PLAIN\" NIL NIL NIL "
+			"\"7BIT\" 10 1 NIL NIL NIL))"));
+	ck_assert(match(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL "
+			"\"7bit\" 10 1))"));
+	ck_assert(match(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL "
+			"\"7bit\" 10 1 NIL NIL NIL NIL (\"x\")))"));
+	/* what stays wrong: another charset, a field dropped from the
+	 * basic ones, a wrong extension field */
+	mismatch(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" (\"charset\" \"utf-8\") "
+		 "NIL NIL \"7bit\" 10 1))", "expected 'us-ascii', the server sent 'utf-8'");
+	mismatch(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL \"7bit\" 10))",
+		 "expected at least 8 elements, the server's list has 7");
+	ck_assert(!match(bs, "* 2 FETCH (BODYSTRUCTURE (\"text\" \"plain\" NIL NIL NIL "
+			 "\"7bit\" 10 1 \"abc\"))"));
+	/* $!nil takes NIL only, not "" or a string; $!min without $!extra
+	 * takes no more than the pattern lists */
+	ck_assert(!match("x ($!nil a)", "* X \"\""));
+	ck_assert(!match("x ($!nil a)", "* X \"NIL\""));
+	ck_assert(match("x ($!nil a)", "* X nil"));
+	ck_assert(match("x ($!min=1 a b)", "* X (a)"));
+	ck_assert(!match("x ($!min=1 a b)", "* X (a b c)"));
+	ck_assert(match("x ($!min=0 a)", "* X ()"));
+	/* $!min needs an ordered list that long */
+	struct spat *p = spat_compile("x ($!unordered $!min=1 a)", 25, err, sizeof(err));
+	ck_assert_msg(p == NULL && strstr(err, "$!min=N needs an ordered list"), "%s", err);
+	p = spat_compile("x ($!min=3 a b)", 15, err, sizeof(err));
+	ck_assert_msg(p == NULL && strstr(err, "$!min=N needs"), "%s", err);
+	p = spat_compile("x ($!min=a a)", 13, err, sizeof(err));
+	ck_assert_msg(p == NULL && strstr(err, "$!min takes"), "%s", err);
+	/* SEARCH: any order, but no number more or less */
+	ck_assert(match("search 1 2 3", "* SEARCH 3 1 2"));
+	ck_assert(!match("search 1 2", "* SEARCH 2 1 3"));
+	ck_assert(!match("search 1 2 3", "* SEARCH 2 1"));
+	ck_assert(match("search $a $b", "* SEARCH 5 3"));
+	ck_assert_str_eq(var("a"), "5");
+	ck_assert_str_eq(var("b"), "3");
+	/* header field names quoted or not, on either side (an astring) */
+	ck_assert(match("3 fetch (body[header.fields (subject)] \"x\")",
+			"* 3 FETCH (BODY[HEADER.FIELDS (\"SUBJECT\")] \"x\")"));
+	ck_assert(match("3 fetch (body[header.fields (\"subject\" from)] \"x\")",
+			"* 3 FETCH (BODY[HEADER.FIELDS (SUBJECT \"From\")] \"x\")"));
+	ck_assert(!match("3 fetch (body[header.fields (subject)] \"x\")",
+			 "* 3 FETCH (BODY[HEADER.FIELDS (\"FROM\")] \"x\")"));
+	/* other top-level replies keep their order */
+	ck_assert(!match("sort 1 2", "* SORT 2 1"));
+}
+END_TEST
+
 START_TEST(test_tagged)
 {
 	struct script_cmd c = { .result = SCRIPT_R_OK };
@@ -241,6 +320,10 @@ START_TEST(test_tagged)
 	ck_assert_str_eq(var("v"), "42");
 	ck_assert(!feed(&k, "a1 OK [APPENDUID 43 1] done"));
 	sbuf_reset(&k.why);
+	c.prefix = (char *)"[appenduid $v2 $uid]";
+	ck_assert(feed(&k, "a1 OK [APPENDUID 42 17] done"));
+	ck_assert_str_eq(var("v2"), "42");
+	ck_assert_str_eq(var("uid"), "17");
 	c.prefix = (char *)"[read-write]";
 	ck_assert(feed(&k, "a1 OK [READ-WRITE] Select completed"));
 	ck_assert(!feed(&k, "a1 OK [READ-ONLY] Select completed"));
@@ -288,6 +371,7 @@ script_match_suite(void)
 	tcase_add_test(tc, test_modseq);
 	tcase_add_test(tc, test_fetch_defaults);
 	tcase_add_test(tc, test_directives);
+	tcase_add_test(tc, test_rfc_forms);
 	tcase_add_test(tc, test_tagged);
 	tcase_add_test(tc, test_expand);
 	suite_add_tcase(s, tc);

@@ -96,13 +96,14 @@ expect_sent(unsigned conn, const char *want)
 static struct msg_pool *pool;	/* the test's mbox, when it has one */
 static struct guard *guard;	/* the process's foreign-mail memory */
 
+/* box_auto: the mailbox is the default, NAMESPACE may place it */
 static void
-start_env(const char *text, const char *user2)
+start_env(const char *text, const char *user2, bool box_auto)
 {
 	const struct script_env env = {
 		.user = "u@d", .user2 = user2, .password = "pw", .mailbox = "tbox",
-		.host = "127.0.0.1", .port = 143, .run_id = 0x00c0ffee12345678ULL,
-		.guard = guard,
+		.mailbox_auto = box_auto, .host = "127.0.0.1", .port = 143,
+		.run_id = 0x00c0ffee12345678ULL, .guard = guard,
 	};
 	const struct script_io io = { io_open, io_send, io_close };
 
@@ -118,7 +119,7 @@ start_env(const char *text, const char *user2)
 static void
 start(const char *text)
 {
-	start_env(text, NULL);
+	start_env(text, NULL, false);
 }
 
 static void
@@ -278,14 +279,43 @@ START_TEST(test_two_connections)
 	expect_sent(1, "u8 SELECT \"tbox\"\r\n");
 	server(1, "* 3 EXISTS\nu8 OK");
 	expect_sent(0, "s9 expunge\r\n");
-	/* news on connection 2 while connection 1's step runs: not its */
+	/* news on connection 2 while connection 1's step runs: kept for
+	 * connection 2's next step, where it matches */
 	server(1, "* 2 EXPUNGE");
 	server(0, "* 2 EXPUNGE\ns9 OK");
 	expect_sent(1, "s10 noop\r\n");
-	server(1, "* 2 EXPUNGE\ns10 OK");
+	server(1, "s10 OK");
 	expect_sent(1, "s11 fetch 3 uid\r\n");
 	/* the EXPUNGE after the FETCH and before it both match */
 	server(1, "* 3 FETCH (UID 3)\ns11 OK");
+	server(0, "z OK");
+	server(1, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* An EXISTS that connection 1 gets while connection 2's step runs (RFC
+ * 3501 5.2 allows it at any time) counts for connection 1's next step:
+ * IDLE's expected EXISTS may come before the IDLE. */
+START_TEST(test_news_between_steps)
+{
+	start("connections: 2\nstate: auth\n\n2 ok noop\n1 ok idle\n* 4 exists\n");
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	for (unsigned t = 1; t <= 5; t++) {	/* CAPABILITY, 2 LOGINs, CAPABILITY, LIST */
+		char line[32];
+		snprintf(line, sizeof(line), "u%u OK", t);
+		server(t == 3 ? 1 : 0, line);
+	}
+	free(took(0));
+	expect_sent(1, "u3 LOGIN \"u@d\" \"pw\"\r\ns6 noop\r\n");
+	server(0, "* 4 EXISTS");
+	server(1, "s6 OK");
+	expect_sent(0, "s7 idle\r\n");
+	server(0, "+ idling");
+	expect_sent(0, "DONE\r\n");
+	server(0, "s7 OK");
 	server(0, "z OK");
 	server(1, "z OK");
 	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
@@ -385,7 +415,7 @@ START_TEST(test_predefined_variables)
 {
 	start_env("connections: 2\nstate: nonauth\n\n"
 		  "1 ok x $user $username $domain $password $mailbox $mailbox_url\n"
-		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2");
+		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2", false);
 	script_on_ready(F.run, 0);
 	script_on_ready(F.run, 1);
 	server(0, "u1 OK");
@@ -395,6 +425,162 @@ START_TEST(test_predefined_variables)
 	expect_sent(1, "s3 y v2@e2 v2 e2 pw\r\n");
 	server(1, "s3 OK");
 	finish();
+}
+END_TEST
+
+/* A selected-state script whose first step gets reply: its outcome
+ * (LOGOUT answered when the step completed). */
+static const struct script_outcome *
+one_step(const char *text, const char *reply)
+{
+	start(text);
+	setup_to_steps("IMAP4rev1", 2);
+	free(took(0));
+	server(0, reply);
+	if (!script_run_finished(F.run))
+		server(0, "z OK");
+	return outcome();
+}
+
+/* A message's data items in several FETCH replies (RFC 3501 7.4.2)
+ * match one expected line; items of two messages do not add up; what no
+ * line took is an extra reply. */
+START_TEST(test_split_fetch)
+{
+	const char *uf = "ok fetch 1:2 (uid flags)\n* 1 fetch (uid 5 flags (\\seen))\n";
+	const char *uf_strict = "ignore_extra_untagged: no\n\nok fetch 1 (uid flags)\n"
+				"* 1 fetch (uid 5 flags (\\seen))\n";
+	const struct script_outcome *o;
+
+	o = one_step("ok fetch 3 (body[header.fields (subject)])\n"
+		     "* 3 fetch (body[header.fields (subject)] {4}\nab\n flags (\\seen))\n",
+		     "* 3 FETCH (BODY[HEADER.FIELDS (SUBJECT)] {4}\nab\n)\n"
+		     "* 2 FETCH (FLAGS ())\n* 3 FETCH (FLAGS (\\Seen))\ns9 OK");
+	ck_assert_msg(o->verdict == SCRIPT_PASS, "%s", o->detail);
+	finish();
+	o = one_step(uf, "* 1 FETCH (UID 5)\n* 2 FETCH (FLAGS (\\Seen))\ns9 OK");
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(o->line, 2);
+	finish();
+	/* ignore_extra_untagged: no: the parts are no extra; a FETCH no
+	 * line takes is, named at the end of the step */
+	o = one_step(uf_strict, "* 1 FETCH (FLAGS (\\Seen))\n* 1 FETCH (UID 5)\ns9 OK");
+	ck_assert_msg(o->verdict == SCRIPT_PASS, "%s", o->detail);
+	finish();
+	o = one_step(uf_strict, "* 1 FETCH (UID 5 FLAGS (\\Seen))\n* 2 FETCH (FLAGS (\\Draft))\n"
+		     "s9 OK");
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_msg(strstr(o->detail, "does not list: '* 2 FETCH (FLAGS (\\Draft))'"),
+		      "%s", o->detail);
+	finish();
+}
+END_TEST
+
+/* Log in with caps, then NAMESPACE answered with ns (NULL: not asked):
+ * returns the next tag number. */
+static unsigned
+login_namespace(const char *caps, const char *ns)
+{
+	char line[256];
+
+	script_on_ready(F.run, 0);
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+	server(0, "u2 OK");
+	snprintf(line, sizeof(line), "* CAPABILITY %s\nu3 OK", caps);
+	expect_sent(0, "u1 CAPABILITY\r\nu2 LOGIN \"u@d\" \"pw\"\r\nu3 CAPABILITY\r\n");
+	server(0, line);
+	if (ns == NULL)
+		return 4;
+	expect_sent(0, "u4 NAMESPACE\r\n");
+	server(0, ns);
+	return 5;
+}
+
+/* CREATE refused: the outcome names the mailbox, the server's line and
+ * the hint. */
+static void
+expect_create_refused(unsigned tag, const char *box, const char *hint)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "u%u LIST \"\" \"%s*\"\r\n", tag, box);
+	expect_sent(0, line);
+	snprintf(line, sizeof(line), "u%u OK", tag);
+	server(0, line);
+	snprintf(line, sizeof(line), "u%u CREATE \"%s\"\r\n", tag + 1, box);
+	expect_sent(0, line);
+	snprintf(line, sizeof(line), "u%u NO [CANNOT] Invalid mailbox \x1b[1m", tag + 1);
+	server(0, line);
+	const struct script_outcome *o = outcome();
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	snprintf(line, sizeof(line), "set-up: CREATE of the test mailbox '%s' failed: "
+		 "the server sent 'u%u NO [CANNOT] Invalid mailbox \\x1b[1m'\nhint: ",
+		 box, tag + 1);
+	ck_assert_msg(strncmp(o->detail, line, strlen(line)) == 0, "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, hint), "'%s' lacks '%s'", o->detail, hint);
+	ck_assert_msg(strstr(o->detail, "give box= a mailbox this user may create"),
+		      "%s", o->detail);
+	finish();
+}
+
+/* With box= left alone, the test mailbox goes under the personal
+ * namespace's prefix ($mailbox too); CREATE refused says where the name
+ * came from; box= given is never moved. */
+START_TEST(test_namespace)
+{
+	start_env("state: created\n\nok status $mailbox (messages)\n", NULL, true);
+	unsigned t = login_namespace("IMAP4rev1 NAMESPACE",
+				     "* NAMESPACE ((\"INBOX.\" \".\")) NIL NIL\nu4 OK");
+	ck_assert_uint_eq(t, 5);
+	expect_sent(0, "u5 LIST \"\" \"INBOX.tbox*\"\r\n");
+	server(0, "* LIST () \".\" INBOX.tbox\nu5 OK");
+	expect_sent(0, "u6 DELETE \"INBOX.tbox\"\r\n");
+	server(0, "u6 OK");
+	expect_sent(0, "u7 CREATE \"INBOX.tbox\"\r\n");
+	server(0, "u7 OK");
+	expect_sent(0, "s8 status INBOX.tbox (messages)\r\n");
+	server(0, "s8 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+
+	/* a prefix without its separator gets it; IMAP4rev2 has NAMESPACE */
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev2", "* NAMESPACE ((\"INBOX\" \"/\")(\"x.\" \".\")) NIL NIL\n"
+			"u4 OK");
+	expect_create_refused(5, "INBOX/tbox", "hint: the name is the personal "
+			      "namespace's prefix 'INBOX' (from NAMESPACE) and 'tbox'");
+
+	/* no NAMESPACE offered: not asked, the top level, and the hint
+	 * says so */
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev1", NULL);
+	expect_create_refused(4, "tbox", "hint: the server offers no NAMESPACE, so "
+			      "the test mailbox is at the top level; give box= a mailbox "
+			      "this user may create (with personal mailboxes under "
+			      "'INBOX.': box=INBOX.tbox)");
+
+	/* no personal namespace, an empty prefix, NAMESPACE refused */
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev1 NAMESPACE", "* NAMESPACE NIL NIL ((\"#s/\" \"/\"))\nu4 OK");
+	expect_create_refused(5, "tbox", "NAMESPACE gives the personal mailboxes no prefix");
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev1 NAMESPACE", "* NAMESPACE ((\"\" \"/\")) NIL NIL\nu4 OK");
+	expect_create_refused(5, "tbox", "NAMESPACE gives the personal mailboxes no prefix");
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev1 NAMESPACE", "u4 BAD no");
+	expect_create_refused(5, "tbox", "NAMESPACE failed, so the test mailbox is at the "
+			      "top level");
+	/* a prefix no quoted string can carry is not used, and shown escaped */
+	start_env("state: created\n\nok noop\n", NULL, true);
+	login_namespace("IMAP4rev1 NAMESPACE", "* NAMESPACE ((\"IN\xc3\x96.\" \".\")) NIL NIL\n"
+			"u4 OK");
+	expect_create_refused(5, "tbox", "prefix 'IN\\xc3\\x96.' has octets");
+
+	/* box= given: NAMESPACE is not asked even when offered */
+	start_env("state: created\n\nok noop\n", NULL, false);
+	login_namespace("IMAP4rev1 NAMESPACE", NULL);
+	expect_create_refused(4, "tbox", "hint: the name is box='tbox'");
 }
 END_TEST
 
@@ -575,6 +761,7 @@ script_run_suite(void)
 	tcase_add_test(tc, test_wrong_result);
 	tcase_add_test(tc, test_two_connections);
 	tcase_add_test(tc, test_pipelined);
+	tcase_add_test(tc, test_news_between_steps);
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
 	tcase_add_test(tc, test_setup_and_connection_failures);
@@ -583,6 +770,8 @@ script_run_suite(void)
 	tcase_add_test(tc, test_guard_setup_clean);
 	tcase_add_test(tc, test_guard_setup_foreign);
 	tcase_add_test(tc, test_guard_steps);
+	tcase_add_test(tc, test_namespace);
+	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);
 	return s;
 }

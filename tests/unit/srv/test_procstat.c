@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "srv/procread.h"
 #include "srv/procstat.h"
 
 START_TEST(test_parse_stat)
@@ -26,6 +27,7 @@ START_TEST(test_parse_stat)
 	ck_assert_uint_eq(st.stime, 22);
 	ck_assert_uint_eq(st.cutime, 33);
 	ck_assert_uint_eq(st.cstime, 44);
+	ck_assert_uint_eq(st.start, 5555);
 	ck_assert_uint_eq(st.rss_pages, 321);
 	ck_assert_int_eq(srv_parse_stat("4242 (imap) S 17 1 2\n", &st), -1);
 	ck_assert_int_eq(srv_parse_stat("no parens", &st), -1);
@@ -46,6 +48,20 @@ START_TEST(test_parse_io_pss)
 	ck_assert_int_eq(srv_parse_pss(sm, &kb), 0);
 	ck_assert_uint_eq(kb, 1024);
 	ck_assert_int_eq(srv_parse_pss("Rss: 1 kB\n", &kb), -1);
+}
+END_TEST
+
+START_TEST(test_parse_uptime)
+{
+	uint64_t t;
+	ck_assert_int_eq(srv_parse_uptime("12345.67 99.00\n", 100, &t), 0);
+	ck_assert_uint_eq(t, 1234567);
+	ck_assert_int_eq(srv_parse_uptime("3.5\n", 100, &t), 0);
+	ck_assert_uint_eq(t, 350);
+	ck_assert_int_eq(srv_parse_uptime("7 1\n", 250, &t), 0);
+	ck_assert_uint_eq(t, 1750);
+	ck_assert_int_eq(srv_parse_uptime("x1.00 2\n", 100, &t), -1);
+	ck_assert_int_eq(srv_parse_uptime("1.00x\n", 100, &t), -1);
 }
 END_TEST
 
@@ -141,6 +157,7 @@ procstat_suite(void)
 	TCase *tc = tcase_create("procstat");
 	tcase_add_test(tc, test_parse_stat);
 	tcase_add_test(tc, test_parse_io_pss);
+	tcase_add_test(tc, test_parse_uptime);
 	tcase_add_test(tc, test_watch_self_and_reaped_child);
 	tcase_add_test(tc, test_watch_gone);
 	tcase_set_timeout(tc, 30);

@@ -170,6 +170,52 @@ START_TEST(test_add_live)
 }
 END_TEST
 
+/* A state error counts for "state" and for its sub-kind, and the
+ * sub-kinds go wherever the other counters go: a sum of shards, the
+ * difference of two snapshots (a tick), a copy. */
+START_TEST(test_state_kinds)
+{
+	struct stats *a = stats_new(), *b = stats_new();
+	struct stats_snap s1, s2, d;
+
+	stats_snap_init(&s1);
+	stats_snap_init(&s2);
+	stats_snap_init(&d);
+	stats_state_err(a, MBOX_ERR_KEYWORD);
+	stats_state_err(a, MBOX_ERR_STATIC_CHANGED);
+	stats_state_err(b, MBOX_ERR_KEYWORD);
+	stats_state_err(b, MBOX_ERR_COUNT);	/* no such kind: ignored */
+	ck_assert_uint_eq(ctr_get(&a->errors[ERR_MBOXSTATE]), 2);
+	ck_assert_uint_eq(ctr_get(&b->errors[ERR_MBOXSTATE]), 1);
+	stats_snap_add_live(&s1, a);
+	stats_snap_add_live(&s1, b);
+	ck_assert_uint_eq(s1.errors[ERR_MBOXSTATE], 3);
+	ck_assert_uint_eq(s1.state[MBOX_ERR_KEYWORD], 2);
+	ck_assert_uint_eq(s1.state[MBOX_ERR_STATIC_CHANGED], 1);
+	ck_assert_uint_eq(s1.state[MBOX_ERR_SEQ_TOO_HIGH], 0);
+
+	stats_state_err(b, MBOX_ERR_UNANNOUNCED);
+	stats_snap_add_live(&s2, a);
+	stats_snap_add_live(&s2, b);
+	stats_snap_diff(&d, &s2, &s1);
+	ck_assert_uint_eq(d.errors[ERR_MBOXSTATE], 1);
+	ck_assert_uint_eq(d.state[MBOX_ERR_UNANNOUNCED], 1);
+	ck_assert_uint_eq(d.state[MBOX_ERR_KEYWORD], 0);
+	stats_snap_add(&d, &s1);
+	ck_assert_uint_eq(d.state[MBOX_ERR_KEYWORD], 2);
+	ck_assert_uint_eq(d.state[MBOX_ERR_UNANNOUNCED], 1);
+	stats_snap_copy(&s1, &d);
+	ck_assert_uint_eq(s1.state[MBOX_ERR_UNANNOUNCED], 1);
+	ck_assert_uint_eq(s1.state[MBOX_ERR_STATIC_CHANGED], 1);
+
+	stats_snap_free(&s1);
+	stats_snap_free(&s2);
+	stats_snap_free(&d);
+	stats_free(a);
+	stats_free(b);
+}
+END_TEST
+
 START_TEST(test_add_snaps)
 {
 	struct stats *a = stats_new(), *b = stats_new();
@@ -295,6 +341,7 @@ stats_suite(void)
 	tcase_add_test(tc, test_cmd_rules);
 	tcase_add_test(tc, test_add_live);
 	tcase_add_test(tc, test_add_snaps);
+	tcase_add_test(tc, test_state_kinds);
 	tcase_add_test(tc, test_diff_ticks);
 	suite_add_tcase(s, tc);
 	return s;

@@ -78,8 +78,11 @@ START_TEST(test_lat_sums)
 	stats_cmd(live, OP_FETCH, STATS_FAILED, 999999);	/* no reply */
 	stats_cmd(live, OP_STORE, STATS_OK, HIST_MAX_US + 5);
 	stats_cmd_benign(live, OP_STORE, BENIGN_TRYCREATE, 20);
+	stats_state_err(live, MBOX_ERR_KEYWORD);	/* sub-kinds ride too */
 	stats_pub_publish(p, live);
 	ck_assert(stats_pub_add_to(p, &a));
+	ck_assert_uint_eq(a.state[MBOX_ERR_KEYWORD], 1);
+	ck_assert_uint_eq(a.errors[ERR_MBOXSTATE], 1);
 	ck_assert_uint_eq(a.lat_sum_us[OP_FETCH], 650);
 	ck_assert_uint_eq(stats_snap_lat_count(&a, OP_FETCH), 4);
 	ck_assert_uint_eq(a.lat_sum_us[OP_STORE], HIST_MAX_US + 20);
