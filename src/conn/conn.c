@@ -134,6 +134,8 @@ conn_free(struct conn *c)
 		event_free(c->timer);
 	if (c->rd_ev != NULL)
 		event_free(c->rd_ev);
+	if (c->guard_ev != NULL)
+		event_free(c->guard_ev);	/* a wake-up still due goes too */
 	evbuffer_free(c->stage);
 	evbuffer_free(c->scratch);
 	if (c->cont != NULL)

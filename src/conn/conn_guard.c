@@ -34,7 +34,11 @@ guard_wake_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Tell e's waiters the answer is in (or that the search died and one of
- * them must ask again). */
+ * them must ask again).  Each hears it from an event of its own, which
+ * conn_free takes with it: a stop at once halts every session (the
+ * search fails here) and frees them before the loop runs again
+ * (worker_free), and an event_base_once left behind then ran on a freed
+ * connection (SIGSEGV after the refusal line, t_hostile). */
 static void
 guard_wake(struct conn *c, uint32_t e)
 {
@@ -45,9 +49,11 @@ guard_wake(struct conn *c, uint32_t e)
 	for (unsigned i = 0; i < n; i++) {
 		struct conn *o = w[i];
 		o->guard = CONN_G_NONE;
-		if (o != c)
-			event_base_once(c->env->base, -1, EV_TIMEOUT,
-					guard_wake_cb, o, &now);
+		if (o == c)
+			continue;
+		if (o->guard_ev == NULL)
+			o->guard_ev = evtimer_new(o->env->base, guard_wake_cb, o);
+		evtimer_add(o->guard_ev, &now);
 	}
 	free(w);
 }

@@ -270,6 +270,7 @@ struct conn {
 	uint64_t stall_said;	/* when a >15 s stall was last reported */
 	uint64_t serial;	/* connection number, for tags and logs */
 	struct event *timer;	/* reconnect backoff, pause, IDLE, DISCONNECT */
+	struct event *guard_ev;	/* the guard's wake-up, made on first use */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	enum conn_logout logout;	/* LOGOUT progress */
 	enum conn_quit quit;	/* a close decided inside a callback */

@@ -441,6 +441,25 @@ START_TEST(test_guard_searcher_dies)
 }
 END_TEST
 
+/* A stop at once (another worker's refusal, a signal): the worker halts
+ * every session, which fails the search and wakes its waiters, breaks
+ * its loop and frees its connections before the loop runs again
+ * (worker_free).  The wake-up must go with the waiter it was for: t_hostile's
+ * exists-claim run died of SIGSEGV right after the refusal line, in
+ * conn_send_more on a freed connection. */
+START_TEST(test_guard_waiter_freed)
+{
+	two_sessions_one_search();
+	unsigned before = T.ready2;
+	conn_halt(T.fx.c);
+	conn_halt(T.c2);
+	conn_free(T.c2);
+	T.c2 = NULL;
+	pump();
+	ck_assert_uint_eq(T.ready2, before);	/* nobody woke it */
+}
+END_TEST
+
 /* Mailbox DELETE and RENAME: only a mailbox this run created. */
 START_TEST(test_guard_mailbox_delete)
 {
@@ -534,6 +553,7 @@ conn_guard_suite(void)
 	tcase_add_test(tc, test_guard_select_unclears);
 	tcase_add_test(tc, test_guard_shared);
 	tcase_add_test(tc, test_guard_searcher_dies);
+	tcase_add_test(tc, test_guard_waiter_freed);
 	tcase_add_test(tc, test_guard_mailbox_delete);
 	tcase_add_test(tc, test_guard_gate_passes);
 	tcase_add_loop_test_raise_signal(tc, test_guard_gate_aborts, SIGABRT, 0,
