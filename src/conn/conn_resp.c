@@ -235,6 +235,13 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 	/* Counted and shown like any command's: they decide the exit
 	 * status too.  CREATE's NO is the mailbox that already exists. */
 	const char *name = conn_inflight_name(f);
+	if (f->internal == CONN_I_GUARD && r->cond != IMAP_COND_OK) {
+		/* The refusal line (conn_guard.c) names the answer, once a
+		 * run: not a line more per session that asked. */
+		stats_err(c->env->stats, r->cond == IMAP_COND_BAD ? ERR_BAD :
+			  ERR_NO);
+		return;
+	}
 	if (r->cond == IMAP_COND_BAD) {
 		stats_err(c->env->stats, ERR_BAD);
 		conn_log_err(c, ERR_BAD, "%s (set-up) replied BAD: %.200s",

@@ -32,15 +32,6 @@ ids() {
 }
 WANT=$(seq 0 19 | sed 's/.*/<foreign-&@test>/' | sort)
 
-# destroyed DIR: the destructive commands the rawlogs in DIR show sent.
-destroyed() {
-	cat "$1"/rawlog.* 2>/dev/null |
-		grep -ciE '^C: [^ ]+ (UID )?(EXPUNGE|MOVE|DELETE|CLOSE)( |$)|^C: [^ ]+ (UID )?STORE .*FLAGS.*\\Deleted' || true
-}
-searches() {
-	cat "$1"/rawlog.* 2>/dev/null |
-		grep -c '^C: [^ ]* UID SEARCH NOT HEADER X-Imapstress ""' || true
-}
 
 # refused NAME USER BOX N: the run NAME exited 2 with the one line, sent
 # nothing destructive, and BOX still holds exactly the 20 foreign ones.
@@ -59,9 +50,9 @@ RAW=$(make_tmpdir)
 stress mix host=127.0.0.1 port="$PORT" user=f1 pass="$PASS" clients=5 secs=5 \
 	--rawlog --rawlog-dir "$RAW"
 refused mix f1 INBOX 20
-assert_eq 0 "$(destroyed "$RAW")" "default mix: destructive commands sent"
+assert_eq 0 "$(guard_destroyed "$RAW")" "default mix: destructive commands sent"
 # One search per mailbox and worker (workers: one per CPU by default).
-n=$(searches "$RAW")
+n=$(guard_searches "$RAW")
 assert_ge "$n" 1 "default mix: searches"
 [ "$n" -le "$(nproc)" ] || fail "default mix: $n searches, more than one per worker ($(nproc))"
 assert_eq "$WANT" "$(ids f1 INBOX | grep foreign)" "default mix: the 20 foreign messages"
@@ -74,8 +65,8 @@ RAW=$(make_tmpdir)
 stress expunge host=127.0.0.1 port="$PORT" user=f2 pass="$PASS" clients=10 \
 	--workers 2 secs=5 expunge=100 --rawlog --rawlog-dir "$RAW"
 refused expunge f2 INBOX 20
-assert_eq 0 "$(destroyed "$RAW")" "expunge=100: destructive commands sent"
-n=$(searches "$RAW")
+assert_eq 0 "$(guard_destroyed "$RAW")" "expunge=100: destructive commands sent"
+n=$(guard_searches "$RAW")
 assert_ge "$n" 1 "expunge=100: searches"
 [ "$n" -le 2 ] || fail "expunge=100: $n searches for 2 workers"
 assert_eq "$WANT" "$(ids f2 INBOX | grep foreign)" "expunge=100: the 20 foreign messages"
@@ -117,7 +108,7 @@ PROFILE
 stress profile host=127.0.0.1 port="$PORT" pass="$PASS" \
 	--profile "$TEST_TMP/p.profile" secs=5 --rawlog --rawlog-dir "$RAW"
 refused profile fprof INBOX 20
-assert_eq 0 "$(destroyed "$RAW")" "profile: destructive commands sent"
+assert_eq 0 "$(guard_destroyed "$RAW")" "profile: destructive commands sent"
 assert_eq "$WANT" "$(ids fprof INBOX | grep foreign)" "profile: the 20 foreign messages"
 
 # 2. One foreign message among 100 marked ones.
@@ -126,7 +117,7 @@ RAW=$(make_tmpdir)
 stress one host=127.0.0.1 port="$PORT" user=f4 pass="$PASS" clients=5 secs=5 \
 	expunge=100 --rawlog --rawlog-dir "$RAW"
 refused one f4 INBOX 1
-assert_eq 0 "$(destroyed "$RAW")" "one of 101: destructive commands sent"
+assert_eq 0 "$(guard_destroyed "$RAW")" "one of 101: destructive commands sent"
 assert_eq "<foreign-0@test>" "$(ids f4 INBOX | grep foreign)" "one of 101: the foreign message"
 
 # A clean account: as before (exit 0, it expunges), no search at all.
@@ -134,10 +125,10 @@ RAW=$(make_tmpdir)
 stress clean host=127.0.0.1 port="$PORT" user=fclean pass="$PASS" clients=5 \
 	secs=4 --rawlog --rawlog-dir "$RAW"
 assert_eq 0 "$RC" "clean account: exit status (stderr: $(head -c 600 "$TEST_TMP/clean.err"))"
-assert_ge "$(destroyed "$RAW")" 1 "clean account: destructive commands"
+assert_ge "$(guard_destroyed "$RAW")" 1 "clean account: destructive commands"
 # Empty at its first SELECT needs no search; a worker whose first SELECT
 # came after the run's own APPENDs asks once.
-n=$(searches "$RAW")
+n=$(guard_searches "$RAW")
 [ "$n" -le "$(nproc)" ] || fail "clean account: $n searches, more than one per worker"
 note "clean account: $n searches (workers: $(nproc))"
 # And again on what the first run left (its own, marked): one search, on.
@@ -145,12 +136,12 @@ RAW=$(make_tmpdir)
 stress clean2 host=127.0.0.1 port="$PORT" user=fclean pass="$PASS" clients=5 \
 	secs=4 --rawlog --rawlog-dir "$RAW"
 assert_eq 0 "$RC" "clean account, second run: exit status (stderr: $(head -c 600 "$TEST_TMP/clean2.err"))"
-assert_ge "$(destroyed "$RAW")" 1 "clean account, second run: destructive commands"
+assert_ge "$(guard_destroyed "$RAW")" 1 "clean account, second run: destructive commands"
 
 # With --allow-foreign-mail the run goes ahead (on f1's 20).
 RAW=$(make_tmpdir)
 stress allow host=127.0.0.1 port="$PORT" user=f1 pass="$PASS" clients=5 secs=5 \
 	--allow-foreign-mail --rawlog --rawlog-dir "$RAW"
 assert_eq 0 "$RC" "--allow-foreign-mail: exit status (stderr: $(head -c 600 "$TEST_TMP/allow.err"))"
-assert_ge "$(destroyed "$RAW")" 1 "--allow-foreign-mail: destructive commands"
-assert_eq 0 "$(searches "$RAW")" "--allow-foreign-mail: searches"
+assert_ge "$(guard_destroyed "$RAW")" 1 "--allow-foreign-mail: destructive commands"
+assert_eq 0 "$(guard_searches "$RAW")" "--allow-foreign-mail: searches"
