@@ -7,7 +7,11 @@
       that carry the X-Imapstress header (as imapstress's own would).
   foreign_mail.py ids PORT PASS USER BOX
       The Message-IDs in BOX, sorted, one a line ("" for a message
-      without one); exit 1 when BOX does not exist."""
+      without one); exit 1 when BOX does not exist.
+  foreign_mail.py search PORT PASS USER BOX
+      "EXISTS FOREIGN": how many messages BOX holds, and how many of them
+      the server's own answer to the guard's check, UID SEARCH NOT HEADER
+      X-Imapstress "", names (an ESEARCH answer counts as unread: -1)."""
 import socket
 import sys
 
@@ -84,6 +88,12 @@ def main():
             ids.append(mid)
         for mid in sorted(ids):
             print(mid)
+    elif op == "search":
+        untagged, _ = s.cmd('EXAMINE "%s"' % box)
+        exists = [int(l.split()[1]) for l in untagged if l.endswith(b" EXISTS\r\n")]
+        untagged, _ = s.cmd('UID SEARCH NOT HEADER X-Imapstress ""')
+        found = [len(l.split()) - 2 for l in untagged if l.startswith(b"* SEARCH")]
+        print(exists[0] if exists else -1, found[0] if found else -1)
     s.cmd("LOGOUT", ok=False)
 
 
