@@ -484,7 +484,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			}
 		}
 		if (phase == PHASE_DRAIN && now >= drain_deadline) {
-			if (!run_all_done(&rs) && !unusable)
+			/* A refusal of the foreign-mail guard stops at once
+			 * by design: its one line says all (issue 31). */
+			if (!run_all_done(&rs) && !unusable &&
+			    why != STOP_FOREIGN)
 				log_warn("grace time over: closing connections "
 					 "with commands still in flight");
 			phase = PHASE_HALT;

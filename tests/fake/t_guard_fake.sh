@@ -69,7 +69,8 @@ LINE_START='^Error: foreign-mail check: user tester, mailbox "INBOX"'
 LINE_END='; nothing was deleted; --allow-foreign-mail runs anyway$'
 
 # refused NAME WHAT: exit 2, stop_reason foreign mail, the one line with
-# WHAT, nothing destructive, at least one search and one per worker at most.
+# WHAT and no other on stderr, nothing destructive, at least one search
+# and one per worker at most.
 refused() {
 	local name=$1 what=$2 n
 	fault_exit "$name" 2
@@ -77,6 +78,8 @@ refused() {
 		_fault_bad "$name: stop_reason '$(fault_get "$name" stop_reason)', expected foreign mail"
 	n=$(grep -c 'foreign-mail check' "$TEST_TMP/$name.err")
 	[ "$n" = 1 ] || _fault_bad "$name: $n refusal lines, expected 1"
+	n=$(wc -l <"$TEST_TMP/$name.err")
+	[ "$n" = 1 ] || _fault_bad "$name: $n lines on stderr, expected the refusal alone: $(head -c 400 "$TEST_TMP/$name.err")"
 	fault_stderr "$name" "$LINE_START$what$LINE_END" "the refusal line"
 	n=$(guard_destroyed "$TEST_TMP/$name.raw")
 	[ "$n" = 0 ] || _fault_bad "$name: $n destructive commands sent"
