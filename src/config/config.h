@@ -123,6 +123,9 @@ struct config {
 	bool send_id;		/* send ID with a session id; --no-id clears */
 	char *rawlog_dir;	/* --rawlog-dir; default "." */
 	bool own_msgs, own_flags; /* own_msgs, own_flags */
+	/* allow_foreign_mail: destroy mail imapstress did not put there
+	 * (the foreign-mail guard off, imap/guard.h) */
+	bool allow_foreign_mail;
 	bool qresync;		/* qresync */
 	bool imap4rev2;		/* imap4rev2 (implies qresync) */
 

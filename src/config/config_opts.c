@@ -459,6 +459,8 @@ const struct opt config_opts[] = {
 	{ NULL, "rawlog-dir", 0, ARG_REQ, h_str, OFF(rawlog_dir), 0, 0 },
 	{ "own_msgs", "own-msgs", 0, ARG_NONE, h_flag, OFF(own_msgs), 0, 0 },
 	{ "own_flags", "own-flags", 0, ARG_NONE, h_flag, OFF(own_flags), 0, 0 },
+	{ "allow_foreign_mail", "allow-foreign-mail", 0, ARG_NONE, h_flag,
+	  OFF(allow_foreign_mail), 0, 0 },
 	{ "qresync", "qresync", 0, ARG_NONE, h_flag, OFF(qresync), 0, 0 },
 	{ "imap4rev2", "imap4rev2", 0, ARG_NONE, h_imap4rev2, 0, 0, 0 },
 	{ NULL, "state", 0, ARG_REQ, h_state, 0, 0, 0 },

@@ -17,6 +17,8 @@
  *     at once on a refused certificate or
  *     LOGINDISABLED (not in a run of no IMAP
  *     connection: a profile's LMTP-only users)  server unusable   no
+ *   the foreign-mail guard refused a mailbox
+ *     (imap/guard.h: its line is said)          foreign mail      no
  *
  * Later rows win the reason when several hold in the same turn; "no
  * grace" means the commands in flight are not waited for.  init stops
@@ -26,7 +28,8 @@
  * Exit status (exit_policy_status), the first row that holds:
  *
  *   outcome                                            status
- *   bad option, file or input at start-up                2 (fatal/usage)
+ *   bad option, file or input at start-up; the foreign-
+ *     mail guard refused a mailbox (nothing was deleted)  2 (fatal/usage)
  *   nobody got in (merge: in every shard); a run with
  *     connects but no login and no OK counts too         3
  *   error_quit/disconnect_quit stopped it, errors a
@@ -45,6 +48,8 @@
 int
 exit_policy_status(const struct run_outcome *o)
 {
+	if (o->foreign)
+		return EXIT_USAGE;
 	if (o->unusable)
 		return EXIT_UNUSABLE;
 	if (o->quit || o->some_unusable || o->hard_errors > 0 ||
@@ -97,7 +102,12 @@ exit_policy_stop(const struct config *cfg, const struct stop_view *v)
 		s.why = STOP_UNUSABLE;
 		s.unusable = s.stop = true;
 	}
-	s.at_once = s.unusable || s.why == STOP_ERROR_QUIT;
+	if (v->foreign_refused) {
+		s.why = STOP_FOREIGN;
+		s.stop = true;
+	}
+	s.at_once = s.unusable || s.why == STOP_ERROR_QUIT ||
+	    s.why == STOP_FOREIGN;
 	return s;
 }
 

@@ -27,6 +27,7 @@ struct run_outcome {
 	unsigned failed;	/* init: users left unfilled; test=: tests
 				 * that failed */
 	bool output_failed;	/* an output could not be written */
+	bool foreign;		/* the foreign-mail guard refused a mailbox */
 };
 
 int exit_policy_status(const struct run_outcome *o);
@@ -48,6 +49,7 @@ struct stop_view {
 	bool no_clients;		/* a run of no IMAP connection (a
 					 * profile's LMTP-only users): nobody
 					 * is meant to get in */
+	bool foreign_refused;		/* the foreign-mail guard refused */
 };
 
 /* The stop check's verdict: stop (and why), and whether at once (no

@@ -353,6 +353,7 @@ run_stop_view(const struct run_state *rs, uint64_t now)
 		.tls_refused = atomic_load(&live->tls_verify_failed),
 		.login_disabled = atomic_load(&live->login_disabled),
 		.no_clients = rs->dv->clients == 0,
+		.foreign_refused = atomic_load(&live->foreign_refused),
 	};
 }
 
@@ -484,7 +485,10 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 			}
 		}
 		if (phase == PHASE_DRAIN && now >= drain_deadline) {
-			if (!run_all_done(&rs) && !unusable)
+			/* A refusal of the foreign-mail guard stops at once
+			 * by design: its one line says all (issue 31). */
+			if (!run_all_done(&rs) && !unusable &&
+			    why != STOP_FOREIGN)
 				log_warn("grace time over: closing connections "
 					 "with commands still in flight");
 			phase = PHASE_HALT;
@@ -570,6 +574,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		.sla_failed = rr.sla_failed, .unfinished = rr.unfinished,
 		.output_failed = report_failed(rep) ||
 		    atomic_load(&sh->live->rawlog_failures) > 0,
+		.foreign = atomic_load(&sh->live->foreign_refused),
 	};
 	int status = exit_policy_status(&out);
 	rr.exit_status = status;

@@ -225,6 +225,7 @@ worker_new(unsigned id, const struct shared *sh, const struct worker_group *g,
 	w->rbuf = xmalloc(CONN_MAX_READ);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new(cfg->track_max);
+	w->guard = conn_guard_new(cfg);
 	w->env = (struct conn_env){
 		.cfg = cfg,
 		.sh = sh,
@@ -234,6 +235,7 @@ worker_new(unsigned id, const struct shared *sh, const struct worker_group *g,
 		.stores = w->stores,
 		.msg_seq = &w->msg_seq,
 		.worker_id = id,
+		.guard = w->guard,
 		.hooks = drv->hooks,
 	};
 
@@ -276,6 +278,7 @@ worker_free(struct worker *w)
 		conn_free(w->conns[i]);
 	free(w->conns);
 	store_map_free(w->stores);	/* after the views (conn_free) */
+	conn_guard_free(w->guard);
 	if (w->wake_ev)
 		event_free(w->wake_ev);
 	if (w->tick_ev)
