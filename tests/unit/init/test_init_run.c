@@ -16,8 +16,13 @@
 #include <string.h>
 #include <strings.h>
 
+#include <fcntl.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -50,6 +55,9 @@ struct srv {
 	struct event_base *base;
 	struct evconnlistener *lis;
 	pthread_t thread;
+	_Atomic pid_t tid;		/* the thread's, once it runs */
+	int stop_fd[2];			/* srv_stop's word to the thread */
+	struct event *stop_ev;
 	int port;
 	bool greet;			/* false: accept, never greet */
 	struct box box[BOXES];
@@ -269,8 +277,16 @@ srv_accept(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 static void *
 srv_main(void *arg)
 {
+	atomic_store(&S.tid, gettid());
 	event_base_dispatch(S.base);
 	return NULL;
+}
+
+/* In the server's thread: srv_stop wrote. */
+static void
+srv_stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	event_base_loopbreak(S.base);
 }
 
 static void
@@ -289,15 +305,25 @@ srv_start(bool greet)
 	ck_assert_ptr_nonnull(S.lis);
 	getsockname(evconnlistener_get_fd(S.lis), (struct sockaddr *)&sin, &len);
 	S.port = ntohs(sin.sin_port);
+	ck_assert_int_eq(pipe2(S.stop_fd, O_CLOEXEC), 0);
+	S.stop_ev = event_new(S.base, S.stop_fd[0], EV_READ, srv_stop_cb, NULL);
+	event_add(S.stop_ev, NULL);
 	ck_assert_int_eq(pthread_create(&S.thread, NULL, srv_main, NULL), 0);
 }
 
-/* After the run: the server's thread ends, its counts are ours to read. */
+/* After the run: the server's thread ends, its counts are ours to read.
+ * The word goes through a pipe the thread's base watches: this base has
+ * no libevent thread support (no evthread_use_pthreads), so a loop exit
+ * set from here would only be seen once the thread woke for something
+ * else, and with every client gone it sleeps in epoll_wait for good. */
 static void
 srv_stop(void)
 {
-	event_base_loopexit(S.base, NULL);
+	ck_assert_int_eq(write(S.stop_fd[1], "x", 1), 1);
 	pthread_join(S.thread, NULL);
+	event_free(S.stop_ev);
+	close(S.stop_fd[0]);
+	close(S.stop_fd[1]);
 	evconnlistener_free(S.lis);
 	event_base_free(S.base);
 }
@@ -518,6 +544,50 @@ START_TEST(test_init_sigterm_drains)
 }
 END_TEST
 
+/* Whether the server's thread sleeps in epoll_wait with no timeout (its
+ * base holds no timer): then only a file descriptor can wake it.  The
+ * kernel says which system call a blocked thread is in, and its
+ * arguments (proc(5), /proc/PID/task/TID/syscall: "running" otherwise). */
+static bool
+srv_asleep(void)
+{
+	char path[64], line[256];
+	long nr;
+	unsigned long a0, a1, a2, timeout;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall",
+		 (int)atomic_load(&S.tid));
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s: cannot read it", path);
+	bool got = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	if (!got || sscanf(line, "%ld %lx %lx %lx %lx", &nr, &a0, &a1, &a2,
+			   &timeout) != 5)
+		return false;
+#ifdef SYS_epoll_wait
+	if (nr == SYS_epoll_wait)
+		return (int)timeout == -1;
+#endif
+	return nr == SYS_epoll_pwait && (int)timeout == -1;
+}
+
+/* What every case's end meets when the server has answered everything:
+ * its thread asleep in epoll_wait, and srv_stop called from this one.
+ * The stop must wake it (a loop exit set from another thread on a base
+ * without libevent's thread support is not seen until the thread wakes
+ * for something else: under load, never, and the case timed out). */
+START_TEST(test_server_stop_wakes_it)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	srv_start(true);
+	while (atomic_load(&S.tid) == 0 || !srv_asleep())
+		nanosleep(&ms, NULL);
+	srv_stop();
+	ck_assert_uint_eq(S.conns, 0);
+}
+END_TEST
+
 static Suite *
 init_run_suite(void)
 {
@@ -525,6 +595,7 @@ init_run_suite(void)
 	TCase *tc = tcase_create("runner");
 
 	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_server_stop_wakes_it);
 	tcase_add_test(tc, test_init_through_the_common_runner);
 	tcase_add_test(tc, test_init_run_twice);
 	tcase_add_test(tc, test_init_sigterm_drains);
