@@ -38,10 +38,12 @@ worker_driver_logged_in(struct worker *w)
 		worker_start_some(w, IMAPTEST_PER_LOGIN);
 }
 
+/* Done: every connection finished and nothing else left, once stopping,
+ * or at any time for a driver whose work ends (driver.h, finite). */
 static void
 worker_check_done(struct worker *w)
 {
-	if (w->draining && w->n_active == 0 &&
+	if ((w->draining || w->drv->finite) && w->n_active == 0 &&
 	    (w->drv->busy == NULL || !w->drv->busy(w->drv_state)) &&
 	    !atomic_load_explicit(&w->done, memory_order_relaxed)) {
 		atomic_store_explicit(&w->done, true, memory_order_release);
