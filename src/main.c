@@ -18,6 +18,7 @@
 #include "stats/latency_log.h"
 #include "util/log.h"
 #include "merge/merge.h"
+#include "htmlreport/htmlreport.h"
 #include "msg/msg.h"
 #include "profile/profile.h"
 #include "profile/profile_cli.h"
@@ -66,6 +67,8 @@ main(int argc, char **argv)
 		return latency_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "init") == 0)
 		return init_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return htmlreport_main(argc - 1, argv + 1);
 
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
