@@ -19,7 +19,7 @@ side(struct hbuf *b, const char *name, const struct jv *s)
 	hb_esc(b, name);
 	hb_printf(b, "</th><td data-key=\"%s-runs\" data-v=\"", name);
 	hb_num(b, jv_num(jv_get(s, "runs"), NAN));
-	snprintf(buf, sizeof(buf), "\">%.0f runs, %.1f s: ",
+	snprintf(buf, sizeof(buf), "\">runs: %.0f, measured %.1f s: ",
 		 jv_num(jv_get(s, "runs"), 0), jv_num(jv_get(s, "seconds"), 0));
 	hb_put(b, buf);
 	for (size_t i = 0; files != NULL && files->t == J_ARR &&

@@ -36,8 +36,10 @@ static const char style[] =
 	"ul.legend svg{vertical-align:middle;margin-right:3px}"
 	".empty,.note{color:#444;font-style:italic}"
 	"nav a{margin-right:.8em}"
+	".wide{overflow-x:auto;font-size:12px}"
 	".cols{display:flex;flex-wrap:wrap;gap:0 1.5em;align-items:flex-start}"
 	"@media print{body{max-width:none}nav{display:none}"
+	".wide{overflow:visible;font-size:9px}"
 	"h2{break-after:avoid}}";
 
 void
