@@ -34,6 +34,14 @@ int hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
 int hr_read_results(char **paths, int n, struct hr_run *r, char *err,
 		    size_t errlen);
 
+/* Runs merge_main or compare_main (fn) on av (ac; av[tmp_at] is filled
+ * with a new temporary file, the subcommand's --json value) with its
+ * stdout silenced.  *tmp: the file (the caller unlinks and frees it);
+ * *status: the subcommand's exit status.  -1 with a message when no
+ * file could be made. */
+int hr_sub_json(int (*fn)(int, char **), char **av, int ac, int tmp_at,
+		char **tmp, int *status, char *err, size_t errlen);
+
 /* The page around the sections: <head> with the inline style, <h1>. */
 void hr_page_open(struct hbuf *b, const char *title);
 void hr_page_close(struct hbuf *b);

@@ -3,6 +3,7 @@
  * one file written.  An input that is none of the kinds is refused with
  * its name and line, exit 2, before anything is written. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,20 @@
 
 #include "htmlreport/htmlreport.h"
 #include "htmlreport/hr_int.h"
+#include "compare/compare.h"
 #include "report/result.h"
 #include "util/escape.h"
 #include "util/xmalloc.h"
 
 static const char usage_text[] =
 "usage: imapstress report [-o FILE] [--title TEXT] INPUT...\n"
+"       imapstress report [-o FILE] [--title TEXT] [COMPARE OPTIONS]\n"
+"                         BASE-RESULT... -- NEW-RESULT...\n"
 "INPUT: a run's --json file; or result files (--result: one run, or its\n"
 "shards, merged); or a compare --json file; or a scripts/capacity\n"
-"directory.  Writes one self-contained HTML page (default: stdout).\n";
+"directory.  With --, the result files are compared as `imapstress\n"
+"compare` compares them.  Writes one self-contained HTML page (default:\n"
+"stdout).  See man imapstress, REPORT PAGES.\n";
 
 enum hr_kind { HR_JSONL, HR_RESULT, HR_COMPARE, HR_CAPACITY };
 
@@ -203,6 +209,31 @@ write_out(const char *out, const struct hbuf *b)
 	return rc;
 }
 
+/* report [opts] BASE... -- NEW...: compare's own JSON, then its page.
+ * compare names a refused file itself (its line comes before ours). */
+static int
+compare_inputs(struct hbuf *b, char **in, int n, char *err, size_t errlen)
+{
+	char **av = xcalloc((size_t)n + 4, sizeof(*av));
+	char *tmp;
+	int st;
+
+	av[0] = (char *)"compare";
+	av[1] = (char *)"--json";
+	for (int i = 0; i < n; i++)
+		av[3 + i] = in[i];
+	int rc = hr_sub_json(compare_main, av, n + 3, 2, &tmp, &st, err,
+			     errlen);
+	free(av);
+	if (rc < 0)
+		return -1;
+	if (st != 2)
+		rc = compare_page(b, tmp, err, errlen);
+	unlink(tmp);
+	free(tmp);
+	return st == 2 ? -1 : rc;
+}
+
 int
 htmlreport_main(int argc, char **argv)
 {
@@ -210,7 +241,12 @@ htmlreport_main(int argc, char **argv)
 	char **in = xcalloc((size_t)argc, sizeof(*in));
 	int n = 0;
 	char err[1024];
+	bool cmp = false;
 
+	/* With "--" the inputs are compare's: everything but our own
+	 * options goes to it as given (its options included). */
+	for (int i = 1; i < argc; i++)
+		cmp |= strcmp(argv[i], "--") == 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) &&
@@ -222,6 +258,8 @@ htmlreport_main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			free(in);
 			return 0;
+		} else if (cmp) {
+			in[n++] = argv[i];
 		} else if (a[0] == '-' && a[1] != '\0') {
 			snprintf(err, sizeof(err), "%s: unknown option (or its "
 				 "value is missing)", a);
@@ -238,8 +276,8 @@ htmlreport_main(int argc, char **argv)
 		free(in);
 		return 2;
 	}
-	enum hr_kind k0 = HR_JSONL, k;
-	for (int i = 0; i < n; i++) {
+	enum hr_kind k0 = cmp ? HR_COMPARE : HR_JSONL, k;
+	for (int i = 0; !cmp && i < n; i++) {
 		if (kind_of(in[i], &k, err, sizeof(err)) < 0) {
 			free(in);
 			return refuse(err);
@@ -261,7 +299,8 @@ htmlreport_main(int argc, char **argv)
 		     k0 == HR_COMPARE ? "imapstress: compare" :
 		     k0 == HR_CAPACITY ? "imapstress: capacity" :
 		     "imapstress: run report");
-	int rc = k0 == HR_COMPARE ? compare_page(&b, in[0], err, sizeof(err)) :
+	int rc = cmp ? compare_inputs(&b, in, n, err, sizeof(err)) :
+		 k0 == HR_COMPARE ? compare_page(&b, in[0], err, sizeof(err)) :
 		 k0 == HR_CAPACITY ? hr_capacity_page(&b, in[0], err,
 						      sizeof(err)) :
 		 run_page(&b, k0, in, n, err, sizeof(err));

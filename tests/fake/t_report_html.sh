@@ -135,13 +135,17 @@ note "a 10-minute run's page: $size bytes"
 [ "$size" -lt 2000000 ] || fail "a 10-minute run's page is $size bytes, over 2 MB"
 
 # Bad input: one line naming the file (and line), exit 2, nothing written.
+bad2() {	# WHY ERE ARGS...
+	local why=$1 ere=$2 rc=0
+	shift 2
+	"$IMAPSTRESS" report -o "$T/bad.html" "$@" >"$T/bad.out" 2>"$T/bad.err" || rc=$?
+	assert_eq 2 "$rc" "$why: exit status"
+	assert_eq 1 "$(wc -l <"$T/bad.err")" "$why: one line on stderr ($(cat "$T/bad.err"))"
+	assert_match "$ere" "$(cat "$T/bad.err")" "$why: the message"
+	[ ! -e "$T/bad.html" ] || fail "$why: a page was written"
+}
 bad() {	# WHY FILE ERE
-	local rc=0
-	"$IMAPSTRESS" report -o "$T/bad.html" "$2" >"$T/bad.out" 2>"$T/bad.err" || rc=$?
-	assert_eq 2 "$rc" "$1: exit status"
-	assert_eq 1 "$(wc -l <"$T/bad.err")" "$1: one line on stderr ($(cat "$T/bad.err"))"
-	assert_match "$3" "$(cat "$T/bad.err")" "$1: the message"
-	[ ! -e "$T/bad.html" ] || fail "$1: a page was written"
+	bad2 "$1" "$3" "$2"
 }
 printf 'hello\n' >"$T/hello.txt"
 bad "unknown file" "$T/hello.txt" "^imapstress report: $T/hello\.txt:1: not an input of report"
@@ -156,4 +160,8 @@ bad "truncated result file" "$T/cut.res" "^imapstress report: $T/cut\.res:[0-9]+
 printf '{"type":"tick","t":1}\n{"type":"gauge"}\n' >"$T/kind.json"
 bad "a line of another kind" "$T/kind.json" "^imapstress report: $T/kind\.json:2: not a line of imapstress --json"
 bad "no such file" "$T/nonesuch.json" "^imapstress report: $T/nonesuch\.json: No such file"
+# merge's and compare's refusals come as report's one line.
+bad2 "a shard twice" "^imapstress report: shard 0/1 given twice: " "$T/run.res" "$T/run.res"
+bad2 "compare of a JSON file" "^imapstress report: $T/run\.json:1: not an imapstress result file" \
+	"$T/run.res" -- "$T/run.json"
 fault_finish

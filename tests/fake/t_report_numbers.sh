@@ -14,7 +14,8 @@
 #   (c) two shards' result files, merged on the fly: the page's numbers
 #       are those `imapstress merge --json` prints for the same files;
 #   (d) a compare --json of two runs: each row's ratio and interval in the
-#       interval chart, and every number of the rows table;
+#       interval chart, and every number of the rows table; and the same
+#       from the result files themselves (report BASE -- NEW);
 #   (e) a scripts/capacity directory: the steps table is capacity.csv, the
 #       p95 curves its columns ordered by users, and the capacity named is
 #       the most users a step held.
@@ -72,6 +73,8 @@ rc=0
 "$IMAPSTRESS" compare --json "$T/cmp.json" "$T/a.res" -- "$T/d2.res" >/dev/null 2>"$T/cmp.err" || rc=$?
 [ "$rc" -le 1 ] || fail "compare exited $rc: $(cat "$T/cmp.err")"
 check compare d "$T/cmp.json"
+# The same inputs compare took, given to report: the same numbers.
+REF="$T/cmp.json" check compare d-inputs "$T/a.res" -- "$T/d2.res"
 
 # (e)
 IMAPSTRESS="$IMAPSTRESS" run_with_timeout 120 "$ROOT/scripts/capacity" --max-p95 FETCH=1000 \
