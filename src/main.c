@@ -211,6 +211,18 @@ run_main(const struct config *c, char *err, size_t errlen)
 	if (atomic_load(&sh->live->rawlog_failures) > 0)
 		status = exit_policy_fail(status);
 	report_free(rep);
+	/* The page is drawn from the JSON lines, complete now; the summary
+	 * above it ends with where the page is. */
+	if (c->report_path != NULL) {
+		long n = htmlreport_run(c->json_path, c->args_key,
+					c->report_path, err, errlen);
+		if (n < 0) {
+			log_error("--report: %s", err);
+			status = exit_policy_fail(status);
+		} else {
+			printf("report: %s (%ld bytes)\n", c->report_path, n);
+		}
+	}
 	shared_free(sh);
 	return status;
 }

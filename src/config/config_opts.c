@@ -467,6 +467,7 @@ const struct opt config_opts[] = {
 	{ "output", "output", 0, ARG_REQ, h_str, OFF(output_path), 0, 0 },
 	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },
 	{ NULL, "csv", 0, ARG_REQ, h_str, OFF(csv_path), 0, 0 },
+	{ NULL, "report", 0, ARG_REQ, h_str, OFF(report_path), 0, 0 },
 	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
 	{ NULL, "errors-shown", 0, ARG_REQ, h_uint, OFF(errors_shown), 0,
 	  1000000 },

@@ -176,7 +176,28 @@ run_page(struct hbuf *b, enum hr_kind k, char **in, int n, char *err,
 	return rc;
 }
 
-/* Written whole or not at all: a new name, then renamed over FILE. */
+/* Written whole or not at all: a new name, then renamed over FILE.
+ * -1 with a message in err. */
+static int
+write_file(const char *out, const struct hbuf *b, char *err, size_t errlen)
+{
+	size_t len = strlen(out) + 8;
+	char *tmp = xmalloc(len);
+	snprintf(tmp, len, "%s.tmp", out);
+	FILE *f = fopen(tmp, "w");
+	int rc = 0;
+	if (f == NULL || fwrite(b->p, 1, b->len, f) != b->len ||
+	    fclose(f) != 0 || rename(tmp, out) != 0) {
+		snprintf(err, errlen, "%s: cannot write: %s", out,
+			 strerror(errno));
+		if (f != NULL)
+			unlink(tmp);
+		rc = -1;
+	}
+	free(tmp);
+	return rc;
+}
+
 static int
 write_out(const char *out, const struct hbuf *b)
 {
@@ -188,24 +209,43 @@ write_out(const char *out, const struct hbuf *b)
 			return say("standard output: cannot write"), 1;
 		return 0;
 	}
-	size_t len = strlen(out) + 8;
-	char *tmp = xmalloc(len);
-	snprintf(tmp, len, "%s.tmp", out);
-	FILE *f = fopen(tmp, "w");
-	int rc = 0;
-	if (f == NULL || fwrite(b->p, 1, b->len, f) != b->len ||
-	    fclose(f) != 0 || rename(tmp, out) != 0) {
-		snprintf(err, sizeof(err), "%s: cannot write: %s", out,
-			 strerror(errno));
+	if (write_file(out, b, err, sizeof(err)) < 0) {
 		say(err);
-		if (f != NULL)
-			unlink(tmp);
-		rc = 1;
-	} else {
-		snprintf(err, sizeof(err), "wrote %s (%zu bytes)", out, b->len);
-		say(err);
+		return 1;
 	}
-	free(tmp);
+	snprintf(err, sizeof(err), "wrote %s (%zu bytes)", out, b->len);
+	say(err);
+	return 0;
+}
+
+long
+htmlreport_run(const char *json_path, const char *args, const char *out,
+	       char *err, size_t errlen)
+{
+	struct hr_run r = { 0 };
+	struct hbuf b;
+	long rc = -1;
+
+	FILE *f = fopen(json_path, "r");
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", json_path, strerror(errno));
+		return -1;
+	}
+	r.sources = xstrdup(json_path);
+	if (args != NULL)
+		r.args = xstrdup(args);
+	int ok = hr_read_jsonl(json_path, f, &r, err, errlen);
+	fclose(f);
+	if (ok == 0) {
+		hb_init(&b);
+		hr_page_open(&b, "imapstress: run report");
+		hr_run_page(&b, &r);
+		hr_page_close(&b);
+		if (write_file(out, &b, err, errlen) == 0)
+			rc = (long)b.len;
+		hb_free(&b);
+	}
+	hr_run_free(&r);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
 #       throughput per command per tick (OKs over the tick's seconds), p50,
 #       p95 and p99 per command per tick, the percentile plot (the
 #       summary's p50..max), the commands table, connections, client CPU,
-#       the server's CPU and memory per tick, the run table;
+#       the server's CPU and memory per tick, the run table; the same for
+#       the page the run itself wrote (--report), which the summary names;
 #   (b) a run against a server that says BYE to 10% of commands: the
 #       errors chart has a series for each kind that counted, each tick's
 #       count over its seconds, and the totals tables are the summary's;
@@ -48,9 +49,14 @@ PORT=$FAKE_PORT
 PID=$FAKE_PID
 
 # (a)
-run a "$PORT" clients=4 secs=3 --server-pid "$PID" --result "$T/a.res"
+run a "$PORT" clients=4 secs=3 --server-pid "$PID" --result "$T/a.res" --report "$T/live.html"
 grep -q '"sampled":true' "$T/a.json" || fail "(a) the server was not sampled"
 check run a "$T/a.json"
+# --report on the run: the page it wrote at the end has the same numbers,
+# and the summary's last line says where it is.
+assert_match "^report: $T/live\.html \([0-9]+ bytes\)\$" "$(tail -n 1 "$T/a.out")" "(a) the summary names the page"
+out=$($CHECK run "$T/live.html" "$T/a.json") || fail "(a) --report page: $out"
+note "a, --report: $out values equal"
 
 # (b)
 fake_start --mode bye-random --pct 10
