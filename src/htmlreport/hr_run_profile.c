@@ -46,20 +46,24 @@ hr_run_server(struct hbuf *b, const struct hr_run *r)
 	hr_tick_series(&m, r, "server memory", mem, false, false);
 	hr_line_chart(b, &m);
 	hr_chart_free(&m);
-	struct hr_chart d = { "server-io", "Server disk and network",
-			      "time (s since start)", "KB/s (disk: bytes/1000; "
-			      "network: kilobits)", 1e-3, false, false, 0,
-			      NULL, false };
-	hr_tick_series(&d, r, "disk read (B/s)", rd, true, false);
-	hr_tick_series(&d, r, "disk write (B/s)", wr, true, false);
-	struct hr_series *n = hr_tick_series(&d, r, "network (kbit/s)", net,
-					     false, false);
-	/* net_kbps is already per second and in kilobits: undo the
-	 * chart's 1e-3 so its line is in kbit/s. */
-	for (size_t i = 0; i < n->n; i++)
-		n->y[i] *= 1000;
-	hr_line_chart(b, &d);
+	struct hr_chart d = { "server-disk", "Server disk", "time (s since "
+			      "start)", "KB/s (1000 bytes)", 1e-3, false, false,
+			      0, NULL, false };
+	if (r->nt > 0 && isfinite(hr_tick_val(r, 0, rd))) {
+		hr_tick_series(&d, r, "disk read", rd, true, false);
+		hr_tick_series(&d, r, "disk write", wr, true, false);
+		hr_line_chart(b, &d);
+	} else {
+		hb_put(b, "<p class=\"note\">The server's disk was not "
+		       "readable (/proc/PID/io).</p>\n");
+	}
 	hr_chart_free(&d);
+	struct hr_chart n = { "server-net", "Network (the run's IMAP traffic, "
+			      "both ways)", "time (s since start)", "kbit/s", 1,
+			      false, false, 0, NULL, false };
+	hr_tick_series(&n, r, "network", net, false, false);
+	hr_line_chart(b, &n);
+	hr_chart_free(&n);
 }
 
 static void
