@@ -208,5 +208,7 @@ hr_read_results(char **paths, int n, struct hr_run *r, char *err,
 	}
 	unlink(tmp);
 	free(tmp);
+	if (rc == 0)
+		rc = hr_read_hists(paths, n, r, err, errlen);
 	return rc;
 }

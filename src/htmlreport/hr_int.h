@@ -12,6 +12,14 @@
 #include "htmlreport/hr_json.h"
 #include "htmlreport/hr_svg.h"
 
+/* One command's whole distribution (result files only): latency in us at
+ * percentiles p (0..100, 100 = max). */
+struct hr_dist {
+	const char *name;
+	size_t n;
+	double *p, *us;
+};
+
 /* A run: its --json lines (ticks in order, the summary if it has one). */
 struct hr_run {
 	struct jv *ticks;
@@ -21,6 +29,8 @@ struct hr_run {
 	char *sources;		/* the input files, for the page header */
 	char *args;		/* the command line (result files), or NULL */
 	char *mode;		/* "stress"/"profile" (result files), or NULL */
+	struct hr_dist dist[64];	/* result files: per command */
+	size_t n_dist;
 };
 
 void hr_run_free(struct hr_run *r);
@@ -41,6 +51,10 @@ int hr_read_results(char **paths, int n, struct hr_run *r, char *err,
  * file could be made. */
 int hr_sub_json(int (*fn)(int, char **), char **av, int ac, int tmp_at,
 		char **tmp, int *status, char *err, size_t errlen);
+
+/* The result files' final histograms, merged, as r->dist. */
+int hr_read_hists(char **paths, int n, struct hr_run *r, char *err,
+		  size_t errlen);
 
 /* The page around the sections: <head> with the inline style, <h1>. */
 void hr_page_open(struct hbuf *b, const char *title);

@@ -142,6 +142,26 @@ hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 	hr_chart_free(&c);
 }
 
+/* From the result files' histograms: the whole curve. */
+static void
+dist_chart(struct hbuf *b, const struct hr_run *r)
+{
+	struct hr_chart c = { "distribution", "Latency distribution per "
+			      "command (whole run, every percentile the "
+			      "histograms tell)", "percentile (log scale: each "
+			      "step one more nine)", "latency (ms, log scale)",
+			      1e-3, true, true, 0, NULL, false };
+
+	for (size_t i = 0; i < r->n_dist; i++) {
+		const struct hr_dist *d = &r->dist[i];
+		struct hr_series *s = hr_chart_add(&c, d->name, d->n);
+		memcpy(s->x, d->p, d->n * sizeof(double));
+		memcpy(s->y, d->us, d->n * sizeof(double));
+	}
+	hr_line_chart(b, &c);
+	hr_chart_free(&c);
+}
+
 static void
 commands(struct hbuf *b, const struct hr_run *r)
 {
@@ -163,7 +183,9 @@ commands(struct hbuf *b, const struct hr_run *r)
 		hr_latency_table(b, "commands", jv_get(&r->summary,
 						       "commands"));
 	hr_section(b, "latency", "Latency");
-	if (r->has_summary)
+	if (r->n_dist > 0)
+		dist_chart(b, r);
+	else if (r->has_summary)
 		hr_pct_chart(b, "distribution", "Latency distribution per "
 			     "command (whole run)", jv_get(&r->summary,
 							   "commands"),

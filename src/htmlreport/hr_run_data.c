@@ -134,5 +134,9 @@ hr_run_free(struct hr_run *r)
 	free(r->sources);
 	free(r->args);
 	free(r->mode);
+	for (size_t i = 0; i < r->n_dist; i++) {
+		free(r->dist[i].p);
+		free(r->dist[i].us);
+	}
 	memset(r, 0, sizeof(*r));
 }
