@@ -302,16 +302,16 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	headline(b, &c, o, &good);
 	struct hr_chart p95 = { "capacity-p95", "p95 per command against users",
 				"users", "p95 (ms, log scale)", 1, true, false,
-				0, NULL, false };
+				0, NULL, false, 0 };
 	if (!curve(b, &c, o, &p95, "_p95_ms"))
 		hb_put(b, "<p class=\"note\">No step has a p95.</p>\n");
 	struct hr_chart sc = { "capacity-score", "LoadSim score against users",
 			       "users", "score (ms)", 1, false, false, 0, NULL,
-			       false };
+			       false, 0 };
 	curve(b, &c, o, &sc, "score_ms");
 	struct hr_chart cpu = { "capacity-cpu", "Server CPU against users",
 				"users", "CPU (%, 100 = one core)", 1, false,
-				false, 0, NULL, false };
+				false, 0, NULL, false, 0 };
 	if (!curve(b, &c, o, &cpu, "server_cpu_pct"))
 		hb_put(b, "<p class=\"note\">The server's CPU was not sampled "
 		       "(give --server-pid among the imapstress arguments).</p>\n");

@@ -25,6 +25,7 @@ static const char style[] =
 	"figcaption{font-weight:600;margin-bottom:.2em}"
 	"svg.plot{max-width:100%;height:auto;font-size:11px}"
 	".grid line{stroke:#ddd;stroke-width:1}"
+	".warm{fill:#eee}.wl{fill:#555}"
 	".frame{fill:none;stroke:#555}"
 	".line{fill:none;stroke-width:1.6}"
 	".yt{text-anchor:end}.xt,.xl,.yl{text-anchor:middle}"

@@ -126,7 +126,7 @@ hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 	static const double p[] = { 50, 90, 95, 99, 99.9, 100 };
 	struct hr_chart c = { id, title, "percentile (log scale: each step "
 			      "one more nine)", "latency (ms, log scale)",
-			      1e-3, true, true, 0, NULL, false };
+			      1e-3, true, true, 0, NULL, false, 0 };
 
 	for (size_t i = 0; o != NULL && o->t == J_OBJ && i < o->nk; i++) {
 		const struct jv *l = jv_get(&o->kids[i], sub);
@@ -150,7 +150,7 @@ dist_chart(struct hbuf *b, const struct hr_run *r)
 			      "command (whole run, every percentile the "
 			      "histograms tell)", "percentile (log scale: each "
 			      "step one more nine)", "latency (ms, log scale)",
-			      1e-3, true, true, 0, NULL, false };
+			      1e-3, true, true, 0, NULL, false, 0 };
 
 	for (size_t i = 0; i < r->n_dist; i++) {
 		const struct hr_dist *d = &r->dist[i];
@@ -170,7 +170,7 @@ commands(struct hbuf *b, const struct hr_run *r)
 	const char **cmds = hr_keys(r, cp, &n);
 	struct hr_chart c = { "throughput", "Throughput per command",
 			      "time (s since start)", "OK replies per second",
-			      1, false, false, 0, NULL, false };
+			      1, false, false, 0, NULL, false, 0 };
 
 	hr_section(b, "commands", "Commands");
 	for (size_t i = 0; i < n; i++) {
@@ -244,7 +244,7 @@ errors(struct hbuf *b, const struct hr_run *r)
 {
 	struct hr_chart c = { "errors", "Errors by kind and sub-kind",
 			      "time (s since start)", "errors per second", 1,
-			      false, false, 0, NULL, false };
+			      false, false, 0, NULL, false, 0 };
 
 	hr_section(b, "errors", "Errors");
 	error_series(&c, r, "errors", "");
@@ -277,7 +277,7 @@ connections(struct hbuf *b, const struct hr_run *r)
 	static const char *const ui[] = { "profile", "users_in", NULL };
 	struct hr_chart c = { "connections", "Connections", "time (s since "
 			      "start)", "connections", 1, false, false, 0,
-			      NULL, false };
+			      NULL, false, 0 };
 
 	hr_section(b, "connections", "Connections and logins");
 	hr_tick_series(&c, r, "open", op, false, false);
@@ -313,11 +313,11 @@ client(struct hbuf *b, const struct hr_run *r)
 	static const char *const lag[] = { "loop_lag_max_us", NULL };
 	struct hr_chart c = { "client-cpu", "imapstress's own CPU",
 			      "time (s since start)", "CPU (%, 100 = one core)",
-			      1, false, false, 0, NULL, false };
+			      1, false, false, 0, NULL, false, 0 };
 	struct hr_chart l = { "client-lag", "imapstress's event loop: "
 			      "latest it ran in each second",
 			      "time (s since start)", "lateness (ms)", 1e-3,
-			      false, false, 0, NULL, false };
+			      false, false, 0, NULL, false, 0 };
 
 	hr_section(b, "client", "The load generator itself");
 	hr_tick_series(&c, r, "cpu", cpu, false, false);

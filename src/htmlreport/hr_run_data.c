@@ -43,6 +43,9 @@ hr_tick_series(struct hr_chart *c, const struct hr_run *r, const char *name,
 			v /= hr_tick_secs(r, i);
 		s->x[i] = jv_num(jv_get(&r->ticks[i], "t"), (double)i + 1);
 		s->y[i] = v;
+		const struct jv *w = jv_get(&r->ticks[i], "warmup");
+		if (w != NULL && w->b && s->x[i] > c->shade_to)
+			c->shade_to = s->x[i];
 	}
 	return s;
 }
@@ -98,7 +101,7 @@ hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
 			 "second", title_pfx, keys[i]);
 		struct hr_chart c = { id, title, "time (s since start)",
 				      "latency (ms, log scale)", 1e-3, true,
-				      false, 0, NULL, true };
+				      false, 0, NULL, true, 0 };
 		for (size_t k = 0; k < 3; k++) {
 			const char *path[] = { k1, k2, keys[i], pcts[k], NULL };
 			if (k2 == NULL) {

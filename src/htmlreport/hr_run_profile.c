@@ -36,19 +36,19 @@ hr_run_server(struct hbuf *b, const struct hr_run *r)
 	}
 	struct hr_chart c = { "server-cpu", "Server CPU", "time (s since "
 			      "start)", "CPU (%, 100 = one core)", 1, false,
-			      false, 0, NULL, false };
+			      false, 0, NULL, false, 0 };
 	hr_tick_series(&c, r, "server cpu", cpu, false, false);
 	hr_line_chart(b, &c);
 	hr_chart_free(&c);
 	struct hr_chart m = { "server-mem", "Server memory", "time (s since "
 			      "start)", "memory (MiB)", 1.0 / 1024, false,
-			      false, 0, NULL, false };
+			      false, 0, NULL, false, 0 };
 	hr_tick_series(&m, r, "server memory", mem, false, false);
 	hr_line_chart(b, &m);
 	hr_chart_free(&m);
 	struct hr_chart d = { "server-disk", "Server disk", "time (s since "
 			      "start)", "KB/s (1000 bytes)", 1e-3, false, false,
-			      0, NULL, false };
+			      0, NULL, false, 0 };
 	if (r->nt > 0 && isfinite(hr_tick_val(r, 0, rd))) {
 		hr_tick_series(&d, r, "disk read", rd, true, false);
 		hr_tick_series(&d, r, "disk write", wr, true, false);
@@ -60,7 +60,7 @@ hr_run_server(struct hbuf *b, const struct hr_run *r)
 	hr_chart_free(&d);
 	struct hr_chart n = { "server-net", "Network (the run's IMAP traffic, "
 			      "both ways)", "time (s since start)", "kbit/s", 1,
-			      false, false, 0, NULL, false };
+			      false, false, 0, NULL, false, 0 };
 	hr_tick_series(&n, r, "network", net, false, false);
 	hr_line_chart(b, &n);
 	hr_chart_free(&n);
@@ -89,7 +89,7 @@ lmtp(struct hbuf *b, const struct hr_run *r)
 					  NULL };
 	struct hr_chart c = { "deliveries", "LMTP deliveries", "time (s since "
 			      "start)", "recipients per second", 1, false,
-			      false, 0, NULL, false };
+			      false, 0, NULL, false, 0 };
 
 	if (r->nt == 0 || !isfinite(hr_tick_val(r, 0, ok)))
 		return;
@@ -117,10 +117,10 @@ hr_run_profile(struct hbuf *b, const struct hr_run *r)
 	}
 	struct hr_chart c = { "actions", "Profile actions", "time (s since "
 			      "start)", "actions done per second", 1, false,
-			      false, 0, NULL, false };
+			      false, 0, NULL, false, 0 };
 	struct hr_chart l = { "actions-p95", "Profile actions: p95 per second",
 			      "time (s since start)", "latency (ms, log scale)",
-			      1e-3, true, false, 0, NULL, false };
+			      1e-3, true, false, 0, NULL, false, 0 };
 	for (size_t i = 0; i < n; i++) {
 		const char *okp[] = { "profile", "actions", acts[i], "ok",
 				      NULL };

@@ -115,6 +115,15 @@ axes(struct hbuf *b, const struct frame *f)
 	double t[MAX_TICKS];
 	size_t n = hr_ticks(f->y0, f->y1, c->logy, t, MAX_TICKS);
 
+	/* The warm-up, left out of the totals: shaded, as the plot script
+	 * shaded it. */
+	if (!c->pct_x && c->shade_to > f->x0) {
+		double x1 = fx(f, fmin(c->shade_to, f->x1));
+		hb_printf(b, "<rect class=\"warm\" x=\"%.0f\" y=\"%.0f\" "
+			  "width=\"%.1f\" height=\"%.0f\"/><text class=\"wl\" "
+			  "x=\"%.0f\" y=\"%.0f\">warm-up</text>", ML, MT,
+			  x1 - ML, f->H - MT - MB, ML + 4, f->H - MB - 4);
+	}
 	hb_put(b, "<g class=\"grid\">");
 	for (size_t i = 0; i < n; i++) {
 		double y = fy(f, t[i] / c->yscale);

@@ -32,6 +32,7 @@ struct hr_chart {
 	size_t ns;
 	struct hr_series *s;
 	bool small;		/* half width: small multiples, two a row */
+	double shade_to;	/* the warm-up, shaded up to this x (0: none) */
 };
 
 /* A series of n points with a copy of name; x, y allocated, NAN-filled. */

@@ -38,7 +38,7 @@ START_TEST(test_line_chart)
 {
 	struct hbuf b;
 	struct hr_chart c = { "t", "Throughput <x>", "time (s)", "ops/s", 1,
-			      false, false, 0, NULL, false };
+			      false, false, 0, NULL, false, 0 };
 	struct hr_series *s = hr_chart_add(&c, "A&B", 3);
 	struct hr_series *g = hr_chart_add(&c, "gap", 3);
 
@@ -70,11 +70,37 @@ START_TEST(test_line_chart)
 }
 END_TEST
 
+START_TEST(test_warmup_shade)
+{
+	struct hbuf b;
+	struct hr_chart c = { "w", "W", "t (s)", "y", 1, false, false, 0, NULL,
+			      false, 0 };
+	struct hr_series *s = hr_chart_add(&c, "a", 4);
+
+	for (size_t i = 0; i < 4; i++) {
+		s->x[i] = (double)i + 1;
+		s->y[i] = 1;
+	}
+	hb_init(&b);
+	hr_line_chart(&b, &c);
+	ck_assert_ptr_null(strstr(b.p, "class=\"warm\""));
+	c.shade_to = 2;
+	b.len = 0;
+	hr_line_chart(&b, &c);
+	ck_assert_uint_eq(count(b.p, "class=\"warm\""), 1);
+	/* A third of the plot's width: x from 1 to 4, shaded to 2. */
+	ck_assert_ptr_nonnull(strstr(b.p, "class=\"warm\" x=\"72\" y=\"12\" "
+				     "width=\"223.3\""));
+	hr_chart_free(&c);
+	hb_free(&b);
+}
+END_TEST
+
 START_TEST(test_empty_and_log)
 {
 	struct hbuf b;
 	struct hr_chart c = { "e", "Empty", "x", "y", 1, true, false, 0, NULL,
-			      false };
+			      false, 0 };
 	struct hr_series *s = hr_chart_add(&c, "zeros", 2);
 
 	s->x[0] = 1;
@@ -103,7 +129,7 @@ START_TEST(test_percentile_axis)
 {
 	struct hbuf b;
 	struct hr_chart c = { "p", "Dist", "percentile", "ms", 1e-3, true,
-			      true, 0, NULL, false };
+			      true, 0, NULL, false, 0 };
 	struct hr_series *s = hr_chart_add(&c, "FETCH", 6);
 	static const double p[] = { 50, 90, 95, 99, 99.9, 100 };
 
@@ -183,6 +209,7 @@ hr_svg_suite(void)
 
 	tcase_add_test(tc, test_line_chart);
 	tcase_add_test(tc, test_empty_and_log);
+	tcase_add_test(tc, test_warmup_shade);
 	tcase_add_test(tc, test_percentile_axis);
 	tcase_add_test(tc, test_ticks);
 	tcase_add_test(tc, test_series_look_apart);
