@@ -1,6 +1,6 @@
-/* hr_input.c: reading the report's inputs: a run's --json lines, and
- * result files merged on the fly by `imapstress merge` into the same
- * lines (so both kinds draw through one page). */
+/* hr_input.c: the inputs other subcommands read: result files merged on
+ * the fly by `imapstress merge` into --json lines (so both kinds draw
+ * through one page), and compare's JSON from the files it takes. */
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -13,72 +13,6 @@
 #include "merge/merge.h"
 #include "report/result.h"
 #include "util/xmalloc.h"
-
-int
-hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
-	      size_t errlen)
-{
-	char *line = NULL, jerr[160];
-	size_t cap = 0, tcap = r->nt;
-	unsigned long lineno = 0;
-	ssize_t n;
-	int rc = -1;
-
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		if (n == 0 || line[n - 1] != '\n') {
-			snprintf(err, errlen, "%s:%lu: truncated (the last "
-				 "line has no end: the run was killed while "
-				 "writing it)", path, lineno);
-			goto out;
-		}
-		if (memchr(line, '\0', (size_t)n) != NULL) {
-			snprintf(err, errlen, "%s:%lu: not a text line", path,
-				 lineno);
-			goto out;
-		}
-		struct jv v;
-		if (jv_parse(line, &v, jerr, sizeof(jerr)) < 0) {
-			snprintf(err, errlen, "%s:%lu: not JSON: %s", path,
-				 lineno, jerr);
-			goto out;
-		}
-		const char *type = jv_str(jv_get(&v, "type"));
-		if (type != NULL && strcmp(type, "tick") == 0 && !r->has_summary) {
-			if (r->nt == tcap) {
-				tcap = tcap ? tcap * 2 : 64;
-				r->ticks = xrealloc(r->ticks,
-						    tcap * sizeof(*r->ticks));
-			}
-			r->ticks[r->nt++] = v;
-		} else if (type != NULL && strcmp(type, "summary") == 0 &&
-			   !r->has_summary) {
-			r->summary = v;
-			r->has_summary = true;
-		} else {
-			jv_free(&v);
-			snprintf(err, errlen, "%s:%lu: %s", path, lineno,
-				 r->has_summary ? "a line after the summary "
-				 "(one run per file)" : "not a line of "
-				 "imapstress --json (its \"type\" is neither "
-				 "tick nor summary)");
-			goto out;
-		}
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 strerror(errno));
-		goto out;
-	}
-	if (lineno == 0) {
-		snprintf(err, errlen, "%s: empty", path);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(line);
-	return rc;
-}
 
 /* What a subcommand wrote on stderr: when it refused its input, its
  * first line (already escaped by it) without its "imapstress NAME: "
