@@ -107,11 +107,7 @@ read_csv(const char *path, struct cap *c, char *err, size_t errlen)
 		}
 		c->nrow++;
 	}
-	if (lineno == 0) {
-		snprintf(err, errlen, "%s: empty", path);
-		goto out;
-	}
-	rc = 0;
+	rc = hr_read_end(f, path, lineno, err, errlen);
 out:
 	free(line);
 	fclose(f);

@@ -39,6 +39,10 @@ void hr_run_free(struct hr_run *r);
  * what r holds.  -1 with "PATH:LINE: problem" in err. */
 int hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
 		  size_t errlen);
+/* At the end of a file read line by line: -1 with "PATH: ..." when it
+ * could not be read or had no line. */
+int hr_read_end(FILE *f, const char *path, unsigned long lines, char *err,
+		size_t errlen);
 /* Result files (one run or its shards), merged as `imapstress merge`
  * merges them, into r.  -1 with the merge's message in err. */
 int hr_read_results(char **paths, int n, struct hr_run *r, char *err,

@@ -10,6 +10,22 @@
 #include "util/xmalloc.h"
 
 int
+hr_read_end(FILE *f, const char *path, unsigned long lines, char *err,
+	    size_t errlen)
+{
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	if (lines == 0) {
+		snprintf(err, errlen, "%s: empty", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
 hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
 	      size_t errlen)
 {
@@ -60,16 +76,7 @@ hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
 			goto out;
 		}
 	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 strerror(errno));
-		goto out;
-	}
-	if (lineno == 0) {
-		snprintf(err, errlen, "%s: empty", path);
-		goto out;
-	}
-	rc = 0;
+	rc = hr_read_end(f, path, lineno, err, errlen);
 out:
 	free(line);
 	return rc;

@@ -21,7 +21,8 @@
 #   - size: under 2 MB for a 10-minute run's JSON (600 ticks, made by
 #     repeating this run's ticks with t moved on);
 #   - bad input: not JSON, a truncated file, an unknown file, a result file
-#     cut short: one line naming the file and line, exit 2, no page.
+#     cut short, a bad capacity directory, result files merge or compare
+#     refuses: one line naming the file and line, exit 2, no page.
 # PNGs are kept in $REPORT_SHOTS when set (for a person to look at).
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
@@ -160,6 +161,10 @@ bad "truncated result file" "$T/cut.res" "^imapstress report: $T/cut\.res:[0-9]+
 printf '{"type":"tick","t":1}\n{"type":"gauge"}\n' >"$T/kind.json"
 bad "a line of another kind" "$T/kind.json" "^imapstress report: $T/kind\.json:2: not a line of imapstress --json"
 bad "no such file" "$T/nonesuch.json" "^imapstress report: $T/nonesuch\.json: No such file"
+mkdir -p "$T/capdir" "$T/nocap"
+printf 'step,users,held\n1,x,1\n' >"$T/capdir/capacity.csv"
+bad "capacity.csv with a bad field" "$T/capdir" "^imapstress report: $T/capdir/capacity\.csv:2: column 2 \(users\): not a number"
+bad "a directory capacity did not write" "$T/nocap" "^imapstress report: $T/nocap/capacity\.csv: No such file or directory"
 # merge's and compare's refusals come as report's one line.
 bad2 "a shard twice" "^imapstress report: shard 0/1 given twice: " "$T/run.res" "$T/run.res"
 bad2 "compare of a JSON file" "^imapstress report: $T/run\.json:1: not an imapstress result file" \
