@@ -280,9 +280,9 @@ connections(struct hbuf *b, const struct hr_run *r)
 			      NULL, false, 0 };
 
 	hr_section(b, "connections", "Connections and logins");
-	hr_tick_series(&c, r, "open", op, false, false);
-	hr_tick_series(&c, r, "opened so far", tot, false, false);
-	hr_tick_series(&c, r, "stalled", st, false, false);
+	hr_tick_series(&c, r, "past the greeting", op, false, false);
+	hr_tick_series(&c, r, "existing", tot, false, false);
+	hr_tick_series(&c, r, "stalled over 3 s", st, false, false);
 	if (r->nt > 0 && isfinite(hr_tick_val(r, 0, ui)))
 		hr_tick_series(&c, r, "users logged in", ui, false, false);
 	hr_line_chart(b, &c);

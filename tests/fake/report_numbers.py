@@ -102,8 +102,8 @@ def check_run(path, jpath):
                 over_time("errors", prefix + k, lambda t, key=key, k=k: t[key].get(k, 0), True)
     if sum(s["errors"].values()) == 0 and sum(s["benign_codes"].values()) == 0:
         same("no-errors note", float(p.notes.get("errors", "nan")), 0.0)
-    over_time("connections", "open", lambda t: t["conns_open"], False)
-    over_time("connections", "opened so far", lambda t: t["conns_total"], False)
+    over_time("connections", "past the greeting", lambda t: t["conns_open"], False)
+    over_time("connections", "existing", lambda t: t["conns_total"], False)
     over_time("client-cpu", "cpu", lambda t: t["cpu_pct"], False)
     run = p.tables["run"].get("", {})
     for k, key in (("clients", "clients"), ("workers", "workers"),
