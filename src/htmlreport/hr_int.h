@@ -1,6 +1,7 @@
 /* hr_int.h: what the files of src/htmlreport/ share: the inputs as read
- * (hr_input.c) and the page builders (hr_page.c, hr_run*.c, hr_compare.c,
- * hr_capacity.c). */
+ * (a --json file: hr_jsonl.c; result files through merge: hr_input.c,
+ * their histograms: hr_hist.c) and the page builders (hr_page.c,
+ * hr_run*.c, hr_compare.c, hr_capacity.c). */
 #ifndef IMAPSTRESS_HR_INT_H
 #define IMAPSTRESS_HR_INT_H
 

@@ -1,7 +1,8 @@
 /* htmlreport.h: `imapstress report`, one self-contained HTML page (inline
  * CSS and SVG, nothing fetched) from a run's --json lines, its result
  * files (shards merged), a compare --json, or a scripts/capacity
- * directory.  Usage: report [-o FILE] [--title TEXT] INPUT... */
+ * directory.  Usage: report [-o FILE] [--title TEXT] INPUT..., or
+ * report [-o FILE] [--title TEXT] [COMPARE OPTIONS] BASE... -- NEW... */
 #ifndef IMAPSTRESS_HTMLREPORT_H
 #define IMAPSTRESS_HTMLREPORT_H
 
