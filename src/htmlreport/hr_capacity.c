@@ -1,15 +1,18 @@
 /* hr_capacity.c: the page of a directory scripts/capacity wrote: its
- * capacity.csv (one row per step: users, held, score, each command's p95,
- * the server's CPU and memory) and each step's users-N.json.  Shown: the
- * capacity found (the most users a step held, and the fewest above it that
- * did not), every command's p95 against users, the server's CPU against
- * users, and per step the worst command's p95 with its p50..p99 interval
- * (from that step's summary). */
+ * capacity.csv (one row per step, or per run once the script repeats
+ * counts: users, held, score, each command's p95, the server's CPU and
+ * memory, and words such as a verdict), each step's users-N.json (or
+ * users-N-rR.json) and, when there, capacity-fit.csv.  Shown: the most
+ * users a step held and the fewest above it that did not, every command's
+ * p95 against users, the server's CPU against users, per step the worst
+ * command's p95 with its p50..p99 interval (from that step's summary),
+ * and the share of runs that held per count with the script's fit. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "htmlreport/hr_int.h"
 #include "util/xmalloc.h"
@@ -19,7 +22,8 @@
 struct cap {
 	char *cols[CAP_MAX_COLS];
 	size_t ncol;
-	double *v;		/* nrow * ncol, NAN where empty */
+	double *v;		/* nrow * ncol, NAN where empty or a word */
+	char **text;		/* nrow * ncol, the cells as written */
 	size_t nrow;
 };
 
@@ -38,8 +42,10 @@ at(const struct cap *c, size_t row, int col)
 	return col < 0 ? NAN : c->v[row * c->ncol + (size_t)col];
 }
 
-/* capacity.csv as the script writes it: a header, then numbers (or
- * empty); a quote or a word where a number belongs is refused. */
+/* capacity.csv as the script writes it: a header, then a row per step
+ * (per run, since the script repeats counts): numbers, empty cells and
+ * words (a verdict), kept as written for the table.  A row with another
+ * number of fields than the header is refused. */
 static int
 read_csv(const char *path, struct cap *c, char *err, size_t errlen)
 {
@@ -86,26 +92,34 @@ read_csv(const char *path, struct cap *c, char *err, size_t errlen)
 		if (c->nrow == rcap) {
 			rcap = rcap ? rcap * 2 : 16;
 			c->v = xrealloc(c->v, rcap * c->ncol * sizeof(double));
+			c->text = xrealloc(c->text, rcap * c->ncol *
+					   sizeof(char *));
 		}
 		double *row = c->v + c->nrow * c->ncol;
+		char **txt = c->text + c->nrow * c->ncol;
 		for (char *t; (t = strsep(&p, ",")) != NULL; k++) {
 			char *e;
 			if (k >= c->ncol)
 				break;
 			row[k] = *t == '\0' ? NAN : strtod(t, &e);
-			if (*t != '\0' && (*e != '\0' || !isfinite(row[k]))) {
-				snprintf(err, errlen, "%s:%lu: column %zu (%s): "
-					 "not a number", path, lineno, k + 1,
-					 c->cols[k]);
-				goto out;
-			}
+			if (*t != '\0' && (*e != '\0' || !isfinite(row[k])))
+				row[k] = NAN;
+			txt[k] = xstrdup(t);
 		}
+		for (size_t j = k; j < c->ncol; j++)
+			txt[j] = NULL;
+		c->nrow++;	/* its texts are freed with c, even if refused */
 		if (k != c->ncol) {
 			snprintf(err, errlen, "%s:%lu: %zu fields, the header "
 				 "has %zu", path, lineno, k, c->ncol);
 			goto out;
 		}
-		c->nrow++;
+		if (!(at(c, c->nrow - 1, col_of(c, "users")) >= 0)) {
+			snprintf(err, errlen, "%s:%lu: column %d (users): not "
+				 "a number", path, lineno,
+				 col_of(c, "users") + 1);
+			goto out;
+		}
 	}
 	rc = hr_read_end(f, path, lineno, err, errlen);
 out:
@@ -117,8 +131,11 @@ out:
 static void
 cap_free(struct cap *c)
 {
+	for (size_t i = 0; i < c->nrow * c->ncol; i++)
+		free(c->text[i]);
 	for (size_t i = 0; i < c->ncol; i++)
 		free(c->cols[i]);
+	free(c->text);
 	free(c->v);
 }
 
@@ -197,13 +214,26 @@ step_interval(const char *dir, const struct cap *c, size_t row,
 	if (worst < 0)
 		return;
 	size_t nl = strlen(c->cols[worst]) - 7;
-	snprintf(label, lablen, "%.0f users (%.*s)", at(c, row, u),
-		 (int)(nl > 60 ? 60 : nl), c->cols[worst]);
+	double rp = at(c, row, col_of(c, "repeat"));
+	if (isfinite(rp))
+		snprintf(label, lablen, "%.0f users, run %.0f (%.*s)",
+			 at(c, row, u), rp, (int)(nl > 50 ? 50 : nl),
+			 c->cols[worst]);
+	else
+		snprintf(label, lablen, "%.0f users (%.*s)", at(c, row, u),
+			 (int)(nl > 60 ? 60 : nl), c->cols[worst]);
 	iv->v = wv;
 	char path[4096], cmd[64];
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)(nl > 60 ? 60 : nl),
 		 c->cols[worst]);
-	snprintf(path, sizeof(path), "%s/users-%.0f.json", dir, at(c, row, u));
+	/* users-N.json; users-N-rR.json once the script repeats counts. */
+	double rep = at(c, row, col_of(c, "repeat"));
+	if (isfinite(rep))
+		snprintf(path, sizeof(path), "%s/users-%.0f-r%.0f.json", dir,
+			 at(c, row, u), rep);
+	else
+		snprintf(path, sizeof(path), "%s/users-%.0f.json", dir,
+			 at(c, row, u));
 	struct hr_run r = { 0 };
 	char e[256];
 	FILE *f = fopen(path, "r");
@@ -237,9 +267,13 @@ headline(struct hbuf *b, const struct cap *c, const size_t *o, double *good)
 			bad = at(c, o[i], u);
 			break;
 		}
-	hb_put(b, "<p class=\"headline\" data-capacity=\"");
-	hb_num(b, *good);
-	hb_put(b, "\">");
+	hb_put(b, "<p class=\"headline\"");
+	if (isfinite(*good)) {
+		hb_put(b, " data-capacity=\"");
+		hb_num(b, *good);
+		hb_put(b, "\"");
+	}
+	hb_put(b, ">");
 	if (!isfinite(*good))
 		hb_put(b, "No step held: the capacity is below the first "
 		       "step's users.");
@@ -253,10 +287,10 @@ headline(struct hbuf *b, const struct cap *c, const size_t *o, double *good)
 }
 
 static void
-table(struct hbuf *b, const struct cap *c, const size_t *o)
+table(struct hbuf *b, const struct cap *c, const size_t *o, const char *id)
 {
-	hb_put(b, "<div class=\"wide\"><table class=\"num\" "
-	       "data-table=\"steps\"><tr>");
+	hb_printf(b, "<div class=\"wide\"><table class=\"num\" "
+		  "data-table=\"%s\"><tr>", id);
 	for (size_t k = 0; k < c->ncol; k++) {
 		hb_put(b, "<th>");
 		hb_esc(b, c->cols[k]);
@@ -264,18 +298,65 @@ table(struct hbuf *b, const struct cap *c, const size_t *o)
 	}
 	hb_put(b, "</tr>\n");
 	for (size_t i = 0; i < c->nrow; i++) {
-		hb_printf(b, "<tr data-name=\"%.0f\">",
-			  at(c, o[i], col_of(c, "users")));
+		hb_printf(b, "<tr data-name=\"%zu\">", o[i] + 1);
 		for (size_t k = 0; k < c->ncol; k++) {
 			double v = at(c, o[i], (int)k);
-			if (isfinite(v))
+			const char *t = c->text[o[i] * c->ncol + k];
+			if (isfinite(v)) {
 				hr_num_cell(b, c->cols[k], v, v);
-			else
-				hb_put(b, "<td></td>");
+			} else {
+				hb_put(b, "<td>");
+				hb_esc(b, t);
+				hb_put(b, "</td>");
+			}
 		}
 		hb_put(b, "</tr>\n");
 	}
 	hb_put(b, "</table></div>\n");
+}
+
+/* capacity-fit.csv (the script repeats counts): per count, the runs, how
+ * many held, their share and the fitted share; a chart and the table.
+ * Absent in a directory of the script's first version: nothing. */
+static int
+fit_section(struct hbuf *b, const char *dir, char *err, size_t errlen)
+{
+	struct cap f = { .ncol = 0 };
+	char path[4096];
+	int u, sh, ft;
+
+	snprintf(path, sizeof(path), "%s/capacity-fit.csv", dir);
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (read_csv(path, &f, err, errlen) < 0) {
+		cap_free(&f);
+		return -1;
+	}
+	u = col_of(&f, "users");
+	sh = col_of(&f, "share");
+	ft = col_of(&f, "fitted");
+	hr_section(b, "fit", "Share of runs that held, per count");
+	struct hr_chart c = { "capacity-fit", "Share of runs that held, "
+			      "against users", "users", "share of runs held "
+			      "(0 to 1)", 1, false, false, 0, NULL, false, 0 };
+	size_t *o = by_users(&f);
+	const int cols[2] = { sh, ft };
+	const char *const names[2] = { "share held", "fitted" };
+	for (int k = 0; k < 2; k++) {
+		if (cols[k] < 0)
+			continue;
+		struct hr_series *s = hr_chart_add(&c, names[k], f.nrow);
+		for (size_t i = 0; i < f.nrow; i++) {
+			s->x[i] = at(&f, o[i], u);
+			s->y[i] = at(&f, o[i], cols[k]);
+		}
+	}
+	hr_line_chart(b, &c);
+	hr_chart_free(&c);
+	table(b, &f, o, "fit");
+	free(o);
+	cap_free(&f);
+	return 0;
 }
 
 int
@@ -332,10 +413,10 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	       "capacity. A triangle marks a step over the limit.</p>\n");
 	hr_interval_chart(b, "capacity-steps", "Worst p95 per step, with p50 "
 			  "to p99", "latency (ms, log scale)", ref, iv, c.nrow);
-	table(b, &c, o);
+	table(b, &c, o, "steps");
 	free(labels);
 	free(iv);
 	free(o);
 	cap_free(&c);
-	return 0;
+	return fit_section(b, dir, err, errlen);
 }

@@ -143,18 +143,31 @@ def check_capacity(path, d):
     p = page(path)
     rows = list(csv.DictReader(open(os.path.join(d, "capacity.csv"))))
     tab = p.tables["steps"]
-    for r in rows:
-        t = tab.get(r["users"], {})
+    def num(v):
+        try:
+            return float(v)
+        except ValueError:
+            return None     # empty, or a word (a verdict): no data-v
+    for i, r in enumerate(rows):
+        t = tab.get(str(i + 1), {})
         for k, v in r.items():
-            same("step %s %s" % (r["users"], k), t.get(k), float(v) if v != "" else None)
+            same("row %d %s" % (i + 1, k), t.get(k), num(v))
     order = sorted(rows, key=lambda r: int(r["users"]))
     for f in p.figures:
         if f["id"] == "capacity-p95":
             for name, se in f["series"].items():
                 for i, r in enumerate(order):
                     same("p95 %s at %s users" % (name, r["users"]), se["y"][i],
-                         float(r[name + "_p95_ms"]) if r[name + "_p95_ms"] else None)
+                         num(r[name + "_p95_ms"]))
                     same("users %s" % r["users"], se["x"][i], float(r["users"]))
+    fit = os.path.join(d, "capacity-fit.csv")
+    if os.path.exists(fit):
+        ftab = p.tables["fit"]
+        # Its table's rows are named by their line in the file.
+        ordered = list(csv.DictReader(open(fit)))
+        for i, r in enumerate(ordered):
+            for k, v in r.items():
+                same("fit row %d %s" % (i + 1, k), ftab.get(str(i + 1), {}).get(k), num(v))
     held = [int(r["users"]) for r in rows if r["held"] == "1"]
     cap = [a for t, a in p.attrs_seen if "data-capacity" in a]
     same("capacity", float(cap[0]["data-capacity"]) if cap else None, float(max(held)) if held else None)
