@@ -38,7 +38,8 @@ struct hr_chart {
 /* A series of n points with a copy of name; x, y allocated, NAN-filled. */
 void hr_series_init(struct hr_series *s, const char *name, size_t n);
 void hr_chart_free(struct hr_chart *c);	/* its series (not the chart) */
-/* Appends a new series to c and returns it. */
+/* Appends a new series to c and returns it; the pointer lasts until the
+ * next add (c->s grows by realloc): fill a series before adding another. */
 struct hr_series *hr_chart_add(struct hr_chart *c, const char *name,
 			       size_t n);
 

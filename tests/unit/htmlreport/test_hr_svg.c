@@ -39,8 +39,10 @@ START_TEST(test_line_chart)
 	struct hbuf b;
 	struct hr_chart c = { "t", "Throughput <x>", "time (s)", "ops/s", 1,
 			      false, false, 0, NULL, false, 0 };
-	struct hr_series *s = hr_chart_add(&c, "A&B", 3);
-	struct hr_series *g = hr_chart_add(&c, "gap", 3);
+	/* A series pointer lasts until the next add (the array grows). */
+	hr_chart_add(&c, "A&B", 3);
+	hr_chart_add(&c, "gap", 3);
+	struct hr_series *s = &c.s[0], *g = &c.s[1];
 
 	for (size_t i = 0; i < 3; i++) {
 		s->x[i] = g->x[i] = (double)i + 1;
