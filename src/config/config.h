@@ -147,6 +147,9 @@ struct config {
 	enum out_format format;
 	char *output_path;	/* output=: imaptest's per-second TSV */
 	char *json_path;	/* --json FILE|- */
+	/* --report FILE: the HTML page drawn from the JSON lines at the end
+	 * (src/htmlreport/); json_path is FILE.json when not given. */
+	char *report_path;
 	char *csv_path;		/* --csv FILE|- */
 	double tick_percentile;	/* --tick-percentile P; 0 = imaptest's avg */
 	double warmup_secs;	/* --warmup */
