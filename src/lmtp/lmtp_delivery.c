@@ -12,11 +12,22 @@
 #include "msg/msg.h"
 #include "util/xmalloc.h"
 
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
 struct delivery *
-lmtp_delivery_new(const char *const *rcpts, unsigned n, unsigned msg_idx,
-		  void *arg)
+lmtp_delivery_new(const struct lmtp_sender *from, const char *const *rcpts,
+		  unsigned n, unsigned msg_idx, void *arg)
 {
 	struct delivery *d = xcalloc(1, sizeof(*d));
+	if (from != NULL) {
+		d->mail_from = dup_or_null(from->mail_from);
+		d->auth_user = dup_or_null(from->auth_user);
+		d->auth_pass = dup_or_null(from->auth_pass);
+	}
 	d->arg = arg;
 	d->n = n;
 	d->rcpt = xcalloc(n, sizeof(*d->rcpt));
@@ -35,6 +46,9 @@ lmtp_delivery_free(struct delivery *d)
 		free(d->rcpt[i]);
 	free(d->rcpt);
 	free(d->done);
+	free(d->mail_from);
+	free(d->auth_user);
+	free(d->auth_pass);
 	free(d);
 }
 
@@ -56,6 +70,16 @@ lmtp_delivery_write(const struct lmtp_env *env, struct delivery *d,
 	if (env->stats != NULL)
 		ctr_add(&env->stats->bytes_sent, evbuffer_get_length(out) - before);
 	d->t_data_end = clock_us();
+}
+
+size_t
+lmtp_delivery_size(const struct lmtp_env *env, struct delivery *d)
+{
+	const struct msg *m = msg_pool_get(env->pool,
+					   d->msg_idx % msg_pool_count(env->pool));
+	char head[MSG_HEAD_MAX + 1];
+
+	return msg_head(head, m, env->run_id, d->seq) + m->len;
 }
 
 static void
