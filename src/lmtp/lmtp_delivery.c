@@ -84,8 +84,10 @@ lmtp_delivery_size(const struct lmtp_env *env, struct delivery *d)
 
 static void
 count_result(struct lmtp_stats *st, const struct delivery *d, int code,
-	     enum lmtp_fail fail, uint64_t now)
+	     enum lmtp_fail fail, const char *text, uint64_t now)
 {
+	int k, sj, dt;
+
 	if (fail != LMTP_F_NONE) {
 		ctr_add(&st->rcpt_local, 1);
 		ctr_add(&st->fails[fail], 1);
@@ -93,6 +95,8 @@ count_result(struct lmtp_stats *st, const struct delivery *d, int code,
 	}
 	if (code > 0 && code < LMTP_CODES)
 		ctr_add(&st->codes[code], 1);
+	if (text != NULL && lmtp_enhanced(text, &k, &sj, &dt) == 0)
+		ctr_add(&st->esc[lmtp_esc_slot(k, sj, dt)], 1);
 	if (code / 100 == 2) {
 		ctr_add(&st->rcpt_ok, 1);
 		hist_record(st->lat_total, now - d->t_queued);
@@ -116,7 +120,7 @@ lmtp_delivery_result(const struct lmtp_env *env, struct delivery *d,
 		return;
 	d->done[i] = true;
 	if (env->stats != NULL)
-		count_result(env->stats, d, code, fail, now);
+		count_result(env->stats, d, code, fail, text, now);
 	if (env->on_result == NULL)
 		return;
 	struct lmtp_result r = {

@@ -95,6 +95,7 @@ users_attach(void *arg, struct worker *w)
 	event_add(uw->ev_expire, &sec);
 	r->uw[w->id] = uw;
 	ulmtp_attach(uw);
+	usubmit_attach(uw);
 	uls_attach(uw);
 	return uw;
 }
@@ -145,14 +146,16 @@ users_stop(void *state, bool halt)
 		ulmtp_user_stop(uw->u[k]);
 		uls_stop(uw->u[k]);
 	}
-	if (halt)
+	if (halt) {
 		ulmtp_detach(uw);	/* what is in flight is not claimed */
+		usubmit_detach(uw);
+	}
 }
 
 static bool
 users_busy(void *state)
 {
-	return ulmtp_busy(state);
+	return ulmtp_busy(state) || usubmit_busy(state);
 }
 
 static void
@@ -161,6 +164,7 @@ users_detach(void *state)
 	struct uworker *uw = state;
 
 	ulmtp_detach(uw);
+	usubmit_detach(uw);
 	uls_detach(uw);
 	if (uw->ev_expire != NULL)
 		event_free(uw->ev_expire);

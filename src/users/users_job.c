@@ -168,8 +168,8 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 				ucount(u, UC_REPLIED, UF_SENT);
 			} else if (u->uw->n_u > 0) {
 				ucount(u, UC_SENT, UF_SENT);
-				ulmtp_send(u, u->uw->u[rng_below(&u->rng,
-								 u->uw->n_u)]);
+				usubmit_send(u, u->uw->u[rng_below(&u->rng,
+								   u->uw->n_u)]);
 			}
 		}
 		if (uc->step == URS_SELECT_DRAFTS)
