@@ -19,7 +19,8 @@
  * --submit speaks SMTP submission (RFC 6409) instead: message k is sent
  * by user k mod U, authenticated as that user with PASS (default "pass")
  * unless --auth none, one session per message.  Replies other than 2xx
- * are also printed by enhanced status code ("esc 5.7.1: n"). */
+ * are also printed by enhanced status code ("esc 5.7.1: n"), and
+ * recipients without a reply by kind ("local timeout: n"). */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -235,6 +236,17 @@ main(int argc, char **argv)
 		if (code / 100 != 2 && ctr_get(&st->codes[code]) > 0)
 			printf("code %d: %llu\n", code,
 			       (unsigned long long)ctr_get(&st->codes[code]));
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++) {
+		char n[16];
+		lmtp_esc_name(e, n, sizeof(n));
+		if (n[0] != '2' && ctr_get(&st->esc[e]) > 0)
+			printf("esc %s: %llu\n", n,
+			       (unsigned long long)ctr_get(&st->esc[e]));
+	}
+	for (int k = 1; k < LMTP_FAIL_SLOTS; k++)
+		if (ctr_get(&st->fails[k]) > 0)
+			printf("local %s: %llu\n", lmtp_fail_name[k],
+			       (unsigned long long)ctr_get(&st->fails[k]));
 	print_lat("queued->reply", st->lat_total);
 	print_lat("dot->reply", st->lat_data);
 	for (unsigned u = 0; u < users; u++)
