@@ -111,7 +111,11 @@ struct profile {
 	char *submission_host;		/* NULL: the IMAP server's address */
 	unsigned submission_port;	/* 0: users send over LMTP */
 	enum profile_submit_auth submission_auth;
-	unsigned submission_seen[3];	/* lines of the three keys */
+	/* Appended as "@DOMAIN" to user names without '@' in the envelope
+	 * (an MTA may refuse a bare name, as Dovecot's submission does);
+	 * NULL: names as they are. */
+	char *submission_domain;
+	unsigned submission_seen[4];	/* lines of the four keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
 	unsigned total_users;		/* required */
 	uint64_t rampup_us;

@@ -537,6 +537,7 @@ profile_free(struct profile *p)
 		userfile_free(p->userfiles[i]);
 	}
 	free(p->submission_host);
+	free(p->submission_domain);
 	for (unsigned i = 0; i < p->n_client_blocks; i++) {
 		free(p->clients[i].fetch_immediate);
 		free(p->clients[i].fetch_manual);

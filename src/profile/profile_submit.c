@@ -2,7 +2,8 @@
  * SMTP submission (RFC 6409) instead of LMTP: submission_host (a numeric
  * IPv4 or IPv6 address: no name lookup at start-up or in a worker; default
  * the IMAP server's address), submission_port (1..65535; without it users
- * send over LMTP) and submission_auth (any, plain, login or none).  The
+ * send over LMTP), submission_auth (any, plain, login or none) and
+ * submission_domain (added to bare user names in the envelope).  The
  * long options --submission-host/-port/-auth override them. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -56,18 +57,38 @@ set_auth(struct profile *p, const char *val, char *why, size_t n)
 	return -1;
 }
 
+static int
+set_domain(struct profile *p, const char *val, char *why, size_t n)
+{
+	char v[80];
+	size_t len = strlen(val);
+
+	/* A DNS name: what an address's domain may be, nothing to escape. */
+	if (len == 0 || len > 253 || strspn(val, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") != len) {
+		escape_text(v, sizeof(v), val, len);
+		snprintf(why, n, "'%s': not a domain (letters, digits, '.', '-')",
+			 v);
+		return -1;
+	}
+	free(p->submission_domain);
+	p->submission_domain = xstrdup(val);
+	return 0;
+}
+
 int
 profile_submit_key(struct profile *p, const char *key, const char *val,
 		   unsigned line, char *why, size_t n)
 {
-	static const char *const keys[3] = {
+	static const char *const keys[4] = {
 		"submission_host", "submission_port", "submission_auth",
+		"submission_domain",
 	};
 	int k = -1;
 	uint64_t port;
 	const char *w;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (strcmp(key, keys[i]) == 0)
 			k = i;
 	if (k < 0)
@@ -82,6 +103,8 @@ profile_submit_key(struct profile *p, const char *key, const char *val,
 		return set_host(p, val, why, n);
 	if (k == 2)
 		return set_auth(p, val, why, n);
+	if (k == 3)
+		return set_domain(p, val, why, n);
 	if (units_parse_uint(val, 1, 65535, &port, &w) < 0) {
 		char v[80];
 		escape_text(v, sizeof(v), val, strlen(val));
@@ -113,9 +136,9 @@ profile_submit_cli(struct profile *p, const struct config *cfg, char *err,
 	/* A host or an auth without a port would be silently unused. */
 	if (p->submission_port == 0 &&
 	    (p->submission_host != NULL || p->submission_seen[2] != 0 ||
-	     cfg->submission_auth != NULL)) {
-		snprintf(err, n, "%s: submission_port: missing (submission_host "
-			 "or submission_auth is set; or give --submission-port)",
+	     p->submission_domain != NULL || cfg->submission_auth != NULL)) {
+		snprintf(err, n, "%s: submission_port: missing (another "
+			 "submission_ key is set; or give --submission-port)",
 			 p->path != NULL ? p->path : "profile");
 		return -1;
 	}

@@ -8,6 +8,7 @@
  * recipient's push clock, so the push latency of a run with submission is
  * the whole path: submission's 250 -> MTA -> store -> the EXISTS in the
  * recipient's IDLE. */
+#include <stdio.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -26,13 +27,24 @@ usubmit_result(void *arg, const struct lmtp_result *r)
 	ulmtp_outcome(arg, r, ACT_SUBMIT);
 }
 
+/* name, with "@dom" when it has no domain and dom is set. */
+static void
+usubmit_addr(char *out, size_t n, const char *name, const char *dom)
+{
+	bool bare = dom != NULL && strchr(name, '@') == NULL;
+
+	snprintf(out, n, "%s%s%s", name, bare ? "@" : "", bare ? dom : "");
+}
+
 void
 usubmit_send(struct user *from, struct user *to)
 {
 	struct uworker *uw = from->uw;
 	const struct users *run = uw->run;
-	const char *rc[1] = { to->pu->name };
-	struct lmtp_sender s = { .mail_from = from->pu->name };
+	const char *dom = run->p->submission_domain;
+	char rcpt[300], sender[300];
+	const char *rc[1] = { rcpt };
+	struct lmtp_sender s = { .mail_from = sender };
 
 	if (uw->submit == NULL) {
 		ulmtp_send(from, to);
@@ -40,6 +52,8 @@ usubmit_send(struct user *from, struct user *to)
 	}
 	if (uw->stopping)
 		return;
+	usubmit_addr(rcpt, sizeof(rcpt), to->pu->name, dom);
+	usubmit_addr(sender, sizeof(sender), from->pu->name, dom);
 	if (run->p->submission_auth != PROFILE_SUBMIT_NONE) {
 		s.auth_user = from->pu->name;
 		s.auth_pass = from->pu->pass != NULL ? from->pu->pass
