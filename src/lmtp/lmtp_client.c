@@ -184,7 +184,8 @@ send_body(struct session *s)
 	s->n_dot = 0;
 }
 
-/* MAIL FROM, with SIZE= and BODY=8BITMIME where EHLO offered them. */
+/* MAIL FROM, with SIZE= and BODY=8BITMIME where EHLO offered them
+ * (submission). */
 static void
 send_mail(struct session *s)
 {
@@ -193,7 +194,8 @@ send_mail(struct session *s)
 	const char *from = s->cur->mail_from ? s->cur->mail_from : env->mail_from;
 
 	evbuffer_add_printf(out, "MAIL FROM:<%s>", from);
-	if (s->ext.size)
+	/* Submission only: LMTP's MAIL FROM stays as it always was. */
+	if (s->ext.size && env->proto == LMTP_PROTO_SUBMIT)
 		evbuffer_add_printf(out, " SIZE=%zu",
 				    lmtp_delivery_size(env, s->cur));
 	if (s->ext.eightbit && env->proto == LMTP_PROTO_SUBMIT)
