@@ -1,7 +1,7 @@
 # scripts/dovecot-conf.sh: the config writer of scripts/dovecot-private,
 # sourced by it (not a program).  write_conf writes $dir/dovecot.conf from
 # cmd_start's locals (format, fsync, TLS, ports, limits, LMTP, SCRAM,
-# namespace prefix, the MTA's auth socket, submission), and
+# namespace prefix, rawlog_dir, the MTA's auth socket, submission), and
 # check_path_chars refuses a directory the config could not hold.
 # shellcheck shell=bash disable=SC2154  # cmd_start's locals, set before the call
 
@@ -159,6 +159,7 @@ $sub_block
 $rootless_services
 protocol imap {
   mail_max_userip_connections = 100000
+$rawlog_line
   # COMPRESS=DEFLATE (RFC 4978): advertised only, used when a client asks.
   mail_plugins = \$mail_plugins imap_zlib
 }

@@ -15,6 +15,7 @@
 #include "config/derived.h"
 #include "drivers/stress/stress.h"
 #include "init/init.h"
+#include "learn/learn.h"
 #include "stats/latency_log.h"
 #include "util/log.h"
 #include "merge/merge.h"
@@ -66,6 +67,8 @@ main(int argc, char **argv)
 		return latency_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "init") == 0)
 		return init_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "learn") == 0)
+		return learn_main(argc - 1, argv + 1);
 
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));

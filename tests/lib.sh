@@ -48,7 +48,8 @@
 #                                    each of which must reach MIN; with
 #                                    UNTIL_MIN_SECS=S not before S seconds;
 #                                    fails if that takes CAP s or the drain
-#                                    after it 60 s; exit status in RC
+#                                    after it 60 s; exit status in RC, and
+#                                    the time of the SIGTERM in NAME.sigtime
 # Every test runs under `set -eu`; do not install your own EXIT trap, use
 # on_exit.
 # shellcheck shell=bash
@@ -486,6 +487,9 @@ while p.poll() is None and not done(got, time.monotonic() - start):
     except FileNotFoundError:
         pass
 if p.poll() is None:
+    # Commands sent after this time are the drain's (imapstress learn
+    # --until leaves them out).
+    open(base + ".sigtime", "w").write("%.6f\n" % time.time())
     p.send_signal(signal.SIGTERM)
     try:
         p.wait(DRAIN)

@@ -67,6 +67,8 @@ struct config {
 	char *sources[CONFIG_MAX_SOURCES]; /* --source a,b,c local addrs */
 	unsigned n_sources;
 	unsigned clients;	/* clients=, --clients, -c; default 10 */
+	bool clients_given;	/* clients= was given (profile mode: the
+				 * cap on its connections, as imaptest) */
 	unsigned workers;	/* procs=, --workers, -w; 0 = online CPUs */
 	double connect_rate;	/* --connect-rate N/s; 0 = imaptest's ramp */
 

@@ -61,6 +61,16 @@ h_uint(struct pctx *c, const struct opt *o)
 	return 0;
 }
 
+/* clients=: also whether it was given (profile mode caps with it). */
+static int
+h_clients(struct pctx *c, const struct opt *o)
+{
+	if (h_uint(c, o) < 0)
+		return -1;
+	c->cfg->clients_given = true;
+	return 0;
+}
+
 static int
 h_size64(struct pctx *c, const struct opt *o)
 {
@@ -383,7 +393,7 @@ const struct opt config_opts[] = {
 	{ "host", "host", 'H', ARG_REQ, h_str, OFF(host), 0, 0 },
 	{ "hostip", "hostip", 0, ARG_REQ, h_str, OFF(hostip), 0, 0 },
 	{ "port", "port", 'p', ARG_REQ, h_port, 0, 0, 0 },
-	{ "clients", "clients", 'c', ARG_REQ, h_uint, OFF(clients), 1, 1000000 },
+	{ "clients", "clients", 'c', ARG_REQ, h_clients, OFF(clients), 1, 1000000 },
 	{ "procs", "workers", 'w', ARG_REQ, h_uint, OFF(workers), 0, 1024 },
 	{ NULL, "connect-rate", 0, ARG_REQ, h_rate, OFF(connect_rate), 0, 0 },
 	{ NULL, "source", 0, ARG_REQ, h_source, 0, 0, 0 },
@@ -430,7 +440,7 @@ const struct opt config_opts[] = {
 	{ NULL, "profile-check", 0, ARG_NONE, h_flag, OFF(profile_check), 0, 0 },
 	{ NULL, "profile-counts", 0, ARG_REQ, h_str, OFF(profile_counts), 0, 0 },
 	{ NULL, "profile-users", 0, ARG_REQ, h_uint, OFF(profile_users), 1,
-	  1000000 },
+	  50000000 },	/* PROFILE_MAX_USERS */
 	{ NULL, "push-timeout", 0, ARG_REQ, h_dur, OFF(push_timeout_s), 1, 0 },
 	{ NULL, "submission-host", 0, ARG_REQ, h_str, OFF(submission_host), 0, 0 },
 	{ NULL, "submission-port", 0, ARG_REQ, h_uint, OFF(submission_port),

@@ -393,6 +393,8 @@ conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 		g->clients++;
 	if (c->st == CONN_S_SESSION)
 		g->session++;
+	if (c->ever_in)
+		g->in++;
 	if (conn_stalled(c, now, 3000000))
 		g->stalled3++;
 	if (conn_stalled(c, now, STALL_SAY_US) &&

@@ -132,6 +132,7 @@ struct conn_gauges {
 				 * reconnects at once, still is one) */
 	uint64_t session;	/* greeting seen */
 	uint64_t stalled3;	/* a command waiting > 3 s with no byte */
+	uint64_t in;		/* slots that have logged in at least once */
 	uint64_t heard;		/* the latest byte from the server */
 };
 /* The worker's 100 ms tick: timeouts, stall accounting and the

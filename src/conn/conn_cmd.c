@@ -344,10 +344,14 @@ conn_send_more(struct conn *c)
 		/* Let what is in flight finish, then leave politely. */
 		if (c->n_fl > 0)
 			return;
-		if (c->lstate == LSTATE_NONAUTH)
+		if (c->lstate == LSTATE_NONAUTH) {
 			conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
-		else
+		} else {
+			/* So that `imapstress learn` can tell this LOGOUT
+			 * from one the mix drew. */
+			rawlog_note(c->rawlog, "stopping: the run is over");
 			conn_send_logout(c);
+		}
 		return;
 	}
 	if (!(c->caps & CAP_KNOWN)) {

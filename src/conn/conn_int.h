@@ -268,6 +268,7 @@ struct conn {
 	bool idle_driver;	/* the IDLE is a driver's: no timer ends it */
 	bool tls_layer;		/* the bufferevent is TLS (wire != IMAP octets) */
 	bool qresync_on;	/* "* ENABLED QRESYNC" came: VANISHED is allowed */
+	bool ever_in;		/* a LOGIN of this slot succeeded, any session */
 	uint8_t login_op;	/* OP_LOGIN or OP_AUTHENTICATE, the last sent */
 	uint8_t hold;		/* CONN_HOLD_*: why nothing may be sent now
 				 * (in what was padding: the idle footprint) */

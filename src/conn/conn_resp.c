@@ -290,6 +290,7 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	c->lstate = LSTATE_AUTH;
 	conn_hold_update(c);
 	ctr_add(&c->env->stats->logins, 1);
+	c->ever_in = true;	/* kept across reconnects: conn_gauges.in */
 	c->caps &= ~CAP_KNOWN;
 	conn_caps_from_code(c, r);
 	/* Capabilities change at login (MULTIAPPEND often appears only

@@ -251,13 +251,16 @@ merge_second(struct merge *m, struct report *rep, int64_t sec)
 	rr.ramp_pct = rr.clients ?
 	    (unsigned)(m->win.conns_total * 100 / rr.clients) : 100;
 	/* Gauges are what this second shows, not a sum over seconds. */
-	uint64_t open = m->win.conns_open, total = m->win.conns_total;
-	uint64_t stalled = m->win.stalled3, lag = m->win.loop_lag_max_us;
+	struct stats_snap gauges;
+#define X(f) gauges.f = m->win.f;
+	STATS_SUM_GAUGES(X)
+	X(loop_lag_max_us)
+#undef X
 	stats_snap_add(&m->cum, &m->win);
-	m->cum.conns_open = open;
-	m->cum.conns_total = total;
-	m->cum.stalled3 = stalled;
-	m->cum.loop_lag_max_us = lag;
+#define X(f) m->cum.f = gauges.f;
+	STATS_SUM_GAUGES(X)
+	X(loop_lag_max_us)
+#undef X
 	report_tick(rep, &rr, &m->win, &m->cum);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include "model/mbox_model.h"
 #include "model/store_map.h"
 #include "util/xmalloc.h"
+#include "util/strhash.h"
 
 #define STORE_MAP_BUCKETS 4096
 
@@ -24,15 +25,6 @@ struct store_map {
 	struct imap_args *args, *sub_args;
 	uint32_t track_max;	/* each new store's (store_map_new) */
 };
-
-static uint32_t
-name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
 
 struct store_map *
 store_map_new(uint32_t track_max)
@@ -74,7 +66,7 @@ store_map_get(struct store_map *m, const char *user, const char *box)
 	memcpy(name, user, ul);
 	name[ul] = '\t';
 	memcpy(name + ul + 1, box, bl + 1);
-	uint32_t b = name_hash(name) % STORE_MAP_BUCKETS;
+	uint32_t b = strhash(name) % STORE_MAP_BUCKETS;
 	struct store_entry *e;
 	for (e = m->bucket[b]; e != NULL; e = e->next) {
 		if (strcmp(e->name, name) == 0)

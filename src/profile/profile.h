@@ -17,8 +17,10 @@
  *
  * Every error is one line "FILE:LINE: KEY: problem" (the caller prefixes
  * the program name); keys imaptest has but imapstress does not implement
- * (protocol = pop3, pop3_keep_mails, imap_status_interval, ...) are refused
- * by name, never ignored.
+ * (mail_write_size, imap_search_query, ...) are refused by name, never
+ * ignored.  imap_status_interval is read and unused, as imaptest does; a
+ * client block with protocol = pop3 and users is refused after the whole
+ * file has been read.
  *
  * Nothing here opens a socket or starts a timer: the profile user driver
  * (a later piece of work) reads these structs. */
@@ -34,7 +36,9 @@
 #include "util/rng.h"
 
 #define PROFILE_MAX_BLOCKS 64		/* of each kind */
-#define PROFILE_MAX_USERS 1000000u	/* total_user_count */
+/* total_user_count: Dovecot's documented tests use 2 and 4 million; a
+ * user that is not connected costs the plan's 16 bytes and its name. */
+#define PROFILE_MAX_USERS 50000000u
 #define PROFILE_MAX_FILE (1u << 20)	/* bytes of profile text */
 #define PROFILE_MAX_FETCH 1024		/* imap_fetch_* value length */
 #define PROFILE_MAX_NAME 64		/* block name length */
@@ -47,6 +51,7 @@ struct profile_template {
 	bool has_index;		/* false: every user gets the same name */
 	unsigned width;		/* 0 = no padding */
 	char pad;
+	unsigned trunc;		/* %Nn: at most N characters; 0 = all */
 };
 
 /* A `user NAME { }` block.  Durations in microseconds; 0 = never/none. */
@@ -70,19 +75,24 @@ struct profile_user_block {
 	unsigned n_users;		/* after apportioning (profile_expand) */
 };
 
-enum profile_protocol { PROFILE_PROTO_IMAP };
+/* pop3 is parsed; a POP3 block with users is refused (finish). */
+enum profile_protocol { PROFILE_PROTO_IMAP, PROFILE_PROTO_POP3 };
 
 /* A `client NAME { }` block. */
 struct profile_client_block {
 	char name[PROFILE_MAX_NAME + 1];
 	unsigned line;
 	unsigned count_pct;
-	unsigned connection_max;	/* connection_max_count; 0 = 1 */
+	unsigned connection_max;	/* connection_max_count; unset = 1,
+					 * 0 = no IMAP client (LMTP only) */
 	bool imap_idle;
 	char *fetch_immediate;		/* NULL = imaptest's "UID" default */
 	char *fetch_manual;		/* NULL = "BODY.PEEK[]" */
 	uint64_t login_interval_us;	/* 0 = stay logged in */
 	enum profile_protocol protocol;
+	bool pop3_keep_mails;		/* parsed only (POP3 is refused) */
+	uint64_t status_interval_us;	/* imap_status_interval: parsed and
+					 * unused, as in imaptest */
 	unsigned n_users;		/* after profile_expand */
 };
 
@@ -109,7 +119,7 @@ struct profile {
 	/* Users send their mail by SMTP submission when submission_port is
 	 * set (profile_submit.c); mail from outside stays on LMTP. */
 	char *submission_host;		/* NULL: the IMAP server's address */
-	unsigned submission_port;	/* 0: users send over LMTP */
+	unsigned submission_port;	/* 0: no submission client */
 	enum profile_submit_auth submission_auth;
 	/* Appended as "@DOMAIN" to user names without '@' in the envelope
 	 * (an MTA may refuse a bare name, as Dovecot's submission does);
@@ -126,7 +136,8 @@ struct profile {
 	struct profile_loadsim loadsim;	/* the LoadSim extension's keys */
 	/* Filled by profile_expand: */
 	struct profile_user *u;
-	unsigned n_u;
+	unsigned n_u;			/* total_users less n_repeated */
+	unsigned n_repeated;		/* names given twice: one user each */
 	struct userfile *userfiles[PROFILE_MAX_BLOCKS];	/* per user block */
 };
 
@@ -172,6 +183,16 @@ uint64_t profile_jitter_us(struct rng *r, uint64_t n_us);
  * imaptest does (user i starts at rampup * (i + 1) / n). */
 uint64_t profile_start_offset_us(const struct profile *p, unsigned i,
 				 unsigned n);
+
+/* What a user does with a read INBOX mail (profile_action.c): imaptest's
+ * order, delete, else move, else reply, each with its own percentage. */
+enum profile_action { PROFILE_ACT_KEEP, PROFILE_ACT_DELETE, PROFILE_ACT_MOVE,
+		      PROFILE_ACT_REPLY };
+enum profile_action profile_pick_action(struct rng *r,
+					const struct profile_user_block *ub);
+/* The shares of read mail (0..1) that order gives. */
+void profile_action_shares(const struct profile_user_block *ub, double *del,
+			   double *move, double *reply);
 
 /* Expected LMTP deliveries per hour (INBOX + Spam) of the expanded plan. */
 double profile_deliveries_per_hour(const struct profile *p);

@@ -10,6 +10,7 @@
 #include "profile/profile_int.h"
 #include "config/userfile.h"
 #include "util/xmalloc.h"
+#include "util/strhash.h"
 
 /* Stream number of the client-assignment shuffle, so it draws numbers no
  * connection's rng (streams = slots) draws. */
@@ -103,6 +104,44 @@ name_block_users(struct profile *p, unsigned b, unsigned first, char *err,
 	return 0;
 }
 
+/* Two user blocks that give the same name give one user, as imaptest's
+ * user_get() does; the later block's settings win there (it overwrites
+ * the user's profile), so the later one is kept here.  An open-addressing
+ * set of plan indices, walked from the end. */
+static void
+drop_repeated_names(struct profile *p)
+{
+	size_t cap = 16;
+	unsigned kept = 0;
+
+	while (cap < (size_t)p->n_u * 2)
+		cap *= 2;
+	uint32_t *set = xcalloc(cap, sizeof(*set));	/* index + 1; 0 empty */
+	bool *drop = xcalloc(p->n_u ? p->n_u : 1, sizeof(*drop));
+	for (unsigned i = p->n_u; i-- > 0;) {
+		size_t at = strhash(p->u[i].name) & (cap - 1);
+		while (set[at] != 0 &&
+		       strcmp(p->u[set[at] - 1].name, p->u[i].name) != 0)
+			at = (at + 1) & (cap - 1);
+		if (set[at] == 0)
+			set[at] = i + 1;
+		else
+			drop[i] = true;
+	}
+	for (unsigned i = 0; i < p->n_u; i++) {
+		if (!drop[i]) {
+			p->u[kept++] = p->u[i];
+			continue;
+		}
+		p->users[p->u[i].block].n_users--;
+		free(p->u[i].name);
+		p->n_repeated++;
+	}
+	p->n_u = kept;
+	free(set);
+	free(drop);
+}
+
 int
 profile_expand(struct profile *p, uint64_t seed, char *err, size_t errlen)
 {
@@ -127,9 +166,10 @@ profile_expand(struct profile *p, uint64_t seed, char *err, size_t errlen)
 		first += shares[b];
 	}
 
+	drop_repeated_names(p);
 	for (unsigned c = 0; c < p->n_client_blocks; c++)
 		pct[c] = p->clients[c].count_pct;
-	apportion(p->total_users, pct, p->n_client_blocks, shares);
+	apportion(p->n_u, pct, p->n_client_blocks, shares);
 	first = 0;
 	for (unsigned c = 0; c < p->n_client_blocks; c++) {
 		p->clients[c].n_users = shares[c];
@@ -259,9 +299,13 @@ print_user_block(const struct profile *p, unsigned b, unsigned first,
 		dur(d3, sizeof(d3), ub->session_length_us, "unlimited"),
 		every(d4, sizeof(d4), ub->send_interval_us),
 		dur(n1, sizeof(n1), ub->write_duration_us, "0"));
-	fprintf(out, "  of new INBOX mail: reply %u%%, delete %u%%, move %u%%, "
-		"move at once (filter) %u%%\n", ub->reply_pct, ub->delete_pct,
-		ub->move_pct, ub->move_filter_pct);
+	double del, mv, rep;
+	profile_action_shares(ub, &del, &mv, &rep);
+	fprintf(out, "  of new INBOX mail: move at once (filter) %u%%; of the "
+		"rest, read, then delete %.4g%%, move %.4g%%, reply %.4g%% "
+		"(imaptest's order: delete %u, else move %u, else reply %u)\n",
+		ub->move_filter_pct, del * 100, mv * 100, rep * 100,
+		ub->delete_pct, ub->move_pct, ub->reply_pct);
 	double in = ub->n_users * per_hour(ub->inbox_delivery_us);
 	double sp = ub->n_users * per_hour(ub->spam_delivery_us);
 	fprintf(out, "  deliveries expected: %.0f/hour (INBOX %.0f, Spam %.0f)\n",
@@ -286,9 +330,14 @@ profile_print_plan(const struct profile *p, FILE *out)
 	char path[512];
 	fprintf(out, "profile %s: %u users, LMTP port %u (%s%u sessions), "
 		"ramp-up %s\n", safe(path, sizeof(path), p->path),
-		p->total_users, p->lmtp_port,
+		p->n_u, p->lmtp_port,
 		p->lmtp_max_parallel ? "at most " : "unlimited: ",
 		p->lmtp_max_parallel, dur(d1, sizeof(d1), p->rampup_us, "none"));
+	if (p->n_repeated > 0)
+		fprintf(out, "  %u of total_user_count = %u repeat a name of a "
+			"later user block: one user each, with the later "
+			"block's settings (as imaptest)\n", p->n_repeated,
+			p->total_users);
 	if (p->submission_port != 0)
 		fprintf(out, "users send by submission to %s port %u, AUTH %s\n",
 			p->submission_host ? p->submission_host : "the IMAP host",
@@ -300,11 +349,18 @@ profile_print_plan(const struct profile *p, FILE *out)
 	}
 	for (unsigned c = 0; c < p->n_client_blocks; c++) {
 		const struct profile_client_block *cb = &p->clients[c];
+		if (cb->connection_max == 0) {
+			fprintf(out, "client %s (line %u): %u users (count = "
+				"%u%%), connection_max_count = 0: no IMAP "
+				"client (LMTP deliveries only)\n",
+				cb->name[0] ? cb->name : "(unnamed)", cb->line,
+				cb->n_users, cb->count_pct);
+			continue;
+		}
 		fprintf(out, "client %s (line %u): %u users (count = %u%%), %u "
 			"connection%s each, IDLE %s, log in %s\n",
 			cb->name[0] ? cb->name : "(unnamed)", cb->line,
-			cb->n_users, cb->count_pct,
-			cb->connection_max ? cb->connection_max : 1,
+			cb->n_users, cb->count_pct, cb->connection_max,
 			cb->connection_max > 1 ? "s" : "",
 			cb->imap_idle ? "yes" : "no (NOOP polling)",
 			cb->login_interval_us ? every(d1, sizeof(d1),
@@ -313,6 +369,10 @@ profile_print_plan(const struct profile *p, FILE *out)
 		fprintf(out, "  fetch at once: %s\n  fetch to read: %s\n",
 			cb->fetch_immediate ? cb->fetch_immediate : "(none)",
 			cb->fetch_manual ? cb->fetch_manual : "(none)");
+		if (cb->status_interval_us > 0)
+			fprintf(out, "  imap_status_interval %s: read and not "
+				"used (imaptest does not use it either)\n",
+				dur(d1, sizeof(d1), cb->status_interval_us, ""));
 	}
 	double h = profile_deliveries_per_hour(p);
 	fprintf(out, "deliveries expected in all: %.0f/hour (%.2f/s)\n", h,

@@ -90,10 +90,11 @@ static const struct key client_keys[] = {
 	{ "imap_fetch_manual", K_FETCH, C(fetch_manual), 0, 0, NULL },
 	{ "login_interval", K_TIME, C(login_interval_us), 0, 0, NULL },
 	{ "protocol", K_PROTOCOL, C(protocol), 0, 0, NULL },
-	{ "pop3_keep_mails", K_REFUSED, 0, 0, 0,
-	  "not supported: imapstress has no POP3 clients yet" },
-	{ "imap_status_interval", K_REFUSED, 0, 0, 0,
-	  "not supported by imapstress" },
+	/* Parsed so that the whole file is read; a POP3 block that would
+	 * get users is refused at the end (finish). */
+	{ "pop3_keep_mails", K_BOOL, C(pop3_keep_mails), 0, 0, NULL },
+	/* imaptest parses it and never reads it (2013 to 2025): the same. */
+	{ "imap_status_interval", K_TIME, C(status_interval_us), 0, 0, NULL },
 	{ "imap_search_query", K_REFUSED, 0, 0, 0,
 	  "not supported by imapstress" },
 	{ NULL, 0, 0, 0, 0, NULL }
@@ -208,10 +209,12 @@ set_value(struct parser *ps, const struct key *k, void *base,
 			*(enum profile_protocol *)(void *)field = PROFILE_PROTO_IMAP;
 			return 0;
 		}
-		if (strcmp(val, "pop3") == 0)
-			return fail(ps, ps->line, key, "'pop3': not supported: "
-				    "imapstress has no POP3 clients yet");
-		return fail(ps, ps->line, key, "'%s': not a protocol (imap)", v);
+		if (strcmp(val, "pop3") == 0) {
+			*(enum profile_protocol *)(void *)field = PROFILE_PROTO_POP3;
+			return 0;
+		}
+		return fail(ps, ps->line, key, "'%s': not a protocol (imap, pop3)",
+			    v);
 	case K_REFUSED:
 		return fail(ps, ps->line, key, "%s", k->why);
 	}
@@ -329,15 +332,8 @@ open_block(struct parser *ps, char *line, size_t len)
 	if (n == PROFILE_MAX_BLOCKS)
 		return fail(ps, ps->line, kind, "more than %d %s blocks",
 			    PROFILE_MAX_BLOCKS, kind);
-	for (unsigned i = 0; i < n && nlen > 0; i++) {
-		const char *other = user ? ps->p->users[i].name
-					 : ps->p->clients[i].name;
-		unsigned at = user ? ps->p->users[i].line : ps->p->clients[i].line;
-		if (strcmp(other, name) == 0)
-			return fail(ps, ps->line, kind, "a second %s block named "
-				    "'%s' (the first is on line %u)", kind, name,
-				    at);
-	}
+	/* A name is only a label: imaptest reads two blocks of one name
+	 * (its pop3-profile.conf has two `client pop3 {`) as two blocks. */
 	if (user) {
 		struct profile_user_block *b = &ps->p->users[ps->p->n_user_blocks++];
 		memcpy(b->name, name, nlen + 1);
@@ -349,6 +345,7 @@ open_block(struct parser *ps, char *line, size_t len)
 			&ps->p->clients[ps->p->n_client_blocks++];
 		memcpy(b->name, name, nlen + 1);
 		b->line = ps->line;
+		b->connection_max = 1;	/* unset: one (imaptest: none) */
 		ps->in = IN_CLIENT;
 	}
 	ps->block_line = ps->line;
@@ -429,8 +426,16 @@ finish(struct parser *ps)
 		return fail(ps, ps->count_line[0], "count", "the user blocks' "
 			    "counts add up to %u%%, not 100%%", sum);
 	sum = 0;
-	for (unsigned i = 0; i < p->n_client_blocks; i++)
-		sum += p->clients[i].count_pct;
+	for (unsigned i = 0; i < p->n_client_blocks; i++) {
+		const struct profile_client_block *cb = &p->clients[i];
+		sum += cb->count_pct;
+		/* The whole file is read first, so this is its only error. */
+		if (cb->protocol == PROFILE_PROTO_POP3 && cb->count_pct > 0)
+			return fail(ps, cb->line, "protocol", "%s is a POP3 "
+				    "client (protocol = pop3): POP3 clients are "
+				    "not supported yet", block_desc(d, sizeof(d),
+				    "client", cb->name));
+	}
 	if (sum != 100)
 		return fail(ps, ps->count_line[1], "count", "the client blocks' "
 			    "counts add up to %u%%, not 100%%", sum);

@@ -1,8 +1,9 @@
 /* profile_submit.c: the keys that make profile users send their mail by
  * SMTP submission (RFC 6409) instead of LMTP: submission_host (a numeric
  * IPv4 or IPv6 address: no name lookup at start-up or in a worker; default
- * the IMAP server's address), submission_port (1..65535; without it users
- * send over LMTP), submission_auth (any, plain, login or none) and
+ * the IMAP server's address), submission_port (1..65535; without it a
+ * user's send goes to nobody, as imaptest's, and LoadSim's over LMTP),
+ * submission_auth (any, plain, login or none) and
  * submission_domain (added to bare user names in the envelope).  The
  * long options --submission-host/-port/-auth override them. */
 #include <arpa/inet.h>

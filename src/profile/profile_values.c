@@ -218,31 +218,37 @@ template_var(const char *s, struct profile_template *t, const char **why)
 	return (size_t)(p + 1 - s);
 }
 
-/* The older "%n", or "%0Nn" (zero-padded to N digits) at s (past the
- * '%').  Dovecot's other modifiers (%N.Mn substrings, other pad bytes)
- * are refused rather than guessed at. */
+/* The older "%n", "%0Nn" (zero-padded to N digits) or "%Nn" at s (past
+ * the '%').  Dovecot 2.3's var_expand reads a width without the 0 as a
+ * substring, the first N characters: "%7n" is the plain number up to
+ * 9999999 (its 4,000,000-user example).  Its other modifiers (%N.Mn
+ * offsets, other pad bytes) are refused rather than guessed at. */
 static size_t
 template_old(const char *s, struct profile_template *t, const char **why)
 {
 	const char *p = s;
+	bool zero = *p == '0';
 	unsigned w = 0;
 
-	*why = "unknown %-sequence (use %{username_idx}, %n or %0Nn)";
-	if (*p == '0') {
+	*why = "unknown %-sequence (use %{username_idx}, %n, %Nn or %0Nn)";
+	if (zero)
 		p++;
-		if (!isdigit((unsigned char)*p))
-			return 0;
-		while (isdigit((unsigned char)*p) && w < 1000)
-			w = w * 10 + (unsigned)(*p++ - '0');
-	}
+	if (zero && !isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p) && w < 1000)
+		w = w * 10 + (unsigned)(*p++ - '0');
 	if (*p != 'n')
 		return 0;
 	if (w > 32) {
 		*why = "padding width over 32";
 		return 0;
 	}
-	t->width = w;
-	t->pad = '0';
+	if (zero) {
+		t->width = w;
+		t->pad = '0';
+	} else {
+		t->trunc = w;
+	}
 	return (size_t)(p + 1 - s);
 }
 
@@ -330,6 +336,8 @@ profile_template_expand(const struct profile_template *t, unsigned idx,
 			memset(num, t->pad, padn);
 			len = (int)t->width;
 		}
+		if (t->trunc > 0 && (unsigned)len > t->trunc)
+			num[t->trunc] = '\0';	/* Dovecot's %Nn: a substring */
 	} else {
 		num[0] = '\0';
 	}

@@ -227,6 +227,8 @@ report_json_tick(struct report *r, const struct report_run *run,
 	json_u64(f, "conns_total", cum->conns_total);
 	fputc(',', f);
 	json_u64(f, "stalled", cum->stalled3);
+	fputc(',', f);
+	json_u64(f, "clients_in", cum->clients_in);
 	fputs(",\"commands\":{", f);
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (report_op_activity(win, op) == 0)
@@ -376,6 +378,8 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "connects", tot->connects);
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);
+	fputc(',', f);
+	json_u64(f, "clients_in", tot->clients_in);
 	fputc(',', f);
 
 	json_latency(f, "connect_latency_us", tot->connect_lat);

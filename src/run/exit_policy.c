@@ -15,7 +15,8 @@
  *   nobody logged in and no OK: after 5 s with
  *     no connection up or a login refused, or
  *     at once on a refused certificate or
- *     LOGINDISABLED                             server unusable   no
+ *     LOGINDISABLED (not in a run of no IMAP
+ *     connection: a profile's LMTP-only users)  server unusable   no
  *
  * Later rows win the reason when several hold in the same turn; "no
  * grace" means the commands in flight are not waited for.  init stops
@@ -71,7 +72,7 @@ exit_policy_signal(bool draining, uint64_t since_signal_us)
 static bool
 nobody_in(const struct stop_view *v)
 {
-	return v->logins == 0 && v->oks == 0;
+	return v->logins == 0 && v->oks == 0 && !v->no_clients;
 }
 
 struct stop_verdict

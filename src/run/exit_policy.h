@@ -45,6 +45,9 @@ struct stop_view {
 	uint64_t refused_logins;	/* NO to LOGIN/AUTHENTICATE */
 	bool tls_refused;		/* a certificate was refused */
 	bool login_disabled;		/* LOGINDISABLED in clear */
+	bool no_clients;		/* a run of no IMAP connection (a
+					 * profile's LMTP-only users): nobody
+					 * is meant to get in */
 };
 
 /* The stop check's verdict: stop (and why), and whether at once (no

@@ -99,7 +99,9 @@ pick_workers(const struct config *cfg, const struct derived *dv)
 		n = 1;
 	if ((unsigned long)n > dv->clients)
 		n = (long)dv->clients;
-	return (unsigned)n;
+	/* No connection at all (a profile's LMTP-only users): one worker
+	 * still runs the deliveries. */
+	return n > 0 ? (unsigned)n : 1;
 }
 
 struct shared *

@@ -125,7 +125,7 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct worker *w = arg;
 	uint64_t now = clock_us();
-	struct conn_gauges g = { 0, 0, 0, 0 };
+	struct conn_gauges g = { 0 };
 
 	/* The lag gauge is a maximum over the main thread's per-second
 	 * window, so it starts over only when that window's copy is made
@@ -145,6 +145,7 @@ worker_tick_cb(evutil_socket_t fd, short what, void *arg)
 	ctr_set(&w->stats->conns_open, g.session);
 	ctr_set(&w->stats->conns_total, g.clients);
 	ctr_set(&w->stats->stalled3, g.stalled3);
+	ctr_set(&w->stats->clients_in, g.in);
 	conn_stall_heard(w->sh, g.heard);
 	if (w->drv->tick != NULL)
 		w->drv->tick(w->drv_state, now);

@@ -11,12 +11,21 @@
  *
  * What we define where imaptest's documentation says nothing:
  *  - a line that begins with a space or a tab continues the line before
- *    it (joined with one space);
+ *    it (joined with one space), except inside a "{{{" block;
  *  - a command or reply line ending in a literal "{N}" (or "{N+}") is
  *    followed by the literal's octets: the next lines, each ending in
  *    CRLF, until N octets are taken (an error if a line would cross the
  *    end); the line after them continues the command (an empty one ends
  *    it).  That is how APPEND carries a message;
+ *  - imaptest's own form for the same (its parser's, not its docs'): a
+ *    line ending in "{{{" (or "~{{{", a literal8) opens a block that the
+ *    next line beginning with "}}}" closes; the lines between, joined
+ *    with CRLF (with LF for "~{{{", their own CRs kept), become one
+ *    literal "{N}" ("~{N}"), and the rest of the "}}}" line continues
+ *    the command or reply (it may open another block).  Only a
+ *    literal's octets may hold NUL;
+ *  - a result line of a form-2 command may leave out the connection
+ *    number: it is the command's (imaptest's suite does so);
  *  - a leading number is a connection number (1..connections); with more
  *    than one connection every command and result line needs one;
  *  - the first word of a command line is a tag (form 3) when a later line
@@ -45,16 +54,28 @@ enum script_result_kind {
 	SCRIPT_R_ANY		/* "": any of the three */
 };
 
+/* How an untagged line of the file binds the server (imaptest's three
+ * prefixes; its docs name only "*", its parser all three). */
+enum script_exist {
+	SCRIPT_X_MUST,		/* "* ": a reply must match it */
+	SCRIPT_X_MUST_NOT,	/* "! ": no reply may match it */
+	SCRIPT_X_MAY		/* "? ": a reply may match it (never extra) */
+};
+
 /* One expected untagged reply: its text after "* " (literals inline as
- * "{N}\r\n<octets>"), and where it is in the file. */
+ * "{N}\r\n<octets>"; len counts the octets, which may hold NUL inside a
+ * literal), and where it is in the file. */
 struct script_line {
 	char *text;
+	size_t len;
 	unsigned line;
+	enum script_exist exist;
 };
 
 struct script_cmd {
 	char *tag;		/* form 3: the file's tag; NULL: the runner's */
 	char *text;		/* the command, variables unexpanded */
+	size_t text_len;	/* its octets (NUL only inside a literal) */
 	unsigned line;		/* where the command is */
 	enum script_result_kind result;
 	char *prefix;		/* expected start of the result text, or NULL */
@@ -74,13 +95,21 @@ struct script_step {
 struct script {
 	char *path;		/* as given */
 	char *name;		/* base name, for output */
-	char *mbox_path;	/* NAME.mbox when it exists, else NULL */
+	char *mbox_path;	/* NAME.mbox or default.mbox, else NULL */
 	char **caps;		/* capabilities: (upper-cased words) */
 	unsigned n_caps;
 	unsigned connections;	/* 1..SCRIPT_MAX_CONNS */
 	long messages;		/* -1: all of the mbox */
+	bool messages_given;	/* a "messages:" line set it */
 	enum script_state state;
 	bool ignore_extra_untagged;	/* default yes */
+	/* "user N: NAME" header lines: connection N-1 logs in as NAME
+	 * (NULL: as user=); "$user2" or "${user2}" means user2=. */
+	char *users[SCRIPT_MAX_CONNS];
+	/* each mbox message's INTERNALDATE from its "From " line (NULL: the
+	 * line has none), as imaptest appends them (script_idate.c) */
+	char **idates;
+	unsigned n_idates;
 	struct script_step *steps;
 	unsigned n_steps;
 };
@@ -91,10 +120,20 @@ struct script {
 struct script *script_parse(const char *path, const char *text, size_t len,
 			    char *err, size_t errlen);
 
-/* Read and parse the file at path, and look for path.mbox beside it. */
+/* Read and parse the file at path, and look for path.mbox beside it,
+ * else default.mbox in its directory (imaptest's fallback; with it, and
+ * no "messages:" line, no message is appended, as imaptest does). */
 struct script *script_load(const char *path, char *err, size_t errlen);
 
 void script_free(struct script *s);	/* NULL is a no-op */
+
+/* Fill s->idates from s->mbox_path (script_idate.c). */
+void script_idates_load(struct script *s);
+
+/* Is a "user N:" value imaptest's "$user2" (or "${user2}")? */
+bool script_user_is_user2(const char *v);
+/* Does a "user N:" line of s name user2=? */
+bool script_needs_user2(const struct script *s);
 
 const char *script_state_name(enum script_state st);
 const char *script_result_name(enum script_result_kind r);

@@ -83,3 +83,15 @@ sbuf_reset(struct sbuf *b)
 	b->s = NULL;
 	b->len = b->cap = 0;
 }
+
+void
+sbuf_add_quoted(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sbuf_add(b, "\\", 1);
+		sbuf_add(b, s, 1);
+	}
+	sbuf_add(b, "\"", 1);
+}

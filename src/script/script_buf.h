@@ -23,6 +23,9 @@ void sbuf_add_escaped(struct sbuf *b, const char *s, size_t n);
 /* The string (never NULL: "" when empty); the buffer is emptied and the
  * caller owns the result. */
 char *sbuf_take(struct sbuf *b);
+/* s as an IMAP quoted string (the set-up's user, password and mailbox
+ * names). */
+void sbuf_add_quoted(struct sbuf *b, const char *s);
 void sbuf_reset(struct sbuf *b);
 
 #endif

@@ -46,9 +46,10 @@ slines_fail(char *err, size_t errlen, const char *path, unsigned line,
 	return -1;
 }
 
-/* The next physical line without its LF or CRLF; false at the end. */
+/* The next physical line without its LF (and CR unless keep_cr: the
+ * octets of a "{{{" block are the file's); false at the end. */
 static bool
-raw_next(struct raw *r, const char **s, size_t *n)
+raw_line(struct raw *r, const char **s, size_t *n, bool keep_cr)
 {
 	if (r->pos >= r->len)
 		return false;
@@ -57,7 +58,7 @@ raw_next(struct raw *r, const char **s, size_t *n)
 	size_t l = nl ? (size_t)(nl - start) : r->len - r->pos;
 
 	r->pos += l + (nl != NULL);
-	if (l > 0 && start[l - 1] == '\r')
+	if (!keep_cr && l > 0 && start[l - 1] == '\r')
 		l--;
 	*s = start;
 	*n = l;
@@ -65,14 +66,33 @@ raw_next(struct raw *r, const char **s, size_t *n)
 	return true;
 }
 
+static bool
+raw_next(struct raw *r, const char **s, size_t *n)
+{
+	return raw_line(r, s, n, false);
+}
+
+/* Outside a literal's octets a NUL has no meaning: refuse it. */
+static int
+no_nul(const char *s, size_t n, const char *path, unsigned line, char *err,
+       size_t errlen)
+{
+	if (memchr(s, '\0', n) == NULL)
+		return 0;
+	return slines_fail(err, errlen, path, line, "a NUL octet outside a "
+			   "literal (only a {{{ block's lines or a {N} literal's "
+			   "octets may hold one)");
+}
+
 static void
-slines_push(struct slines *ls, char *text, unsigned line)
+slines_push(struct slines *ls, char *text, size_t len, unsigned line)
 {
 	if (ls->n == ls->cap) {
 		ls->cap = ls->cap ? ls->cap * 2 : 32;
 		ls->v = xrealloc(ls->v, ls->cap * sizeof(*ls->v));
 	}
 	ls->v[ls->n].text = text;
+	ls->v[ls->n].len = len;
 	ls->v[ls->n].line = line;
 	ls->n++;
 }
@@ -106,8 +126,65 @@ ends_in_literal(const struct sbuf *b, size_t *size)
 	return true;
 }
 
+/* Does b end in imaptest's "{{{" (*bin: "~{{{")? */
+static bool
+ends_in_block(const struct sbuf *b, bool *bin)
+{
+	if (b->len < 3 || memcmp(b->s + b->len - 3, "{{{", 3) != 0)
+		return false;
+	*bin = b->len >= 4 && b->s[b->len - 4] == '~';
+	return true;
+}
+
+/* b ends in "{{{": the lines up to one that begins with "}}}" replace
+ * it as a literal, then the rest of that line follows (script.h).  1
+ * when that rest is empty: b then ends in the literal's octets, which
+ * must not be read as another marker. */
+static int
+take_block(struct raw *r, struct sbuf *b, bool bin, const char *path,
+	   char *err, size_t errlen)
+{
+	unsigned at = r->line;
+	struct sbuf lit = { 0 };
+	const char *s;
+	size_t n;
+	bool first = true;
+
+	b->len -= bin ? 4 : 3;
+	for (;;) {
+		if (!raw_line(r, &s, &n, true)) {
+			sbuf_reset(&lit);
+			return slines_fail(err, errlen, path, at, "this {{{ block "
+					   "has no line beginning with }}} to end it");
+		}
+		if (n >= 3 && memcmp(s, "}}}", 3) == 0)
+			break;
+		if (!first)
+			sbuf_add(&lit, bin ? "\n" : "\r\n", bin ? 1 : 2);
+		sbuf_add(&lit, s, n);
+		first = false;
+	}
+	if (lit.len > LITERAL_MAX) {
+		sbuf_reset(&lit);
+		return slines_fail(err, errlen, path, at, "a {{{ block of more "
+				   "than %u octets", LITERAL_MAX);
+	}
+	sbuf_addf(b, "%s{%zu}\r\n", bin ? "~" : "", lit.len);
+	sbuf_add(b, lit.s ? lit.s : "", lit.len);
+	sbuf_reset(&lit);
+	s += 3;
+	n -= 3;
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (no_nul(s, n, path, r->line, err, errlen) < 0)
+		return -1;
+	sbuf_add(b, s, n);
+	return n == 0;
+}
+
 /* After a line ending in a literal marker: its octets, then the line
- * that continues the command; again while that one ends in a marker. */
+ * that continues the command; again while that one ends in a marker.
+ * A "{{{" block likewise. */
 static int
 take_literals(struct raw *r, struct sbuf *b, const char *path, char *err,
 	      size_t errlen)
@@ -115,8 +192,17 @@ take_literals(struct raw *r, struct sbuf *b, const char *path, char *err,
 	size_t size;
 	const char *s;
 	size_t n;
+	bool bin;
 
-	while (ends_in_literal(b, &size)) {
+	for (;;) {
+		if (ends_in_block(b, &bin)) {
+			int rc = take_block(r, b, bin, path, err, errlen);
+			if (rc != 0)
+				return rc < 0 ? -1 : 0;
+			continue;
+		}
+		if (!ends_in_literal(b, &size))
+			return 0;
 		unsigned at = r->line;
 
 		if (size > LITERAL_MAX)
@@ -142,9 +228,10 @@ take_literals(struct raw *r, struct sbuf *b, const char *path, char *err,
 			return slines_fail(err, errlen, path, at,
 					   "the line after the literal (line %u) is missing: "
 					   "an empty line ends the command", at);
+		if (no_nul(s, n, path, r->line, err, errlen) < 0)
+			return -1;
 		sbuf_add(b, s, n);
 	}
-	return 0;
 }
 
 static bool
@@ -249,18 +336,19 @@ slines_read(struct slines *ls, const char *path, const char *text,
 	size_t n;
 
 	memset(ls, 0, sizeof(*ls));
-	if (memchr(text, '\0', len) != NULL)
-		return slines_fail(err, errlen, path, 1 + (unsigned)0,
-				   "the file contains a NUL octet");
 	while (raw_next(&r, &s, &n)) {
 		bool cont = n > 0 && (s[0] == ' ' || s[0] == '\t') &&
 			    !blank(s, n);
 
 		if (!cont && have) {
-			slines_push(ls, sbuf_take(&cur), cur_line);
+			size_t l = cur.len;
+			slines_push(ls, sbuf_take(&cur), l, cur_line);
 			have = false;
 		}
-		if (n > 0 && s[0] == '!') {
+		if (no_nul(s, n, path, r.line, err, errlen) < 0)
+			goto fail;
+		/* "! " is an untagged line that must not come (script.h) */
+		if (n > 0 && s[0] == '!' && !(n > 1 && s[1] == ' ')) {
 			if (preproc(&st, s, n, r.line, path, err, errlen) < 0)
 				goto fail;
 			continue;
@@ -268,7 +356,7 @@ slines_read(struct slines *ls, const char *path, const char *text,
 		if (!st.on[st.depth])
 			continue;
 		if (blank(s, n)) {
-			slines_push(ls, NULL, r.line);
+			slines_push(ls, NULL, 0, r.line);
 			continue;
 		}
 		if (s[0] == '#')
@@ -293,8 +381,10 @@ slines_read(struct slines *ls, const char *path, const char *text,
 		if (take_literals(&r, &cur, path, err, errlen) < 0)
 			goto fail;
 	}
-	if (have)
-		slines_push(ls, sbuf_take(&cur), cur_line);
+	if (have) {
+		size_t l = cur.len;
+		slines_push(ls, sbuf_take(&cur), l, cur_line);
+	}
 	if (st.depth > 0) {
 		slines_fail(err, errlen, path, st.line[st.depth],
 			    "this !if has no !endif");

@@ -7,6 +7,7 @@
 
 struct sline {
 	char *text;	/* NULL: a blank line */
+	size_t len;	/* octets of text: a literal's may hold NUL */
 	unsigned line;	/* physical line where it starts */
 };
 

@@ -25,15 +25,27 @@ script_load(const char *path, char *err, size_t errlen)
 	}
 	struct script *s = script_parse(path, buf, n, err, errlen);
 	free(buf);
-	if (s != NULL) {
-		size_t pl = strlen(path);
-		char *mbox = xmalloc(pl + 6);
-		memcpy(mbox, path, pl);
-		memcpy(mbox + pl, ".mbox", 6);
-		if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode))
-			s->mbox_path = mbox;
-		else
-			free(mbox);
+	if (s == NULL)
+		return NULL;
+	size_t pl = strlen(path);
+	char *mbox = xmalloc(pl + sizeof("/default.mbox"));
+	memcpy(mbox, path, pl);
+	memcpy(mbox + pl, ".mbox", 6);
+	if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode)) {
+		s->mbox_path = mbox;
+		script_idates_load(s);
+		return s;
 	}
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) + 1 : 0;
+	memcpy(mbox + dl, "default.mbox", sizeof("default.mbox"));
+	if (stat(mbox, &st) == 0 && S_ISREG(st.st_mode)) {
+		s->mbox_path = mbox;
+		if (!s->messages_given)
+			s->messages = 0;
+		script_idates_load(s);
+		return s;
+	}
+	free(mbox);
 	return s;
 }

@@ -175,13 +175,13 @@ text_eq(const char *a, const char *b, size_t n, bool cs)
 	return cs ? memcmp(a, b, n) == 0 : strncasecmp(a, b, n) == 0;
 }
 
-/* $modseqN: a captured value must keep the order rules. */
+/* $modseqN: a captured value must be a number of at least N. */
 static bool
-modseq_ok(const struct smatch *m, const char *name, size_t n,
+modseq_ok(const char *name, size_t n,
 	  const char *val, size_t vlen, struct sbuf *why)
 {
-	uint64_t v, o;
-	unsigned long idx, oidx;
+	uint64_t v;
+	unsigned long idx;
 
 	if (n <= 6 || strncmp(name, "modseq", 6) != 0)
 		return true;
@@ -194,23 +194,9 @@ modseq_ok(const struct smatch *m, const char *name, size_t n,
 			  name, idx);
 		return false;
 	}
-	for (unsigned i = 0; i < m->vars->n; i++) {
-		const struct svar *x = &m->vars->v[i];
-		if (strncmp(x->name, "modseq", 6) != 0 || x->name[6] == '\0' ||
-		    strspn(x->name + 6, "0123456789") != strlen(x->name + 6))
-			continue;
-		oidx = strtoul(x->name + 6, NULL, 10);
-		if (imap_parse_u64(x->val, strlen(x->val), &o) < 0 || oidx == idx)
-			continue;
-		bool bad = oidx < idx ? v < o || v - o < idx - oidx
-				      : o < v || o - v < oidx - idx;
-		if (bad) {
-			sbuf_addf(why, "$%.*s = %.*s breaks the order with $%s = %s",
-				  (int)n, name, (int)(vlen > 20 ? 20 : vlen), val,
-				  x->name, x->val);
-			return false;
-		}
-	}
+	/* No order between the $modseqN: imaptest's suite (924f619)
+	 * captures $modseq3 before $modseq2 (esearch-condstore), and the
+	 * gap rule of later imaptest versions refuses it. */
 	return true;
 }
 
@@ -301,7 +287,7 @@ match_text(struct smatch *m, const struct spat *p, const char *a, size_t an,
 			goto mismatch;
 		}
 		size_t vlen = (size_t)(end - (a + pos));
-		if (!modseq_ok(m, v->s, v->n, a + pos, vlen, why))
+		if (!modseq_ok(v->s, v->n, a + pos, vlen, why))
 			goto out;
 		svars_put(m->vars, v->s, v->n, a + pos, vlen);
 		pos += vlen;

@@ -97,6 +97,17 @@ result_word(const char *s, size_t n)
 
 /* --- the header ------------------------------------------------------ */
 
+/* n octets of s and a NUL after them (s may hold NUL: xstrndup stops). */
+static char *
+dup_len(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
 static int
 header_caps(struct pstate *p, const char *v, unsigned line)
 {
@@ -127,6 +138,36 @@ parse_num(const char *v, unsigned long max, unsigned long *out)
 	return *end != '\0' || errno != 0 || *out > max ? -1 : 0;
 }
 
+/* "user N: NAME": connection N logs in as NAME (script.h). */
+static int
+header_user(struct pstate *p, const char *text, size_t klen, unsigned line)
+{
+	unsigned long n;
+	char *num = xstrndup(text + 5, klen - 5);
+	int bad = parse_num(num, SCRIPT_MAX_CONNS, &n) < 0 || n == 0;
+
+	free(num);
+	if (bad)
+		return pfail(p, line, "'user N:' needs N in 1..16 (the connection "
+			     "that logs in as the user): '%s'", text);
+	const char *v = skip_sp(text + klen + 1);
+	size_t vl = strlen(v);
+	while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+		vl--;
+	if (vl == 0)
+		return pfail(p, line, "'%s' names no user", text);
+	if (p->s->users[n - 1] != NULL)
+		return pfail(p, line, "a second user for one connection: '%s'", text);
+	p->s->users[n - 1] = xstrndup(v, vl);
+	return 0;
+}
+
+static bool
+is_user_key(const char *text, size_t klen)
+{
+	return klen > 5 && strncasecmp(text, "user ", 5) == 0;
+}
+
 static int
 header_line(struct pstate *p, const char *text, unsigned line, unsigned *seen)
 {
@@ -139,13 +180,15 @@ header_line(struct pstate *p, const char *text, unsigned line, unsigned *seen)
 	unsigned k;
 	unsigned long n;
 
+	if (colon != NULL && is_user_key(text, klen))
+		return header_user(p, text, klen, line);
 	for (k = 0; k < 5; k++)
 		if (klen == strlen(keys[k]) && strncasecmp(text, keys[k], klen) == 0)
 			break;
 	if (colon == NULL || k == 5)
 		return pfail(p, line, "unknown header line '%s' (keys: capabilities, "
-			     "connections, messages, state, ignore_extra_untagged; "
-			     "an empty line ends the header)", text);
+			     "connections, messages, state, ignore_extra_untagged, "
+			     "user N; an empty line ends the header)", text);
 	if (*seen & (1u << k))
 		return pfail(p, line, "header key '%s' given twice", keys[k]);
 	*seen |= 1u << k;
@@ -164,6 +207,7 @@ header_line(struct pstate *p, const char *text, unsigned line, unsigned *seen)
 			p->s->connections = (unsigned)n;
 		break;
 	case 2:
+		p->s->messages_given = true;
 		if (strcasecmp(v, "all") == 0)
 			p->s->messages = -1;
 		else if (parse_num(v, MAX_MESSAGES, &n) < 0)
@@ -203,10 +247,25 @@ looks_like_header(const char *text)
 
 	while (isalpha((unsigned char)text[i]) || text[i] == '_')
 		i++;
+	if (i == 4 && text[i] == ' ' && strncasecmp(text, "user", 4) == 0)
+		while (isdigit((unsigned char)text[++i]))
+			;
 	return i > 0 && text[i] == ':';
 }
 
 /* --- the commands ---------------------------------------------------- */
+
+/* "* ", "! " or "? " (or the mark alone): the kind, else -1. */
+static int
+untagged_mark(const char *t)
+{
+	static const char marks[] = "*!?";
+	const char *m = t[0] ? strchr(marks, t[0]) : NULL;
+
+	if (m == NULL || (t[1] != ' ' && t[1] != '\0'))
+		return -1;
+	return (int)(m - marks);	/* the order of enum script_exist */
+}
 
 struct head {
 	unsigned conn;		/* 0-based */
@@ -237,7 +296,13 @@ line_head(struct pstate *p, const struct sline *l, struct head *h)
 				     "after it%s", "");
 		h->conn = (unsigned)n - 1;
 		t = skip_sp(t + w);
-	} else if (p->s->connections > 1 && t[0] != '*') {
+	} else if (untagged_mark(t) >= 0) {
+		/* an untagged line: no number */
+	} else if (p->open > 0 && p->cur->cmds[p->cur->n_cmds - 1].tag == NULL &&
+		   result_word(t, word_len(t)) >= 0) {
+		/* the result of a form-2 command: its connection (script.h) */
+		h->conn = p->cur->conn;
+	} else if (p->s->connections > 1) {
 		return pfail(p, l->line, "with connections: above 1 every command and "
 			     "result line begins with its connection number%s", "");
 	}
@@ -264,13 +329,14 @@ new_step(struct pstate *p, unsigned conn)
 
 static struct script_cmd *
 add_cmd(struct script_step *st, const char *tag, size_t tag_len,
-	const char *text, unsigned line)
+	const char *text, size_t text_len, unsigned line)
 {
 	st->cmds = xrealloc(st->cmds, (st->n_cmds + 1) * sizeof(*st->cmds));
 	struct script_cmd *c = &st->cmds[st->n_cmds++];
 	memset(c, 0, sizeof(*c));
 	c->tag = tag ? xstrndup(tag, tag_len) : NULL;
-	c->text = xstrdup(text);
+	c->text = dup_len(text, text_len);
+	c->text_len = text_len;
 	c->line = line;
 	return c;
 }
@@ -366,20 +432,27 @@ body_line(struct pstate *p, unsigned i)
 
 	if (line_head(p, l, &h) < 0)
 		return -1;
-	if (h.rest[0] == '*') {
+	int mark = untagged_mark(h.rest);
+	if (mark >= 0) {
+		char m[2] = { h.rest[0], '\0' };
 		if (p->cur == NULL)
 			return pfail(p, l->line, "an untagged reply before any command%s", "");
 		if (p->sealed)
 			return pfail(p, l->line, "an untagged reply after its command's "
 				     "result line%s", "");
 		if (h.rest[1] != ' ' || *skip_sp(h.rest + 1) == '\0')
-			return pfail(p, l->line, "'*' must be followed by a space and "
-				     "the reply%s", "");
+			return pfail(p, l->line, "'%s' must be followed by a space and "
+				     "the reply", m);
 		struct script_step *st = p->cur;
+		const char *u = skip_sp(h.rest + 1);
+		size_t ul = l->len - (size_t)(u - l->text);
 		st->untagged = xrealloc(st->untagged,
 					(st->n_untagged + 1) * sizeof(*st->untagged));
-		st->untagged[st->n_untagged].text = xstrdup(skip_sp(h.rest + 1));
-		st->untagged[st->n_untagged++].line = l->line;
+		struct script_line *sl = &st->untagged[st->n_untagged++];
+		sl->text = dup_len(u, ul);
+		sl->len = ul;
+		sl->line = l->line;
+		sl->exist = (enum script_exist)mark;
 		return 0;
 	}
 	int r1 = result_word(h.rest, h.w1);
@@ -400,7 +473,9 @@ body_line(struct pstate *p, unsigned i)
 		if (*skip_sp(after) == '\0')
 			return pfail(p, l->line, "'%s' with no command after it (and no "
 				     "command waiting for a result)", script_result_name(r1));
-		c = add_cmd(new_step(p, h.conn), NULL, 0, skip_sp(after), l->line);
+		const char *t = skip_sp(after);
+		c = add_cmd(new_step(p, h.conn), NULL, 0, t,
+			    l->len - (size_t)(t - l->text), l->line);
 		set_result(c, r1, "", l->line);
 		return 0;
 	}
@@ -438,7 +513,8 @@ body_line(struct pstate *p, unsigned i)
 	} else {
 		new_step(p, h.conn);
 	}
-	add_cmd(p->cur, tagged ? h.rest : NULL, h.w1, cmd, l->line);
+	add_cmd(p->cur, tagged ? h.rest : NULL, h.w1, cmd,
+		l->len - (size_t)(cmd - l->text), l->line);
 	p->open++;
 	return 0;
 unfinished: {
@@ -481,8 +557,8 @@ check_patterns(struct pstate *p)
 		const struct script_step *st = &p->s->steps[i];
 		for (unsigned k = 0; k < st->n_untagged; k++) {
 			const struct script_line *l = &st->untagged[k];
-			struct spat *pat = spat_compile(l->text, strlen(l->text),
-							err, sizeof(err));
+			struct spat *pat = spat_compile(l->text, l->len, err,
+							sizeof(err));
 			if (pat == NULL)
 				return pfail(p, l->line, "%s", err);
 			spat_free(pat);
@@ -523,6 +599,15 @@ script_parse(const char *path, const char *text, size_t len, char *err,
 		for (; i < ls.n && ls.v[i].text != NULL; i++)
 			if (header_line(&p, ls.v[i].text, ls.v[i].line, &seen) < 0)
 				goto fail;
+		for (unsigned c = s->connections; c < SCRIPT_MAX_CONNS; c++)
+			if (s->users[c] != NULL) {
+				char n[16];
+				snprintf(n, sizeof(n), "%u", c + 1);
+				pfail(&p, ls.v[i > 0 ? i - 1 : 0].line, "'user %s:' "
+				      "names a connection this test does not have "
+				      "(see connections:)", n);
+				goto fail;
+			}
 	}
 	for (; i < ls.n; i++)
 		if (ls.v[i].text != NULL && body_line(&p, i) < 0)
@@ -547,6 +632,21 @@ fail:
 	return NULL;
 }
 
+bool
+script_user_is_user2(const char *v)
+{
+	return strcmp(v, "$user2") == 0 || strcmp(v, "${user2}") == 0;
+}
+
+bool
+script_needs_user2(const struct script *s)
+{
+	for (unsigned i = 0; i < s->connections; i++)
+		if (s->users[i] != NULL && script_user_is_user2(s->users[i]))
+			return true;
+	return false;
+}
+
 /* The inverse of script_parse (and of script_load's mbox_path). */
 void
 script_free(struct script *s)
@@ -567,6 +667,11 @@ script_free(struct script *s)
 	}
 	for (unsigned i = 0; i < s->n_caps; i++)
 		free(s->caps[i]);
+	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++)
+		free(s->users[i]);
+	for (unsigned i = 0; i < s->n_idates; i++)
+		free(s->idates[i]);
+	free(s->idates);
 	free(s->caps);
 	free(s->steps);
 	free(s->path);

@@ -82,7 +82,10 @@ spat_parts(const char *t, size_t n, struct spat_part **out, bool *cs,
 			continue;
 		}
 		char c = t[i + 1];
-		if (c == '{') {
+		if (c == '$') {		/* "$$": a '$' (imaptest's escape) */
+			part_add(&v, &k, SPART_TEXT, t + i, 1, 0);
+			i += 2;
+		} else if (c == '{') {
 			const char *close = memchr(t + i + 2, '}', n - i - 2);
 			if (close == NULL) {
 				snprintf(err, errlen, "'${' without its '}'");
@@ -430,6 +433,10 @@ parse_list(struct pctx *c, struct spat *l, bool top)
 			k = parse_quoted(c);
 		else if (ch == '{')
 			k = parse_literal(c);
+		else if (ch == '~' && c->p + 1 < c->n && c->t[c->p + 1] == '{') {
+			c->p++;		/* a literal8 (RFC 3516) */
+			k = parse_literal(c);
+		}
 		else {
 			size_t e = atom_end(c);
 			if (e - c->p == 1 && ch == '$')

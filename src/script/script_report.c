@@ -195,8 +195,15 @@ script_report_test(struct script_report *r, const struct script *s,
 	if (r->json != NULL) {
 		fputs("{\"test\":", r->json);
 		json_str(r->json, s->name);
+		unsigned total = 0;
+		for (unsigned i = 0; i < s->n_steps; i++)
+			total += s->steps[i].n_cmds;
+		/* total and extension: imaptest's verdict lines count the
+		 * commands of tests with and without capabilities: apart */
 		fprintf(r->json, ",\"result\":\"%s\",\"line\":%u,\"commands\":%u,"
-			"\"detail\":", res[o->verdict], o->line, o->commands);
+			"\"total\":%u,\"extension\":%s,\"detail\":",
+			res[o->verdict], o->line, o->commands, total,
+			s->n_caps > 0 ? "true" : "false");
 		json_str(r->json, o->detail ? o->detail : "");
 		fputs("}\n", r->json);
 	}

@@ -7,7 +7,8 @@
  *   NAME: skipped: missing capability X
  * then "N passed, N failed, N skipped".  With --json FILE (or -), one
  * JSON object per test ({"test","result":"ok|failed|skipped","line",
- * "commands","detail"}) and a last one with the totals. */
+ * "commands" (answered as expected),"total" (in the file),"extension"
+ * (it has capabilities:),"detail"}) and a last one with the totals. */
 #ifndef IMAPSTRESS_SCRIPT_REPORT_H
 #define IMAPSTRESS_SCRIPT_REPORT_H
 

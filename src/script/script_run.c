@@ -2,6 +2,7 @@
  * The set-up commands are built here; the script's steps are sent and
  * checked by script_step.c; both write and end the run through
  * script_send.c. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,25 +92,21 @@ srun_fail_setup(struct script_run *r, const char *what,
 	srun_finish(r, SCRIPT_FAIL, 0, sbuf_take(&b));
 }
 
-/* A quoted string (the set-up's user, password and mailbox names). */
-static void
-add_quoted(struct sbuf *b, const char *s)
-{
-	sbuf_add(b, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sbuf_add(b, "\\", 1);
-		sbuf_add(b, s, 1);
-	}
-	sbuf_add(b, "\"", 1);
-}
 
 /* --- the set-up ------------------------------------------------------------- */
 
+/* user= unless a "user N:" line names one; "$user2" is user2= (as in
+ * imaptest, whose other connections all log in as user=). */
 static const char *
 conn_user(const struct script_run *r, unsigned conn)
 {
-	return conn > 0 && r->env.user2 ? r->env.user2 : r->env.user;
+	const char *u = r->s->users[conn];
+
+	if (u == NULL)
+		return r->env.user;
+	if (script_user_is_user2(u))
+		return r->env.user2 ? r->env.user2 : r->env.user;
+	return u;
 }
 
 static void
@@ -129,28 +126,28 @@ set_user_vars(struct script_run *r, unsigned conn)
 	svars_set(r->m.vars, name, v);
 	free(v);
 	snprintf(name, sizeof(name), "domain%s", suffix);
-	svars_set(r->m.vars, name, at ? at + 1 : "");
+	/* imaptest: the host when the user has no domain */
+	svars_set(r->m.vars, name, at ? at + 1 : r->env.host);
 	snprintf(name, sizeof(name), "password%s", suffix);
 	svars_set(r->m.vars, name, r->env.password);
 }
 
-/* $mailbox and $mailbox_url: again once NAMESPACE has placed the box. */
+/* $mailbox and $mailbox_url: again once NAMESPACE has placed the box.
+ * $mailbox_url is imaptest's: the name as a URL path segment (RFC 5092
+ * imap URLs put it after "imap://user@host/"), every octet outside
+ * RFC 3986's unreserved set and '/' %-escaped. */
 static void
 set_box_vars(struct script_run *r)
 {
 	struct sbuf url = { 0 };
-	const char *u = r->env.user;
 
 	svars_set(r->m.vars, "mailbox", r->box);
-	/* imap://user@host:port/mailbox, '@' in the user escaped */
-	sbuf_adds(&url, "imap://");
-	for (; *u; u++)
-		if (*u == '@')
-			sbuf_adds(&url, "%40");
-		else
+	for (const char *u = r->box; *u; u++)
+		if (isalnum((unsigned char)*u) || strchr("-._~/", *u) != NULL)
 			sbuf_add(&url, u, 1);
-	sbuf_addf(&url, "@%s:%d/%s", r->env.host, r->env.port, r->box);
-	svars_set(r->m.vars, "mailbox_url", url.s);
+		else
+			sbuf_addf(&url, "%%%02X", (unsigned char)*u);
+	svars_set(r->m.vars, "mailbox_url", url.s ? url.s : "");
 	sbuf_reset(&url);
 }
 
@@ -182,15 +179,20 @@ setup_next(struct script_run *r)
 			}
 			conn = k - SU_LOGIN;
 			sbuf_adds(&b, "LOGIN ");
-			add_quoted(&b, conn_user(r, conn));
+			sbuf_add_quoted(&b, conn_user(r, conn));
 			sbuf_adds(&b, " ");
-			add_quoted(&b, r->env.password);
+			sbuf_add_quoted(&b, r->env.password);
 		} else if (k < SU_CAPS2) {
 			r->setup_no = SU_CAPS2;
 			continue;
 		} else if (k == SU_CAPS2) {
 			sbuf_adds(&b, "CAPABILITY");
 		} else if (k == SU_CHECK) {
+			if (r->env.user2 == NULL && script_needs_user2(s)) {
+				srun_finish(r, SCRIPT_SKIP, 0, xstrdup("needs user2= "
+					    "(a 'user N: $user2' line)"));
+				return;
+			}
 			for (unsigned i = 0; i < s->n_caps; i++)
 				if (!imap_caps_has(r->caps.s ? r->caps.s : "",
 						   r->caps.len, s->caps[i])) {
@@ -214,7 +216,7 @@ setup_next(struct script_run *r)
 			sbuf_adds(&pat, r->box);
 			sbuf_adds(&pat, "*");
 			sbuf_adds(&b, "LIST \"\" ");
-			add_quoted(&b, pat.s);
+			sbuf_add_quoted(&b, pat.s);
 			sbuf_reset(&pat);
 		} else if (k == SU_DELETE) {
 			if (r->n_boxes == 0) {
@@ -224,7 +226,7 @@ setup_next(struct script_run *r)
 			/* The longest name first: children before parents. */
 			char *name = r->boxes[--r->n_boxes];
 			sbuf_adds(&b, "DELETE ");
-			add_quoted(&b, name);
+			sbuf_add_quoted(&b, name);
 			free(name);
 			again = true;	/* come back for the next one */
 		} else if (k == SU_CREATE) {
@@ -233,7 +235,7 @@ setup_next(struct script_run *r)
 				continue;
 			}
 			sbuf_adds(&b, "CREATE ");
-			add_quoted(&b, r->box);
+			sbuf_add_quoted(&b, r->box);
 		} else if (k == SU_APPEND) {
 			unsigned have = r->pool ? msg_pool_count(r->pool) : 0;
 			unsigned want = s->messages < 0 ? have : (unsigned)s->messages;
@@ -242,18 +244,9 @@ setup_next(struct script_run *r)
 				r->setup_no = SU_SELECT;
 				continue;
 			}
-			const struct msg *msg = msg_pool_get(r->pool,
-							     r->appended++ % have);
 			sbuf_adds(&b, "APPEND ");
-			add_quoted(&b, r->box);
-			/* The script gives no bytes: the message is ours and
-			 * carries the marker, as every APPEND does. */
-			char head[MSG_HEAD_MAX + 1];
-			size_t hl = msg_head(head, msg, r->env.run_id,
-					     r->appended);
-			sbuf_addf(&b, " {%zu}\r\n", msg_wire_len(msg));
-			sbuf_add(&b, head, hl);
-			sbuf_add(&b, msg->data, msg->len);
+			sbuf_add_quoted(&b, r->box);
+			sappend_next(r, &b, true);	/* script_append.c */
 			again = true;
 		} else if (k >= SU_SELECT && k < SU_SELECT + s->connections) {
 			if (s->state < SCRIPT_ST_SELECTED) {
@@ -262,7 +255,7 @@ setup_next(struct script_run *r)
 			}
 			conn = k - SU_SELECT;
 			sbuf_adds(&b, "SELECT ");
-			add_quoted(&b, r->box);
+			sbuf_add_quoted(&b, r->box);
 		} else if (k < SU_STEPS) {
 			r->setup_no = SU_STEPS;
 			continue;

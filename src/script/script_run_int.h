@@ -60,6 +60,7 @@ struct rconn {
 	struct sbuf transcript;	/* this step's replies, escaped */
 	unsigned transcript_lines;
 	bool logged_out;
+	bool said_bye;		/* a step of its ended in LOGOUT or "* bye" */
 	struct squeued *queued;	/* untagged replies during others' steps */
 	unsigned n_queued, q_next;
 };
@@ -109,12 +110,29 @@ void srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 		 char *detail);
 void srun_send(struct script_run *r, unsigned conn, const char *tag,
 	       const char *text);
+/* The same for len octets of text, which may hold NUL in a literal. */
+void srun_send_n(struct script_run *r, unsigned conn, const char *tag,
+		 const char *text, size_t len);
+/* Forget what still waits for a "+" on conn: every command of a step
+ * was answered, so the server refused a literal (a NO before its "+"),
+ * and its octets must not go out ahead of the next step. */
+void srun_drop_chunks(struct script_run *r, unsigned conn);
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
 
 /* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp, const char *hint);
+
+/* script_append.c: (with_date: the mbox's date for it and) " {N}\r\n"
+ * and the mbox's next message (with the marker) onto b; false when the
+ * test has no message to give. */
+bool sappend_next(struct script_run *r, struct sbuf *b, bool with_date);
+/* text (expanded, len octets) is imaptest's bodiless APPEND: out is
+ * replaced by the command with the next message; false: not one (or no
+ * message to give), out untouched. */
+bool sappend_fill(struct script_run *r, const char *text, size_t len,
+		  struct sbuf *out);
 
 /* script_fetch.c: a message's FETCH replies matched together */
 void sfetch_reset(struct script_run *r);

@@ -43,7 +43,9 @@ static void
 chunk_push(struct rconn *c, const char *data, size_t len, bool wait_plus)
 {
 	c->chunks = xrealloc(c->chunks, (c->n_chunks + 1) * sizeof(*c->chunks));
-	c->chunks[c->n_chunks].data = xstrndup(data, len);
+	c->chunks[c->n_chunks].data = xmalloc(len + 1);
+	memcpy(c->chunks[c->n_chunks].data, data, len);
+	c->chunks[c->n_chunks].data[len] = '\0';
 	c->chunks[c->n_chunks].len = len;
 	c->chunks[c->n_chunks].wait_plus = wait_plus;
 	c->n_chunks++;
@@ -69,6 +71,17 @@ srun_flush(struct script_run *r, unsigned conn)
 	c->n_chunks -= i;
 }
 
+void
+srun_drop_chunks(struct script_run *r, unsigned conn)
+{
+	struct rconn *c = &r->conn[conn];
+
+	for (unsigned i = 0; i < c->n_chunks; i++)
+		free(c->chunks[i].data);
+	c->n_chunks = 0;
+	c->plus_seen = false;
+}
+
 /* tag SP text CRLF, split after each synchronizing literal's "{N}\r\n"
  * (the rest waits for the server's "+"); IDLE's DONE also waits for
  * one. */
@@ -76,13 +89,20 @@ void
 srun_send(struct script_run *r, unsigned conn, const char *tag,
 	  const char *text)
 {
+	srun_send_n(r, conn, tag, text, strlen(text));
+}
+
+void
+srun_send_n(struct script_run *r, unsigned conn, const char *tag,
+	    const char *text, size_t len)
+{
 	struct rconn *c = &r->conn[conn];
 	struct sbuf b = { 0 };
-	const char *p = text, *q;
+	const char *p = text, *q, *end = text + len;
 	bool wait = false;
 
 	sbuf_addf(&b, "%s ", tag);
-	while ((q = strstr(p, "}\r\n")) != NULL) {
+	while ((q = memmem(p, (size_t)(end - p), "}\r\n", 3)) != NULL) {
 		size_t lit = 0;
 		bool marker = spat_literal_marker(p, q, &lit);
 		bool plus = marker && q[-1] == '+';
@@ -95,13 +115,13 @@ srun_send(struct script_run *r, unsigned conn, const char *tag,
 			wait = true;
 		}
 		/* the literal's octets may hold anything, "}\r\n" too */
-		size_t avail = strlen(q + 3);
+		size_t avail = (size_t)(end - (q + 3));
 		if (lit > avail)
 			lit = avail;
 		sbuf_add(&b, q + 3, lit);
 		p = q + 3 + lit;
 	}
-	sbuf_adds(&b, p);
+	sbuf_add(&b, p, (size_t)(end - p));
 	sbuf_add(&b, "\r\n", 2);
 	chunk_push(c, b.s, b.len, wait);
 	sbuf_reset(&b);

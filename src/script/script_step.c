@@ -75,14 +75,14 @@ step_fail(struct script_run *r, unsigned line, const char *expected,
 }
 
 static int
-expand_cmd(struct script_run *r, const char *text, struct sbuf *out,
-	   struct sbuf *why)
+expand_cmd(struct script_run *r, const char *text, size_t len,
+	   struct sbuf *out, struct sbuf *why)
 {
-	const char *p = text, *q;
+	const char *p = text, *q, *end = text + len;
 
 	/* Variables are replaced outside literals only: a literal's size
-	 * is the file's. */
-	while ((q = strstr(p, "}\r\n")) != NULL) {
+	 * is the file's, and its octets may hold NUL. */
+	while ((q = memmem(p, (size_t)(end - p), "}\r\n", 3)) != NULL) {
 		size_t lit = 0;
 		bool marker = spat_literal_marker(p, q, &lit);
 		char *seg = xstrndup(p, (size_t)(q + 3 - p));
@@ -90,7 +90,7 @@ expand_cmd(struct script_run *r, const char *text, struct sbuf *out,
 		free(seg);
 		if (rc < 0)
 			return -1;
-		size_t avail = strlen(q + 3);
+		size_t avail = (size_t)(end - (q + 3));
 		if (!marker || lit > avail)
 			lit = marker ? avail : 0;
 		sbuf_add(out, q + 3, lit);
@@ -135,7 +135,7 @@ begin_step(struct script_run *r)
 	r->n_tags = st->n_cmds;
 	for (unsigned i = 0; i < st->n_untagged; i++) {
 		const struct script_line *l = &st->untagged[i];
-		r->pats[i] = spat_compile(l->text, strlen(l->text), err, sizeof(err));
+		r->pats[i] = spat_compile(l->text, l->len, err, sizeof(err));
 		if (r->pats[i] == NULL) {	/* script_parse checked it */
 			step_fail(r, l->line, l->text, err);
 			return;
@@ -148,16 +148,19 @@ begin_step(struct script_run *r)
 		char tag[24];
 		snprintf(tag, sizeof(tag), "s%u", ++r->tag_no);
 		r->tags[i] = xstrdup(cmd->tag ? cmd->tag : tag);
-		if (expand_cmd(r, cmd->text, &texts[i], &why) < 0) {
+		if (expand_cmd(r, cmd->text, cmd->text_len, &texts[i], &why) < 0) {
 			step_fail(r, cmd->line, NULL, why.s);
 			sbuf_reset(&why);
 			goto out;
 		}
+		sappend_fill(r, texts[i].s, texts[i].len, &texts[i]);
 	}
+	/* $tag: the tag of the step's first command, as in imaptest */
+	svars_set(r->m.vars, "tag", r->tags[0]);
 	r->n_pending = st->n_cmds;
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)
-		srun_send(r, st->conn, r->tags[i], texts[i].s);
+		srun_send_n(r, st->conn, r->tags[i], texts[i].s, texts[i].len);
 	/* What came on this connection during other steps counts now. */
 	struct imap_resp q;
 	char *qline;
@@ -186,14 +189,31 @@ step_untagged(struct script_run *r, const struct script_step *st,
 {
 	bool hit = false;
 
-	for (unsigned i = 0; i < st->n_untagged && !hit; i++) {
+	/* As in imaptest, a reply is tried against every line not yet
+	 * matched: it may satisfy several (LIST's "()" and "(\noselect)"),
+	 * and a "! " line it matches fails the test even when a "* " line
+	 * took it too. */
+	for (unsigned i = 0; i < st->n_untagged; i++) {
 		struct sbuf why = { 0 };
+		bool banned = st->untagged[i].exist == SCRIPT_X_MUST_NOT;
 		if (r->matched[i])
 			continue;
-		hit = smatch_untagged(&r->m, r->pats[i], resp, &why);
-		if (hit)
+		bool m = smatch_untagged(&r->m, r->pats[i], resp, &why);
+		if (m && banned) {
+			sbuf_reset(&why);
+			sbuf_adds(&why, "the server sent a reply this \"!\" line "
+				  "forbids: '");
+			show(&why, resp->line, resp->line_len);
+			sbuf_adds(&why, "'");
+			step_fail(r, st->untagged[i].line, st->untagged[i].text,
+				  why.s);
+			sbuf_reset(&why);
+			return;
+		}
+		if (m && !banned) {
+			hit = true;
 			r->matched[i] = true;
-		else if (r->near_miss[i] == NULL &&
+		} else if (!banned && r->near_miss[i] == NULL &&
 			 spat_names(r->pats[i], resp->keyword, resp->keyword_len))
 			r->near_miss[i] = sbuf_take(&why);
 		sbuf_reset(&why);
@@ -209,11 +229,26 @@ step_untagged(struct script_run *r, const struct script_step *st,
 		smatch_note_expunge(&r->m, resp->num);
 }
 
+/* Does the step log its connection out (LOGOUT, or a "* bye" it
+ * expects)?  The server may then close it: as imaptest, no failure. */
+static bool
+step_says_bye(const struct script_step *st)
+{
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		if (strcasecmp(st->cmds[i].text, "logout") == 0)
+			return true;
+	for (unsigned i = 0; i < st->n_untagged; i++)
+		if (st->untagged[i].exist == SCRIPT_X_MUST &&
+		    strncasecmp(st->untagged[i].text, "bye", 3) == 0)
+			return true;
+	return false;
+}
+
 static void
 step_complete(struct script_run *r, const struct script_step *st)
 {
 	for (unsigned i = 0; i < st->n_untagged; i++) {
-		if (r->matched[i])
+		if (r->matched[i] || st->untagged[i].exist != SCRIPT_X_MUST)
 			continue;
 		struct sbuf exp = { 0 };
 		sbuf_adds(&exp, "* ");
@@ -236,6 +271,9 @@ step_complete(struct script_run *r, const struct script_step *st)
 		sbuf_reset(&why);
 		return;
 	}
+	srun_drop_chunks(r, st->conn);
+	if (step_says_bye(st))
+		r->conn[st->conn].said_bye = true;
 	r->out.commands += st->n_cmds;
 	r->step++;
 	begin_step(r);
@@ -321,6 +359,11 @@ sstep_closed(struct script_run *r, unsigned conn, char *why)
 	if (r->logging_out) {
 		free(why);
 		sstep_logout_done(r, conn);
+		return;
+	}
+	if (r->conn[conn].said_bye && conn != r->s->steps[r->step].conn) {
+		r->conn[conn].logged_out = true;	/* its own LOGOUT */
+		free(why);
 		return;
 	}
 	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why);

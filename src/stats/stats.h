@@ -102,6 +102,9 @@ struct stats {
 	ctr_t conns_open;	/* gauge: connections past the greeting */
 	ctr_t conns_total;	/* gauge: connection objects that exist */
 	ctr_t stalled3;		/* gauge: connections stalled > 3 s */
+	/* gauge: clients (slots) that have logged in at least once: a
+	 * capacity step holds only if every one of its users got in */
+	ctr_t clients_in;
 	struct hist *lat[OP_COUNT];	/* send -> tagged reply, us */
 	struct hist *tls_lat;		/* TLS handshake, us */
 	struct hist *connect_lat;	/* connect -> greeting, us */
@@ -121,7 +124,7 @@ struct stats_snap {
 	uint64_t connects, logins, tls_handshakes, tls_resumed, rate_missed;
 	uint64_t ports_exhausted, untracked_fetches, checkpoints;
 	uint64_t loop_lag_max_us;
-	uint64_t conns_open, conns_total, stalled3;
+	uint64_t conns_open, conns_total, stalled3, clients_in;
 	struct hist *lat[OP_COUNT];
 	struct hist *tls_lat, *connect_lat;
 	struct act_snap act;	/* profile mode (actions.h) */
@@ -135,7 +138,8 @@ struct stats_snap {
 	X(append_msgs) X(append_bytes) X(connects) X(logins)		\
 	X(tls_handshakes) X(tls_resumed) X(rate_missed) X(ports_exhausted) \
 	X(untracked_fetches) X(checkpoints)
-#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3)
+#define STATS_SUM_GAUGES(X) X(conns_open) X(conns_total) X(stalled3) \
+	X(clients_in)
 /* The counter arrays beside them, with their lengths. */
 #define STATS_ARRAYS(X)							\
 	X(errors, ERR_COUNT) X(benign, BENIGN_COUNT) X(state, MBOX_ERR_COUNT)

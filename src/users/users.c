@@ -1,6 +1,7 @@
-/* users.c: the user table, which worker each user lives on, ramp-up, and
- * the end of the run (see users.h).  The hooks and jobs are in
- * users_session.c and users_job.c. */
+/* users.c: the user table, which worker each user and slot lives on, and
+ * the end of the run (see users.h).  The slots are in users_slots.c, the
+ * timed mail in users_due.c, the hooks and jobs in users_session.c and
+ * users_job.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,36 +20,26 @@
 #include "run/worker.h"
 #include "util/xmalloc.h"
 
+/* Without clients=, one slot per connection of every user; past this
+ * (clients='s own limit) the run must say how many at once. */
+#define USERS_MAX_SLOTS 1000000u
+
+/* Worker id's slots are s = id, id + workers, ...: n_slots of them in
+ * all (users_slots.c). */
 static unsigned
 users_n_conns(void *arg, unsigned id)
 {
 	struct users *r = arg;
-	unsigned n = 0;
 
-	for (unsigned i = id; i < r->n_u; i += r->n_workers)
-		n += r->users[i].n_uc;
-	return n;
+	return id < r->n_slots ?
+	    (r->n_slots - id + r->n_workers - 1) / r->n_workers : 0;
 }
 
-/* The i-th connection of worker id: its users in order, each user's
- * connections in order. */
-static struct uconn *
-users_nth(struct users *r, unsigned id, unsigned i)
-{
-	for (unsigned u = id; u < r->n_u; u += r->n_workers) {
-		if (i < r->users[u].n_uc)
-			return &r->users[u].uc[i];
-		i -= r->users[u].n_uc;
-	}
-	return NULL;
-}
-
-/* Global slots: user u's connections are consecutive. */
 static unsigned
 users_slot(void *arg, unsigned id, unsigned i)
 {
-	struct uconn *uc = users_nth(arg, id, i);
-	return uc != NULL ? uc->slot : 0;	/* n_conns counted these */
+	struct users *r = arg;
+	return id + i * r->n_workers;
 }
 
 static void user_timer_cb(evutil_socket_t fd, short what, void *arg);
@@ -71,24 +62,10 @@ users_attach(void *arg, struct worker *w)
 	uw->id = w->id;
 	uw->act = &w->stats->act;
 	act_profile_on(uw->act);
-	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
-		uw->n_u++;
-	uw->u = xcalloc(uw->n_u ? uw->n_u : 1, sizeof(*uw->u));
-	unsigned j = 0;
-	for (unsigned u = w->id; u < r->n_u; u += r->n_workers)
-		uw->u[j++] = &r->users[u];
 	for (unsigned i = 0; i < w->n_conns; i++) {
-		struct uconn *uc = r->by_slot[conn_slot(w->conns[i])];
-		struct user *u = uc->u;
+		struct uconn *uc = &r->slots[conn_slot(w->conns[i])];
 		uc->c = w->conns[i];
-		uc->t_connect = clock_us();
-		conn_set_user(uc->c, u->pu->name,
-			      u->pu->pass != NULL ? u->pu->pass : r->cfg->pass);
 		uc->ev = evtimer_new(w->base, user_timer_cb, uc);
-	}
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		uw->u[k]->uw = uw;
-		uw->u[k]->push = push_track_new();
 	}
 	uw->ev_expire = event_new(w->base, -1, EV_PERSIST, users_expire_cb, uw);
 	struct timeval sec = { 1, 0 };
@@ -96,26 +73,18 @@ users_attach(void *arg, struct worker *w)
 	r->uw[w->id] = uw;
 	ulmtp_attach(uw);
 	usubmit_attach(uw);
-	uls_attach(uw);
+	udue_attach(uw);
+	uslot_attach(uw);
 	return uw;
 }
 
-/* A connection's timer: its session starts, ends, polls or has work. */
+/* A slot's timer: its session ends, polls or has work. */
 static void
 user_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct uconn *uc = arg;
 
-	if (!uc->started) {
-		/* Its ramp-up time has come (later sessions are the
-		 * connection's own restarts). */
-		uc->started = true;
-		uc->t_connect = clock_us();
-		if (!uc->u->uw->stopping)
-			conn_start(uc->c);
-		return;
-	}
-	if (conn_is_logged_in(uc->c))
+	if (uc->u != NULL && conn_is_logged_in(uc->c))
 		usess_kick(uc->u);
 }
 
@@ -123,17 +92,11 @@ static void
 users_start(void *state)
 {
 	struct uworker *uw = state;
-	struct users *r = uw->run;
 
-	r->t_start = 0;
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		/* imaptest's ramp-up: user i starts at rampup * (i+1) / n. */
-		uint64_t at = profile_start_offset_us(r->p, u->idx, r->p->n_u);
-		for (unsigned i = 0; i < u->n_uc; i++)
-			usess_start(&u->uc[i], at);
-		ulmtp_user_start(u);
-	}
+	/* imaptest's ramp-up: user i starts at rampup * (i+1) / n. */
+	uw->t0 = clock_us();
+	udue_start(uw);
+	uslot_start(uw);
 }
 
 static void
@@ -142,10 +105,9 @@ users_stop(void *state, bool halt)
 	struct uworker *uw = state;
 
 	uw->stopping = true;
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		ulmtp_user_stop(uw->u[k]);
+	udue_stop(uw);
+	for (unsigned k = 0; k < uw->n_u; k++)
 		uls_stop(uw->u[k]);
-	}
 	if (halt) {
 		ulmtp_detach(uw);	/* what is in flight is not claimed */
 		usubmit_detach(uw);
@@ -162,23 +124,38 @@ static void
 users_detach(void *state)
 {
 	struct uworker *uw = state;
+	struct users *r = uw->run;
 
 	ulmtp_detach(uw);
 	usubmit_detach(uw);
 	uls_detach(uw);
+	udue_detach(uw);
+	uslot_detach(uw);
 	if (uw->ev_expire != NULL)
 		event_free(uw->ev_expire);
 	uw->ev_expire = NULL;
 	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		push_track_free(u->push);
-		u->push = NULL;
-		for (unsigned i = 0; i < u->n_uc; i++) {
-			if (u->uc[i].ev != NULL)
-				event_free(u->uc[i].ev);
-			u->uc[i].ev = NULL;
-		}
+		push_track_free(uw->u[k]->push);
+		uw->u[k]->push = NULL;
 	}
+	for (unsigned i = 0; i < uw->w->n_conns; i++) {
+		struct uconn *uc = &r->slots[conn_slot(uw->w->conns[i])];
+		if (uc->ev != NULL)
+			event_free(uc->ev);
+		uc->ev = NULL;
+	}
+}
+
+/* Has any user timed mail (an LMTP-only run has no slot)? */
+static bool
+users_any_mail(const struct profile *p)
+{
+	for (unsigned b = 0; b < p->n_user_blocks; b++)
+		if (p->users[b].n_users > 0 &&
+		    (p->users[b].inbox_delivery_us > 0 ||
+		     p->users[b].spam_delivery_us > 0))
+			return true;
+	return false;
 }
 
 struct users *
@@ -203,36 +180,37 @@ users_new(const struct config *cfg, const struct profile *p,
 	r->n_u = hi - r->first;
 	r->shards = cfg->shard_count ? cfg->shard_count : 1;
 	r->users = xcalloc(r->n_u ? r->n_u : 1, sizeof(*r->users));
-	for (unsigned i = 0; i < r->n_u; i++) {
-		struct user *u = &r->users[i];
-		/* Its number in the plan: its ramp-up start and its draws
-		 * are the same whichever shard plays it. */
-		u->idx = r->first + i;
-		u->pu = &p->u[u->idx];
-		u->ub = &p->users[u->pu->block];
-		u->cb = &p->clients[u->pu->client];
-		u->n_uc = u->cb->connection_max ? u->cb->connection_max : 1;
-		r->n_slots += u->n_uc;
-		rng_seed(&u->rng, cfg->have_seed ? cfg->seed : 0x5eed, u->idx);
-		uls_user_init(u, p);
+	/* Every user's connections, or clients= (this shard's part). */
+	uint64_t want = 0;
+	for (unsigned i = 0; i < r->n_u; i++)
+		want += p->clients[p->u[r->first + i].client].connection_max;
+	uint64_t cap = want;
+	if (cfg->clients_given) {
+		unsigned n = r->shards, k = cfg->shard_count ? cfg->shard_index : 0;
+		cap = (uint64_t)cfg->clients * (k + 1) / n -
+		    (uint64_t)cfg->clients * k / n;
+		if (cap == 0)
+			cap = 1;
 	}
-	if (r->n_slots == 0) {
-		snprintf(err, errlen, "profile %s has no users", p->path);
+	if (want > USERS_MAX_SLOTS && cap > USERS_MAX_SLOTS) {
+		snprintf(err, errlen, "profile %s: its users would hold %llu "
+			 "connections at once (connection_max_count of each): "
+			 "give clients=N, the most at once, as imaptest does",
+			 p->path, (unsigned long long)want);
 		users_free(r);
 		return NULL;
 	}
-	r->by_slot = xcalloc(r->n_slots, sizeof(*r->by_slot));
-	unsigned s = 0;
-	for (unsigned i = 0; i < r->n_u; i++) {
-		struct user *u = &r->users[i];
-		u->uc = xcalloc(u->n_uc, sizeof(*u->uc));
-		for (unsigned k = 0; k < u->n_uc; k++) {
-			u->uc[k].u = u;
-			u->uc[k].k = k;
-			u->uc[k].slot = s;
-			r->by_slot[s++] = &u->uc[k];
-		}
+	r->n_slots = (unsigned)(want < cap ? want : cap);
+	if (r->n_slots == 0 && !users_any_mail(p)) {
+		snprintf(err, errlen, "profile %s: no IMAP client "
+			 "(connection_max_count = 0) and no delivery: nothing "
+			 "to do", p->path);
+		users_free(r);
+		return NULL;
 	}
+	r->slots = xcalloc(r->n_slots ? r->n_slots : 1, sizeof(*r->slots));
+	for (unsigned s = 0; s < r->n_slots; s++)
+		r->slots[s].slot = s;
 	r->wake = usess_kick;
 	r->drv = (struct driver){
 		.hooks = &usess_hooks,
@@ -272,14 +250,14 @@ users_free(struct users *r)
 		struct uworker *uw = r->uw[i];
 		if (uw == NULL)
 			continue;
+		for (unsigned k = 0; k < uw->n_u; k++)
+			free(uw->u[k]);
 		free(uw->u);
 		free(uw);
 	}
-	for (unsigned i = 0; i < r->n_u; i++)
-		free(r->users[i].uc);
 	free(r->uw);
 	free(r->users);
-	free(r->by_slot);
+	free(r->slots);
 	free(r);
 }
 
@@ -414,9 +392,14 @@ users_write_counts(const struct users *r, const char *path, char *err,
 	}
 	memset(&tot, 0, sizeof(tot));
 	fprintf(f, "{\"users\":[");
+	/* Only the users the run touched: the others have nothing. */
+	bool first = true;
 	for (unsigned i = 0; i < r->n_u; i++) {
-		const struct user *u = &r->users[i];
-		fprintf(f, "%s\n{\"user\":", i ? "," : "");
+		const struct user *u = r->users[i];
+		if (u == NULL)
+			continue;
+		fprintf(f, "%s\n{\"user\":", first ? "" : ",");
+		first = false;
 		json_str(f, u->pu->name);
 		fputc(',', f);
 		counts_json(f, &u->cnt);
@@ -466,7 +449,8 @@ users_log_totals(const struct users *r)
 
 	memset(&t, 0, sizeof(t));
 	for (unsigned i = 0; i < r->n_u; i++)
-		counts_add(&t, &r->users[i].cnt);
+		if (r->users[i] != NULL)
+			counts_add(&t, &r->users[i]->cnt);
 	log_info("profile: delivered INBOX %llu Spam %llu (%llu failed), "
 		 "appended Drafts %llu Sent %llu, moved to Spam %llu, moved to "
 		 "%s %llu, expunged INBOX %llu Drafts %llu %s %llu; read %llu "

@@ -1,7 +1,9 @@
 /* users.h: profile mode's user driver.  The users of an expanded profile
- * (profile.h) live their mail day on the worker threads: each user, all
- * its connections and its LMTP deliveries belong to one worker (user i to
- * worker i % workers), so nothing about a user is shared between threads.
+ * (profile.h) live their mail day on the worker threads: each user and its
+ * LMTP deliveries belong to one worker (user i to worker i % workers), and
+ * so do the connection slots that serve it (slot s to worker s % workers:
+ * clients= of them, or every user's connections), so nothing about a user
+ * is shared between threads.
  *
  * main() builds it, starts the workers with users_driver() instead of the
  * stress mix, runs the usual report loop, then (workers joined) writes
@@ -31,8 +33,8 @@ void users_derive(const struct users *r, struct derived *d);
 void users_free(struct users *r);		/* NULL is a no-op */
 
 const struct driver *users_driver(struct users *r);
-/* Connections of the run (every user's connection_max_count): of this
- * shard's users with a shard. */
+/* Connection slots of the run: clients= (this shard's part), or every
+ * user's connection_max_count without it. */
 unsigned users_conn_count(const struct users *r);
 /* This shard's users are the plan's [users_first, + users_count). */
 unsigned users_first(const struct users *r);

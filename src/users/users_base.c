@@ -33,7 +33,7 @@ ubase_folder_arg(const struct user *u, enum ufolder f, char *out, size_t n)
 struct uconn *
 ubase_uconn(struct uworker *uw, struct conn *c)
 {
-	return uw->run->by_slot[conn_slot(c)];
+	return &uw->run->slots[conn_slot(c)];
 }
 
 void

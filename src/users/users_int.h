@@ -3,9 +3,15 @@
  * (scripts/check-layers holds src/users/ to that):
  *
  *   users.c         users_   the driver table, the user table, who lives
- *                            on which worker, ramp-up, the end of the run
+ *                            on which worker, the end of the run
+ *   users_due.c     udue_    every user's deliveries and sends, due or
+ *                            not connected, on one heap per worker
  *   users_session.c usess_   one IMAP connection of a user: login, SELECT
  *                            INBOX, IDLE or NOOP polling, the jobs, logout
+ *   users_slots.c   uslot_   clients=: the connection slots, and which
+ *                            user each serves next (ramp-up, then the
+ *                            one waiting longest); a user's memory is
+ *                            made when it is first needed
  *   users_resp.c    uresp_   what the untagged responses say (folders,
  *                            UIDNEXT, EXISTS, the UIDs of new mail)
  *   users_job.c     ujob_    the jobs: set-up, fetch new mail, read/reply/
@@ -23,6 +29,8 @@
  *   users_submit.c  usubmit_ users' sends by SMTP submission
  *   users_count.c   ucount_  what the run claims (per user and folder) and
  *                            the push latency samples, in one place
+ *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
+ *                            schedules use
  *   users_base.c    ubase_   folder names, timers, response codes, and
  *                            waking a user's connections */
 #ifndef IMAPSTRESS_USERS_INT_H
@@ -114,7 +122,7 @@ enum ujob {
 	UJ_FETCH_NEW,	/* UID FETCH uidnext:* */
 	UJ_ACT,		/* read one mail, then reply/delete/move it */
 	UJ_REPLY_SEND,	/* APPEND Sent, delete the draft, \Answered (a
-			 * new mail: LMTP to a user instead) */
+			 * new mail: none; it is delivered to nobody) */
 	UJ_SEND_NEW,	/* APPEND a new mail to Drafts */
 	UJ_LOGOUT,
 	UJ_LOADSIM	/* one LoadSim action (uc->ls_act) */
@@ -171,14 +179,25 @@ enum ujob_reply_step {
 
 struct user;
 
-/* One connection of a user. */
+/* A heap entry (users_heap.c): when, the user (its index in the user
+ * table), and what (enum udue_kind; 0 in the slot queue). */
+struct uheap_ent {
+	uint64_t t;
+	uint32_t user, kind;
+};
+struct uheap {
+	struct uheap_ent *e;
+	size_t n, cap;
+};
+
+/* One connection slot (clients=), and the user it serves now. */
 struct uconn {
-	struct user *u;
+	struct user *u;		/* NULL: free, waiting for a user */
+	struct uconn *next_on;	/* u's other slots (user.on) */
 	struct conn *c;
 	unsigned k;		/* 0 = the one that does the user's work */
 	unsigned slot;		/* global connection number (conn_slot) */
 	struct event *ev;	/* session end, NOOP poll, next due work */
-	bool started;		/* its first connect has been made */
 	bool in_session;	/* logged in, set up */
 	bool logout_due;	/* mail_session_length is over */
 	uint64_t t_session_end;	/* 0 = never */
@@ -219,17 +238,20 @@ struct udest {
 	enum ufolder f;
 };
 
+/* A user's memory, made when it is first needed (uslot_user): its first
+ * connection or delivery; until then it is the plan's entry alone. */
 struct user {
 	struct uworker *uw;
 	struct udest dest[2];		/* INBOX, Spam */
 	unsigned idx;			/* in the plan (p->u), every shard's */
+	unsigned tbl;			/* in this shard's user table */
 	const struct profile_user *pu;
 	const struct profile_user_block *ub;
 	const struct profile_client_block *cb;
 	struct rng rng;
-	struct event *ev_inbox, *ev_spam, *ev_send;
-	struct uconn *uc;
-	unsigned n_uc;
+	struct uconn *on;		/* its slots now (uconn.next_on) */
+	unsigned n_on;
+	unsigned n_uc;			/* connection_max_count: at most */
 	uint32_t uidnext;		/* first INBOX UID not fetched yet */
 	bool need_fetch;		/* EXISTS grew: fetch uidnext:* */
 	uint64_t t_exists;		/* when it grew (ACT_NOTICE) */
@@ -263,15 +285,26 @@ struct user {
 	unsigned sessions_in;		/* its connections set up now */
 };
 
-/* A worker's share: users idx with idx % workers == worker id. */
+/* A worker's share: users idx with idx % workers == worker id, and the
+ * slots s with s % workers == worker id. */
 struct uworker {
 	struct users *run;
 	struct worker *w;
 	unsigned id;
-	struct user **u;
-	unsigned n_u;
+	struct user **u;		/* the users made so far (uslot_user) */
+	unsigned n_u, cap_u;
+	unsigned n_mine;		/* its users in the table */
+	uint64_t t0;			/* users_start: the ramp-up's zero */
+	struct rng rng;			/* delivery times */
+	struct uheap due;		/* deliveries and sends (users_due.c) */
+	struct event *ev_due;
+	struct uheap ready;		/* users who may connect from t */
+	unsigned next_new;		/* its next user never connected */
+	struct uconn **idle;		/* slots with no user */
+	unsigned n_idle;
+	struct event *ev_fill;
 	struct lmtp_client *lmtp;
-	struct lmtp_client *submit;	/* NULL: users send over LMTP */
+	struct lmtp_client *submit;	/* NULL: no submission_port */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
 	struct ucounts tot;		/* summed over this worker's users */
@@ -287,8 +320,9 @@ struct users {
 	 * (profile_shard); user k of the table is the plan's first + k. */
 	unsigned first, n_u;
 	unsigned shards;		/* the run's, for shared limits */
-	struct user *users;		/* n_u */
-	struct uconn **by_slot;		/* global slot -> connection */
+	struct user **users;		/* n_u; NULL until made (uslot_user) */
+	struct uconn *slots;		/* n_slots: clients=, or every user's
+					 * connection_max_count without it */
 	unsigned n_slots;
 	unsigned n_workers;
 	struct uworker **uw;		/* attached, per worker id */
@@ -298,6 +332,13 @@ struct users {
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
 };
+
+/* users_heap.c */
+void uheap_push(struct uheap *h, uint64_t t, uint32_t user, uint32_t kind);
+/* The earliest entry if it is due at `now`. */
+bool uheap_pop(struct uheap *h, uint64_t now, struct uheap_ent *out);
+uint64_t uheap_next(const struct uheap *h);	/* UINT64_MAX: empty */
+void uheap_free(struct uheap *h);
 
 /* users_base.c */
 struct uconn *ubase_uconn(struct uworker *uw, struct conn *c);
@@ -314,11 +355,36 @@ void ubase_wake(struct user *u);
 uint32_t ubase_code_word(const char *text, size_t len, const char *code,
 			 unsigned word);
 
+/* users_due.c: deliveries (INBOX, Spam) and sends, for every user of the
+ * worker from users_start, at imaptest's times: the first uniform in
+ * [0, interval) after the user's ramp-up start, then jittered around the
+ * interval. */
+enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND };
+void udue_attach(struct uworker *uw);
+void udue_start(struct uworker *uw);
+void udue_stop(struct uworker *uw);
+void udue_detach(struct uworker *uw);
+
 /* users_session.c */
 extern const struct conn_hooks usess_hooks;
-void usess_start(struct uconn *uc, uint64_t delay_us);
 /* Something became due for the user: wake its working connection. */
 void usess_kick(struct user *u);
+
+/* users_slots.c */
+/* What user `tbl` of the table is (its plan entry, blocks, draws): the
+ * part of uslot_user that needs no worker. */
+void uslot_user_init(const struct users *r, unsigned tbl, struct user *u);
+/* User `tbl` of the table (one of uw's), made when first asked for. */
+struct user *uslot_user(struct uworker *uw, unsigned tbl);
+void uslot_attach(struct uworker *uw);
+/* Every slot of the worker looks for a user (ramp-up first). */
+void uslot_start(struct uworker *uw);
+/* From the closed hook: uc's user lets the slot go and may connect again
+ * `wait` from now; the slot serves the next user (conn_restart) or waits
+ * for one.  When stopping, the slot is finished instead. */
+void uslot_release(struct uworker *uw, struct uconn *uc, uint64_t wait,
+		   bool finish);
+void uslot_detach(struct uworker *uw);
 
 /* users_job.c: pick and run the next job on uc; false when none is
  * due (the caller idles).  ujob_reply: the done callback of every job
@@ -332,7 +398,8 @@ void uresp_untagged(struct uconn *uc, const struct imap_resp *r);
 
 /* users_loadsim.c */
 void uls_user_init(struct user *u, const struct profile *p);
-void uls_attach(struct uworker *uw);
+/* A user made while the worker runs: its received-mail timer. */
+void uls_user_attach(struct user *u);
 void uls_detach(struct uworker *uw);
 /* The user's session is set up: its schedule starts (the first time). */
 void uls_logged_in(struct user *u);
@@ -414,10 +481,10 @@ void ucached_fetch(struct uconn *uc, const struct imap_resp *r, bool sync);
 /* users_lmtp.c */
 void ulmtp_attach(struct uworker *uw);
 void ulmtp_detach(struct uworker *uw);
-void ulmtp_user_start(struct user *u);
-void ulmtp_user_stop(struct user *u);
-/* Deliver one new message to user `to` (same worker) over LMTP (mail
- * from outside, or a user's send without submission). */
+/* One mail of the user's INBOX or Spam interval. */
+void ulmtp_deliver_own(struct user *u, enum ufolder f);
+/* Deliver one new message to user `to` (same worker) over LMTP:
+ * LoadSim's mail when the profile has no submission_port. */
 void ulmtp_send(struct user *from, struct user *to);
 bool ulmtp_busy(const struct uworker *uw);
 /* A result of either client: counted as action act (deliver, submit) and

@@ -16,8 +16,8 @@
  *   send new   every mail_send_interval: APPEND a new mail to Drafts
  *   reply send after mail_write_duration: APPEND to Sent; SELECT Drafts,
  *              \Deleted + UID EXPUNGE of the draft (its APPENDUID); SELECT
- *              INBOX; then \Answered on the mail replied to, or for a new
- *              mail its LMTP delivery to one of the worker's users
+ *              INBOX; then \Answered on the mail replied to (a new mail
+ *              is delivered to nobody, as in imaptest)
  *
  * Only confirmed replies are counted (users_count.c).  A NO or BAD ends
  * the job (the connection counted it); a session that ends mid-job loses
@@ -166,10 +166,16 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 			ucount(u, UC_APPENDED, UF_SENT);
 			if (uc->reply.inbox_uid != 0) {
 				ucount(u, UC_REPLIED, UF_SENT);
-			} else if (u->uw->n_u > 0) {
+			} else {
+				/* Sent, as imaptest sends: saved to Sent,
+				 * delivered to nobody (LMTP carries only the
+				 * INBOX and Spam intervals' mail), unless the
+				 * profile has submission_port: then submitted
+				 * to a user of this worker (users_submit.c). */
 				ucount(u, UC_SENT, UF_SENT);
-				usubmit_send(u, u->uw->u[rng_below(&u->rng,
-								   u->uw->n_u)]);
+				if (u->uw->submit != NULL && u->uw->n_u > 0)
+					usubmit_send(u, u->uw->u[rng_below(
+					    &u->rng, u->uw->n_u)]);
 			}
 		}
 		if (uc->step == URS_SELECT_DRAFTS)
@@ -527,12 +533,11 @@ ujob_next(struct uconn *uc)
 		u->todo_head = (u->todo_head + 1) % UMAIL_MAX;
 		u->todo_n--;
 		const struct profile_user_block *ub = u->ub;
-		uc->act_reply = !uc->mail.filter &&
-		    rng_pct(&u->rng, (int)ub->reply_pct);
-		uc->act_move = uc->mail.filter ||
-		    rng_pct(&u->rng, (int)ub->move_pct);
-		uc->act_delete = !uc->act_move &&
-		    rng_pct(&u->rng, (int)ub->delete_pct);
+		enum profile_action a = uc->mail.filter ? PROFILE_ACT_MOVE :
+		    profile_pick_action(&u->rng, ub);
+		uc->act_reply = a == PROFILE_ACT_REPLY;
+		uc->act_move = a == PROFILE_ACT_MOVE;
+		uc->act_delete = a == PROFILE_ACT_DELETE;
 		ujob_begin(uc, UJ_ACT);
 		return uc->job != UJ_NONE;
 	}

@@ -1,10 +1,10 @@
 /* users_lmtp.c: mail arriving for the users of one worker, over that
- * worker's LMTP client (lmtp.h) on its own event loop: INBOX every
- * mail_inbox_delivery_interval, Spam (RCPT TO:<user+Spam>, Dovecot's
- * lmtp_save_to_detail_mailbox) every mail_spam_delivery_interval, each
- * randomized around its mean (profile_jitter_us), and the new mails users
- * send.  lmtp_max_parallel_count is divided between the workers of
- * every shard.  A 250 counts as delivered; for INBOX its time waits for
+ * worker's LMTP client (lmtp.h) on its own event loop: INBOX and Spam
+ * (RCPT TO:<user+Spam>, Dovecot's lmtp_save_to_detail_mailbox) when
+ * users_due.c says, and LoadSim's mail (users_loadsim.c) when the profile
+ * has no submission_port (else users_submit.c carries it).  A mail an imaptest user sends is only APPENDed to
+ * Sent, as imaptest does (users_job.c), unless it goes by submission.
+ * lmtp_max_parallel_count is divided between the workers of every shard.  A 250 counts as delivered; for INBOX its time waits for
  * the user's IDLE connection to see the EXISTS (push latency). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -95,37 +95,10 @@ ulmtp_send(struct user *from, struct user *to)
 	ulmtp_deliver(from, to, UF_INBOX);
 }
 
-static void
-ulmtp_timer(struct user *u, struct event *ev, uint64_t mean)
+void
+ulmtp_deliver_own(struct user *u, enum ufolder f)
 {
-	ubase_timer(ev, profile_jitter_us(&u->rng, mean));
-}
-
-static void
-ulmtp_inbox_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct user *u = arg;
-	ulmtp_deliver(u, u, UF_INBOX);
-	ulmtp_timer(u, u->ev_inbox, u->ub->inbox_delivery_us);
-}
-
-static void
-ulmtp_spam_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct user *u = arg;
-	ulmtp_deliver(u, u, UF_SPAM);
-	ulmtp_timer(u, u->ev_spam, u->ub->spam_delivery_us);
-}
-
-/* mail_send_interval: the working connection APPENDs to Sent and then
- * hands the mail to LMTP (users_job.c). */
-static void
-ulmtp_send_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct user *u = arg;
-	u->sends_due++;
-	ubase_wake(u);
-	ulmtp_timer(u, u->ev_send, u->ub->send_interval_us);
+	ulmtp_deliver(u, u, f);
 }
 
 void
@@ -185,42 +158,6 @@ ulmtp_attach(struct uworker *uw)
 	env.cb_arg = uw;
 	uw->lmtp = lmtp_client_new(&env);
 	uw->ev_idle = evtimer_new(uw->w->base, ulmtp_idle_cb, uw);
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		u->dest[0] = (struct udest){ u, UF_INBOX };
-		u->dest[1] = (struct udest){ u, UF_SPAM };
-		u->ev_inbox = evtimer_new(uw->w->base, ulmtp_inbox_cb, u);
-		u->ev_spam = evtimer_new(uw->w->base, ulmtp_spam_cb, u);
-		u->ev_send = evtimer_new(uw->w->base, ulmtp_send_cb, u);
-	}
-}
-
-void
-ulmtp_user_start(struct user *u)
-{
-	uint64_t at = profile_start_offset_us(u->uw->run->p, u->idx,
-					      u->uw->run->p->n_u);
-	const struct profile_user_block *ub = u->ub;
-
-	if (ub->inbox_delivery_us > 0)
-		ubase_timer(u->ev_inbox, at + profile_jitter_us(&u->rng,
-		    ub->inbox_delivery_us));
-	if (ub->spam_delivery_us > 0)
-		ubase_timer(u->ev_spam, at + profile_jitter_us(&u->rng,
-		    ub->spam_delivery_us));
-	if (ub->send_interval_us > 0)
-		ubase_timer(u->ev_send, at + profile_jitter_us(&u->rng,
-		    ub->send_interval_us));
-}
-
-void
-ulmtp_user_stop(struct user *u)
-{
-	if (u->ev_inbox == NULL)
-		return;
-	evtimer_del(u->ev_inbox);
-	evtimer_del(u->ev_spam);
-	evtimer_del(u->ev_send);
 }
 
 bool
@@ -241,13 +178,4 @@ ulmtp_detach(struct uworker *uw)
 	if (uw->ev_idle != NULL)
 		event_free(uw->ev_idle);
 	uw->ev_idle = NULL;
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		if (u->ev_inbox == NULL)
-			continue;
-		event_free(u->ev_inbox);
-		event_free(u->ev_spam);
-		event_free(u->ev_send);
-		u->ev_inbox = u->ev_spam = u->ev_send = NULL;
-	}
 }

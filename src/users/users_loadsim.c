@@ -110,13 +110,10 @@ uls_recv_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-uls_attach(struct uworker *uw)
+uls_user_attach(struct user *u)
 {
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		if (u->ls_on && u->ls_recv_gap > 0)
-			u->ev_ls_recv = evtimer_new(uw->w->base, uls_recv_cb, u);
-	}
+	if (u->ls_on && u->ls_recv_gap > 0)
+		u->ev_ls_recv = evtimer_new(u->uw->w->base, uls_recv_cb, u);
 }
 
 void

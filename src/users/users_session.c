@@ -2,7 +2,8 @@
  * connection's hooks see it.  The connection logs in by itself (an engine
  * step); from then on this driver sends every command: the set-up job (folders, SELECT INBOX), then jobs as
  * they fall due, IDLE (or NOOP polling) in between, LOGOUT when
- * mail_session_length is over and a new login after login_interval. */
+ * mail_session_length is over; the slot then serves the next user, and
+ * this one may log in again after login_interval (users_slots.c). */
 #include <event2/event.h>
 
 #include "stats/actions.h"
@@ -22,12 +23,6 @@ static struct uconn *
 uconn_of(void *arg, struct conn *c)
 {
 	return ubase_uconn(arg, c);
-}
-
-void
-usess_start(struct uconn *uc, uint64_t delay_us)
-{
-	ubase_timer(uc->ev, delay_us);
 }
 
 static void
@@ -136,8 +131,14 @@ usess_pump(struct uconn *uc)
 void
 usess_kick(struct user *u)
 {
-	for (unsigned i = 0; i < u->n_uc; i++)
-		usess_pump(&u->uc[i]);
+	struct uconn *next;
+
+	/* A pump may end a session, never the list: a closed slot leaves it
+	 * in its closed hook, later. */
+	for (struct uconn *uc = u->on; uc != NULL; uc = next) {
+		next = uc->next_on;
+		usess_pump(uc);
+	}
 }
 
 static void
@@ -159,6 +160,11 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	struct uconn *uc = uconn_of(arg, c);
 	struct user *u = uc->u;
 
+	if (u == NULL) {	/* a free slot, stopped */
+		uslot_release(uw, uc, 0, true);
+		worker_driver_conn_finished(uw->w);
+		return;
+	}
 	if (uc->in_session) {
 		if (uw->logged_in > 0)
 			uw->logged_in--;
@@ -177,15 +183,15 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	uc->sel = UF_COUNT;
 	evtimer_del(uc->ev);
 	if (uw->stopping || end == CONN_END_STOPPED) {
-		conn_finish(c);
+		uslot_release(uw, uc, 0, true);
 		worker_driver_conn_finished(uw->w);
 		return;
 	}
 	uint64_t wait = logoff ? 0 : end == CONN_END_LOGOUT ?
 	    /* The next login of this client after login_interval. */
 	    profile_jitter_us(&u->rng, u->cb->login_interval_us) : RETRY_US;
-	uc->t_connect = clock_us() + wait;
-	conn_restart(c, wait);
+	/* The slot serves the next user that may connect (clients=). */
+	uslot_release(uw, uc, wait, false);
 }
 
 static void

@@ -12,6 +12,8 @@
 #                            (e.g. to chrt) before its first fake_start
 #   fake_start ARGS...       start fakeimapd ARGS, wait for its port, which
 #                            is left in FAKE_PORT; stopped on exit at the latest
+#   fake_lmtp_start ARGS...  fake_start in mail-store mode (IMAP and LMTP);
+#                            its LMTP port in FAKE_LMTP
 #   fake_stop                stop it now (a no-op when none runs)
 #   noop_run NAME ARGS...    imapstress port=$FAKE_PORT - noop=100 select=0
 #                            logout=0 ARGS, under a 30 s timeout; the JSON
@@ -59,6 +61,18 @@ fake_start() {
 		sleep 0.05
 	done
 	FAKE_PORT=$(cat "$pf")
+}
+
+# fake_lmtp_start ARGS...: fake_start in mail-store mode (IMAP and LMTP);
+# also sets FAKE_LMTP, its LMTP port.
+fake_lmtp_start() {
+	fake_start --lmtp-port-file "$TEST_TMP/lmtp" "$@"
+	for _ in $(seq 100); do
+		[ -s "$TEST_TMP/lmtp" ] && break
+		sleep 0.1
+	done
+	[ -s "$TEST_TMP/lmtp" ] || fail "fakeimapd wrote no LMTP port"
+	FAKE_LMTP=$(cat "$TEST_TMP/lmtp")
 }
 
 noop_run() {

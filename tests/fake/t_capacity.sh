@@ -3,14 +3,22 @@
 # answers every command 100 ms later per connection open, so with N users
 # (clients=N, one connection each, NOOP only, no pipelining) the score
 # (--score-weights NOOP=1: the NOOP p95) is about 100*N ms.  What the
-# script promises is checked, whatever the machine's load: its "holds N"
-# line names a step that held and a step of N+1 users that did not, one
-# CSV row per step (doubling 1 2 4 ..., then bisecting; no step twice)
-# whose held column agrees with its score, and a PNG (or say why not
-# without gnuplot).  Where the knee falls (4 users under --max-score 450
-# on an idle machine) is a latency figure that load moves, so
-# scripts/bench-capacity prints it instead.  A threshold no step meets
-# exits 1; a non-loopback host= exits 2.
+# script promises is checked, whatever the machine's load:
+# - its "holds N users (95% CI A..B) at score S ms (M did not)" line: exit
+#   0, A <= N <= B < M (or, open above, "A..T+": A <= N < M <= T);
+# - capacity.csv, one row per run: doubling 1 2 4 ... (one run each) up to
+#   the first that did not hold; held = (verdict holds); a run that held
+#   had every user logged in by the end of the warm-up, a score under 450
+#   and a login p95 under 2000; N and M each ran 3 times (--repeats);
+# - capacity-fit.csv: one row per count, runs and held as in the CSV,
+#   the fitted share non-increasing, >= 1/2 at N and < 1/2 at M;
+# - a PNG (or a message saying why not, without gnuplot).
+# Where the knee falls (4 users under --max-score 450 on an idle machine)
+# is a latency figure that load moves, so scripts/bench-capacity prints
+# it instead.  Then the verdicts that are not about the score: logins
+# slower than the warm-up (not-steady) and than --max-login-p95
+# (login-slow), each "holds fewer than 1 users", exit 1; a threshold no
+# step meets exits 1; usage errors exit 2.
 #
 # Why 100 ms and not 20: the search must start from a step that holds,
 # and on these machines a loaded run stops a CPU for a whole 100 ms
@@ -41,23 +49,43 @@ run_with_timeout 120 "${RT[@]}" "$CAP" --max-score 450 --secs 2 --max 64 --out "
 [ "$rc" = 0 ] || fail "capacity exited $rc: $(tail -n 5 "$TEST_TMP/cap.err")"
 line=$(grep '^holds ' "$TEST_TMP/cap.out") || fail "no 'holds' line: $(cat "$TEST_TMP/cap.out")"
 note "$line"
-n=$(sed -n 's/^holds \([0-9]*\) users at score \([0-9.]*\) ms.*/\1/p' <<<"$line")
-[ -n "$n" ] || fail "no user count in: $line"
-"$PYTHON" - "$out/capacity.csv" "$n" <<'PY' || fail "capacity.csv is wrong: $(cat "$out/capacity.csv")"
+read -r n ci_a ci_b m < <(sed -n 's/^holds \([0-9]*\) users (95% CI \([0-9]*\)\.\.\([0-9]*+\{0,1\}\)) at score [0-9.]* ms (\([0-9]*\) did not)$/\1 \2 \3 \4/p' <<<"$line")
+[ -n "${m:-}" ] || fail "not the 'holds N users (95% CI A..B) at score S ms (M did not)' form: $line"
+"$PYTHON" - "$out" "$n" "$ci_a" "$ci_b" "$m" <<'PY' || fail "capacity.csv or capacity-fit.csv is wrong: $(cat "$out/capacity.csv" "$out/capacity-fit.csv")"
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-knee = int(sys.argv[2])
+out, n, a, b, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
+if b.endswith("+"):     # open above: resamples held at every count tried
+    b = int(b[:-1])
+    assert a <= n < m <= b, (a, n, b, m)
+else:
+    b = int(b)
+    assert a <= n <= b < m, (a, n, b, m)
+rows = list(csv.DictReader(open(out + "/capacity.csv")))
 users = [int(r["users"]) for r in rows]
-# Doubling from 1 up to the first step that does not hold.
-first_bad = next((i for i, r in enumerate(rows) if r["held"] == "0"), len(rows) - 1)
+# Doubling from 1 (one run each) up to the first run that did not hold.
+first_bad = next(i for i, r in enumerate(rows) if r["held"] == "0")
 assert users[:first_bad + 1] == [2 ** i for i in range(first_bad + 1)], users
-assert len(rows) == len(set(users)), users     # no step twice
+assert all(r["repeat"] == "1" for r in rows[:first_bad + 1]), rows
 for r in rows:
     held = r["held"] == "1"
-    assert held == (r["score_ms"] != "" and float(r["score_ms"]) < 450), r
+    assert held == (r["verdict"] == "holds"), r
     assert r["NOOP_p95_ms"] == r["score_ms"], r  # the one weighted command
-    assert held == (int(r["users"]) <= knee), (r, knee)
-assert any(int(r["users"]) == knee + 1 and r["held"] == "0" for r in rows), users
+    if held:
+        assert int(r["users_in"]) == int(r["users"]), r
+        assert float(r["score_ms"]) < 450 and float(r["login_p95_ms"]) < 2000, r
+        assert r["steady_from_s"] != "" and float(r["steady_to_s"]) > float(r["steady_from_s"]), r
+    elif r["verdict"] == "over" and r["score_ms"] != "":
+        assert float(r["score_ms"]) >= 450, r
+fit = {int(f["users"]): f for f in csv.DictReader(open(out + "/capacity-fit.csv"))}
+assert sorted(fit) == sorted(set(users)), (fit, users)
+for k, f in fit.items():
+    assert int(f["runs"]) == users.count(k), (k, f)
+    assert int(f["held"]) == sum(1 for r in rows if int(r["users"]) == k and r["held"] == "1"), (k, f)
+fitted = [float(fit[k]["fitted"]) for k in sorted(fit)]
+assert fitted == sorted(fitted, reverse=True), fitted
+assert float(fit[n]["fitted"]) >= 0.5 and float(fit[m]["fitted"]) < 0.5, (fit[n], fit[m])
+assert min(k for k in fit if k > n) == m, (sorted(fit), n, m)
+assert users.count(n) >= 3 and users.count(m) >= 3, users
 PY
 if command -v "${GNUPLOT:-gnuplot}" >/dev/null 2>&1; then
 	[ -s "$out/capacity.png" ] || fail "no capacity.png"
@@ -69,12 +97,49 @@ fi
 
 # Even one user over the threshold: exit 1, "fewer than".
 rc=0
-run_with_timeout 60 "$CAP" --max-score 5 --secs 1 --max 4 --out "$TEST_TMP/cap2" -- \
+run_with_timeout 60 "$CAP" --max-score 5 --secs 2 --max 4 --repeats 2 --out "$TEST_TMP/cap2" -- \
 	port="$FAKE_PORT" - noop=100 select=0 logout=0 --no-pipelining \
 	--score-weights NOOP=1 >"$TEST_TMP/cap2.out" 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "an unreachable threshold: exit $rc, expected 1"
 grep -q '^holds fewer than 1 users' "$TEST_TMP/cap2.out" || fail "no 'fewer than' line"
 fake_stop
+
+# verdicts NAME PORT ARGS...: a search whose every run must be judged
+# VERDICT (not about the score: it stays under 450), exit 1.
+verdicts() {
+	local verdict=$1 port=$2 rc=0
+	shift 2
+	run_with_timeout 60 "$CAP" --max-score 450 --secs 2 --warmup 1 --max 4 \
+		--repeats 2 "$@" --out "$TEST_TMP/$verdict" -- port="$port" - noop=100 \
+		select=0 logout=0 --no-pipelining --score-weights NOOP=1 \
+		>"$TEST_TMP/$verdict.out" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || fail "$verdict: exit $rc, expected 1: $(tail -n 3 "$TEST_TMP/$verdict.out")"
+	grep -q '^holds fewer than 1 users' "$TEST_TMP/$verdict.out" ||
+		fail "$verdict: no 'fewer than' line: $(cat "$TEST_TMP/$verdict.out")"
+	"$PYTHON" - "$TEST_TMP/$verdict/capacity.csv" "$verdict" <<'PY' ||
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 2 and all(r["users"] == "1" for r in rows), rows
+assert all(r["verdict"] == sys.argv[2] and r["held"] == "0" for r in rows), rows
+PY
+		fail "$verdict: capacity.csv: $(cat "$TEST_TMP/$verdict/capacity.csv")"
+}
+# A LOGIN answered after 1.5 s: no user is in by the end of the 1 s
+# warm-up, however fast its NOOPs are afterwards.
+fake_start --cmd-delay LOGIN=1500
+verdicts not-steady "$FAKE_PORT"
+fake_stop
+fake_start --cmd-delay LOGIN=300
+verdicts login-slow "$FAKE_PORT" --max-login-p95 200
+fake_stop
+
+for bad in "--warmup 2 -- port=1" "--secs 1 -- port=1" "--server-dir /tmp -- port=1" "-- port=1 --warmup=1s" \
+	"--width 100 -- port=1"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$CAP" --max-score 5 --secs 2 $bad >"$TEST_TMP/bad.out" 2>&1 || rc=$?
+	[ "$rc" = 2 ] || fail "'$bad': exit $rc, expected 2: $(cat "$TEST_TMP/bad.out")"
+done
 
 rc=0
 "$CAP" --max-score 5 -- host=192.0.2.1 >"$TEST_TMP/cap3.out" 2>&1 || rc=$?

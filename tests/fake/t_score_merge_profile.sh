@@ -9,12 +9,7 @@
 # shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
 . "$(dirname "$0")/latency_lib.sh"
 
-fake_start --lmtp-port-file "$TEST_TMP/lmtp"
-for _ in $(seq 100); do
-	[ -s "$TEST_TMP/lmtp" ] && break
-	sleep 0.1
-done
-[ -s "$TEST_TMP/lmtp" ] || fail "fakeimapd wrote no LMTP port"
+fake_lmtp_start
 
 P=$TEST_TMP/weights.profile
 cat >"$P" <<PROFILE

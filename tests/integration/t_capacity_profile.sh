@@ -1,11 +1,13 @@
 #!/bin/bash
 # scripts/capacity in users (--profile FILE --init) against the private
 # Dovecot with its LMTP: a LoadSim day compressed to 20 s, steps 1, 2, 4
-# users of 4 s each, a threshold every step meets (the knee search itself
+# users of 4 s each (a 2 s warm-up: the profile ramps for 1 s; one run a
+# step, --repeats 1), a threshold every step meets (the knee search itself
 # is t_capacity.sh's, against a fake server with a known knee).  Checks:
 # - exit 0 and "holds at least 4 users at score S ms (--max reached)",
 #   S being the 4-user step's JSON score;
-# - capacity.csv: one row per step (1 2 4), held, the score and the
+# - capacity.csv: one row per step (1 2 4), verdict holds with every user
+#   in by the end of the warm-up, held, the score and the
 #   actions' p95 columns, users_in_max = the step's users (log off is off
 #   in this profile, so every user stays logged in: the step really had N
 #   profile users, not the file's total_user_count of 3);
@@ -81,7 +83,7 @@ assert_eq 2 "$rc" "--profile-users among the imapstress arguments"
 out=$TEST_TMP/cap
 rc=0
 IMAPSTRESS=$IMAPSTRESS run_with_timeout 240 "$CAP" --max-score 60000 --max 4 --secs 4 \
-	--profile "$P" --init --out "$out" -- port="$DOVECOT_PORT" \
+	--warmup 2 --repeats 1 --profile "$P" --init --out "$out" -- port="$DOVECOT_PORT" \
 	pass="$DOVECOT_PASS" --seed 3 --server-pid "$DOVECOT_PID" \
 	>"$TEST_TMP/cap.out" 2>"$TEST_TMP/cap.err" || rc=$?
 assert_eq 0 "$rc" "capacity exit status ($(tail -n 5 "$TEST_TMP/cap.err"))"
@@ -98,9 +100,10 @@ assert users == [1, 2, 4], users
 prev = 0
 for r in rows:
     n = int(r["users"])
-    s = json.loads(open(os.path.join(out, "users-%d.json" % n)).read().splitlines()[-1])
+    s = json.loads(open(os.path.join(out, "users-%d-r1.json" % n)).read().splitlines()[-1])
     assert s["type"] == "summary" and s["clients"] == n, (n, s.get("clients"))
     assert r["held"] == "1" and r["errors"] == "0" and r["exit"] == "0", r
+    assert r["verdict"] == "holds" and int(r["users_in"]) == n, r
     assert abs(float(r["score_ms"]) - s["score"]["score_us"] / 1000) < 0.001, r
     assert int(r["users_in_max"]) == n, ("users logged in", r["users_in_max"], n)
     acts = s["profile"]["actions"]
@@ -108,7 +111,7 @@ for r in rows:
     for a, v in acts.items():
         assert abs(float(r[a + "_p95_ms"]) - v["latency_us"]["p95"] / 1000) < 0.001, (a, r)
     assert float(r["server_cpu_pct"]) > 0, r
-    i = json.load(open(os.path.join(out, "users-%d.init.json" % n)))
+    i = json.load(open(os.path.join(out, "users-%d-r1.init.json" % n)))
     assert i["users"] == n and i["users_ok"] == n, i
     assert i["created"] == 4 * (n - prev), ("init created", n, i["created"])
     prev = n

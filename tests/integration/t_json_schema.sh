@@ -104,6 +104,7 @@ def check_errors(where, e):
 # Ticks.
 prev_t = 0.0
 tick_ok = {}
+prev_in = 0
 for i, t in enumerate(ticks):
     where = "tick %d" % (i + 1)
     if t.get("type") != "tick":
@@ -125,6 +126,12 @@ for i, t in enumerate(ticks):
     if not last and not 0.5 <= step <= 2.5:
         bad("%s: t=%r follows %r (step %.3f, expected about 1)" % (where, t["t"], prev_t, step))
     prev_t = t["t"]
+    # Slots that logged in at least once: never more than clients=, never
+    # fewer than a second before (a reconnect is the same slot).
+    if not is_int(t.get("clients_in")) or not prev_in <= t["clients_in"] <= clients:
+        bad("%s: clients_in is %r (before %d, clients %d)" % (where, t.get("clients_in"), prev_in, clients))
+    else:
+        prev_in = t["clients_in"]
     if not isinstance(t.get("commands"), dict):
         bad("%s: commands is %r" % (where, t.get("commands")))
         continue
@@ -147,6 +154,9 @@ if s.get("type") != "summary":
     sys.exit("%s: last line has type %r, not 'summary'" % (path, s.get("type")))
 if not is_num(s.get("duration_s")) or s["duration_s"] <= 0:
     bad("duration_s is %r" % s.get("duration_s"))
+if s.get("clients_in") != clients or not is_int(s.get("logins")) or s["logins"] < clients:
+    bad("clients_in %r, logins %r: every one of %d clients logged in, each counted once"
+        % (s.get("clients_in"), s.get("logins"), clients))
 if not is_int(s.get("clients")) or s["clients"] != clients:
     bad("clients is %r, expected %d" % (s.get("clients"), clients))
 cmds = s.get("commands")

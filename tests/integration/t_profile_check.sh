@@ -6,7 +6,19 @@
 #     closed port it stops as "server unusable" (exit 3);
 #   - a bad duration, an unknown key and counts not adding up to 100% each
 #     exit 2 with exactly one stderr line "imapstress: profile FILE:LINE:
-#     KEY: ...", nothing on stdout.
+#     KEY: ...", nothing on stdout;
+#   - the shapes people paste (our own files in tests/profiles/, shaped
+#     like imaptest's profile.conf and pop3-profile.conf and Dovecot's
+#     documented tests) are read as imaptest reads them:
+#     imap_status_interval is read (and unused, as in imaptest);
+#     total_user_count = 4000000 with username_format = user%7n (Dovecot
+#     2.3: a width without 0 is the plain number) gives user1 ..
+#     user4000000 in under 1 GB; two `client pop3 {` blocks are two
+#     blocks, and the one with users is refused in one line (POP3 clients
+#     are not supported yet, exit 2); connection_max_count = 0 is a client
+#     kind with no IMAP client; two user blocks giving the same names give
+#     one user per name, the later block's; the docs' poweruser (delete
+#     50, move 35, reply 50) is 50%, 17.5% and 16.25% of read mail.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -43,7 +55,7 @@ PROFILE
 # run NAME ARGS...: exit status in $rc, stdout in $out, stderr in $err
 run() {
 	rc=0
-	run_with_timeout 20 "$IMAPSTRESS" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$?
+	run_with_timeout 120 "$IMAPSTRESS" "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$?
 	out=$(cat "$TEST_TMP/out")
 	err=$(cat "$TEST_TMP/err")
 }
@@ -84,3 +96,41 @@ bad "$TEST_TMP/key.conf" 19 imap_idel
 sed 's/count = 75%/count = 70%/' "$P" >"$TEST_TMP/sum.conf"
 bad "$TEST_TMP/sum.conf" 13 count
 assert_match "add up to 95%, not 100%" "$err" "the sum is shown"
+
+D=$ROOT/tests/profiles
+
+run --profile "$D/imaptest-shape.conf" --profile-check
+assert_eq 0 "$rc" "imaptest-shape.conf (stderr: $err)"
+assert_match '^user busy \(line 9\): 20 users \(count = 100%\), prof1 \.\. prof20$' "$out" "busy block"
+assert_match '^user quiet \(line 28\): 0 users' "$out" "the 0% block"
+assert_match '^client Desk \(line 36\): 16 users \(count = 80%\), 5 connections each' "$out" "Desk"
+assert_match '^  imap_status_interval 5 min: read and not used' "$out" "imap_status_interval read"
+# delete 20; move 20 of the other 80 = 16; reply 50 of the other 64 = 32
+assert_match 'delete 20%, move 16%, reply 32%' "$out" "imaptest's order of the actions"
+
+bad "$D/pop3-shape.conf" 22 protocol
+assert_match "client block 'pop3' is a POP3 client \(protocol = pop3\): POP3 clients are not supported yet$" "$err" "POP3 refused: why"
+
+run --profile "$D/lmtp-only.conf" --profile-check
+assert_eq 0 "$rc" "lmtp-only.conf (stderr: $err)"
+assert_match '^client none \(line 15\): 6 users \(count = 100%\), connection_max_count = 0: no IMAP client' "$out" "no IMAP client"
+assert_match '^deliveries expected in all: 32400/hour' "$out" "6 x (3600 + 1800)"
+
+run --profile "$D/repeated-names.conf" --profile-check
+assert_eq 0 "$rc" "repeated-names.conf (stderr: $err)"
+assert_match '^profile .*: 15 users' "$out" "15 distinct users"
+assert_match '^user early \(line 6\): 5 users \(count = 50%\), rep1 \.\. rep5$' "$out" "early keeps rep1..rep5"
+assert_match '^user late \(line 12\): 10 users \(count = 50%\), rep6 \.\. rep15$' "$out" "late has rep6..rep15"
+assert_match '^deliveries expected in all: 3600/hour' "$out" "5 x 360 + 10 x 180"
+
+rc=0
+/usr/bin/time -v "$IMAPSTRESS" --profile "$D/four-million.conf" --profile-check \
+	>"$TEST_TMP/out" 2>"$TEST_TMP/err" || rc=$?
+out=$(cat "$TEST_TMP/out")
+assert_eq 0 "$rc" "four-million.conf (stderr: $(tail -n 3 "$TEST_TMP/err"))"
+assert_match '^user normal \(line 8\): 4000000 users \(count = 100%\), user1 \.\. user4000000$' "$out" "%7n names"
+assert_match 'delete 50%, move 17.5%, reply 16.25%' "$out" "the docs' poweruser shares"
+assert_match '^deliveries expected in all: 500000/hour' "$out" "4000000 every 8 hours"
+kb=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$TEST_TMP/err")
+note "4,000,000-user plan: peak RSS $kb KB"
+[ "$kb" -lt 1048576 ] || fail "peak RSS of the plan $kb KB, not under 1 GB"

@@ -10,6 +10,11 @@
 #   Spam   = delivered.Spam + moved_to_spam - expunged.Spam
 #   Drafts = appended.Drafts - expunged.Drafts    (sent drafts are deleted)
 #   Sent   = appended.Sent - expunged.Sent
+# Then our own file of imaptest's profile.conf shape
+# (tests/profiles/imaptest-shape.conf: 20 users, 5 connections each, the
+# sent mail of imaptest's semantics) with clients=8: the server again
+# holds what the counts file says, per user and folder, and no tick has
+# more than 8 connections.
 # Every term must be non-zero in the run (so each is checked; when a slow
 # machine leaves one at zero, a 30 s second run adds to the same mailboxes
 # and the server must hold the sum), there must be no failed delivery and no command error, and the comparison must notice a
@@ -179,3 +184,33 @@ PY
 if compare "$TEST_TMP/tampered.json" "${runs[@]:1}" >/dev/null; then
 	fail "the comparison did not notice a move count off by one"
 fi
+
+# imaptest's profile.conf shape with clients=8 (20 users would want 100
+# connections): at most 8 at once, and the server agrees per user and
+# folder.
+S=$TEST_TMP/shape.conf
+sed "s/^lmtp_port = .*/lmtp_port = $DOVECOT_LMTP_PORT/" \
+	"$ROOT/tests/profiles/imaptest-shape.conf" >"$S"
+out=$TEST_TMP/shape
+rc=0
+run_with_timeout 120 "$IMAPSTRESS" --profile "$S" --port "$DOVECOT_PORT" \
+	--duration 12 --seed 5 clients=8 --profile-counts "$out.counts.json" \
+	--json "$out.json" >"$out.out" 2>"$out.err" || rc=$?
+assert_eq 0 "$rc" "shape run exit status (stderr: $(tail -n 5 "$out.err"))"
+assert_match '^errors: no=0 bad=0 bye=0 disconnect=0 timeout=0 protocol=0' \
+	"$(cat "$out.out")" "no command errors in the shape run"
+read -r most users_seen <<<"$(python3 - "$out.json" "$out.counts.json" <<'PY'
+import json, sys
+t = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"tick"')]
+print(max(x["conns_total"] for x in t), len(json.load(open(sys.argv[2]))["users"]))
+PY
+)" || fail "unreadable shape run JSON"
+note "shape run: at most $most connections in a tick, $users_seen users; $(grep '^Info: profile:' "$out.err")"
+[ "$most" -le 8 ] || fail "shape run: $most connections in one tick, clients=8"
+assert_ge "$most" 1 "shape run: connections"
+assert_eq 20 "$users_seen" "shape run: every user has counts"
+# A user the slots never served created no Drafts or Sent (and one with
+# no Spam delivery has no Spam): a 0 there is the server's missing mailbox.
+why=$(dovecot_counts_match < <(expected "$out.counts.json" | awk '$2 == "INBOX" || $3 != 0')) ||
+	fail "shape run: server and run disagree: $why"
+note "shape run: server counts match the run's for all 20 users and folders"

@@ -126,7 +126,8 @@ csv_row=$(tail -n 1 "$TEST_TMP/seed/seed-bench.csv")
 assert_match "^maildir,yes,10,.*,yes\$" "$csv_row" "seed-bench.csv row"
 # The CSV keeps both counts: they must be equal and non-zero.
 IFS=, read -r -a f <<<"$csv_row"
-assert_ge "${f[6]}" 1 "seed-bench.csv messages_appended"
-assert_eq "${f[6]}" "${f[12]}" "seed-bench.csv server_messages vs messages_appended"
+assert_eq 1 "${f[3]}" "seed-bench.csv run (one run: --runs 1)"
+assert_ge "${f[7]}" 1 "seed-bench.csv messages_appended"
+assert_eq "${f[7]}" "${f[13]}" "seed-bench.csv server_messages vs messages_appended"
 
 note "ok"

@@ -102,6 +102,13 @@ static const struct {
 	  "RFC822.SIZE BODY[]" },
 	{ C, "login_interval = 1s", CB(login_interval_us), 8, 1000000, NULL },
 	{ C, "protocol = imap", CB(protocol), 4, PROFILE_PROTO_IMAP, NULL },
+	/* imaptest's profile.conf: read, and unused as in imaptest. */
+	{ C, "imap_status_interval = 5 min", CB(status_interval_us), 8, 300000000, NULL },
+	{ C, "pop3_keep_mails = yes", CB(pop3_keep_mails), 1, 1, NULL },
+	{ C, "connection_max_count = 0", CB(connection_max), 4, 0, NULL },
+	{ C, "# unset", CB(connection_max), 4, 1, NULL },
+	/* Dovecot's documented tests: 2,000,000 and 4,000,000 users. */
+	{ G, "total_user_count = 4000000", GB(total_users), 4, 4000000, NULL },
 };
 
 START_TEST(test_good_key)
@@ -146,7 +153,7 @@ static const struct {
 	{ G, "lmtp_port = 65536", "lmtp_port", "out of range", 0 },
 	{ G, "lmtp_port = 24x", "lmtp_port", "not a number", 0 },
 	{ G, "total_user_count = 0", "total_user_count", "out of range", 0 },
-	{ G, "total_user_count = 1000001", "total_user_count", "out of range", 0 },
+	{ G, "total_user_count = 50000001", "total_user_count", "out of range", 0 },
 	{ G, "lmtp_max_parallel_count = -1", "lmtp_max_parallel_count", "negative", 0 },
 	{ G, "submission_port = 0", "submission_port", "(1..65535)", 0 },
 	{ G, "submission_port = 587x", "submission_port", "not a number", 0 },
@@ -175,10 +182,11 @@ static const struct {
 	{ U, "userfile =", "userfile", "empty value", 0 },
 	{ C, "connection_max_count = 101", "connection_max_count", "out of range", 0 },
 	{ C, "imap_idle = maybe", "imap_idle", "not a boolean", 0 },
-	{ C, "protocol = pop3", "protocol", "'pop3': not supported", 0 },
+	{ C, "protocol = pop3", "protocol",
+	  "client block 'c' is a POP3 client (protocol = pop3): POP3 clients are "
+	  "not supported yet", 9 },
 	{ C, "protocol = smtp", "protocol", "not a protocol", 0 },
-	{ C, "pop3_keep_mails = yes", "pop3_keep_mails", "no POP3 clients", 0 },
-	{ C, "imap_status_interval = 5s", "imap_status_interval", "not supported", 0 },
+	{ C, "imap_status_interval = soon", "imap_status_interval", "not a number", 0 },
 	{ C, "imap_search_query = seen", "imap_search_query", "not supported", 0 },
 	{ U, "mail_write_size = 10k", "mail_write_size", "not supported", 0 },
 	{ U, "mail_inbox_search_percentage = 10", "mail_inbox_search_percentage", "not supported", 0 },
@@ -196,7 +204,8 @@ static const struct {
 	{ U, "username_format = u%{username_idx | lfill(99, '0')}", "username_format", "over 32", 0 },
 	{ U, "username_format = a b", "username_format", "without blanks", 0 },
 	{ U, "username_format = %n%n", "username_format", "more than one index", 0 },
-	{ U, "username_format = t%5n", "username_format", "unknown %-sequence", 0 },
+	{ U, "username_format = t%5.2n", "username_format", "unknown %-sequence", 0 },
+	{ U, "username_format = t%0n", "username_format", "unknown %-sequence", 0 },
 	{ U, "username_format = t%x4n", "username_format", "unknown %-sequence", 0 },
 	{ U, "username_format = t%099n", "username_format", "over 32", 0 },
 	{ U, "username_format =", "username_format", "empty value", 0 },
@@ -208,8 +217,6 @@ static const struct {
 	{ U, "user inner {", "user", "blocks do not nest", 0 },
 	{ G, "mailbox x {", "mailbox", "unknown block", 0 },
 	{ G, "lmtp {", "lmtp", "blocks are not supported", 0 },
-	{ G, "user u {\n  count = 0%\n  username_format = x\n}", "user",
-	  "a second user block named 'u' (the first is on line 3)", 7 },
 	{ G, "user this_name_is_much_longer_than_the_sixty_four_characters_we_allow_x {",
 	  "user", "longer than 64", 0 },
 };
@@ -291,8 +298,15 @@ static const struct {
 	  "t.conf:3: username_format: user block 'u' needs username_format or userfile" },
 	{ "lmtp_port = 24\ntotal_user_count = 5\nuser u {\n count = 100%\n username_format = x\n",
 	  "t.conf:3: user: block is never closed (no '}' before the end of the file)" },
-	{ "lmtp_port = 24\nclient c {\n count = 100%\n}\nclient c {\n count = 0%\n}\n",
-	  "t.conf:5: client: a second client block named 'c' (the first is on line 2)" },
+	/* imaptest's pop3-profile.conf: two `client pop3 {`, read as two
+	 * blocks; the whole file is read, then the one with users is
+	 * refused (the 0% one would never run). */
+	{ "lmtp_port = 24\ntotal_user_count = 10\nuser u {\n count = 100%\n"
+	  " username_format = test%n\n}\nclient pop3 {\n count = 0%\n protocol = pop3\n"
+	  " pop3_keep_mails = no\n}\nclient pop3 {\n count = 100%\n protocol = pop3\n"
+	  " pop3_keep_mails = yes\n login_interval = 1min\n}\n",
+	  "t.conf:12: protocol: client block 'pop3' is a POP3 client (protocol = pop3): "
+	  "POP3 clients are not supported yet" },
 	{ "lmtp_port = 24\n\0total_user_count = 5\n", "t.conf:2: file: holds a NUL byte (not a text file)" },
 };
 
@@ -342,6 +356,11 @@ static const struct {
 	{ "test_%03n@example.com", 5, "test_005@example.com" },
 	{ "test_%n", 5, "test_5" },
 	{ "t%010n", 5, "t0000000005" },
+	/* Dovecot 2.3: a width without 0 is a substring, the first N
+	 * characters; its 4,000,000-user example's %7n is the number. */
+	{ "user%7n", 4000000, "user4000000" },
+	{ "user%7n", 5, "user5" },
+	{ "u%2n", 501, "u50" },
 	{ "100%%_%n", 5, "100%_5" },
 	{ "fixed", 9, "fixed" },
 };
@@ -566,6 +585,93 @@ START_TEST(test_config_options)
 }
 END_TEST
 
+/* Two blocks named alike are two blocks (imaptest's names are labels). */
+START_TEST(test_same_name_blocks)
+{
+	const char *t = "lmtp_port = 24\ntotal_user_count = 10\n"
+			"user u {\n count = 50%\n username_format = a%n\n}\n"
+			"user u {\n count = 50%\n username_format = b%n\n}\n"
+			"client c {\n count = 30%\n}\nclient c {\n count = 70%\n"
+			" imap_idle = yes\n}\n";
+	char err[512];
+	struct profile *p = parse(t, err, sizeof(err));
+
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_uint_eq(p->n_user_blocks, 2);
+	ck_assert_uint_eq(p->n_client_blocks, 2);
+	ck_assert(p->clients[1].imap_idle && !p->clients[0].imap_idle);
+	ck_assert_int_eq(profile_expand(p, 1, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p->n_u, 10);
+	ck_assert_uint_eq(p->clients[0].n_users, 3);
+	profile_free(p);
+}
+END_TEST
+
+/* Two user blocks giving the same names: one user per name (imaptest's
+ * user_get), with the later block's settings. */
+START_TEST(test_repeated_names)
+{
+	const char *t = "lmtp_port = 24\ntotal_user_count = 20\n"
+			"user a {\n count = 50%\n username_format = u%n\n"
+			" mail_inbox_delivery_interval = 10s\n}\n"
+			"user b {\n count = 50%\n username_format = u%n\n"
+			" username_start_index = 6\n mail_inbox_delivery_interval = 20s\n}\n"
+			"client c {\n count = 100%\n}\n";
+	char err[512];
+	struct profile *p = parse(t, err, sizeof(err));
+
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_int_eq(profile_expand(p, 1, err, sizeof(err)), 0);
+	/* a: u1..u10, b: u6..u15: u6..u10 are b's. */
+	ck_assert_uint_eq(p->n_u, 15);
+	ck_assert_uint_eq(p->n_repeated, 5);
+	ck_assert_uint_eq(p->users[0].n_users, 5);
+	ck_assert_uint_eq(p->users[1].n_users, 10);
+	ck_assert_uint_eq(p->clients[0].n_users, 15);
+	ck_assert_str_eq(p->u[4].name, "u5");
+	ck_assert_uint_eq(p->u[4].block, 0);
+	ck_assert_str_eq(p->u[5].name, "u6");
+	ck_assert_uint_eq(p->u[5].block, 1);
+	ck_assert_str_eq(p->u[14].name, "u15");
+	for (unsigned i = 0; i < p->n_u; i++)
+		for (unsigned j = i + 1; j < p->n_u; j++)
+			ck_assert_str_ne(p->u[i].name, p->u[j].name);
+	/* 5 users every 10 s + 10 every 20 s */
+	ck_assert(fabs(profile_deliveries_per_hour(p) - 3600) < 1e-6);
+	profile_free(p);
+}
+END_TEST
+
+/* imaptest's order: delete, else move, else reply.  The docs' poweruser
+ * block: delete 50%, move 17.5%, reply 16.25% of read mail. */
+START_TEST(test_action_order)
+{
+	struct profile_user_block ub = { .delete_pct = 50, .move_pct = 35,
+					 .reply_pct = 50 };
+	double del, mv, rep;
+	unsigned n[4] = { 0 };
+	struct rng r;
+	const unsigned k = 400000;
+
+	profile_action_shares(&ub, &del, &mv, &rep);
+	ck_assert(fabs(del - 0.5) < 1e-12);
+	ck_assert(fabs(mv - 0.175) < 1e-12);
+	ck_assert(fabs(rep - 0.1625) < 1e-12);
+	rng_seed(&r, 9, 1);
+	for (unsigned i = 0; i < k; i++)
+		n[profile_pick_action(&r, &ub)]++;
+	/* 400000 draws: one sigma is under 0.08%; 0.5% is over 6 sigma. */
+	ck_assert_msg(fabs(n[PROFILE_ACT_DELETE] / (double)k - 0.5) < 0.005, "%u",
+		      n[PROFILE_ACT_DELETE]);
+	ck_assert_msg(fabs(n[PROFILE_ACT_MOVE] / (double)k - 0.175) < 0.005, "%u",
+		      n[PROFILE_ACT_MOVE]);
+	ck_assert_msg(fabs(n[PROFILE_ACT_REPLY] / (double)k - 0.1625) < 0.005, "%u",
+		      n[PROFILE_ACT_REPLY]);
+	ub = (struct profile_user_block){ .reply_pct = 100 };
+	ck_assert_int_eq(profile_pick_action(&r, &ub), PROFILE_ACT_REPLY);
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *
@@ -587,6 +693,9 @@ profile_suite(void)
 	tcase_add_test(tc, test_apportion_adds_up);
 	tcase_add_test(tc, test_userfile);
 	tcase_add_test(tc, test_jitter);
+	tcase_add_test(tc, test_same_name_blocks);
+	tcase_add_test(tc, test_repeated_names);
+	tcase_add_test(tc, test_action_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -171,18 +171,16 @@ END_TEST
 START_TEST(test_modseq)
 {
 	ck_assert(match("ok [highestmodseq $modseq2]", "* OK [HIGHESTMODSEQ 10]"));
-	/* $modseq5 must be at least 13 after $modseq2 = 10 */
-	mismatch("1 fetch (modseq ($modseq5))", "* 1 FETCH (MODSEQ (12))", "order");
-	ck_assert(match("1 fetch (modseq ($modseq5))", "* 1 FETCH (MODSEQ (13))"));
+	/* $modseq2 must be 2 at least */
 	smatch_free(&m);
 	smatch_init(&m);
-	/* $modseq2 must be 2 at least */
 	mismatch("1 fetch (modseq ($modseq2))", "* 1 FETCH (MODSEQ (1))", "at least 2");
-	ck_assert(match("1 fetch (modseq ($modseq5))", "* 1 FETCH (MODSEQ (100))"));
-	/* an earlier one must stay the gap below */
-	mismatch("1 fetch (modseq ($modseq2))", "* 1 FETCH (MODSEQ (98))", "order");
-	ck_assert(match("1 fetch (modseq ($modseq2))", "* 1 FETCH (MODSEQ (97))"));
-	ck_assert(!match("1 fetch (modseq ($modseq2))", "* 1 FETCH (MODSEQ (96))"));
+	mismatch("1 fetch (modseq ($modseq2))", "* 1 FETCH (MODSEQ (x))", "at least 2");
+	/* no order between them: imaptest's esearch-condstore captures
+	 * $modseq3 = 7 before $modseq2 = 8 */
+	ck_assert(match("1 fetch (modseq ($modseq1))", "* 1 FETCH (MODSEQ (6))"));
+	ck_assert(match("3 fetch (modseq ($modseq3))", "* 3 FETCH (MODSEQ (7))"));
+	ck_assert(match("2 fetch (modseq ($modseq2))", "* 2 FETCH (MODSEQ (8))"));
 }
 END_TEST
 

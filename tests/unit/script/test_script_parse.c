@@ -189,6 +189,108 @@ START_TEST(test_literals)
 }
 END_TEST
 
+/* imaptest's "! " (must not come) and "? " (may come) untagged lines,
+ * also without a connection number where commands need one. */
+START_TEST(test_untagged_exist)
+{
+	struct script *s = parse_ok("ok noop\n* 1 exists\n! 2 exists\n"
+				    "? 3 recent\n");
+
+	ck_assert_uint_eq(s->steps[0].n_untagged, 3);
+	ck_assert_int_eq(s->steps[0].untagged[0].exist, SCRIPT_X_MUST);
+	ck_assert_int_eq(s->steps[0].untagged[1].exist, SCRIPT_X_MUST_NOT);
+	ck_assert_str_eq(s->steps[0].untagged[1].text, "2 exists");
+	ck_assert_uint_eq(s->steps[0].untagged[1].line, 3);
+	ck_assert_int_eq(s->steps[0].untagged[2].exist, SCRIPT_X_MAY);
+	script_free(s);
+	s = parse_ok("connections: 2\n\n1 ok noop\n! bye\n2 ok logout\n* bye\n");
+	ck_assert_uint_eq(s->n_steps, 2);
+	ck_assert_int_eq(s->steps[0].untagged[0].exist, SCRIPT_X_MUST_NOT);
+	ck_assert_str_eq(s->steps[0].untagged[0].text, "bye");
+	script_free(s);
+	/* "!word" is still a directive */
+	parse_bad("ok noop\n!sleep 1\n", 2, "unknown directive");
+	parse_bad("ok noop\n!  \n", 2, "'!' must be followed by a space");
+}
+END_TEST
+
+/* imaptest's "{{{ ... }}}" blocks: lines joined with CRLF (LF for
+ * "~{{{"), the last line's end dropped, the rest of the "}}}" line
+ * continuing the command; lines inside are taken as they are. */
+START_TEST(test_blocks)
+{
+	struct script *s = parse_ok("ok append box (\\seen) catenate (text {{{\n"
+				    "From: a\n # not a comment\n\nbody\n\n}}} text {{{\n"
+				    "x\n}}})\n* 1 fetch (body[] {{{\nab\n}}})\n");
+
+	ck_assert_str_eq(s->steps[0].cmds[0].text,
+			 "append box (\\seen) catenate (text {35}\r\nFrom: a\r\n"
+			 " # not a comment\r\n\r\nbody\r\n text {1}\r\nx)");
+	ck_assert_uint_eq(s->steps[0].cmds[0].text_len,
+			  strlen(s->steps[0].cmds[0].text));
+	ck_assert_str_eq(s->steps[0].untagged[0].text, "1 fetch (body[] {2}\r\nab)");
+	script_free(s);
+	/* ~{{{: a literal8, lines joined with LF, their CRs kept */
+	s = parse_ok("ok append box ~{{{\na\r\nb\n\n}}}\n");
+	ck_assert_str_eq(s->steps[0].cmds[0].text, "append box ~{5}\r\na\r\nb\n");
+	script_free(s);
+	/* a block that ends the line: its octets are not read as a marker */
+	s = parse_ok("ok append box {{{\nx {1}\n}}}\n");
+	ck_assert_str_eq(s->steps[0].cmds[0].text, "append box {5}\r\nx {1}");
+	script_free(s);
+	parse_bad("ok noop\nok append box {{{\nabc\n", 2, "no line beginning with }}}");
+}
+END_TEST
+
+/* A NUL octet: inside a literal's octets only. */
+START_TEST(test_nul)
+{
+	static const char text[] = "ok append box ~{{{\n\0x\r\n}}}\n"
+				   "* 1 fetch (binary[1] ~{{{\n\0x\n}}})\n";
+	struct script *s = script_parse("t/x", text, sizeof(text) - 1, err,
+					sizeof(err));
+
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_uint_eq(s->steps[0].cmds[0].text_len, 20);
+	ck_assert(memcmp(s->steps[0].cmds[0].text, "append box ~{3}\r\n\0x\r",
+			 20) == 0);
+	ck_assert_uint_eq(s->steps[0].untagged[0].len, 28);
+	script_free(s);
+	static const char bad[] = "ok noop\n* 1 exists\0\n";
+	ck_assert_ptr_null(script_parse("t/x", bad, sizeof(bad) - 1, err,
+					sizeof(err)));
+	ck_assert_msg(strstr(err, "t/x:2: a NUL octet outside a literal"), "%s", err);
+}
+END_TEST
+
+/* A form-2 result line may leave out its connection number (imaptest's
+ * append test), and "user N:" names the user of a connection. */
+START_TEST(test_result_without_number_and_users)
+{
+	struct script *s = parse_ok("connections: 2\nuser 2: $user2\n\n"
+				    "2 append box\nno [trycreate]\n1 ok noop\n");
+
+	ck_assert_uint_eq(s->n_steps, 2);
+	ck_assert_uint_eq(s->steps[0].conn, 1);
+	ck_assert_int_eq(s->steps[0].cmds[0].result, SCRIPT_R_NO);
+	ck_assert_str_eq(s->steps[0].cmds[0].prefix, "[trycreate]");
+	ck_assert_ptr_null(s->users[0]);
+	ck_assert_str_eq(s->users[1], "$user2");
+	ck_assert(script_needs_user2(s));
+	script_free(s);
+	s = parse_ok("user 1: other\nconnections: 2\n\n1 ok noop\n");
+	ck_assert_str_eq(s->users[0], "other");
+	ck_assert(!script_needs_user2(s));
+	script_free(s);
+	/* a command needs its number all the same */
+	parse_bad("connections: 2\n\n1 ok noop\nok noop\n", 4,
+		  "begins with its connection number");
+	parse_bad("connections: 2\nuser 3: x\n\n1 ok noop\n", 2,
+		  "names a connection this test does not have");
+	parse_bad("user 0: x\n\nok noop\n", 1, "'user N:' needs N in 1..16");
+}
+END_TEST
+
 START_TEST(test_ifenv)
 {
 	setenv("IMAPSTRESS_T_SET", "1", 1);
@@ -283,6 +385,35 @@ START_TEST(test_load)
 	fclose(f);
 	s = script_load(path, err, sizeof(err));
 	ck_assert_str_eq(s->mbox_path, mbox);
+	ck_assert_int_eq(s->messages, -1);
+	script_free(s);
+	/* imaptest's fallback: default.mbox, and no message unless a
+	 * "messages:" line asks */
+	char dflt[160];
+	snprintf(dflt, sizeof(dflt), "%s/default.mbox", dir);
+	ck_assert_int_eq(rename(mbox, dflt), 0);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_str_eq(s->mbox_path, dflt);
+	ck_assert_int_eq(s->messages, 0);
+	script_free(s);
+	f = fopen(path, "w");
+	fputs("messages: 2\n\nok noop\n", f);
+	fclose(f);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_int_eq(s->messages, 2);
+	script_free(s);
+	ck_assert_int_eq(rename(dflt, mbox), 0);
+	/* INTERNALDATEs from the "From " lines, as imaptest appends them */
+	f = fopen(mbox, "w");
+	fputs("From u@d  Fri Feb 22 23:00:00 2008 +0200\nSubject: 1\n\nx\n"
+	      "From u@d  Sat Mar  1 01:02:03 2008\nSubject: 2\n\ny\n"
+	      "From nodate\nSubject: 3\n\nz\n", f);
+	fclose(f);
+	s = script_load(path, err, sizeof(err));
+	ck_assert_uint_eq(s->n_idates, 3);
+	ck_assert_str_eq(s->idates[0], "22-Feb-2008 23:00:00 +0200");
+	ck_assert_str_eq(s->idates[1], "01-Mar-2008 01:02:03 +0000");
+	ck_assert_ptr_null(s->idates[2]);
 	script_free(s);
 	ck_assert_ptr_null(script_load(dir, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "not a regular file") != NULL, "%s", err);
@@ -308,6 +439,10 @@ script_parse_suite(void)
 	tcase_add_test(tc, test_connections);
 	tcase_add_test(tc, test_comments_blank_continuation);
 	tcase_add_test(tc, test_literals);
+	tcase_add_test(tc, test_untagged_exist);
+	tcase_add_test(tc, test_blocks);
+	tcase_add_test(tc, test_nul);
+	tcase_add_test(tc, test_result_without_number_and_users);
 	tcase_add_test(tc, test_ifenv);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_load);

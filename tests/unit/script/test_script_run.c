@@ -367,6 +367,97 @@ START_TEST(test_ignore_extra_untagged)
 }
 END_TEST
 
+/* "! ": a reply it matches fails the test, even one a "* " line took;
+ * "? ": a reply it matches is no extra, and its absence no failure. */
+START_TEST(test_must_not_and_may)
+{
+	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n"
+	      "! $ exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\ns7 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(outcome()->line, 6);
+	ck_assert_msg(strstr(outcome()->detail, "forbids: '* 1 EXISTS'"), "%s",
+		      outcome()->detail);
+	finish();
+	start("ignore_extra_untagged: no\nstate: auth\n\nok noop\n* 1 exists\n"
+	      "! 2 exists\n? $ recent\n? 9 expunge\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* A "~{{{" block with a NUL goes out whole (its length, not strlen). */
+START_TEST(test_nul_literal_sent)
+{
+	static const char text[] = "state: created\n\nok append $mailbox ~{{{\n"
+				   "a\0b\r\n}}}\n";
+	const struct script_env env = {
+		.user = "u@d", .password = "pw", .mailbox = "tbox",
+		.host = "127.0.0.1", .port = 143,
+	};
+	const struct script_io io = { io_open, io_send, io_close };
+
+	memset(&F, 0, sizeof(F));
+	S = script_parse("t/x", text, sizeof(text) - 1, err, sizeof(err));
+	ck_assert_msg(S != NULL, "%s", err);
+	F.run = script_run_new(&env, &io, NULL);
+	script_run_start(F.run, S, pool);
+	setup_to_steps("IMAP4rev1 BINARY", 1);
+	expect_sent(0, "s8 append tbox ~{4}\r\n");
+	server(0, "+ go");
+	ck_assert_uint_eq(F.sent[0].len, 6);
+	ck_assert(memcmp(F.sent[0].s, "a\0b\r\r\n", 6) == 0);
+	free(took(0));
+	server(0, "s8 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+/* A two-connection script up to connection 1's CAPABILITY answered. */
+static void
+two_greeted(const char *text, const char *user2)
+{
+	start_env(text, user2, false);
+	script_on_ready(F.run, 0);
+	script_on_ready(F.run, 1);
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+}
+
+/* "user 2: $user2": connection 2 logs in as user2=, connection 1 as
+ * user=; without user2= the test is skipped. */
+START_TEST(test_user_header)
+{
+	two_greeted("connections: 2\nuser 2: $user2\nstate: auth\n\n2 ok noop\n",
+		    "other");
+	expect_sent(0, "u1 CAPABILITY\r\nu2 LOGIN \"u@d\" \"pw\"\r\n");
+	server(0, "u2 OK");
+	expect_sent(1, "u3 LOGIN \"other\" \"pw\"\r\n");
+	finish();
+	/* imaptest: without "user 2:" every connection is user= */
+	two_greeted("connections: 2\nstate: auth\n\n2 ok noop\n", "other");
+	server(0, "u2 OK");
+	free(took(0));
+	expect_sent(1, "u3 LOGIN \"u@d\" \"pw\"\r\n");
+	finish();
+	two_greeted("connections: 2\nuser 2: $user2\nstate: auth\n\n2 ok noop\n",
+		    NULL);
+	server(0, "u2 OK");
+	server(1, "u3 OK");
+	server(0, "u4 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_SKIP);
+	ck_assert_str_eq(outcome()->detail, "needs user2= (a 'user N: $user2' line)");
+	finish();
+}
+END_TEST
+
 START_TEST(test_setup_and_connection_failures)
 {
 	start("ok noop\n");
@@ -408,16 +499,16 @@ END_TEST
 
 START_TEST(test_predefined_variables)
 {
-	start_env("connections: 2\nstate: nonauth\n\n"
+	start_env("connections: 2\nuser 2: $user2\nstate: nonauth\n\n"
 		  "1 ok x $user $username $domain $password $mailbox $mailbox_url\n"
-		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2@e2", false);
+		  "2 ok y $user2 $username2 $domain2 $password2\n", "v2", false);
 	script_on_ready(F.run, 0);
 	script_on_ready(F.run, 1);
 	server(0, "u1 OK");
-	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox "
-		    "imap://u%40d@127.0.0.1:143/tbox\r\n");
+	expect_sent(0, "u1 CAPABILITY\r\ns2 x u@d u d pw tbox tbox\r\n");
 	server(0, "s2 OK");
-	expect_sent(1, "s3 y v2@e2 v2 e2 pw\r\n");
+	/* no domain in the name: the host, as imaptest */
+	expect_sent(1, "s3 y v2 v2 127.0.0.1 pw\r\n");
 	server(1, "s3 OK");
 	finish();
 }
@@ -581,7 +672,9 @@ END_TEST
 
 /* messages: 4 from a 3-message mbox: wraps, one APPEND each, every
  * literal after the server's "+". */
-START_TEST(test_append_setup)
+/* pool: three messages, "Subject: N" and body one, two, three. */
+static void
+three_messages(void)
 {
 	char path[] = "/tmp/imapstress-run-XXXXXX";
 	int fd = mkstemp(path);
@@ -596,6 +689,50 @@ START_TEST(test_append_setup)
 	unlink(path);
 	ck_assert_msg(pool != NULL, "%s", e);
 	ck_assert_uint_eq(msg_pool_count(pool), 3);
+}
+
+/* imaptest's bodiless APPEND: "append" alone goes to $mailbox, "append
+ * BOX (flags)" to BOX, each with the mbox's next message; one with a
+ * literal is sent as written.  $tag is the step's tag, "$$" a '$'. */
+START_TEST(test_bare_append_tag_dollar)
+{
+	three_messages();
+	start("state: created\n\nok append\nok append other (\\seen)\n"
+	      "ok append x {3}\ny\n\nok store 1 +flags ($$kw)\n"
+	      "* 1 fetch (flags ($$kw)) $tag\n");
+	setup_to_steps("IMAP4rev1", 1);
+	const struct msg *m = msg_pool_get(pool, 0);
+	char want[128];
+	snprintf(want, sizeof(want), "s8 append \"tbox\" {%zu}\r\n",
+		 MSG_MARK_LINE_LEN + m->len);
+	expect_sent(0, want);
+	server(0, "+ go");
+	char *body = took(0);
+	ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
+	free(body);
+	server(0, "s8 OK");
+	m = msg_pool_get(pool, 1);
+	snprintf(want, sizeof(want), "s9 append other (\\seen) {%zu}\r\n",
+		 MSG_MARK_LINE_LEN + m->len);
+	expect_sent(0, want);
+	server(0, "+ go");
+	free(took(0));
+	server(0, "s9 OK");
+	expect_sent(0, "s10 append x {3}\r\n");
+	server(0, "+ go");
+	expect_sent(0, "y\r\n\r\n");
+	server(0, "s10 OK");
+	expect_sent(0, "s11 store 1 +flags ($kw)\r\n");
+	server(0, "* 1 FETCH (FLAGS ($kw)) s11\ns11 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+}
+END_TEST
+
+START_TEST(test_append_setup)
+{
+	three_messages();
 	start("messages: 4\nstate: appended\n\nok noop\n");
 	setup_to_steps("IMAP4rev1", 1);
 	for (unsigned i = 0; i < 4; i++) {
@@ -643,9 +780,13 @@ script_run_suite(void)
 	tcase_add_test(tc, test_news_between_steps);
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
+	tcase_add_test(tc, test_must_not_and_may);
+	tcase_add_test(tc, test_nul_literal_sent);
+	tcase_add_test(tc, test_user_header);
 	tcase_add_test(tc, test_setup_and_connection_failures);
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
+	tcase_add_test(tc, test_bare_append_tag_dollar);
 	tcase_add_test(tc, test_namespace);
 	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);

@@ -1,7 +1,7 @@
 /* test_users.c: the profile driver's reading of reply texts: the words
  * of a response code (APPENDUID's UID is what deletes the draft later,
  * SELECT's UIDNEXT is where a user's new mail starts); LoadSim's missed
- * count at the end of the run. */
+ * count at the end of the run; the schedules' heap. */
 #include <string.h>
 
 #include "check_main.h"
@@ -63,12 +63,51 @@ START_TEST(test_stop_counts_once)
 }
 END_TEST
 
+/* The schedules' heap: entries come out in time order (ties by user),
+ * only once due, and a worker's 4,000,000 deliveries fit 16 bytes each. */
+START_TEST(test_heap_order)
+{
+	struct uheap h = { 0 };
+	struct uheap_ent e;
+	struct rng r;
+	uint64_t last = 0;
+	unsigned n = 0, bad = 0;
+
+	rng_seed(&r, 5, 1);
+	ck_assert_uint_eq(uheap_next(&h), UINT64_MAX);
+	ck_assert(!uheap_pop(&h, UINT64_MAX, &e));
+	for (unsigned i = 0; i < 10000; i++)
+		uheap_push(&h, rng_below(&r, 1000), i, i % 3);
+	/* Nothing is due before the earliest entry. */
+	if (uheap_next(&h) > 0)
+		ck_assert(!uheap_pop(&h, uheap_next(&h) - 1, &e));
+	while (uheap_pop(&h, 499, &e)) {
+		bad += e.t < last || e.t > 499 || e.kind != e.user % 3;
+		last = e.t;
+		n++;
+	}
+	ck_assert_uint_ge(uheap_next(&h), 500);
+	while (uheap_pop(&h, UINT64_MAX, &e)) {
+		bad += e.t < last;
+		last = e.t;
+		n++;
+	}
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_eq(n, 10000);
+	ck_assert_uint_eq(sizeof(struct uheap_ent), 16);
+	uheap_free(&h);
+}
+END_TEST
+
 static Suite *
 users_suite(void)
 {
 	Suite *s = suite_create("users");
 	TCase *tc = tcase_create("reply_text");
 	tcase_add_test(tc, test_code_word);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("heap");
+	tcase_add_test(tc, test_heap_order);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("loadsim_stop");
 	tcase_add_test(tc, test_stop_counts_once);

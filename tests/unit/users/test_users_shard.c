@@ -46,8 +46,13 @@ check_shards(const char *path, unsigned users, unsigned n)
 		ck_assert_uint_eq(users_count(r), hi - lo);
 		ck_assert_uint_eq(lo, next);
 		for (unsigned k = 0; k < r->n_u; k++) {
-			const struct user *u = &r->users[k];
-			const struct user *w = &whole->users[lo + k];
+			/* Users are made when first needed: made here. */
+			struct user us, ws;
+			const struct user *u = &us, *w = &ws;
+			memset(&us, 0, sizeof(us));
+			memset(&ws, 0, sizeof(ws));
+			uslot_user_init(r, k, &us);
+			uslot_user_init(whole, lo + k, &ws);
 			ck_assert_uint_eq(u->idx, lo + k);
 			ck_assert_ptr_eq(u->pu, &p->u[lo + k]);
 			ck_assert_uint_eq(u->n_uc, w->n_uc);

@@ -1,0 +1,92 @@
+#!/bin/bash
+# scripts/capacity's arithmetic, without a server: its doctests (the
+# isotonic fit, the two bounds of the knee, the posterior interval, the
+# login p95 estimated from per-second percentiles, the disk guard's
+# estimate), then properties of the fit on noisy outcomes that a doctest
+# would spell out badly:
+# - runs that disagree at one count (2 of 3 held) still count as held,
+#   1 of 3 does not; three runs a count leave the interval open at both
+#   ends (the share's posterior is wide), six close it;
+# - outcomes out of order (a count that holds above one that did not)
+#   are pooled, never answered by the highest count that held once;
+# - the search on scripted outcomes: a count whose repeats hold after its
+#   first run did not is not "--max reached" (the search goes on above
+#   it); a clean knee is found with its bounds run 3 to 6 times; all
+#   held up to --max is "max"; --max-time ends it undecided.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
+need_cmd "${PYTHON:-python3}"
+
+"$PYTHON" - "$ROOT/scripts/capacity" <<'PY' || fail "scripts/capacity's fit"
+import doctest, importlib.machinery, importlib.util, random, sys
+loader = importlib.machinery.SourceFileLoader("capacity", sys.argv[1])
+spec = importlib.util.spec_from_loader("capacity", loader)
+cap = importlib.util.module_from_spec(spec)
+loader.exec_module(cap)
+r = doctest.testmod(cap)
+assert r.attempted >= 15 and r.failed == 0, r
+T, F = True, False
+assert cap.bounds({4: [T, T, F], 5: [T, F, F], 6: [F, F, F]}) == (4, 5)
+# Three runs a count say little: the interval is open (0: it may hold
+# nowhere; None: it may hold everywhere).  Six a count close it.
+a, b = cap.interval({2: [T] * 3, 4: [T, T, F], 5: [T, F, F], 6: [F] * 3},
+                    random.Random(7))
+assert (a, b) == (0, None), (a, b)
+six = {2: [T] * 6, 4: [T, T, T, T, F, F], 5: [T, T, F, F, F, F], 6: [F] * 6}
+assert cap.bounds(six) == (4, 5)
+a, b = cap.interval(six, random.Random(7))
+assert (a, b) == (2, 5), (a, b)
+# The issue's steps: 1216 holds, 1224 over, 1220 holds, 1222 over, 1221
+# holds, one run each, then repeats that disagree: the answer is where
+# the pooled share crosses 1/2, not the last single run that held.
+out = {1216: [T, T, T], 1220: [T, F, F], 1221: [T, F, F], 1222: [F, F, T],
+       1224: [F, F, F]}
+lo, hi = cap.bounds(out)
+assert (lo, hi) == (1216, 1220), (lo, hi)
+a, b = cap.interval(out, random.Random(3))
+assert a <= 1216 and b >= 1221, (a, b)
+
+# The search itself on scripted outcomes: a count's runs hold as its list
+# says, in turn.
+class FakeSteps:
+    def __init__(self, script):
+        self.script, self.rows = script, []
+    def disk_check(self, n):
+        return None
+    def run(self, n):
+        i = sum(1 for r in self.rows if r["users"] == n)
+        held = self.script(n)[i % len(self.script(n))]
+        self.rows.append({"users": n, "held": held})
+        return held
+opts = {"start": 1, "max": 256, "repeats": 3, "width": 10.0, "resolution": 1,
+        "max_time": None, "init": False}
+# The first run at 2 does not hold, its repeats do: 2 is not "--max
+# reached", the search goes on to 4, which never holds.
+st = FakeSteps(lambda n: [T] if n == 1 else ([F, T, T] if n == 2 else [F]))
+ans = cap.search(st, opts, lambda: 0)
+assert (ans.how, ans.lo, ans.hi) == ("decided", 2, 3), (ans.how, ans.lo, ans.hi, [(r["users"], r["held"]) for r in st.rows])
+assert any(r["users"] == 4 for r in st.rows), st.rows
+# A clean knee at 20: doubling to 32, then between, every bound run 3 to 6
+# times; the answer 20, its interval closed and containing 20.
+st = FakeSteps(lambda n: [n <= 20])
+ans = cap.search(st, opts, lambda: 0)
+assert (ans.how, ans.lo, ans.hi) == ("decided", 20, 21), (ans.how, ans.lo, ans.hi)
+assert ans.ci[0] <= 20 <= ans.ci[1], ans.ci
+runs = {}
+for row in st.rows:
+    runs[row["users"]] = runs.get(row["users"], 0) + 1
+assert 3 <= runs[20] <= 6 and 3 <= runs[21] <= 6, runs
+# Everything holds up to --max: "max" once --max ran --repeats times.
+st = FakeSteps(lambda n: [T])
+ans = cap.search(st, dict(opts, max=8), lambda: 0)
+assert (ans.how, ans.lo) == ("max", 8) and sum(1 for r in st.rows if r["users"] == 8) == 3, st.rows
+# --max-time: a clock past it ends the search undecided.
+st = FakeSteps(lambda n: [n <= 20])
+t = iter(range(0, 10**6, 100))
+ans = cap.search(st, dict(opts, max_time=250), lambda: next(t))
+assert ans.how == "undecided", ans.how
+print("doctests", r.attempted, "interval", a, b, "search ok")
+PY
+note "ok"
