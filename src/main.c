@@ -19,6 +19,7 @@
 #include "stats/latency_log.h"
 #include "util/log.h"
 #include "merge/merge.h"
+#include "htmlreport/htmlreport.h"
 #include "msg/msg.h"
 #include "profile/profile.h"
 #include "profile/profile_cli.h"
@@ -69,6 +70,8 @@ main(int argc, char **argv)
 		return init_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "learn") == 0)
 		return learn_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "report") == 0)
+		return htmlreport_main(argc - 1, argv + 1);
 
 	config_defaults(&cfg);
 	int r = config_parse(&cfg, argc, argv, err, sizeof(err));
@@ -211,6 +214,18 @@ run_main(const struct config *c, char *err, size_t errlen)
 	if (atomic_load(&sh->live->rawlog_failures) > 0)
 		status = exit_policy_fail(status);
 	report_free(rep);
+	/* The page is drawn from the JSON lines, complete now; the summary
+	 * above it ends with where the page is. */
+	if (c->report_path != NULL) {
+		long n = htmlreport_run(c->json_path, c->args_key,
+					c->report_path, err, errlen);
+		if (n < 0) {
+			log_error("--report: %s", err);
+			status = exit_policy_fail(status);
+		} else {
+			printf("report: %s (%ld bytes)\n", c->report_path, n);
+		}
+	}
 	shared_free(sh);
 	return status;
 }

@@ -506,6 +506,18 @@ PYEOF
 	RC=$(cat "$TEST_TMP/$name.rc")
 }
 
+# The foreign-mail guard (issue 31) in the rawlogs of DIR: guard_destroyed
+# DIR, the destructive commands sent (EXPUNGE, UID EXPUNGE, MOVE, DELETE,
+# CLOSE, a STORE of \Deleted); guard_searches DIR, its checks sent.
+guard_destroyed() {
+	cat "$1"/rawlog.* 2>/dev/null |
+		grep -ciE '^C: [^ ]+ (UID )?(EXPUNGE|MOVE|DELETE|CLOSE)( |$)|^C: [^ ]+ (UID )?STORE .*FLAGS.*\\Deleted' || true
+}
+guard_searches() {
+	cat "$1"/rawlog.* 2>/dev/null |
+		grep -c '^C: [^ ]* UID SEARCH NOT HEADER X-Imapstress ""' || true
+}
+
 # summary FILE PATH...: reads the summary object (the last line of a --json
 # file; fails otherwise) and sets the array S to the values at the dotted
 # PATHs, one each: "-" for a missing path, 0 for a command that never ran

@@ -422,6 +422,39 @@ profile_states(struct config *cfg)
 
 static int config_validate_inner(struct config *cfg, char *err, size_t errlen);
 
+/* --report draws its page from the run's JSON lines, so they go to a
+ * file: --json's, or FILE.json beside the page. */
+static int
+config_report_paths(struct config *cfg, char *err, size_t errlen)
+{
+	if (cfg->report_path == NULL)
+		return 0;
+	if (cfg->test_path != NULL) {
+		snprintf(err, errlen, "--report: a scripted test (--test) "
+			 "writes no JSON lines to draw from");
+		return -1;
+	}
+	if (strcmp(cfg->report_path, "-") == 0 || cfg->report_path[0] == '\0') {
+		snprintf(err, errlen, "--report '%s': give a file name (the "
+			 "page is written at the end of the run)",
+			 cfg->report_path);
+		return -1;
+	}
+	if (cfg->json_path != NULL && strcmp(cfg->json_path, "-") == 0) {
+		snprintf(err, errlen, "--report needs the JSON lines in a "
+			 "file, and --json - sends them to standard output: "
+			 "give --json FILE, or no --json (then %s.json)",
+			 cfg->report_path);
+		return -1;
+	}
+	if (cfg->json_path == NULL) {
+		size_t len = strlen(cfg->report_path) + sizeof(".json");
+		cfg->json_path = xmalloc(len);
+		snprintf(cfg->json_path, len, "%s.json", cfg->report_path);
+	}
+	return 0;
+}
+
 int
 config_validate(struct config *cfg, char *err, size_t errlen)
 {
@@ -539,6 +572,8 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 			 "can write to stdout");
 		return -1;
 	}
+	if (config_report_paths(cfg, err, errlen) < 0)
+		return -1;
 	if (cfg->profile_path != NULL)
 		profile_states(cfg);
 	/* A bare `compress` is imaptest's COMPRESS state at 100%: every
@@ -562,6 +597,7 @@ config_free(struct config *cfg)
 		&cfg->mech, &cfg->ca_file, &cfg->box, &cfg->copybox,
 		&cfg->mbox_path, &cfg->rawlog_dir, &cfg->output_path,
 		&cfg->json_path, &cfg->csv_path, &cfg->result_path,
+		&cfg->report_path,
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
 		&cfg->profile_counts, &cfg->submission_host,

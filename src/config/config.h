@@ -123,6 +123,9 @@ struct config {
 	bool send_id;		/* send ID with a session id; --no-id clears */
 	char *rawlog_dir;	/* --rawlog-dir; default "." */
 	bool own_msgs, own_flags; /* own_msgs, own_flags */
+	/* allow_foreign_mail: destroy mail imapstress did not put there
+	 * (the foreign-mail guard off, imap/guard.h) */
+	bool allow_foreign_mail;
 	bool qresync;		/* qresync */
 	bool imap4rev2;		/* imap4rev2 (implies qresync) */
 
@@ -144,6 +147,9 @@ struct config {
 	enum out_format format;
 	char *output_path;	/* output=: imaptest's per-second TSV */
 	char *json_path;	/* --json FILE|- */
+	/* --report FILE: the HTML page drawn from the JSON lines at the end
+	 * (src/htmlreport/); json_path is FILE.json when not given. */
+	char *report_path;
 	char *csv_path;		/* --csv FILE|- */
 	double tick_percentile;	/* --tick-percentile P; 0 = imaptest's avg */
 	double warmup_secs;	/* --warmup */

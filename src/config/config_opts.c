@@ -344,7 +344,7 @@ static const char usage[] =
 "      --profile FILE     imaptest profile; --profile-check, --profile-users N\n"
 "      --profile-counts FILE  per user and folder, what the run confirmed\n"
 "Output:\n"
-"  -q, --quiet            totals only\n"
+"  -q, --quiet            totals only; --report FILE: one HTML page of it\n"
 "      --json FILE|-      results as JSON Lines; --csv FILE|- as CSV\n"
 "      --sla 'APPEND.p95<500ms'  latency bound checked at the end\n"
 "      --score-weights 'FETCH=0.5,SELECT=0.2'  LoadSim score; --sla 'score<1s'\n"
@@ -352,7 +352,7 @@ static const char usage[] =
 "Several processes (man imapstress: SHARDS):\n"
 "      --shard I/N        be shard I of N (else from Slurm, MPI, k8s...)\n"
 "      --start-at T       begin at epoch T or +Ns; --result FILE for merge\n"
-"  imapstress merge FILE... (one report of all); compare BASE... -- NEW...\n"
+"  imapstress merge FILE... | compare BASE... -- NEW... | report -o F.html IN\n"
 "      --metrics-listen [H:]P  Prometheus metrics; --hdr-log FILE\n"
 "  -h, --help             this help;  -V, --version\n"
 "\n"
@@ -463,6 +463,8 @@ const struct opt config_opts[] = {
 	{ NULL, "rawlog-dir", 0, ARG_REQ, h_str, OFF(rawlog_dir), 0, 0 },
 	{ "own_msgs", "own-msgs", 0, ARG_NONE, h_flag, OFF(own_msgs), 0, 0 },
 	{ "own_flags", "own-flags", 0, ARG_NONE, h_flag, OFF(own_flags), 0, 0 },
+	{ "allow_foreign_mail", "allow-foreign-mail", 0, ARG_NONE, h_flag,
+	  OFF(allow_foreign_mail), 0, 0 },
 	{ "qresync", "qresync", 0, ARG_NONE, h_flag, OFF(qresync), 0, 0 },
 	{ "imap4rev2", "imap4rev2", 0, ARG_NONE, h_imap4rev2, 0, 0, 0 },
 	{ NULL, "state", 0, ARG_REQ, h_state, 0, 0, 0 },
@@ -481,6 +483,7 @@ const struct opt config_opts[] = {
 	{ "output", "output", 0, ARG_REQ, h_str, OFF(output_path), 0, 0 },
 	{ NULL, "json", 0, ARG_REQ, h_str, OFF(json_path), 0, 0 },
 	{ NULL, "csv", 0, ARG_REQ, h_str, OFF(csv_path), 0, 0 },
+	{ NULL, "report", 0, ARG_REQ, h_str, OFF(report_path), 0, 0 },
 	{ NULL, "quiet", 'q', ARG_NONE, h_quiet, 0, 0, 0 },
 	{ NULL, "errors-shown", 0, ARG_REQ, h_uint, OFF(errors_shown), 0,
 	  1000000 },

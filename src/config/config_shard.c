@@ -69,7 +69,7 @@ config_h_start_at(struct pctx *c, const struct opt *o)
 /* Rows whose value may differ from shard to shard of one run. */
 static const char *const per_shard[] = {
 	"shard", "start-at", "result", "latency-log", "profile-counts",
-	"json", "csv",
+	"json", "csv", "report",
 	"output", "source", "rawlog-dir", "quiet", "help", "version",
 	"server-pid",	/* the server may be watched from one shard only */
 };

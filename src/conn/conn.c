@@ -134,6 +134,8 @@ conn_free(struct conn *c)
 		event_free(c->timer);
 	if (c->rd_ev != NULL)
 		event_free(c->rd_ev);
+	if (c->guard_ev != NULL)
+		event_free(c->guard_ev);	/* a wake-up still due goes too */
 	evbuffer_free(c->stage);
 	evbuffer_free(c->scratch);
 	if (c->cont != NULL)
@@ -257,6 +259,7 @@ conn_close(struct conn *c, enum conn_end end, enum err_kind why)
 	conn_hold_update(c);
 	conn_sync_wire(c);
 	conn_fail_inflight(c);
+	conn_guard_closed(c);
 	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
 		/* Offer this session again when the slot reconnects. */
 		struct ssl_session_st *s = tls_bev_session(c->z == CONN_Z_ON ?

@@ -35,6 +35,7 @@ struct mbox_view;
 struct rng;
 struct shared;
 struct store_map;
+struct guard;
 
 /* Plain sockets are read by the connection itself (conn_sock_read_cb),
  * up to this much per read(): libevent 2.1's bufferevent reads 4 KiB at a
@@ -93,6 +94,8 @@ struct conn_env {
 	struct store_map *stores;	/* mailbox models; NULL: no checks */
 	uint32_t *msg_seq;		/* Message-ID counter of the thread */
 	unsigned worker_id;		/* Message-IDs: seq * workers + id */
+	struct guard *guard;		/* the worker's foreign-mail memory;
+					 * NULL: --allow-foreign-mail */
 	const struct conn_hooks *hooks;
 	void *hook_arg;
 };
@@ -312,5 +315,28 @@ bool conn_compressed(const struct conn *c);	/* the layer is on */
 /* Messages in the selected mailbox (EXISTS, less EXPUNGEs since). */
 uint32_t conn_exists(const struct conn *c);
 const char *conn_user(const struct conn *c);
+
+/* The foreign-mail guard (imap/guard.h, issue 31).  conn_guard_clear:
+ * may a destructive command (guard_destructive) go into box, the mailbox
+ * this session has selected?  True: now.  False: not yet (the search is
+ * asked or awaited; the ready hook comes again once the answer is in) or
+ * never (refused: the run is stopping).  A driver calls it before every
+ * such command; the engine aborts on one sent without.  A SELECT sent
+ * un-clears the session.
+ * conn_guard_selected: a SELECT of box was answered OK (an empty mailbox
+ * needs no search).  conn_guard_ours: may a mailbox DELETE or RENAME
+ * name box (it is known to hold only our mail: this worker's CREATE or
+ * RENAME made it, or it was checked; the engine forgets it when it is
+ * deleted or renamed away). */
+bool conn_guard_clear(struct conn *c, const char *box);
+/* Does this command destroy mail (imap/guard.h's rule; the states that
+ * always do, OP_EXPUNGE, OP_MOVE, OP_DELETE and OP_MDELETE, whatever
+ * their text)?  conn_guard_new: a worker's memory for its conn_env, NULL
+ * with --allow-foreign-mail. */
+bool conn_guard_destructive(enum op op, const char *text, size_t len);
+struct guard *conn_guard_new(const struct config *cfg);
+void conn_guard_free(struct guard *g);	/* NULL is a no-op */
+void conn_guard_selected(struct conn *c, const char *box);
+bool conn_guard_ours(struct conn *c, const char *box, size_t len);
 
 #endif

@@ -167,7 +167,8 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 bool
 conn_can_command(const struct conn *c)
 {
-	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2;
+	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2 &&
+	    c->guard != CONN_G_DRAIN;
 }
 
 /* Asked before every command of a batch: the same test as
@@ -222,6 +223,11 @@ void
 conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag, enum op op,
 	      uint32_t msgs, uint64_t bytes, conn_done_fn done, void *arg)
 {
+	/* Only APPEND carries messages: the others' fields hold the
+	 * mailbox names the guard follows. */
+	uint64_t names = conn_guard_gate(c, op, cmd);
+	if (names != 0)
+		bytes = names;
 	imap_cmd_adds(cmd, "\r\n");
 	struct inflight *f = conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs,
 					   bytes);
@@ -394,6 +400,8 @@ conn_send_more(struct conn *c)
 			conn_login(c);
 		return;
 	}
+	/* A foreign-mail search waits for an empty pipeline (conn_guard.c). */
+	conn_guard_send_due(c);
 	/* Logged in and free: the rest is the driver's. */
 	if (c->env->hooks->ready != NULL)
 		c->env->hooks->ready(c->env->hook_arg, c);

@@ -38,7 +38,18 @@ enum conn_internal {
 	CONN_I_ID,
 	CONN_I_CREATE,
 	CONN_I_CHECK,		/* a checkpoint's CHECK */
-	CONN_I_LIST		/* LIST "" "": the hierarchy separator */
+	CONN_I_LIST,		/* LIST "" "": the hierarchy separator */
+	CONN_I_GUARD		/* the foreign-mail search (conn_guard.c) */
+};
+
+/* A session and the foreign-mail guard (conn_guard.c). */
+enum conn_guard {
+	CONN_G_NONE,	/* the selected mailbox is not cleared */
+	CONN_G_OK,	/* cleared: guard_e is the selected mailbox's entry */
+	CONN_G_DRAIN,	/* to search guard_e once nothing is in flight; no
+			 * driver command goes out meanwhile */
+	CONN_G_SENT,	/* the search is out */
+	CONN_G_WAIT	/* another session searches guard_e */
 };
 
 /* In-flight slots held in the conn itself.  An idle session has one or
@@ -231,6 +242,8 @@ struct conn {
 	/* The selected mailbox. */
 	bool view_active;	/* a SELECT was sent: feed the view */
 	char sep;		/* hierarchy separator, 0 until known */
+	uint8_t guard;		/* enum conn_guard (in what was padding) */
+	uint32_t guard_e;	/* its entry in env->guard */
 	struct mbox_view *view;	/* model of the selected mailbox, or NULL */
 	const struct imap_resp *cur_resp;	/* for error lines */
 	uint32_t exists;	/* messages in the selected mailbox */
@@ -257,6 +270,7 @@ struct conn {
 	uint64_t stall_said;	/* when a >15 s stall was last reported */
 	uint64_t serial;	/* connection number, for tags and logs */
 	struct event *timer;	/* reconnect backoff, pause, IDLE, DISCONNECT */
+	struct event *guard_ev;	/* the guard's wake-up, made on first use */
 	struct rawlog *rawlog;	/* rawlog: the protocol, or NULL */
 	enum conn_logout logout;	/* LOGOUT progress */
 	enum conn_quit quit;	/* a close decided inside a callback */
@@ -459,6 +473,20 @@ void conn_view_err(void *arg, enum mbox_err kind, const char *msg);
 void conn_view_select_done(struct conn *c, const struct imap_resp *r);
 /* An untagged STATUS while the view is fed. */
 void conn_view_on_status(struct conn *c, const struct imap_resp *r);
+
+/* The foreign-mail guard (conn_guard.c): send a search that waited for
+ * the pipeline to drain; a session's end; an untagged SEARCH/ESEARCH of
+ * its search (true: taken, nobody else sees it); THE gate, asked by
+ * conn_cmd_send for every driver command (aborts on a destructive one
+ * that was not cleared; for CREATE, DELETE and RENAME of a mailbox it
+ * returns the entries + 1 of the names, the second << 32, for
+ * conn_guard_names_done to apply at their OK). */
+void conn_guard_send_due(struct conn *c);
+void conn_guard_closed(struct conn *c);
+bool conn_guard_untagged(struct conn *c, const struct imap_resp *r);
+uint64_t conn_guard_gate(struct conn *c, enum op op,
+			 const struct imap_cmd *cmd);
+void conn_guard_names_done(struct conn *c, enum op op, uint64_t names);
 
 /* The end of a run's stall bound (conn_stall.c).  Whether a connection
  * that last heard from the server at t_heard and last asked it something

@@ -15,6 +15,7 @@ static const char *const internal_name[] = {
 	[CONN_I_CREATE] = "CREATE",
 	[CONN_I_CHECK] = "CHECK",
 	[CONN_I_LIST] = "LIST",
+	[CONN_I_GUARD] = "UID SEARCH (foreign-mail check)",
 };
 
 const char *

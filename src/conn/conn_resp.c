@@ -235,6 +235,13 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 	/* Counted and shown like any command's: they decide the exit
 	 * status too.  CREATE's NO is the mailbox that already exists. */
 	const char *name = conn_inflight_name(f);
+	if (f->internal == CONN_I_GUARD && r->cond != IMAP_COND_OK) {
+		/* The refusal line (conn_guard.c) names the answer, once a
+		 * run: not a line more per session that asked. */
+		stats_err(c->env->stats, r->cond == IMAP_COND_BAD ? ERR_BAD :
+			  ERR_NO);
+		return;
+	}
 	if (r->cond == IMAP_COND_BAD) {
 		stats_err(c->env->stats, ERR_BAD);
 		conn_log_err(c, ERR_BAD, "%s (set-up) replied BAD: %.200s",
@@ -479,6 +486,12 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		if (c->view != NULL)
 			mbox_view_store_end(c->view);
 		break;
+	case OP_MCREATE:
+	case OP_MDELETE:
+	case OP_MRENAME:
+		if (rep == STATS_OK)
+			conn_guard_names_done(c, (enum op)f->op, f->bytes);
+		break;
 	case OP_APPEND:
 		if (rep == STATS_OK) {
 			ctr_add(&c->env->stats->append_msgs, f->msgs);
@@ -555,6 +568,8 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		}
 		break;
 	case IMAP_UNTAGGED:
+		if (conn_guard_untagged(c, r))
+			break;	/* the foreign-mail search's own answer */
 		conn_untagged(c, r);
 		if (c->env->hooks->untagged != NULL && c->quit != CONN_QUIT_NOW &&
 		    c->lstate != LSTATE_NONAUTH)

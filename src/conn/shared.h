@@ -37,6 +37,9 @@ struct shared_live {
 	_Atomic unsigned rawlog_failures;	/* rawlog files that failed */
 	_Atomic unsigned stalls_said;	/* "stalled for" lines, shown or not */
 	_Atomic unsigned stall_cuts;	/* cut at the end by --stall-timeout */
+	/* The foreign-mail guard refused a mailbox (its line is said): the
+	 * run stops, exit 2. */
+	_Atomic bool foreign_refused;
 	/* The latest byte any connection had from the server, as of each
 	 * worker's last tick (conn_stall_heard): monotonic microseconds. */
 	_Atomic uint64_t heard_us;

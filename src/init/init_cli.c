@@ -11,7 +11,7 @@
 #include "config/derived.h"
 #include "init/init.h"
 #include "init/init_report.h"
-#include "init/init_spec.h"
+#include "drivers/init/init_spec.h"
 #include "util/escape.h"
 #include "util/log.h"
 #include "profile/profile.h"

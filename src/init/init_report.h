@@ -1,9 +1,7 @@
-/* init_report.h: what `imapstress init` found and did, per user, and the
- * lines it prints about it: the progress line while it runs, the check at
+/* init_report.h: the lines `imapstress init` prints about what it found
+ * and did (init_results.h): the progress line while it runs, the check at
  * the end (every folder of every user against the table), the summary and
- * its --json form.  The workers write a user's slot (only the worker
- * owning that user at the time); the main thread reads the counters while
- * they run and everything after they are joined. */
+ * its --json form. */
 #ifndef IMAPSTRESS_INIT_REPORT_H
 #define IMAPSTRESS_INIT_REPORT_H
 
@@ -12,34 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "init/init_spec.h"
-
-#define INIT_HAVE_NONE UINT32_MAX	/* STATUS said NO: no such folder */
-
-enum init_user_state {
-	INIT_U_PENDING,		/* not reached, or cut short (SIGTERM) */
-	INIT_U_CHECKED,		/* STATUS after the APPENDs: have[] is set */
-	INIT_U_FAILED		/* gave up: err says why */
-};
-
-struct init_results {
-	unsigned n_users, n_folders;
-	char **names;			/* the users, in order */
-	char **pass;			/* NULL, or per user (NULL = pass=):
-					 * the profile's users (--profile-users) */
-	uint32_t *have;			/* [user * n_folders + folder] */
-	_Atomic unsigned char *state;	/* enum init_user_state */
-	char **err;			/* INIT_U_FAILED: the reason */
-	/* Running totals, for the progress line and the summary. */
-	_Atomic uint64_t users_done;	/* checked or failed */
-	_Atomic uint64_t appended, bytes, created;
-	_Atomic uint64_t append_cmds;	/* APPEND commands OK'd (MULTIAPPEND:
-					 * fewer than messages) */
-};
-
-void init_results_init(struct init_results *r, unsigned n_users,
-		       unsigned n_folders);
-void init_results_free(struct init_results *r);
+#include "drivers/init/init_results.h"
+#include "drivers/init/init_spec.h"
 
 /* What the progress line shows; rate over the last interval. */
 struct init_progress {

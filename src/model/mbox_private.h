@@ -160,6 +160,10 @@ struct mbox_view {
 
 	uint32_t recent;
 	bool recent_uncertain;
+	/* The last "* N RECENT": Dovecot sends one only when the count
+	 * differs from it (imap-sync.c), so it is the count again after
+	 * an EXISTS that has no RECENT after it (mbox_view_on_exists). */
+	uint32_t recent_told;
 	uint32_t uidnext, uidvalidity;
 	uint64_t highestmodseq;
 

@@ -38,7 +38,7 @@ void
 mbox_view_reset(struct mbox_view *v)
 {
 	mbox_msgs_truncate(v, 0);
-	v->recent = 0;
+	v->recent = v->recent_told = 0;
 	v->recent_uncertain = false;
 	v->uidnext = v->uidvalidity = 0;
 	v->highestmodseq = 0;
@@ -119,6 +119,21 @@ mbox_view_seq_above(struct mbox_view *v, uint32_t seq, bool fetch)
 	return true;
 }
 
+/* New messages: the count is the last RECENT told until a RECENT after
+ * this EXISTS says otherwise.  Dovecot sends "* N RECENT" at the end of a
+ * sync only when N differs from the last one it sent; one sync may both
+ * expunge a \Recent message (which took the count down here) and bring
+ * a new one \Recent in this session, and then ends with this EXISTS and
+ * no RECENT: the count is unchanged, N.  Cyrus sends a RECENT with every
+ * EXISTS, which replaces this.  Expunges alone still take the count down
+ * (Cyrus sends no RECENT after them; Dovecot sends the same number). */
+static void
+exists_recent(struct mbox_view *v, uint32_t n)
+{
+	v->recent = v->recent_told < n ? v->recent_told : n;
+	v->recent_uncertain = v->recent_told > n;
+}
+
 unsigned
 mbox_view_on_exists(struct mbox_view *v, uint32_t n)
 {
@@ -149,6 +164,8 @@ mbox_view_on_exists(struct mbox_view *v, uint32_t n)
 			v->recent_uncertain = true;
 		}
 	} else {
+		if (n > v->count)
+			exists_recent(v, n);
 		mbox_msgs_grow(v, n);
 	}
 	if (n == 0)
@@ -168,7 +185,7 @@ mbox_view_on_recent(struct mbox_view *v, uint32_t n)
 			    "RECENT count %u > EXISTS %u", n, v->count);
 		n = v->count;
 	}
-	v->recent = n;
+	v->recent = v->recent_told = n;
 	v->recent_uncertain = false;
 	if (n == v->count && !v->readonly)
 		v->store->seen_all_recent = true;

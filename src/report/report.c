@@ -59,6 +59,7 @@ static const char *const stop_names[STOP_COUNT] = {
 	[STOP_ERROR_QUIT] = "error_quit",
 	[STOP_DISCONNECT_QUIT] = "disconnect_quit",
 	[STOP_UNUSABLE] = "server unusable",
+	[STOP_FOREIGN] = "foreign mail",
 };
 
 const char *

@@ -67,6 +67,7 @@ enum stop_reason {
 	STOP_ERROR_QUIT,	/* "error_quit": --error-quit reached */
 	STOP_DISCONNECT_QUIT,	/* "disconnect_quit": --disconnect-quit */
 	STOP_UNUSABLE,		/* "server unusable": nobody got in */
+	STOP_FOREIGN,		/* "foreign mail": the guard refused */
 	STOP_COUNT
 };
 const char *stop_reason_name(enum stop_reason r);

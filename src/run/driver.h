@@ -1,6 +1,7 @@
 /* driver.h: THE contract between a worker and what its connections do.
  * Every mode is a driver: the stress mix (src/drivers/stress/), the
- * profile and LoadSim users (src/users/).  A worker always has one; it
+ * profile and LoadSim users (src/users/), `imapstress init`
+ * (src/drivers/init/).  A worker always has one; it
  * makes the connections the driver asks for, runs the loop, the 100 ms
  * tick and the ramp, and calls the driver only through this table, so
  * the run folder never names a driver's code.  The driver reaches the
@@ -45,6 +46,11 @@ struct driver {
 	 * once, then 3 after each login: worker_driver_logged_in) or at
 	 * --connect-rate; false: the driver starts them when it wants. */
 	bool ramp;
+	/* The driver's work ends (init: its users are done): once every
+	 * connection has finished and busy says nothing is left, the worker
+	 * is done without being stopped, and a run whose workers are all
+	 * done ends (run.c).  false: only a stop ends the worker. */
+	bool finite;
 };
 
 /* What a driver may ask of its worker. */

@@ -1,6 +1,6 @@
 /* exit_policy.c: when a run stops, and the exit status of each outcome,
  * in one place for every mode: stress, profile and LoadSim (run.c),
- * init (init_run.c), scripted tests (script_report.c), merge (merge.c).
+ * init (init_run.c, through run.c), scripted tests (script_report.c), merge (merge.c).
  *
  * When a run stops (exit_policy_stop, checked by run.c every loop turn):
  *
@@ -17,16 +17,23 @@
  *     at once on a refused certificate or
  *     LOGINDISABLED (not in a run of no IMAP
  *     connection: a profile's LMTP-only users)  server unusable   no
+ *   the foreign-mail guard refused a mailbox
+ *     (imap/guard.h: its line is said)          foreign mail      no
  *
  * Later rows win the reason when several hold in the same turn; "no
- * grace" means the commands in flight are not waited for.  init stops
- * when its work is done or on a signal (the same two steps); the
- * scripted tests when their tests are done.
+ * grace" means the commands in flight are not waited for.  A run whose
+ * driver's work ends (init: stop_view.finite) stops when the work is done
+ * or on a signal, the same two steps, none of the other rows, and its
+ * drain waits for every command in flight however long (--grace is not
+ * init's: the server may store what is in flight either way, and the
+ * rerun's check must see it); the scripted tests when their tests are
+ * done.
  *
  * Exit status (exit_policy_status), the first row that holds:
  *
  *   outcome                                            status
- *   bad option, file or input at start-up                2 (fatal/usage)
+ *   bad option, file or input at start-up; the foreign-
+ *     mail guard refused a mailbox (nothing was deleted)  2 (fatal/usage)
  *   nobody got in (merge: in every shard); a run with
  *     connects but no login and no OK counts too         3
  *   error_quit/disconnect_quit stopped it, errors a
@@ -45,6 +52,8 @@
 int
 exit_policy_status(const struct run_outcome *o)
 {
+	if (o->foreign)
+		return EXIT_USAGE;
 	if (o->unusable)
 		return EXIT_UNUSABLE;
 	if (o->quit || o->some_unusable || o->hard_errors > 0 ||
@@ -80,6 +89,8 @@ exit_policy_stop(const struct config *cfg, const struct stop_view *v)
 {
 	struct stop_verdict s = { .why = STOP_DURATION };
 
+	if (v->finite)
+		return s;	/* only the work's end or a signal */
 	if (cfg->secs > 0 && v->elapsed_us >= (uint64_t)(cfg->secs * 1e6))
 		s.stop = true;
 	if (cfg->error_quit && v->errors > 0) {
@@ -97,17 +108,30 @@ exit_policy_stop(const struct config *cfg, const struct stop_view *v)
 		s.why = STOP_UNUSABLE;
 		s.unusable = s.stop = true;
 	}
-	s.at_once = s.unusable || s.why == STOP_ERROR_QUIT;
+	if (v->foreign_refused) {
+		s.why = STOP_FOREIGN;
+		s.stop = true;
+	}
+	s.at_once = s.unusable || s.why == STOP_ERROR_QUIT ||
+	    s.why == STOP_FOREIGN;
 	return s;
 }
 
 bool
 exit_policy_needs_poll(const struct config *cfg, const struct stop_view *v)
 {
-	if (cfg->error_quit || cfg->disconnect_quit)
+	/* Finite work: its end is seen between ticks, as soon as it comes. */
+	if (v->finite || cfg->error_quit || cfg->disconnect_quit)
 		return true;
 	/* "server unusable" can still come true */
 	return nobody_in(v);
+}
+
+uint64_t
+exit_policy_drain_deadline(const struct config *cfg, bool finite,
+			   uint64_t now_us)
+{
+	return finite ? UINT64_MAX : now_us + (uint64_t)(cfg->grace_secs * 1e6);
 }
 
 bool

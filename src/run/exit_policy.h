@@ -27,6 +27,7 @@ struct run_outcome {
 	unsigned failed;	/* init: users left unfilled; test=: tests
 				 * that failed */
 	bool output_failed;	/* an output could not be written */
+	bool foreign;		/* the foreign-mail guard refused a mailbox */
 };
 
 int exit_policy_status(const struct run_outcome *o);
@@ -48,6 +49,9 @@ struct stop_view {
 	bool no_clients;		/* a run of no IMAP connection (a
 					 * profile's LMTP-only users): nobody
 					 * is meant to get in */
+	bool foreign_refused;		/* the foreign-mail guard refused */
+	bool finite;			/* the driver's work ends (init):
+					 * only it or a signal stops the run */
 };
 
 /* The stop check's verdict: stop (and why), and whether at once (no
@@ -67,7 +71,7 @@ struct stop_verdict {
  * signals its child, then its own process group, which holds the
  * child: two TERMs microseconds apart).  since_signal_us: how long ago
  * the signal that began the drain came, UINT64_MAX if none did.  run.c
- * and init ask this. */
+ * asks this, for every mode it runs. */
 #define EXIT_POLICY_SAME_STOP_US 100000u
 enum stop_signal { STOP_SIG_DRAIN, STOP_SIG_HALT, STOP_SIG_SAME };
 enum stop_signal exit_policy_signal(bool draining, uint64_t since_signal_us);
@@ -94,6 +98,10 @@ struct stop_verdict exit_policy_stop(const struct config *cfg,
  * loop must poll): only error_quit, disconnect_quit and "unusable". */
 bool exit_policy_needs_poll(const struct config *cfg,
 			    const struct stop_view *v);
+/* When a drain that begins at now_us gives up on what is in flight and
+ * halts: after --grace, or never for finite work (see exit_policy.c). */
+uint64_t exit_policy_drain_deadline(const struct config *cfg, bool finite,
+				    uint64_t now_us);
 /* A run too short for the 5 s rule in which nobody ever got in is just
  * as unusable (judged on the totals at the end). */
 bool exit_policy_unusable_at_end(uint64_t logins, uint64_t oks,

@@ -17,45 +17,12 @@
 #include "util/peak_rss.h"
 #include "report/report.h"
 #include "run/exit_policy.h"
-#include "run/run.h"
+#include "run/run_int.h"
 #include "run/setup.h"
 #include "util/self_cpu.h"
 #include "util/xmalloc.h"
 
 #define POLL_US 100000		/* stop checks between ticks */
-#define HIST_WAIT_US 250000	/* a tick waits this long for the workers' copies */
-
-enum run_phase { PHASE_RUN, PHASE_DRAIN, PHASE_HALT };
-
-struct run_state {
-	struct worker **w;
-	unsigned n;
-	const struct config *cfg;
-	const struct derived *dv;
-	struct report *rep;
-	const struct run_sinks *sinks;
-	struct stats_pub **pubs;	/* the workers', in order */
-	/* cum: the run so far; its histograms only after run_sum_all (the
-	 * warm-up's end, a metrics page, the end), else a past sum.  prev:
-	 * cum's figures at the tick before.  win: the last tick's window. */
-	struct stats_snap cum, prev, win, warm;
-	uint64_t t0;
-	uint64_t cpu_prev_us, t_cpu_prev;
-	bool warm_taken;
-	bool tick_hists;	/* an output reads each second's (setup.c) */
-	uint64_t warm_user_us, warm_sys_us;	/* CPU at the end of warm-up */
-	bool stopping;		/* drain or halt has begun */
-	unsigned ticks, self_limited_ticks;
-	uint64_t lag_max_ever;
-	double cpu_max;
-	/* --server-pid: the last sample, the totals at the end of the
-	 * warm-up, and the measured ticks' peaks and sums */
-	struct srv_sample srv, srv_warm;
-	double srv_secs, srv_cpu_max, users_sum;
-	uint64_t srv_mem_max;
-	unsigned srv_procs_max, users_ticks;
-	bool srv_io_any, srv_pss_any;
-};
 
 /* The server's counters for this tick (sinks->srv NULL: none asked) and
  * the per-user divisor; measured ticks also feed the summary's peaks. */
@@ -113,107 +80,6 @@ run_srv_final(const struct run_state *rs, struct report_run *rr)
 	rr->srv_procs = rs->srv_procs_max;
 	rr->srv_read_bytes = rs->srv.read_total - rs->srv_warm.read_total;
 	rr->srv_write_bytes = rs->srv.write_total - rs->srv_warm.write_total;
-}
-
-/* Between ticks: the sum of the counters and gauges the workers
- * published (never their live shards), all the stop checks need.  A copy
- * rewritten while it was read (a worker published twice meanwhile) makes
- * the sum start over.  The histograms and profile mode's figures keep the
- * last tick's sum. */
-static void
-run_collect_counts(struct run_state *rs)
-{
-	bool whole;
-
-	do {
-		stats_snap_clear_counts(&rs->cum);
-		whole = true;
-		for (unsigned i = 0; i < rs->n && whole; i++)
-			whole = stats_pub_add_to(rs->pubs[i], &rs->cum);
-	} while (!whole);
-}
-
-/* cum with its histograms: the sum of the copies last taken, every cell
- * they hold (a window needs only what changed, run_collect). */
-static void
-run_sum_all(struct run_state *rs)
-{
-	stats_snap_clear(&rs->cum);
-	for (unsigned i = 0; i < rs->n; i++)
-		stats_pub_add_taken_all(rs->pubs[i], &rs->cum);
-}
-
-/* Once a second, and at the end (`last`, the workers joined): cum's
- * figures, and win = cum - prev, the window since the tick before.  Each
- * worker is asked for a copy of its counters, with its histograms when
- * read (`what`), and woken: it makes it between two of its callbacks,
- * mostly within a millisecond.  The tick waits for them HIST_WAIT_US at
- * most: a worker later than that (a callback ran long) is taken at the
- * next tick, which then counts its samples of both seconds, so a busy
- * worker can delay a line but never make us skip one.  Each copy adds to
- * win only what it changed (stats_pub_take); cum's histograms are summed
- * whole only where they are read: with --metrics-listen, and at the end.
- * A run no output of which reads a second's histograms (rs->tick_hists
- * false) leaves win's empty and asks for them only whole and only where
- * the totals need them (`what` WHOLE: the warm-up's end, the end). */
-static void
-run_collect(struct run_state *rs, bool last, enum stats_pub_hists what)
-{
-	struct stats_snap *win = rs->tick_hists ? &rs->win : NULL;
-
-	stats_snap_clear(&rs->win);
-	for (unsigned i = 0; i < rs->n; i++)	/* late answers to the last ask */
-		stats_pub_take(rs->pubs[i], win);
-	if (last) {
-		for (unsigned i = 0; i < rs->n; i++) {
-			worker_last_hists(rs->w[i], what);
-			stats_pub_take(rs->pubs[i], win);
-		}
-	} else {
-		for (unsigned i = 0; i < rs->n; i++)
-			worker_want_hists(rs->w[i], what);
-		uint64_t deadline = clock_us() + HIST_WAIT_US;
-		for (unsigned i = 0; i < rs->n; i++)
-			if (worker_wait_hists(rs->w[i], deadline))
-				stats_pub_take(rs->pubs[i], win);
-	}
-	if (win != NULL)
-		stats_pub_end_window(win, rs->pubs, rs->n);
-	if (last || rs->sinks->metrics != NULL) {
-		run_sum_all(rs);
-	} else {
-		stats_snap_clear_figures(&rs->cum);
-		for (unsigned i = 0; i < rs->n; i++)
-			stats_pub_add_taken(rs->pubs[i], &rs->cum);
-	}
-	stats_snap_diff_figures(&rs->win, &rs->cum, &rs->prev);
-	stats_snap_copy_figures(&rs->prev, &rs->cum);
-}
-
-/* What of the histograms a tick asks for: the changes every second when
- * read; else whole at the warm-up's end, whose snapshot needs them (and
- * the seconds after it until every worker's copy has them: one late
- * worker's copy taken has only counters). */
-static enum stats_pub_hists
-run_tick_what(const struct run_state *rs, uint64_t now)
-{
-	if (rs->tick_hists)
-		return STATS_PUB_CHANGES;
-	if (!rs->warm_taken && rs->cfg->warmup_secs > 0 &&
-	    (double)(now - rs->t0) / 1e6 >= rs->cfg->warmup_secs)
-		return STATS_PUB_WHOLE;
-	return STATS_PUB_NONE;
-}
-
-/* Whether every copy taken holds the histograms the warm-up's snapshot
- * (run_sum_all) sums. */
-static bool
-run_taken_hists(const struct run_state *rs)
-{
-	for (unsigned i = 0; i < rs->n; i++)
-		if (!stats_pub_taken_hists(rs->pubs[i]))
-			return false;
-	return true;
 }
 
 static void
@@ -353,20 +219,209 @@ run_stop_view(const struct run_state *rs, uint64_t now)
 		.tls_refused = atomic_load(&live->tls_verify_failed),
 		.login_disabled = atomic_load(&live->login_disabled),
 		.no_clients = rs->dv->clients == 0,
+		.foreign_refused = atomic_load(&live->foreign_refused),
+		.finite = rs->finite,
 	};
 }
 
 /* Whether anything between ticks could stop the run: the stop checks
- * other than secs= (whose end is a wake-up of its own).  Once someone
- * has logged in and no error stops the run, nothing can until the next
- * tick, so a steady run wakes once a second, not ten times. */
+ * other than secs= (whose end is a wake-up of its own), or a mode's
+ * poll hook.  Once someone has logged in and no error stops the run,
+ * nothing can until the next tick, so a steady run wakes once a second,
+ * not ten times. */
 static bool
-run_needs_poll(const struct run_state *rs, enum run_phase phase)
+run_needs_poll(const struct run_state *rs)
 {
-	if (phase != PHASE_RUN)
-		return true;	/* waiting for the workers to finish */
+	if (rs->phase != PHASE_RUN || rs->rep == NULL)
+		return true;	/* waiting for the workers; a mode's poll */
 	struct stop_view v = run_stop_view(rs, rs->t0);
 	return exit_policy_needs_poll(rs->cfg, &v);
+}
+
+/* Both ways of running: the workers, the clock and the snapshots. */
+static void
+run_state_init(struct run_state *rs, struct worker **w, unsigned n,
+	       const struct config *cfg)
+{
+	rs->w = w;
+	rs->n = n;
+	rs->cfg = cfg;
+	rs->finite = w[0]->drv->finite;
+	rs->phase = PHASE_RUN;
+	rs->why = STOP_DURATION;
+	rs->pubs = xcalloc(n ? n : 1, sizeof(*rs->pubs));
+	for (unsigned i = 0; i < n; i++)
+		rs->pubs[i] = w[i]->pub;
+	stats_snap_init(&rs->cum);
+	stats_snap_init(&rs->prev);
+	stats_snap_init(&rs->win);
+	stats_snap_init(&rs->warm);
+	rs->t0 = clock_us();
+	rs->t_cpu_prev = rs->t0;
+	rs->cpu_prev_us = self_cpu_us(NULL, NULL);
+	rs->last_tick = rs->t0;
+}
+
+static void
+run_state_free(struct run_state *rs)
+{
+	stats_snap_free(&rs->cum);
+	stats_snap_free(&rs->prev);
+	stats_snap_free(&rs->win);
+	stats_snap_free(&rs->warm);
+	free(rs->pubs);
+}
+
+/* The drain begins (a signal, a stop check): no new commands, what is in
+ * flight answered until `deadline`. */
+static void
+run_drain(struct run_state *rs, uint64_t *deadline, uint64_t at)
+{
+	rs->phase = PHASE_DRAIN;
+	*deadline = at;
+	rs->stopping = true;
+	run_stop_all(rs, WORKER_DRAIN);
+}
+
+/* A SIGINT or SIGTERM the wait took, as the exit policy rules it; the
+ * line saying so is the mode's when it has a hook for it. */
+static void
+run_signal(struct run_state *rs, int sig, uint64_t t_came, uint64_t *t_signal,
+	   uint64_t *drain_deadline)
+{
+	const struct run_hooks *h = rs->hooks;
+	enum stop_signal ss = exit_policy_signal(rs->phase == PHASE_DRAIN,
+	    *t_signal == 0 ? UINT64_MAX : t_came > *t_signal ?
+	    t_came - *t_signal : 0);
+
+	if (ss == STOP_SIG_SAME)
+		return;
+	if (h != NULL && h->stopping != NULL)
+		h->stopping(h->arg, sig, ss == STOP_SIG_DRAIN);
+	if (ss == STOP_SIG_DRAIN) {
+		*t_signal = clock_us();
+		if (h == NULL || h->stopping == NULL)
+			log_info("Received %s - stopping clients (send it again "
+				 "to stop at once)",
+				 sig == SIGINT ? "SIGINT" : "SIGTERM");
+		rs->why = STOP_SIGNAL;
+		run_drain(rs, drain_deadline, exit_policy_drain_deadline(
+		    rs->cfg, rs->finite, clock_us()));
+	} else {
+		if (h == NULL || h->stopping == NULL)
+			log_info("Received a second signal - stopping now");
+		rs->phase = PHASE_HALT;
+		run_stop_all(rs, WORKER_HALT);
+	}
+}
+
+/* The main thread's loop, for every mode: it sleeps in sigtimedwait until
+ * the next tick, secs= or a poll, takes the signals, ticks the report
+ * once a second (a mode without one: its poll hook every turn), runs the
+ * stop checks and the drain's grace, and returns when every worker is
+ * done (stopped, or its finite work ended): the time it saw that. */
+static uint64_t
+run_turns(struct run_state *rs, const sigset_t *sigs)
+{
+	const struct config *cfg = rs->cfg;
+	const struct run_hooks *h = rs->hooks;
+	struct metrics *metrics = rs->sinks != NULL ? rs->sinks->metrics : NULL;
+	uint64_t next_tick = rs->t0 + 1000000, drain_deadline = 0;
+	/* When the signal that began the drain was taken (0: none was), and
+	 * when the loop last stopped waiting for signals. */
+	uint64_t t_signal = 0, t_listen_end = clock_us();
+
+	for (;;) {
+		uint64_t now = clock_us();
+		uint64_t wake = rs->rep != NULL ? next_tick : now + POLL_US;
+		if (rs->phase == PHASE_RUN && cfg->secs > 0 && !rs->finite) {
+			uint64_t end = rs->t0 + (uint64_t)(cfg->secs * 1e6);
+			if (end < wake)
+				wake = end;
+		}
+		if (run_needs_poll(rs) && now + POLL_US < wake)
+			wake = now + POLL_US;
+		if (wake > now) {
+			struct timespec ts = { (time_t)((wake - now) / 1000000),
+				(long)((wake - now) % 1000000) * 1000 };
+			bool was_pending = exit_policy_stop_pending();
+			/* With --metrics-listen the wait serves scrapes. */
+			int sig = metrics != NULL ?
+			    metrics_wait(metrics, sigs, wake - now) :
+			    sigtimedwait(sigs, NULL, &ts);
+			uint64_t t_came = exit_policy_arrival(was_pending,
+			    t_listen_end, clock_us());
+			t_listen_end = clock_us();
+			if (sig > 0 && rs->phase != PHASE_HALT)
+				run_signal(rs, sig, t_came, &t_signal,
+					   &drain_deadline);
+		}
+		now = clock_us();
+		if (rs->rep != NULL && now >= next_tick) {
+			run_tick(rs, now);
+			rs->last_tick = now;
+			/* Catch up without printing a burst if we were
+			 * suspended: one line per real second. */
+			while (next_tick <= now)
+				next_tick += 1000000;
+		} else {
+			run_collect_counts(rs);
+		}
+		if (h != NULL && h->poll != NULL)
+			h->poll(h->arg, now);
+
+		if (rs->phase == PHASE_RUN) {
+			struct stop_view v = run_stop_view(rs, now);
+			struct stop_verdict s = exit_policy_stop(cfg, &v);
+			if (cfg->error_quit && v.errors > 0 && !v.finite)
+				log_error("error_quit: stopping at the first error");
+			if (cfg->disconnect_quit && v.disconnects > 0 && !v.finite)
+				log_error("disconnect_quit: a client was disconnected");
+			if (s.stop) {
+				rs->why = (enum stop_reason)s.why;
+				rs->quit = s.quit;
+				rs->unusable = s.unusable;
+				run_drain(rs, &drain_deadline, s.at_once ? now :
+				    exit_policy_drain_deadline(cfg, rs->finite, now));
+			}
+		}
+		if (rs->phase == PHASE_DRAIN && now >= drain_deadline) {
+			/* A refusal of the foreign-mail guard stops at once
+			 * by design: its one line says all (issue 31). */
+			if (!run_all_done(rs) && !rs->unusable &&
+			    rs->why != STOP_FOREIGN)
+				log_warn("grace time over: closing connections "
+					 "with commands still in flight");
+			rs->phase = PHASE_HALT;
+			run_stop_all(rs, WORKER_HALT);
+		}
+		if ((rs->phase != PHASE_RUN || rs->finite) && run_all_done(rs))
+			return clock_us();
+	}
+}
+
+static void
+run_join(struct run_state *rs)
+{
+	for (unsigned i = 0; i < rs->n; i++)
+		worker_join(rs->w[i]);
+	conn_stall_said(rs->w[0]->sh);
+}
+
+void
+run_wait(struct worker **w, unsigned n, const struct config *cfg,
+	 const struct run_hooks *hooks)
+{
+	struct run_state rs = { .hooks = hooks };
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	run_state_init(&rs, w, n, cfg);
+	run_turns(&rs, &sigs);
+	run_join(&rs);
+	run_state_free(&rs);
 }
 
 int
@@ -374,135 +429,29 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	 const struct derived *dv, struct report *rep, const struct run_sinks *sinks)
 {
 	const struct shared *sh = w[0]->sh;
-	struct run_state rs = { .w = w, .n = n, .cfg = cfg, .dv = dv, .rep = rep,
-				.sinks = sinks,
+	struct run_state rs = { .dv = dv, .rep = rep, .sinks = sinks,
 				.tick_hists = run_tick_hists_wanted(cfg) };
-	enum run_phase phase = PHASE_RUN;
-	enum stop_reason why = STOP_DURATION;
-	uint64_t next_tick, drain_deadline = 0, t_end, last_tick;
 	sigset_t sigs;
-	bool unusable = false, quit = false;
 
-	rs.pubs = xcalloc(n ? n : 1, sizeof(*rs.pubs));
-	for (unsigned i = 0; i < n; i++)
-		rs.pubs[i] = w[i]->pub;
-	stats_snap_init(&rs.cum);
-	stats_snap_init(&rs.prev);
-	stats_snap_init(&rs.win);
-	stats_snap_init(&rs.warm);
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
-
-	rs.t0 = clock_us();
-	rs.t_cpu_prev = rs.t0;
-	rs.cpu_prev_us = self_cpu_us(NULL, NULL);
+	run_state_init(&rs, w, n, cfg);
 	if (sinks->srv != NULL)		/* the first window starts now */
 		srv_watch_sample(sinks->srv, rs.t0, &rs.srv);
-	next_tick = rs.t0 + 1000000;
-	last_tick = rs.t0;
 	/* A scrape before the first tick gets zeros, not an empty page. */
 	struct metrics_run mr0 = { 0, dv->clients, false };
 	metrics_publish(sinks->metrics, &rs.cum, &mr0);
 
-	/* When the signal that began the drain was taken (0: none was), and
-	 * when the loop last stopped waiting for signals. */
-	uint64_t t_signal = 0, t_listen_end = clock_us();
-	for (;;) {
-		uint64_t now = clock_us();
-		uint64_t wake = next_tick;
-		if (phase == PHASE_RUN && cfg->secs > 0) {
-			uint64_t end = rs.t0 + (uint64_t)(cfg->secs * 1e6);
-			if (end < wake)
-				wake = end;
-		}
-		if (run_needs_poll(&rs, phase) && now + POLL_US < wake)
-			wake = now + POLL_US;
-		if (wake > now) {
-			struct timespec ts = { (time_t)((wake - now) / 1000000),
-				(long)((wake - now) % 1000000) * 1000 };
-			bool was_pending = exit_policy_stop_pending();
-			/* With --metrics-listen the wait serves scrapes. */
-			int sig = sinks->metrics != NULL ?
-			    metrics_wait(sinks->metrics, &sigs, wake - now) :
-			    sigtimedwait(&sigs, NULL, &ts);
-			uint64_t t_came = exit_policy_arrival(was_pending,
-			    t_listen_end, clock_us());
-			t_listen_end = clock_us();
-			enum stop_signal ss = STOP_SIG_SAME;
-			if (sig > 0 && phase != PHASE_HALT)
-				ss = exit_policy_signal(phase == PHASE_DRAIN,
-				    t_signal == 0 ? UINT64_MAX : t_came > t_signal ?
-				    t_came - t_signal : 0);
-			if (ss != STOP_SIG_SAME) {
-				if (ss == STOP_SIG_DRAIN) {
-					t_signal = clock_us();
-					log_info("Received %s - stopping clients "
-						 "(send it again to stop at once)",
-						 sig == SIGINT ? "SIGINT" : "SIGTERM");
-					why = STOP_SIGNAL;
-					phase = PHASE_DRAIN;
-					drain_deadline = clock_us() +
-					    (uint64_t)(cfg->grace_secs * 1e6);
-					rs.stopping = true;
-					run_stop_all(&rs, WORKER_DRAIN);
-				} else {
-					log_info("Received a second signal - stopping now");
-					phase = PHASE_HALT;
-					run_stop_all(&rs, WORKER_HALT);
-				}
-			}
-		}
-		now = clock_us();
-		if (now >= next_tick) {
-			run_tick(&rs, now);
-			last_tick = now;
-			/* Catch up without printing a burst if we were
-			 * suspended: one line per real second. */
-			while (next_tick <= now)
-				next_tick += 1000000;
-		} else {
-			run_collect_counts(&rs);
-		}
-
-		if (phase == PHASE_RUN) {
-			struct stop_view v = run_stop_view(&rs, now);
-			struct stop_verdict s = exit_policy_stop(cfg, &v);
-			if (cfg->error_quit && v.errors > 0)
-				log_error("error_quit: stopping at the first error");
-			if (cfg->disconnect_quit && v.disconnects > 0)
-				log_error("disconnect_quit: a client was disconnected");
-			if (s.stop) {
-				why = (enum stop_reason)s.why;
-				quit = s.quit;
-				unusable = s.unusable;
-				phase = PHASE_DRAIN;
-				drain_deadline = s.at_once ? now : now +
-				    (uint64_t)(cfg->grace_secs * 1e6);
-				rs.stopping = true;
-				run_stop_all(&rs, WORKER_DRAIN);
-			}
-		}
-		if (phase == PHASE_DRAIN && now >= drain_deadline) {
-			if (!run_all_done(&rs) && !unusable)
-				log_warn("grace time over: closing connections "
-					 "with commands still in flight");
-			phase = PHASE_HALT;
-			run_stop_all(&rs, WORKER_HALT);
-		}
-		if (phase != PHASE_RUN && run_all_done(&rs))
-			break;
-	}
-	t_end = clock_us();
-	for (unsigned i = 0; i < n; i++)
-		worker_join(w[i]);
-	conn_stall_said(sh);
+	uint64_t t_end = run_turns(&rs, &sigs);
+	run_join(&rs);
+	bool unusable = rs.unusable, quit = rs.quit;
 
 	/* Totals: everything acknowledged, including replies to commands
 	 * that finished during the drain (the last tick's cum), minus the
 	 * warm-up.  Without one, cum itself: a copy of its histograms, at
 	 * the run's peak, was 200 KB of RSS in the default mix (issue 19). */
-	run_final_tick(&rs, t_end, last_tick);
+	run_final_tick(&rs, t_end, rs.last_tick);
 	struct stats_snap diff;
 	const struct stats_snap *tot = &rs.cum;
 	stats_snap_init(&diff);
@@ -529,7 +478,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	    rs.self_limited_ticks * 10 >= rs.ticks;
 	rr.cpu_pct = rs.cpu_max;
 	rr.loop_lag_max_us = rs.lag_max_ever;
-	rr.stop_reason = stop_reason_name(why);
+	rr.stop_reason = stop_reason_name(rs.why);
 	run_srv_final(&rs, &rr);
 	if (!sla_eval(cfg, dv, tot, sla_ok, sla_actual)) {
 		for (unsigned i = 0; i < cfg->n_slas; i++)
@@ -570,6 +519,7 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 		.sla_failed = rr.sla_failed, .unfinished = rr.unfinished,
 		.output_failed = report_failed(rep) ||
 		    atomic_load(&sh->live->rawlog_failures) > 0,
+		.foreign = atomic_load(&sh->live->foreign_refused),
 	};
 	int status = exit_policy_status(&out);
 	rr.exit_status = status;
@@ -582,10 +532,6 @@ run_loop(struct worker **w, unsigned n, const struct config *cfg,
 	metrics_linger(sinks->metrics, &sigs);
 
 	stats_snap_free(&diff);
-	stats_snap_free(&rs.cum);
-	stats_snap_free(&rs.prev);
-	stats_snap_free(&rs.win);
-	stats_snap_free(&rs.warm);
-	free(rs.pubs);
+	run_state_free(&rs);
 	return status;
 }

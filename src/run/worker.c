@@ -38,10 +38,12 @@ worker_driver_logged_in(struct worker *w)
 		worker_start_some(w, IMAPTEST_PER_LOGIN);
 }
 
+/* Done: every connection finished and nothing else left, once stopping,
+ * or at any time for a driver whose work ends (driver.h, finite). */
 static void
 worker_check_done(struct worker *w)
 {
-	if (w->draining && w->n_active == 0 &&
+	if ((w->draining || w->drv->finite) && w->n_active == 0 &&
 	    (w->drv->busy == NULL || !w->drv->busy(w->drv_state)) &&
 	    !atomic_load_explicit(&w->done, memory_order_relaxed)) {
 		atomic_store_explicit(&w->done, true, memory_order_release);
@@ -225,6 +227,7 @@ worker_new(unsigned id, const struct shared *sh, const struct worker_group *g,
 	w->rbuf = xmalloc(CONN_MAX_READ);
 	if (!cfg->no_tracking)
 		w->stores = store_map_new(cfg->track_max);
+	w->guard = conn_guard_new(cfg);
 	w->env = (struct conn_env){
 		.cfg = cfg,
 		.sh = sh,
@@ -234,6 +237,7 @@ worker_new(unsigned id, const struct shared *sh, const struct worker_group *g,
 		.stores = w->stores,
 		.msg_seq = &w->msg_seq,
 		.worker_id = id,
+		.guard = w->guard,
 		.hooks = drv->hooks,
 	};
 
@@ -276,6 +280,7 @@ worker_free(struct worker *w)
 		conn_free(w->conns[i]);
 	free(w->conns);
 	store_map_free(w->stores);	/* after the views (conn_free) */
+	conn_guard_free(w->guard);
 	if (w->wake_ev)
 		event_free(w->wake_ev);
 	if (w->tick_ev)

@@ -66,6 +66,7 @@ struct worker {
 	uint64_t t_last_ramp;
 	uint64_t unfinished;	/* in flight at a hard stop (read after join) */
 	uint32_t msg_seq;	/* Message-ID counter */
+	struct guard *guard;	/* foreign-mail memory (NULL: allowed) */
 	struct store_map *stores;	/* mailbox models; NULL with no_tracking */
 	char *rbuf;		/* CONN_MAX_READ octets: plain sockets read here */
 	const struct driver *drv;	/* always one (driver.h) */

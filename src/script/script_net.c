@@ -23,7 +23,10 @@
 #include "script/script_opts.h"
 #include "script/script_report.h"
 #include "script/script_run.h"
+#include "imap/guard.h"
 #include "net/tls.h"
+#include "run/exit_policy.h"
+#include "util/log.h"
 #include "util/run_id.h"
 #include "util/xmalloc.h"
 
@@ -255,11 +258,13 @@ script_net_main(const struct config *cfg)
 		.password = cfg->pass, .mailbox = box_auto ? "imaptest" : cfg->box,
 		.mailbox_auto = box_auto, .host = cfg->host,
 		.port = config_port(cfg), .run_id = run_id_new(),
+		.guard = cfg->allow_foreign_mail ? NULL : guard_new(),
 	};
 	struct script_io io = { io_open, io_send, io_close };
 	n.base = event_base_new();
 	n.timer = evtimer_new(n.base, on_timeout, &n);
 	n.run = script_run_new(&env, &io, &n);
+	bool foreign = false;
 	for (unsigned i = 0; i < list.n; i++) {
 		script_run_start(n.run, list.v[i], list.pools[i]);
 		net_arm(&n);
@@ -270,9 +275,19 @@ script_net_main(const struct config *cfg)
 			nconn_free(n.conn[k]);
 			n.conn[k] = NULL;
 		}
-		script_report_test(rep, list.v[i], script_run_outcome(n.run));
+		const struct script_outcome *o = script_run_outcome(n.run);
+		script_report_test(rep, list.v[i], o);
+		if (o->foreign) {
+			/* Nothing was deleted; no further test runs. */
+			log_error("%s", o->detail);
+			foreign = true;
+			break;
+		}
 	}
 	int status = script_report_end(rep);
+	if (foreign)
+		status = EXIT_USAGE;
+	guard_free(env.guard);
 	script_run_free(n.run);
 	event_free(n.timer);
 	event_base_free(n.base);

@@ -32,6 +32,7 @@ run_reset(struct script_run *r)
 			free(r->conn[i].chunks[k].data);
 		free(r->conn[i].chunks);
 		sbuf_reset(&r->conn[i].transcript);
+		free(r->conn[i].selected);
 		squeue_free(&r->conn[i]);
 		memset(&r->conn[i], 0, sizeof(r->conn[i]));
 	}
@@ -46,6 +47,8 @@ run_reset(struct script_run *r)
 	free(r->boxes);
 	r->boxes = NULL;
 	r->n_boxes = 0;
+	r->guard_i = r->guard_phase = 0;
+	r->guard_examined = false;
 	sstep_reset(r);
 	r->in_steps = r->logging_out = false;
 	r->step = 0;
@@ -218,6 +221,20 @@ setup_next(struct script_run *r)
 			sbuf_adds(&b, "LIST \"\" ");
 			sbuf_add_quoted(&b, pat.s);
 			sbuf_reset(&pat);
+		} else if (k == SU_GUARD) {
+			/* Nothing is deleted before it is known to hold only
+			 * our mail (script_guard.c). */
+			if (!sguard_next(r, &b)) {
+				r->setup_no = SU_CLOSE;
+				continue;
+			}
+			again = true;
+		} else if (k == SU_CLOSE) {
+			if (!r->guard_examined) {
+				r->setup_no = SU_DELETE;
+				continue;
+			}
+			sbuf_adds(&b, "CLOSE");	/* EXAMINEd: expunges nothing */
 		} else if (k == SU_DELETE) {
 			if (r->n_boxes == 0) {
 				r->setup_no = SU_CREATE;
@@ -226,7 +243,7 @@ setup_next(struct script_run *r)
 			/* The longest name first: children before parents. */
 			char *name = r->boxes[--r->n_boxes];
 			sbuf_adds(&b, "DELETE ");
-			sbuf_add_quoted(&b, name);
+			sbuf_add_quoted(&b, name + 1);	/* past the flag */
 			free(name);
 			again = true;	/* come back for the next one */
 		} else if (k == SU_CREATE) {
@@ -254,6 +271,8 @@ setup_next(struct script_run *r)
 				continue;
 			}
 			conn = k - SU_SELECT;
+			free(r->conn[conn].selected);
+			r->conn[conn].selected = xstrdup(r->box);
 			sbuf_adds(&b, "SELECT ");
 			sbuf_add_quoted(&b, r->box);
 		} else if (k < SU_STEPS) {
@@ -301,11 +320,11 @@ setup_untagged(struct script_run *r, const struct imap_resp *resp)
 							      resp->text_len);
 		const struct imap_arg *name = root ? imap_arg_nth(root, 2) : NULL;
 		if (name != NULL && name->type != IMAP_ARG_LIST &&
-		    name->type != IMAP_ARG_LITERAL_SKIPPED) {
-			r->boxes = xrealloc(r->boxes, (r->n_boxes + 1) * sizeof(char *));
-			r->boxes[r->n_boxes++] = xstrndup(name->str, name->len);
-		}
+		    name->type != IMAP_ARG_LITERAL_SKIPPED)
+			sguard_listed(r, resp, name->str, name->len);
 	}
+	if (was == SU_GUARD)
+		sguard_untagged(r, resp);
 }
 
 /* The name it tried, the server's line and where the name came from:
@@ -333,8 +352,14 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 		[SU_CAPS] = "CAPABILITY", [SU_CAPS2] = "CAPABILITY after LOGIN",
 		[SU_LIST] = "LIST of the test mailboxes",
 		[SU_DELETE] = "DELETE of an old test mailbox",
+		[SU_CLOSE] = "CLOSE after the foreign-mail check",
 	};
 
+	if (was == SU_GUARD) {
+		if (sguard_tagged(r, resp))
+			setup_next(r);
+		return;
+	}
 	if (was == SU_NAMESPACE) {
 		/* Not fatal: the test mailbox stays at the top level, and a
 		 * refused CREATE will say so. */

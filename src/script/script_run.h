@@ -49,6 +49,9 @@ struct script_env {
 	bool mailbox_auto;
 	const char *host;	/* for $mailbox_url */
 	int port;
+	/* The process's foreign-mail memory (imap/guard.h); NULL:
+	 * --allow-foreign-mail. */
+	struct guard *guard;
 	uint64_t run_id;	/* the marker on the set-up's APPENDs (msg.h) */
 };
 
@@ -66,6 +69,8 @@ struct script_outcome {
 	char *detail;		/* FAIL: the diff (lines, server text escaped);
 				 * SKIP: "missing capability X" */
 	unsigned commands;	/* script commands that completed */
+	bool foreign;		/* FAIL: the foreign-mail guard refused
+				 * (detail is its line): the run stops */
 };
 
 struct script_run;

@@ -18,12 +18,17 @@ enum {
 	SU_CHECK,				/* no command: compare caps */
 	SU_NAMESPACE,				/* only for the default mailbox */
 	SU_LIST,
+	SU_GUARD,				/* EXAMINE (SEARCH) per mailbox */
+	SU_CLOSE,				/* after an EXAMINE */
 	SU_DELETE,				/* once per listed mailbox */
 	SU_CREATE,
 	SU_APPEND,				/* once per message */
 	SU_SELECT,				/* one per connection */
 	SU_STEPS = SU_SELECT + SCRIPT_MAX_CONNS
 };
+
+/* Where the foreign-mail check of one listed mailbox is. */
+enum { SG_EXAMINE, SG_SEARCH };
 
 /* Octets to write; one with wait_plus goes after the server's "+". */
 struct chunk {
@@ -61,6 +66,7 @@ struct rconn {
 	unsigned transcript_lines;
 	bool logged_out;
 	bool said_bye;		/* a step of its ended in LOGOUT or "* bye" */
+	char *selected;		/* the mailbox a step SELECTed (guard) */
 	struct squeued *queued;	/* untagged replies during others' steps */
 	unsigned n_queued, q_next;
 };
@@ -85,9 +91,14 @@ struct script_run {
 	unsigned setup_no, setup_was, setup_conn;
 	char setup_tag[16];
 	struct sbuf caps;
-	char **boxes;		/* test mailboxes to delete, by length */
+	char **boxes;		/* test mailboxes to delete, by length; each
+				 * after a flag: 'N' \Noselect, else 'S' */
 	unsigned n_boxes;
 	unsigned appended;
+	unsigned guard_i;	/* the box being checked (script_guard.c) */
+	unsigned guard_phase;	/* SG_* */
+	uint32_t guard_exists;	/* its EXAMINE's EXISTS */
+	bool guard_examined;	/* an EXAMINE was sent: CLOSE it */
 
 	/* steps */
 	bool in_steps, logging_out;
@@ -119,6 +130,18 @@ void srun_send_n(struct script_run *r, unsigned conn, const char *tag,
 void srun_drop_chunks(struct script_run *r, unsigned conn);
 /* Send what may go now on conn: up to a chunk that waits for "+". */
 void srun_flush(struct script_run *r, unsigned conn);
+
+/* script_guard.c: the set-up's check (the next command into b, false
+ * when there is none; its replies: false when it refused and the test
+ * is over), a LIST name with its flags into r->boxes, and a step's
+ * command (false: refused, the test is over). */
+bool sguard_next(struct script_run *r, struct sbuf *b);
+void sguard_untagged(struct script_run *r, const struct imap_resp *resp);
+bool sguard_tagged(struct script_run *r, const struct imap_resp *resp);
+void sguard_listed(struct script_run *r, const struct imap_resp *resp,
+		   const char *name, size_t len);
+bool sguard_step(struct script_run *r, unsigned conn, const char *text,
+		 unsigned line);
 
 /* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,

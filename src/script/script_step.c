@@ -157,6 +157,11 @@ begin_step(struct script_run *r)
 	}
 	/* $tag: the tag of the step's first command, as in imaptest */
 	svars_set(r->m.vars, "tag", r->tags[0]);
+	/* Nothing destructive outside the test's own mailboxes (their
+	 * SELECTs noted first: a group may select, then expunge). */
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		if (!sguard_step(r, st->conn, texts[i].s, st->cmds[i].line))
+			goto out;
 	r->n_pending = st->n_cmds;
 	/* A pipelined group goes out at once. */
 	for (unsigned i = 0; i < st->n_cmds && !r->finished; i++)

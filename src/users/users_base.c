@@ -30,6 +30,29 @@ ubase_folder_arg(const struct user *u, enum ufolder f, char *out, size_t n)
 	snprintf(out, n, atom ? "%s" : "\"%s\"", name);
 }
 
+bool
+ubase_guard(struct uconn *uc, enum op op, const char *text)
+{
+	if (!conn_guard_destructive(op, text, strlen(text)))
+		return true;
+	/* A folder the job did not note as selected still gets its check:
+	 * the search runs on whatever the session has selected, it is only
+	 * remembered under no folder's name. */
+	const char *box = uc->sel < UF_COUNT ? uc->u->uw->run->folder[uc->sel] :
+	    "\\imapstress selected";
+	if (conn_guard_clear(uc->c, box))
+		return true;
+	uc->guard_held = true;
+	return false;
+}
+
+void
+ubase_selected(struct uconn *uc, enum ufolder f)
+{
+	uc->sel = f;
+	conn_guard_selected(uc->c, uc->u->uw->run->folder[f]);
+}
+
 struct uconn *
 ubase_uconn(struct uworker *uw, struct conn *c)
 {

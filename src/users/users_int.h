@@ -217,6 +217,9 @@ struct uconn {
 	uint64_t t_connect;	/* when this session's connect began */
 	enum ufolder sel;	/* selected folder; UF_COUNT: none or SELECT
 				 * in flight (its EXISTS is no push) */
+	/* The job's step waits for the foreign-mail check of the selected
+	 * folder (ubase_guard); the ready hook runs it again. */
+	bool guard_held;
 	/* UJ_LOADSIM: the action, and what its SEARCH found. */
 	int ls_act;		/* enum loadsim_action */
 	uint32_t ls_msg;	/* the message it acts on (UID or seq) */
@@ -345,6 +348,14 @@ struct uconn *ubase_uconn(struct uworker *uw, struct conn *c);
 /* "NAME" or NAME, as a command argument of folder f (n >= 80). */
 void ubase_folder_arg(const struct user *u, enum ufolder f, char *out,
 		      size_t n);
+/* The foreign-mail guard (imap/guard.h) for a job's command: true when
+ * it may go now (it destroys nothing, or the selected folder is known to
+ * hold only our mail); false when it must wait (uc->guard_held: the
+ * step is held, not failed, and ujob_resume runs it again). */
+bool ubase_guard(struct uconn *uc, enum op op, const char *text);
+/* A SELECT of folder f was answered OK: uc->sel, and an empty folder
+ * needs no check. */
+void ubase_selected(struct uconn *uc, enum ufolder f);
 /* Arm ev to fire `us` from now (0: at the next loop turn). */
 void ubase_timer(struct event *ev, uint64_t us);
 /* Something fell due for the user (mail came, a send is due): wake its
@@ -390,6 +401,10 @@ void uslot_detach(struct uworker *uw);
  * due (the caller idles).  ujob_reply: the done callback of every job
  * step. */
 bool ujob_next(struct uconn *uc);
+/* The held step of uc's job (ubase_guard), again; uls_resume: a
+ * LoadSim action's. */
+void ujob_resume(struct uconn *uc);
+void uls_resume(struct uconn *uc);
 /* The soonest due time of queued work (UINT64_MAX: none). */
 uint64_t ujob_next_due(const struct user *u);
 

@@ -130,7 +130,7 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	switch (uc->job) {
 	case UJ_SETUP:
 		if (uc->step == USETUP_SELECT) {
-			uc->sel = UF_INBOX;
+			ubase_selected(uc, UF_INBOX);
 			ucached_selected(uc);
 		}
 		break;
@@ -179,13 +179,13 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 			}
 		}
 		if (uc->step == URS_SELECT_DRAFTS)
-			uc->sel = UF_DRAFTS;
+			ubase_selected(uc, UF_DRAFTS);
 		if (uc->step == URS_DRAFT_EXPUNGE)
 			ucount(u, UC_EXPUNGED, UF_DRAFTS);
 		if (uc->step == URS_SELECT_INBOX) {
 			/* Back in INBOX: what came meanwhile was not pushed
 			 * to us; fetch it. */
-			uc->sel = UF_INBOX;
+			ubase_selected(uc, UF_INBOX);
 			ucount_push_reset(u);
 			u->need_fetch = true;
 		}
@@ -203,6 +203,8 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 static bool
 ujob_cmd(struct uconn *uc, enum op op, const char *text, const struct msg *m)
 {
+	if (!ubase_guard(uc, op, text))
+		return true;	/* held, not failed: ujob_resume */
 	return conn_command(uc->c, op, text, m, ujob_done, uc);
 }
 
@@ -494,6 +496,16 @@ ujob_next_due(const struct user *u)
 			due = u->replies[i].due;
 	uint64_t ls = uls_next_due(u);
 	return ls < due ? ls : due;
+}
+
+void
+ujob_resume(struct uconn *uc)
+{
+	uc->guard_held = false;
+	if (uc->job == UJ_LOADSIM)
+		uls_resume(uc);
+	else if (uc->job != UJ_NONE)
+		ujob_step(uc);
 }
 
 bool

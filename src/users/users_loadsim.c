@@ -306,6 +306,8 @@ uls_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 static bool
 uls_cmd(struct uconn *uc, enum op op, const char *text, const struct msg *m)
 {
+	if (!ubase_guard(uc, op, text))
+		return true;	/* held, not failed: uls_resume */
 	return conn_command(uc->c, op, text, m, uls_done, uc);
 }
 
@@ -464,6 +466,12 @@ uls_step(struct uconn *uc)
 	}
 	if (!sent)	/* ok when its first step was OK'd */
 		uls_end(uc, uc->step > 0);
+}
+
+void
+uls_resume(struct uconn *uc)
+{
+	uls_step(uc);
 }
 
 bool

@@ -146,6 +146,11 @@ usess_ready(void *arg, struct conn *c)
 {
 	struct uconn *uc = uconn_of(arg, c);
 
+	/* A step held for the foreign-mail check: its answer is in. */
+	if (uc->guard_held && conn_in_flight(c) == 0) {
+		ujob_resume(uc);
+		return;
+	}
 	/* Right after login, and whenever the connection is free (a job
 	 * step's callback ran already: after set-up or a poll, what is
 	 * next is decided here). */
@@ -178,6 +183,7 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	bool logoff = uc->job == UJ_LOADSIM &&
 	    uls_closed(uc, end == CONN_END_LOGOUT);
 	uc->in_session = false;
+	uc->guard_held = false;
 	uc->job = UJ_NONE;
 	uc->fetching_new = false;
 	uc->sel = UF_COUNT;

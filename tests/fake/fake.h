@@ -25,6 +25,13 @@
 #define FAKE_TAG_MAX 64
 #define FAKE_ENDLESS_CHUNK (64 * 1024)
 
+/* fake_mark.c: does a message's header hold the X-Imapstress field? */
+struct fake_mark {
+	uint16_t len;           /* octets of the current header line */
+	bool ok;                /* the line so far is the field's name */
+	bool done, found;
+};
+
 enum fake_mode {
 	FAKE_M_NORMAL,
 	FAKE_M_NO_GREETING,
@@ -78,6 +85,9 @@ struct fake_cfg {
 	uint64_t stall_after_us;
 	uint64_t stall_us;
 	uint64_t messages;
+	/* --foreign N: of those, the first N lack the X-Imapstress marker
+	 * (mail imapstress did not put there: fake_mark.c) */
+	uint64_t foreign;
 	uint64_t msg_size;
 	unsigned pct;
 };
@@ -109,6 +119,7 @@ struct fake_shared {
 	char *greeting;
 	size_t greeting_len;
 	char *msg;              /* the one message every FETCH returns */
+	bool msg_marked;        /* it has the X-Imapstress field (fit in) */
 	char *body_suffix;      /* " BODY[] {size}\r\n" */
 	size_t body_suffix_len;
 	char *endless;          /* FAKE_ENDLESS_CHUNK bytes of 'x' */
@@ -180,9 +191,17 @@ struct fake_conn {
 	uint64_t lit_bytes;
 	bool lit_mailbox;       /* APPEND's first literal is the mailbox name */
 	uint64_t lit_mailbox_bytes;
+	struct fake_mark lit_mark;      /* of the literal being read */
+	bool lit_is_msg;                /* it is a message, not a mailbox */
+	uint8_t *lit_marks;             /* per message literal: marked */
+	size_t n_lit_marks, cap_lit_marks;
 	char tag[FAKE_TAG_MAX + 1];
 
 	uint64_t exists;
+	/* normal mode: appended messages without the marker (sequence
+	 * numbers, which are their UIDs) */
+	uint64_t *foreign;
+	size_t n_foreign, cap_foreign;
 	uint64_t rng;
 	unsigned char *once_fired;
 	bool logged_in;
@@ -209,7 +228,15 @@ struct fake_cmd {
 	bool uid;
 	unsigned messages;      /* APPEND: message literals */
 	uint64_t message_bytes;
+	const uint8_t *marked;  /* APPEND: per message, 1 when it carries
+				 * the X-Imapstress field (fake_mark.c) */
 };
+
+/* fake_mark.c */
+void fake_mark_start(struct fake_mark *m);
+void fake_mark_feed(struct fake_mark *m, const char *p, size_t n);
+/* Is cmd the foreign-mail check, UID SEARCH NOT HEADER X-Imapstress ""? */
+bool fake_is_guard_search(const struct fake_cmd *cmd);
 
 /* fake_util.c */
 uint64_t fake_now_us(void);

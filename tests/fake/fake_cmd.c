@@ -8,6 +8,7 @@
 #include "fake.h"
 #include "fake_store.h"
 #include "imap/imap_cmd.h"
+#include "util/xmalloc.h"
 
 typedef unsigned (*fake_handler_fn)(struct fake_conn *c,
 				    const struct fake_cmd *cmd);
@@ -333,6 +334,16 @@ fake_h_append(struct fake_conn *c, const struct fake_cmd *cmd)
 	struct fake_stats *st = &c->loop->stats;
 	uint64_t first = c->exists + 1;
 	c->exists += cmd->messages;
+	for (unsigned i = 0; i < cmd->messages; i++) {
+		if (cmd->marked != NULL && cmd->marked[i])
+			continue;
+		if (c->n_foreign == c->cap_foreign) {
+			c->cap_foreign = c->cap_foreign ? 2 * c->cap_foreign : 8;
+			c->foreign = xrealloc(c->foreign, c->cap_foreign *
+					      sizeof(*c->foreign));
+		}
+		c->foreign[c->n_foreign++] = first + i;
+	}
 	st->appends += cmd->messages;
 	st->append_bytes += cmd->message_bytes;
 	fake_outf(c, "* %llu EXISTS\r\n", (unsigned long long)c->exists);
@@ -428,9 +439,30 @@ fake_h_store(struct fake_conn *c, const struct fake_cmd *cmd)
 	return fake_h_ok(c, cmd);
 }
 
+/* The foreign-mail check: the messages without the marker, by UID (the
+ * sequence number here).  The pre-built ones lack it when --foreign
+ * says so or it did not fit in --msg-size; an appended one when its
+ * header had no X-Imapstress field. */
+static unsigned
+fake_h_guard_search(struct fake_conn *c, const struct fake_cmd *cmd)
+{
+	uint64_t pre = c->sh->msg_marked ? c->sh->cfg->foreign :
+	    c->sh->cfg->messages;
+	fake_outs(c, "* SEARCH");
+	for (uint64_t s = 1; s <= pre && s <= c->exists; s++)
+		fake_outf(c, " %llu", (unsigned long long)s);
+	for (size_t i = 0; i < c->n_foreign; i++)
+		if (c->foreign[i] <= c->exists)
+			fake_outf(c, " %llu", (unsigned long long)c->foreign[i]);
+	fake_out(c, "\r\n", 2);
+	return fake_h_ok(c, cmd);
+}
+
 static unsigned
 fake_h_search(struct fake_conn *c, const struct fake_cmd *cmd)
 {
+	if (fake_is_guard_search(cmd))
+		return fake_h_guard_search(c, cmd);
 	fake_outs(c, "* SEARCH");
 	for (uint64_t s = 1; s <= 3 && s <= c->exists; s++)
 		fake_outf(c, " %llu", (unsigned long long)s);
@@ -567,6 +599,9 @@ fake_cmd_dispatch(struct fake_conn *c)
 	if (fake_eq(cmd.name, "APPEND") && !cmd.uid) {
 		cmd.messages = c->lit_count - (c->lit_mailbox ? 1u : 0u);
 		cmd.message_bytes = c->lit_bytes - c->lit_mailbox_bytes;
+		/* (a literal cut short by a fault leaves fewer marks) */
+		if (c->n_lit_marks == cmd.messages)
+			cmd.marked = c->lit_marks;
 	}
 	c->loop->stats.commands++;
 	if (c->sh->script != NULL) {

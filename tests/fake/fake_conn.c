@@ -153,6 +153,8 @@ fake_conn_free(struct fake_conn *c)
 	evbuffer_free(c->pending);
 	evbuffer_free(c->drip);
 	free(c->cmd);
+	free(c->lit_marks);
+	free(c->foreign);
 	free(c->q);
 	free(c->once_fired);
 	free(c);

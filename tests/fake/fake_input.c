@@ -47,6 +47,18 @@ fake_conn_reset_command(struct fake_conn *c)
 	c->lit_bytes = 0;
 	c->lit_mailbox = false;
 	c->lit_mailbox_bytes = 0;
+	c->n_lit_marks = 0;
+}
+
+/* A message literal read to its end: is it the tool's? */
+static void
+fake_lit_marked(struct fake_conn *c)
+{
+	if (c->n_lit_marks == c->cap_lit_marks) {
+		c->cap_lit_marks = c->cap_lit_marks ? 2 * c->cap_lit_marks : 8;
+		c->lit_marks = xrealloc(c->lit_marks, c->cap_lit_marks);
+	}
+	c->lit_marks[c->n_lit_marks++] = c->lit_mark.found;
 }
 
 static void
@@ -91,13 +103,19 @@ fake_conn_line(struct fake_conn *c, char *seg, size_t n)
 			fake_conn_reset_command(c);
 			return;
 		}
+		bool message = !(c->lit_mailbox && c->lit_count == 0);
 		c->lit_count++;
 		c->lit_bytes += size;
 		if (!plus && fake_fault_continuation_allowed(c))
 			fake_reply_now(c, "+ OK", 0);
+		fake_mark_start(&c->lit_mark);
+		c->lit_is_msg = message;
+		c->lit_mark.done = !message;	/* a mailbox name: no header */
 		if (size > 0) {
 			c->rstate = FAKE_R_LITERAL;
 			c->lit_left = size;
+		} else if (message) {
+			fake_lit_marked(c);
 		}
 		return;
 	}
@@ -131,11 +149,22 @@ fake_conn_parse(struct fake_conn *c, struct evbuffer *in)
 		}
 		if (c->rstate == FAKE_R_LITERAL) {
 			size_t n = avail < c->lit_left ? avail : (size_t)c->lit_left;
+			if (!c->lit_mark.done) {
+				/* The header only, a piece at a time. */
+				char head[512];
+				if (n > sizeof(head))
+					n = sizeof(head);
+				evbuffer_copyout(in, head, n);
+				fake_mark_feed(&c->lit_mark, head, n);
+			}
 			evbuffer_drain(in, n);
 			st->bytes_in += n;
 			c->lit_left -= n;
-			if (c->lit_left == 0)
+			if (c->lit_left == 0) {
 				c->rstate = FAKE_R_COMMAND;
+				if (c->lit_is_msg)
+					fake_lit_marked(c);
+			}
 			continue;
 		}
 		size_t eol_len = 0;

@@ -26,6 +26,7 @@ struct fake_lmtp_conn {
 	struct fake_store *st;
 	struct bufferevent *bev;
 	bool have_mail, in_data, quit;
+	struct fake_mark mark;		/* of the message in DATA */
 	struct fake_rcpt *rcpt;
 	size_t nrcpt;
 	uint64_t data_bytes;
@@ -38,6 +39,7 @@ struct fake_delivery {
 	struct fake_user *u;
 	char *box;
 	uint32_t size;
+	bool marked;
 	struct event *ev;
 	uint64_t t_250;		/* its 250 queued */
 	struct fake_delivery *prev, *next;
@@ -64,7 +66,7 @@ fake_delivery_due(evutil_socket_t fd, short what, void *arg)
 	struct fake_delivery *d = arg;
 	struct fake_store *st = d->st;
 	struct fake_box *b = fake_store_box(d->u, d->box, true);
-	fake_store_add(b, 0, d->size);
+	fake_store_add(b, 0, d->size, d->marked);
 	st->st.lmtp_delivered++;
 	unsigned told = fake_store_push(d->u, b);
 	st->st.pushes += told;
@@ -74,7 +76,8 @@ fake_delivery_due(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-fake_delivery_start(struct fake_store *st, struct fake_rcpt *r, uint64_t size)
+fake_delivery_start(struct fake_store *st, struct fake_rcpt *r, uint64_t size,
+		    bool marked)
 {
 	struct fake_delivery *d = xcalloc(1, sizeof(*d));
 	d->st = st;
@@ -82,6 +85,7 @@ fake_delivery_start(struct fake_store *st, struct fake_rcpt *r, uint64_t size)
 	d->box = r->box;
 	r->box = NULL;
 	d->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+	d->marked = marked;
 	d->t_250 = fake_now_us();
 	d->ev = evtimer_new(st->base, fake_delivery_due, d);
 	if (d->ev == NULL)
@@ -183,6 +187,7 @@ fake_lmtp_command(struct fake_lmtp_conn *l, const char *line)
 		}
 		l->in_data = true;
 		l->data_bytes = 0;
+		fake_mark_start(&l->mark);
 		fake_lmtp_say(l, "354 OK");
 	} else if (strcasecmp(line, "RSET") == 0) {
 		fake_lmtp_reset(l);
@@ -204,7 +209,8 @@ fake_lmtp_data_end(struct fake_lmtp_conn *l)
 	for (size_t i = 0; i < l->nrcpt; i++) {
 		fake_lmtp_say(l, "250 2.0.0 delivered");
 		l->st->st.lmtp_rcpts++;
-		fake_delivery_start(l->st, &l->rcpt[i], l->data_bytes);
+		fake_delivery_start(l->st, &l->rcpt[i], l->data_bytes,
+				    l->mark.found);
 	}
 	fake_lmtp_reset(l);
 }
@@ -221,8 +227,11 @@ fake_lmtp_read_cb(struct bufferevent *bev, void *arg)
 		if (l->in_data) {
 			if (strcmp(line, ".") == 0)
 				fake_lmtp_data_end(l);
-			else	/* dot-stuffing undone; CRLF counted */
+			else {	/* dot-stuffing undone; CRLF counted */
 				l->data_bytes += n + 2 - (line[0] == '.');
+				fake_mark_feed(&l->mark, line, n);
+				fake_mark_feed(&l->mark, "\n", 1);
+			}
 		} else if (n > FAKE_LMTP_LINE_MAX) {
 			fake_lmtp_say(l, "500 5.5.2 line too long");
 		} else {

@@ -26,7 +26,8 @@ static const char fake_usage[] =
 	"         [--threads N] [--mode MODE] [--pct P] [--delay-ms D]\n"
 	"         [--slow-pct P --slow-ms S] [--stall-after-ms T --stall-ms S]\n"
 	"         [--cmd-delay NAME=MS]... [--delay-per-conn-us N]\n"
-	"         [--messages N] [--msg-size BYTES] [--caps \"CAP ...\"]\n"
+	"         [--messages N] [--foreign N] [--msg-size BYTES]\n"
+	"         [--caps \"CAP ...\"]\n"
 	"         [--script FILE] [--tls-cert F --tls-key F] [--stats-file FILE]\n"
 	"         [--lmtp-port N] [--lmtp-port-file FILE] [--push-delay-ms D]\n"
 	"modes: normal no-greeting close-mid-command close-mid-literal reset\n"
@@ -36,6 +37,8 @@ static const char fake_usage[] =
 	"  a foreign tag: --script tests/fake/scenarios/fault-*.conf)\n"
 	"--stall-after-ms T --stall-ms S: every reply due in the S ms that\n"
 	"  begin T ms after the first connection waits to the end of them.\n"
+	"--foreign N: the first N of the --messages lack the X-Imapstress\n"
+	"  marker, mail the foreign-mail check must find (fake_mark.c).\n"
 	"--lmtp-port/--lmtp-port-file: mail-store mode, an LMTP server too;\n"
 	"  a delivery lands in its mailbox (and IDLE hears EXISTS) D ms after\n"
 	"  its 250 (tests/fake/fake_store.h).\n"
@@ -73,7 +76,7 @@ fake_num(const char *opt, const char *s, uint64_t min, uint64_t max)
 enum {
 	FAKE_O_LISTEN = 256, FAKE_O_PORT, FAKE_O_PORT_FILE, FAKE_O_THREADS,
 	FAKE_O_MODE, FAKE_O_PCT, FAKE_O_DELAY, FAKE_O_SLOW_PCT, FAKE_O_SLOW_MS,
-	FAKE_O_STALL_AFTER, FAKE_O_STALL_MS, FAKE_O_MESSAGES, FAKE_O_MSG_SIZE,
+	FAKE_O_STALL_AFTER, FAKE_O_STALL_MS, FAKE_O_MESSAGES, FAKE_O_FOREIGN, FAKE_O_MSG_SIZE,
 	FAKE_O_CAPS, FAKE_O_SCRIPT, FAKE_O_TLS_CERT, FAKE_O_TLS_KEY,
 	FAKE_O_STATS_FILE, FAKE_O_CMD_DELAY, FAKE_O_DELAY_PER_CONN,
 	FAKE_O_LMTP_PORT, FAKE_O_LMTP_PORT_FILE, FAKE_O_PUSH_DELAY, FAKE_O_HELP,
@@ -92,6 +95,7 @@ static const struct option fake_options[] = {
 	{ "stall-after-ms", required_argument, NULL, FAKE_O_STALL_AFTER },
 	{ "stall-ms", required_argument, NULL, FAKE_O_STALL_MS },
 	{ "messages", required_argument, NULL, FAKE_O_MESSAGES },
+	{ "foreign", required_argument, NULL, FAKE_O_FOREIGN },
 	{ "msg-size", required_argument, NULL, FAKE_O_MSG_SIZE },
 	{ "caps", required_argument, NULL, FAKE_O_CAPS },
 	{ "script", required_argument, NULL, FAKE_O_SCRIPT },
@@ -190,6 +194,9 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 		case FAKE_O_MESSAGES:
 			cfg->messages = fake_num("messages", optarg, 0, UINT32_MAX);
 			break;
+		case FAKE_O_FOREIGN:
+			cfg->foreign = fake_num("foreign", optarg, 0, UINT32_MAX);
+			break;
 		case FAKE_O_MSG_SIZE:
 			cfg->msg_size = fake_num("msg-size", optarg, 0,
 						 FAKE_MAX_MSG_SIZE);
@@ -246,6 +253,10 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 	}
 	if (delay_set && !cfg->store)
 		fake_die("--push-delay-ms needs --lmtp-port or --lmtp-port-file");
+	if (cfg->foreign > cfg->messages)
+		fake_die("--foreign %llu: more than the %llu --messages",
+			 (unsigned long long)cfg->foreign,
+			 (unsigned long long)cfg->messages);
 	if (cfg->store && threads_set && cfg->threads != 1)
 		fake_die("--lmtp-port: the mail store runs on one thread "
 			 "(leave out --threads)");
@@ -260,10 +271,15 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 			 "do not give it --tls-cert/--tls-key");
 }
 
+/* The messages a test account holds, as an earlier run of imapstress
+ * left them: with the X-Imapstress marker (fake_mark.c), so the
+ * foreign-mail check finds none but the --foreign ones.  *marked: the
+ * header fit in size. */
 static char *
-fake_build_message(uint64_t size)
+fake_build_message(uint64_t size, bool *marked)
 {
 	static const char hdr[] =
+		"X-Imapstress: run=0000000000000000 (fakeimapd)\r\n"
 		"From: fakeimapd <fake@example.invalid>\r\n"
 		"To: imapstress <test@example.invalid>\r\n"
 		"Subject: fakeimapd test message\r\n"
@@ -276,7 +292,8 @@ fake_build_message(uint64_t size)
 	char *m = xmalloc((size_t)size + 1);
 	memset(m, 'x', (size_t)size);
 	size_t start = 0;
-	if (size >= hlen + 2) {
+	*marked = size >= hlen + 2;
+	if (*marked) {
 		memcpy(m, hdr, hlen);
 		start = hlen;
 	}
@@ -304,7 +321,7 @@ fake_shared_init(struct fake_shared *sh, const struct fake_cfg *cfg)
 	snprintf(sh->greeting, glen, "* OK [CAPABILITY %s] fakeimapd ready\r\n",
 		 cfg->caps);
 	sh->greeting_len = strlen(sh->greeting);
-	sh->msg = fake_build_message(cfg->msg_size);
+	sh->msg = fake_build_message(cfg->msg_size, &sh->msg_marked);
 	sh->body_suffix = xmalloc(48);
 	snprintf(sh->body_suffix, 48, " BODY[] {%" PRIu64 "}\r\n", cfg->msg_size);
 	sh->body_suffix_len = strlen(sh->body_suffix);

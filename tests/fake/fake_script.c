@@ -20,7 +20,15 @@
  * synchronizing literal instead of "+" (RFC 3501 allows a tagged NO or
  * BAD there), with the tag of the command that announced it.  When a reply ends in a "+" line the
  * client's next line is data, matched as DONE (if it is DONE) or
- * CONTINUE, with the tag of the command that asked for it. */
+ * CONTINUE, with the tag of the command that asked for it.
+ *
+ * The foreign-mail check, UID SEARCH NOT HEADER X-Imapstress "", is
+ * answered by a rule only when one names UID: without one the fake
+ * answers it with an empty SEARCH, as a server holding none of the
+ * messages a script may claim (none of them lacks the marker), so a
+ * scenario about something else runs as it did before the check.  A
+ * scenario that answers it (foreign mail, NO, no SEARCH) is a test of
+ * the check (tests/fake/t_guard_fake.sh). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -523,6 +531,16 @@ fake_script_greet(struct fake_conn *c)
 	return true;
 }
 
+/* Does a rule name this word? */
+static bool
+fake_script_names(const struct fake_script *s, const char *word)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->rules[i].name != NULL && fake_eq(s->rules[i].name, word))
+			return true;
+	return false;
+}
+
 static void
 fake_script_match(struct fake_conn *c, const char *word, const char *tag)
 {
@@ -556,27 +574,29 @@ fake_script_command(struct fake_conn *c, const struct fake_cmd *cmd)
 		st->append_bytes += cmd->message_bytes;
 	} else if (fake_eq(cmd->name, "FETCH"))
 		st->fetches++;
+	if (fake_is_guard_search(cmd) && !fake_script_names(c->sh->script, "UID")) {
+		fake_reply_begin(c, fake_reply_delay(c));
+		fake_outf(c, "* SEARCH\r\n%s OK SEARCH completed\r\n", cmd->tag);
+		fake_reply_end(c, 0);
+		return;
+	}
 	fake_script_match(c, word, cmd->tag);
 }
 
 bool
 fake_script_literal(struct fake_conn *c, const char *cmdline)
 {
-	const struct fake_script *s = c->sh->script;
 	char tag[FAKE_TAG_MAX + 1];
 	size_t n = strcspn(cmdline, " ");
 
-	for (size_t i = 0; i < s->n; i++)
-		if (s->rules[i].name != NULL &&
-		    fake_eq(s->rules[i].name, "LITERAL")) {
-			if (n > FAKE_TAG_MAX)
-				n = FAKE_TAG_MAX;
-			memcpy(tag, cmdline, n);
-			tag[n] = '\0';
-			fake_script_match(c, "LITERAL", tag);
-			return true;
-		}
-	return false;
+	if (!fake_script_names(c->sh->script, "LITERAL"))
+		return false;
+	if (n > FAKE_TAG_MAX)
+		n = FAKE_TAG_MAX;
+	memcpy(tag, cmdline, n);
+	tag[n] = '\0';
+	fake_script_match(c, "LITERAL", tag);
+	return true;
 }
 
 void

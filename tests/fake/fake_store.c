@@ -135,14 +135,15 @@ fake_store_size_for(uint32_t want)
 }
 
 uint32_t
-fake_store_add(struct fake_box *b, unsigned flags, uint32_t size)
+fake_store_add(struct fake_box *b, unsigned flags, uint32_t size, bool marked)
 {
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
 		b->m = xrealloc(b->m, b->cap * sizeof(*b->m));
 	}
 	uint32_t uid = b->uidnext++;
-	b->m[b->n++] = (struct fake_msg){ uid, flags, fake_store_size_for(size) };
+	b->m[b->n++] = (struct fake_msg){ uid, flags, fake_store_size_for(size),
+					  marked };
 	return uid;
 }
 

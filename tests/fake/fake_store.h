@@ -32,6 +32,7 @@ struct fake_msg {
 	uint32_t uid;
 	unsigned flags;
 	uint32_t size;		/* of its generated text */
+	bool marked;		/* what came in had the X-Imapstress field */
 };
 
 struct fake_box {
@@ -94,7 +95,8 @@ struct fake_box *fake_store_box(struct fake_user *u, const char *name,
 				bool create);
 bool fake_store_box_delete(struct fake_user *u, const char *name);
 /* A new message at the end of b; its UID. */
-uint32_t fake_store_add(struct fake_box *b, unsigned flags, uint32_t size);
+uint32_t fake_store_add(struct fake_box *b, unsigned flags, uint32_t size,
+			bool marked);
 /* Index of uid in b, or -1. */
 long fake_store_find(const struct fake_box *b, uint32_t uid);
 void fake_store_remove(struct fake_box *b, size_t idx);

@@ -204,7 +204,8 @@ fake_s_append(struct fake_conn *c, const struct fake_cmd *cmd)
 	uint64_t each = cmd->message_bytes / cmd->messages;
 	for (unsigned i = 0; i < cmd->messages; i++)
 		uids[i] = fake_store_add(b, flags, (uint32_t)(each +
-			(i == 0 ? cmd->message_bytes % cmd->messages : 0)));
+			(i == 0 ? cmd->message_bytes % cmd->messages : 0)),
+			cmd->marked != NULL && cmd->marked[i]);
 	c->loop->stats.appends += cmd->messages;
 	c->loop->stats.append_bytes += cmd->message_bytes;
 	if (c->sess->sel == b)
@@ -271,7 +272,8 @@ fake_copy_one(struct fake_conn *c, struct fake_msg *m, size_t seq, void *arg)
 		cp->dstu = xrealloc(cp->dstu, cp->cap * sizeof(*cp->dstu));
 	}
 	cp->src[cp->n] = m->uid;
-	cp->dstu[cp->n++] = fake_store_add(cp->dst, m->flags, m->size);
+	cp->dstu[cp->n++] = fake_store_add(cp->dst, m->flags, m->size,
+					   m->marked);
 }
 
 /* "[COPYUID validity src dst]" */

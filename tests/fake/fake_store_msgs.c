@@ -321,14 +321,25 @@ fake_search_one(struct fake_conn *c, struct fake_msg *m, size_t seq, void *arg)
 		fake_outf(c, " %zu", *(bool *)arg ? (size_t)m->uid : seq);
 }
 
-/* Every message matches: enough for a client that looks for its mail. */
+static void
+fake_search_foreign(struct fake_conn *c, struct fake_msg *m, size_t seq,
+		    void *arg)
+{
+	if (!m->marked)
+		fake_search_one(c, m, seq, arg);
+}
+
+/* Every message matches: enough for a client that looks for its mail.
+ * The foreign-mail check is answered from what came in: the messages
+ * whose header had no X-Imapstress field. */
 unsigned
 fake_s_search(struct fake_conn *c, const struct fake_cmd *cmd)
 {
 	bool uid = cmd->uid;
 	fake_sess_sync(c->sess, uid);
 	fake_outs(c, "* SEARCH");
-	fake_each(c->sess, "1:*", false, fake_search_one, &uid);
+	fake_each(c->sess, "1:*", false, fake_is_guard_search(cmd) ?
+		  fake_search_foreign : fake_search_one, &uid);
 	fake_outs(c, "\r\n");
 	return fake_h_ok(c, cmd);
 }

@@ -3,7 +3,9 @@ with a small LMTP and IMAP client: a delivery is answered 250 and shows up
 as EXISTS in IDLE no earlier than --push-delay-ms later, "+Spam" lands in
 Spam, and the IMAP commands a profile user sends (LIST, CREATE, STATUS,
 SELECT, IDLE, FETCH, STORE, APPEND, EXPUNGE, UID EXPUNGE, UID MOVE, COPY,
-LOGOUT) act on the stored messages.  Run by t_push_latency.sh.  Timing
+LOGOUT) act on the stored messages; the foreign-mail check (UID SEARCH
+NOT HEADER X-Imapstress "") names the messages whose header had no
+X-Imapstress field, however they came in.  Run by t_push_latency.sh.  Timing
 checks assert lower bounds only (a generous upper bound against a hang).
 """
 import os
@@ -220,6 +222,62 @@ def t_push(delay_ms):
           st.get("pushes") == 3, st)
 
 
+MARK = "X-Imapstress: run=0123456789abcdef (imapstress test)\n"
+GUARD = 'UID SEARCH NOT HEADER X-Imapstress ""'
+
+
+def crlf(text):
+    return text.replace("\n", "\r\n").encode()
+
+
+def t_guard():
+    """Messages with and without the marker, by LMTP, APPEND (one and
+    MULTIAPPEND) and COPY: the check names exactly those without it."""
+    srv = start(0)
+    a = login(srv)
+    lm = Lmtp(srv.lmtp)
+    lm.deliver(["u1"], MSG)             # UID 1: foreign
+    lm.deliver(["u1"], MARK + MSG)      # UID 2: ours
+    end = time.monotonic() + 10
+    while "MESSAGES 2" not in a.cmd("st", "STATUS INBOX (MESSAGES)")[0]:
+        check("both deliveries stored", time.monotonic() < end)
+        time.sleep(0.01)
+    bodies = [
+        MARK + "Subject: ours\n\nbody\n",                       # 3
+        "Subject: foreign\n\nbody\n",                           # 4
+        "x-imapstress: run=1 (any case)\nSubject: ours\n\nb\n",  # 5
+        "X-Imapstress-Other: not the field\n\nb\n",             # 6
+        "Subject: foreign\n\nX-Imapstress: in the body\n",        # 7
+    ]
+    for i, b in enumerate(bodies):
+        data = crlf(b)
+        a.send(b"a%d APPEND INBOX {%d+}\r\n" % (i, len(data)) + data + b"\r\n")
+        r = a.until("a%d" % i)
+        check("APPEND %d" % (3 + i), r[-1].startswith("a%d OK" % i), r)
+    ours, foreign = crlf(MARK + "\nours\n"), crlf("\nforeign\n")
+    a.send(b"m APPEND INBOX {%d+}\r\n" % len(ours) + ours +
+           b" {%d+}\r\n" % len(foreign) + foreign + b"\r\n")    # 8, 9
+    r = a.until("m")
+    check("MULTIAPPEND: APPENDUID 8,9",
+          re.match(r"m OK \[APPENDUID \d+ 8,9\]", r[-1]) is not None, r)
+    r = a.cmd("s", "SELECT INBOX")
+    check("SELECT INBOX: 9 EXISTS", "* 9 EXISTS" in r, r)
+    r = a.cmd("g", GUARD)
+    check("the check names the messages without the field",
+          r[0] == "* SEARCH 1 4 6 7 9" and r[-1].startswith("g OK"), r)
+    r = a.cmd("h", "SEARCH ALL")
+    check("another SEARCH: every message, as before",
+          r[0] == "* SEARCH 1 2 3 4 5 6 7 8 9", r)
+    r = a.cmd("c", "CREATE Other")
+    r = a.cmd("k", "UID COPY 1:3 Other")
+    check("UID COPY", r[-1].startswith("k OK"), r)
+    r = a.cmd("s", "SELECT Other")
+    r = a.cmd("g", GUARD)
+    check("a copy keeps what it was", r[0] == "* SEARCH 1", r)
+    lm.close()
+    srv.stop()
+
+
 def t_options():
     cases = [
         (["--push-delay-ms", "20"], "--push-delay-ms needs --lmtp-port"),
@@ -239,6 +297,7 @@ def t_options():
 def main():
     return main_groups([("push 20 ms", lambda: t_push(20)),
                         ("push 200 ms", lambda: t_push(200)),
+                        ("foreign-mail check", t_guard),
                         ("options", t_options)])
 
 

@@ -5,8 +5,11 @@
 # checkpoint is global: all sessions of both workers drained, CHECKed and
 # compared together, so no "Checkpoint: client N: Mailbox has only X of Y
 # messages" (or any other disagreement between sessions); RECENT is summed
-# over all of them and, as in imaptest, not checked after a session ended
-# nor after its first error.  ChkP counts the sessions checked: more than
+# over all of them and, as in imaptest, not checked after a session ended,
+# and no RECENT error at all (issue 29: the model's RECENT after a sync
+# that expunged a \Recent message and brought a new one, and a last
+# checkpoint the run's end cut short, were false alarms; see
+# t_checkpoint_recent.sh).  ChkP counts the sessions checked: more than
 # one worker's share.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
@@ -31,14 +34,9 @@ for words in "logout=0 expunge=10" "rawlog no_pipelining"; do
 	note "'$words': exit $rc, ChkP ${S[0]}, state errors ${S[1]}, disagreements $disagree, RECENT $recent"
 	assert_eq 2 "${S[2]}" "workers"
 	assert_eq 0 "$disagree" "sessions disagreeing at a checkpoint with '$words' ($(grep -m 2 'Checkpoint' "$TEST_TMP/$n.err"))"
-	# imaptest's rule: the first RECENT error switches RECENT checks off.
-	[ "$recent" -le 1 ] || fail "$recent RECENT errors: tracking was not disabled after the first"
-	assert_eq "$recent" "${S[1]}" "state errors other than one RECENT error"
-	if [ "$recent" = 0 ]; then
-		assert_eq 0 "$rc" "exit status with '$words'"
-	else
-		assert_eq 1 "$rc" "exit status with '$words' and one RECENT error"
-	fi
+	assert_eq 0 "$recent" "RECENT errors with '$words' ($(grep -m 1 'RECENT\|Recent' "$TEST_TMP/$n.err"))"
+	assert_eq 0 "${S[1]}" "state errors with '$words'"
+	assert_eq 0 "$rc" "exit status with '$words'"
 	# 10 sessions, 5 per worker; each clean checkpoint counts every
 	# selected session of both.  With logout=0 all 10 stay selected from
 	# their first SELECT on, so the checkpoints at 2 and 3 s check all of

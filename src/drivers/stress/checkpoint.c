@@ -48,6 +48,12 @@ struct cp_coord {
 	 * has ever ended (each takes its \Recent flags with it), and after
 	 * the first RECENT error they are not checked again. */
 	bool session_ended, recent_off;
+	/* A worker came to a barrier with the run ending (stopping its
+	 * connections): it brings no views and its sessions may still be
+	 * running commands, so a comparison sees only some sessions of a
+	 * mailbox (RECENT summed over half of them) at moments that differ.
+	 * From then on nothing is compared or counted: the run is over. */
+	bool ending;
 	/* CP_CHECK: every worker's views, copied into one store per
 	 * mailbox (named after the worker's store). */
 	struct store_map *copies;
@@ -205,7 +211,9 @@ checkpoint_arrive(struct checkpoint *cp)
 
 	cp->arrived = true;
 	pthread_mutex_lock(&co->mu);
-	if (cp->phase == CP_CHECK && !worker_draining(cp->w))
+	if (worker_draining(cp->w))
+		co->ending = true;
+	if (cp->phase == CP_CHECK && !co->ending)
 		coord_add_views(co, cp);
 	last = ++co->arrived == co->n;
 	if (last) {
@@ -223,9 +231,9 @@ checkpoint_arrive(struct checkpoint *cp)
 	if (compare) {
 		/* A checkpoint with no session selected compared nothing:
 		 * not one the summary's "checkpoints" can vouch for. */
-		if (co->n_views > 0)
+		if (co->n_views > 0 && !co->ending)
 			ctr_add(&worker_stats(cp->w)->checkpoints, 1);
-		unsigned errs = coord_compare(co, cp);
+		unsigned errs = co->ending ? 0 : coord_compare(co, cp);
 		pthread_mutex_lock(&co->mu);
 		coord_clear_copies(co);
 		co->failed = errs > 0;
@@ -274,13 +282,13 @@ checkpoint_poll(struct checkpoint *cp)
 	pthread_mutex_lock(&co->mu);
 	unsigned gen = co->gen;
 	enum cp_phase phase = co->phase;
-	bool failed = co->failed;
+	bool failed = co->failed, ending = co->ending;
 	pthread_mutex_unlock(&co->mu);
 
 	/* The checkpoint this worker was in is over (the next may have
-	 * begun already). */
+	 * begun already); one the run's end cut short checked nobody. */
 	if (cp->phase != CP_NONE && (gen != cp->gen || phase == CP_NONE))
-		checkpoint_finish(cp, failed && gen == cp->gen);
+		checkpoint_finish(cp, (failed && gen == cp->gen) || ending);
 	if (phase == CP_DRAIN && gen != cp->gen) {
 		cp->gen = gen;
 		cp->phase = CP_DRAIN;

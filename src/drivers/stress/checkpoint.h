@@ -6,7 +6,9 @@
  * (the coordinator's), and the last one compares them: message count,
  * UIDs, flags, and RECENT summed over all sessions of the mailbox.  Each
  * disagreement is a "state" error; ChkP counts the sessions checked by
- * checkpoints that found none (imaptest's count).
+ * checkpoints that found none (imaptest's count).  Once a worker comes to
+ * a barrier with the run ending, nothing is compared any more: its
+ * sessions bring no views and may still be running commands.
  *
  * The workers meet at two barriers under the coordinator's mutex and wake
  * each other through their workers' wake-ups (worker_wake; the driver's

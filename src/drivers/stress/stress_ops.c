@@ -156,6 +156,11 @@ op_mailbox(struct stress_plans *sp, struct conn *c, enum op op)
 		snprintf(name, sizeof(name), "\"test%c%u\"", sep, a);
 	else
 		snprintf(name, sizeof(name), "\"test%c%u%c%u\"", sep, a, sep, b);
+	/* DELETE or RENAME only a mailbox known to hold only our mail (one
+	 * this worker created): a user's own test/1 is left alone. */
+	if ((op == OP_MDELETE || op == OP_MRENAME) &&
+	    !conn_guard_ours(c, name + 1, strlen(name) - 2))
+		return false;
 	switch (op) {
 	case OP_MCREATE:
 		return op_text(sp, c, op, "CREATE %s", name);
@@ -185,6 +190,8 @@ op_copy(struct stress_plans *sp, struct conn *c, enum op op)
 		stress_op_unsupported(sp, op, "MOVE");
 		return false;
 	}
+	if (op == OP_MOVE && !conn_guard_clear(c, cfg->box))
+		return false;	/* asked; the answer comes first */
 	uint32_t s1 = 1 + rng_below(rng, exists);
 	uint32_t span = rng_below(rng, exists - s1 + 1);
 	uint32_t s2 = s1 + (span < 5 ? span : 5);
@@ -309,6 +316,8 @@ op_dispatch(struct stress_plans *sp, struct conn *c, enum op op,
 	case OP_DELETE:
 		return stress_store(sp, c, op);
 	case OP_EXPUNGE:
+		if (!conn_guard_clear(c, sp->cfg->box))
+			return false;	/* asked; the answer comes first */
 		return OP_WORD(sp, c, op, "EXPUNGE");
 	case OP_APPEND:
 		return stress_append(sp, c, p, pend);

@@ -27,6 +27,8 @@ stress_reply(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	(void)text;
 	(void)len;
 	if (st == CONN_REPLY_OK) {
+		if (op == OP_SELECT)	/* empty now: no search needed */
+			conn_guard_selected(c, sp->cfg->box);
 		if (sp->disconnect_pct > 0 && op != OP_LOGOUT &&
 		    conn_may_disconnect(c) &&
 		    rng_pct(conn_rng(c), sp->disconnect_pct))

@@ -52,8 +52,14 @@ stress_store(struct stress_plans *sp, struct conn *c, enum op op)
 	uint32_t seqs[STRESS_MAX_SEQS], exists = conn_exists(c);
 	struct imap_cmd cmd;
 	unsigned count, threshold = plan_msgs_threshold(cfg);
-	bool silent = rng_pct(rng, 50);
+	bool silent;
 
+	/* \Deleted marks mail for the next EXPUNGE: only in a mailbox known
+	 * to hold only our mail (imap/guard.h).  The STORE state's flags
+	 * (stress_flags) never include it; the engine's gate says so. */
+	if (op == OP_DELETE && !conn_guard_clear(c, cfg->box))
+		return false;	/* asked; the answer comes first */
+	silent = rng_pct(rng, 50);
 	if (op == OP_DELETE)
 		count = exists > threshold + 5 ?
 		    rng_below(rng, exists - threshold) :

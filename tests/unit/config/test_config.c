@@ -361,6 +361,11 @@ static const struct bad vbads[] = {
 	{ { "secs=10", "--warmup", "10s" }, "--warmup 10: must be shorter" },
 	{ { "-d", "10", "--warmup", "20" }, "--warmup 20: must be shorter" },
 	{ { "--json", "-", "--csv", "-" }, "--json - and --csv -: only one" },
+	{ { "--report", "-" }, "--report '-': give a file name" },
+	{ { "--report", "r.html", "--json", "-" }, "--report needs the JSON "
+	  "lines in a file" },
+	{ { "--report", "r.html", "--test", "t.imap" }, "--report: a scripted "
+	  "test" },
 	{ { "mech=cram-md5" }, "mech=cram-md5: unknown mechanism (imapstress "
 	  "has LOGIN, PLAIN, SCRAM-SHA-1 and SCRAM-SHA-256)" },
 	{ { "--mech", "SCRAM-SHA-512" }, "mech=SCRAM-SHA-512: unknown" },
@@ -395,6 +400,22 @@ START_TEST(test_validate_good)
 	cfg.clients = 0;		/* built by hand, not by parse */
 	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "clients"));
+}
+END_TEST
+
+/* --report keeps the JSON lines it draws from: --json's file, or one
+ * beside the page. */
+START_TEST(test_report_json)
+{
+	ck_assert_int_eq(parse(ARGS("--report", "r.html")), 0);
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.report_path, "r.html");
+	ck_assert_str_eq(cfg.json_path, "r.html.json");
+	config_free(&cfg);
+	config_defaults(&cfg);
+	ck_assert_int_eq(parse(ARGS("--report", "r.html", "--json", "j")), 0);
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.json_path, "j");
 }
 END_TEST
 
@@ -553,6 +574,7 @@ config_suite(void)
 	tcase_add_test(tc, test_validate_copy_without_copybox);
 	tcase_add_loop_test(tc, test_validate_bad, 0, N(vbads));
 	tcase_add_test(tc, test_validate_good);
+	tcase_add_test(tc, test_report_json);
 	tcase_add_test(tc, test_validate_login_states);
 	tcase_add_test(tc, test_port);
 	tcase_add_test(tc, test_zero_err_buffer);

@@ -211,6 +211,7 @@ static const struct bad bads[] = {
 	{ { "--errors-shown" }, "--errors-shown: missing value" },
 	{ { "--errors-shown", "" }, "--errors-shown=: empty value" },
 	{ { "--json" }, "--json: missing value" },
+	{ { "--report" }, "--report: missing value" },
 	{ { "--csv", "" }, "--csv=: empty value" },
 	{ { "--quiet=1" }, "--quiet=1: takes no value" },
 	{ { "-qx" }, "-qx: unknown option (see --help)" },

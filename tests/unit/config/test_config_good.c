@@ -189,6 +189,7 @@ static const struct good goods[] = {
 	G_STR(json_path, "-", "--json", "-"),
 	G_STR(json_path, "r.json", "--json=r.json"),
 	G_STR(csv_path, "-", "--csv", "-"),
+	G_STR(report_path, "r.html", "--report", "r.html"),
 	G_FMT(OUT_QUIET, "--quiet"),
 	G_FMT(OUT_QUIET, "-q"),
 	G_FMT(OUT_TEXT, "clients=1"),

@@ -8,7 +8,7 @@
 
 #include "check_main.h"
 #include "init/init_report.h"
-#include "init/init_spec.h"
+#include "drivers/init/init_spec.h"
 #include "profile/profile.h"
 
 START_TEST(test_default_table_is_the_seed)

@@ -1,6 +1,7 @@
 /* exit_policy (src/run/exit_policy.c): the exit status table, row by row,
  * and the stop checks every run loop turn makes: which reason wins, and
- * which stops wait for the commands in flight. */
+ * which stops wait for the commands in flight (for how long: finite work,
+ * init's, is stopped only by a signal and drains without --grace). */
 #include <pthread.h>
 #include <signal.h>
 
@@ -206,6 +207,37 @@ START_TEST(test_poll_and_end)
 }
 END_TEST
 
+/* Finite work (init): none of the stop checks; the loop polls for the
+ * work's end; a drain has no --grace. */
+START_TEST(test_stop_finite)
+{
+	struct config c;
+	config_defaults(&c);
+	struct stop_view v = { .elapsed_us = 3600000000ULL, .errors = 5,
+			       .disconnects = 5, .conns_open = 0,
+			       .refused_logins = 9, .tls_refused = true,
+			       .finite = true };
+
+	c.secs = 3;
+	c.error_quit = true;
+	c.disconnect_quit = true;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	ck_assert(exit_policy_needs_poll(&c, &v));
+	c.error_quit = c.disconnect_quit = false;
+	v.logins = v.oks = 1;
+	ck_assert(exit_policy_needs_poll(&c, &v));
+	ck_assert_uint_eq(exit_policy_drain_deadline(&c, true, 1000), UINT64_MAX);
+	c.grace_secs = 2;
+	ck_assert_uint_eq(exit_policy_drain_deadline(&c, false, 1000), 2001000);
+	/* The same view, not finite: stopped at once as unusable. */
+	v.finite = false;
+	v.logins = v.oks = 0;
+	struct stop_verdict s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && s.unusable);
+	config_free(&c);
+}
+END_TEST
+
 static Suite *
 exit_policy_suite(void)
 {
@@ -218,6 +250,7 @@ exit_policy_suite(void)
 	tcase_add_test(tc, test_stop_unusable);
 	tcase_add_test(tc, test_signal);
 	tcase_add_test(tc, test_poll_and_end);
+	tcase_add_test(tc, test_stop_finite);
 	suite_add_tcase(s, tc);
 	return s;
 }

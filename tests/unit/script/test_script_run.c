@@ -2,13 +2,17 @@
  * script_step.c) over a recording session interface: the set-up sequence
  * per state, skipping on a missing capability, pass, a failure's diff,
  * two connections, pipelined tags, synchronizing literals, IDLE's DONE,
- * ignore_extra_untagged, a lost connection. */
+ * ignore_extra_untagged, a lost connection; the foreign-mail check of
+ * the set-up's deletes (EXAMINE, the search, CLOSE; a refusal before any
+ * DELETE; once per prefix per process) and of a step's destructive
+ * commands outside the test's mailboxes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check_main.h"
+#include "imap/guard.h"
 #include "imap/imap.h"
 #include "script/script_buf.h"
 #include "msg/msg.h"
@@ -90,6 +94,7 @@ expect_sent(unsigned conn, const char *want)
 }
 
 static struct msg_pool *pool;	/* the test's mbox, when it has one */
+static struct guard *guard;	/* the process's foreign-mail memory */
 
 /* box_auto: the mailbox is the default, NAMESPACE may place it */
 static void
@@ -98,7 +103,7 @@ start_env(const char *text, const char *user2, bool box_auto)
 	const struct script_env env = {
 		.user = "u@d", .user2 = user2, .password = "pw", .mailbox = "tbox",
 		.mailbox_auto = box_auto, .host = "127.0.0.1", .port = 143,
-		.run_id = 0x00c0ffee12345678ULL,
+		.run_id = 0x00c0ffee12345678ULL, .guard = guard,
 	};
 	const struct script_io io = { io_open, io_send, io_close };
 
@@ -764,6 +769,122 @@ START_TEST(test_append_setup)
 }
 END_TEST
 
+/* --- the foreign-mail check ----------------------------------------------- */
+
+/* Up to the LIST of the test mailboxes, answered with tbox (3 messages)
+ * and tbox/sub (\Noselect). */
+static void
+guarded_to_list(const char *text)
+{
+	start(text);
+	script_on_ready(F.run, 0);
+	expect_sent(0, "u1 CAPABILITY\r\n");
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+	expect_sent(0, "u2 LOGIN \"u@d\" \"pw\"\r\n");
+	server(0, "u2 OK");
+	expect_sent(0, "u3 CAPABILITY\r\n");
+	server(0, "* CAPABILITY IMAP4rev1\nu3 OK");
+	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
+	server(0, "* LIST () \"/\" tbox\n* LIST (\\Noselect) \"/\" tbox/sub\nu4 OK");
+}
+
+/* The check of tbox, holding `exists`: EXAMINE, then the search, whose
+ * reply is `answer`. */
+static void
+guarded_search(const char *exists, const char *answer)
+{
+	expect_sent(0, "u5 EXAMINE \"tbox\"\r\n");
+	server(0, exists);
+	expect_sent(0, "u6 " GUARD_SEARCH "\r\n");
+	server(0, answer);
+}
+
+/* The check, then the deletes; a second test of the process does not
+ * check again. */
+START_TEST(test_guard_setup_clean)
+{
+	guard = guard_new();
+	guarded_to_list("ok noop\n");
+	guarded_search("* 3 EXISTS\nu5 OK [READ-ONLY]", "* SEARCH\nu6 OK");
+	expect_sent(0, "u7 EXAMINE \"tbox/sub\"\r\n");
+	server(0, "u7 NO [NONEXISTENT] noselect");	/* holds nothing */
+	expect_sent(0, "u8 CLOSE\r\n");
+	server(0, "u8 OK");
+	expect_sent(0, "u9 DELETE \"tbox/sub\"\r\n");
+	server(0, "u9 OK");
+	expect_sent(0, "u10 DELETE \"tbox\"\r\n");
+	server(0, "u10 OK");
+	expect_sent(0, "u11 CREATE \"tbox\"\r\n");
+	finish();
+
+	guarded_to_list("ok noop\n");
+	expect_sent(0, "u5 DELETE \"tbox/sub\"\r\n");
+	finish();
+	guard_free(guard);
+	guard = NULL;
+}
+END_TEST
+
+START_TEST(test_guard_setup_foreign)
+{
+	guard = guard_new();
+	guarded_to_list("ok noop\n");
+	guarded_search("* 20 EXISTS\nu5 OK [READ-ONLY]",
+		       "* SEARCH 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
+		       "20\nu6 OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert(outcome()->foreign);
+	ck_assert_str_eq(outcome()->detail, "foreign-mail check: user u@d, "
+			 "mailbox \"tbox\" holds 20 messages without the "
+			 "X-Imapstress header (mail imapstress did not put "
+			 "there); nothing was deleted; --allow-foreign-mail "
+			 "runs anyway");
+	char *rest = took(0);
+	ck_assert_ptr_null(strstr(rest, "DELETE"));
+	free(rest);
+	finish();
+
+	/* Not cleared: the next test checks again, and a NO is no answer. */
+	guarded_to_list("ok noop\n");
+	guarded_search("* 2 EXISTS\nu5 OK [READ-ONLY]", "u6 NO search refused");
+	ck_assert(outcome()->foreign);
+	ck_assert_ptr_nonnull(strstr(outcome()->detail, "answered NO"));
+	finish();
+	guard_free(guard);
+	guard = NULL;
+}
+END_TEST
+
+/* A step may destroy only in the test's own mailboxes. */
+START_TEST(test_guard_steps)
+{
+	guard = guard_new();
+	/* As after a clean check (test_guard_setup_clean). */
+	guard_set(guard, guard_entry(guard, "u@d", "tbox*", 5), GUARD_SAFE);
+	start("ok store 1 +flags \\deleted\nok expunge\nok select inbox\n"
+	      "ok expunge\n");
+	setup_to_steps("IMAP4rev1", 2);
+	expect_sent(0, "s9 store 1 +flags \\deleted\r\n");
+	server(0, "s9 OK");
+	expect_sent(0, "s10 expunge\r\n");
+	server(0, "s10 OK");
+	expect_sent(0, "s11 select inbox\r\n");
+	server(0, "* 20 EXISTS\ns11 OK");
+	ck_assert(outcome()->foreign);
+	ck_assert_ptr_nonnull(strstr(outcome()->detail, "mailbox \"inbox\""));
+	expect_sent(0, "");	/* the EXPUNGE never went */
+	finish();
+
+	start("ok delete otherbox\n");
+	setup_to_steps("IMAP4rev1", 2);
+	ck_assert(outcome()->foreign);
+	expect_sent(0, "");
+	finish();
+	guard_free(guard);
+	guard = NULL;
+}
+END_TEST
+
 static Suite *
 script_run_suite(void)
 {
@@ -787,6 +908,9 @@ script_run_suite(void)
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
 	tcase_add_test(tc, test_bare_append_tag_dollar);
+	tcase_add_test(tc, test_guard_setup_clean);
+	tcase_add_test(tc, test_guard_setup_foreign);
+	tcase_add_test(tc, test_guard_steps);
 	tcase_add_test(tc, test_namespace);
 	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);

@@ -3,8 +3,8 @@
  * STATUS every folder of the table, CREATE the missing ones, APPEND what
  * is missing (pipelined, LITERAL+ when offered, several messages per
  * command with MULTIAPPEND), STATUS again into the results, LOGOUT, next
- * user.  Everything runs in the worker's thread,
- * inside the callbacks of the connection it is about. */
+ * user.  Everything runs in the worker's thread, inside the callbacks of
+ * the connection it is about. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -12,7 +12,7 @@
 #include "config/config.h"
 #include "imap/imap.h"
 #include "imap/imap_args.h"
-#include "init/init_int.h"
+#include "drivers/init/init_int.h"
 #include "msg/msg.h"
 #include "conn/shared.h"
 #include "config/user_template.h"
@@ -33,7 +33,7 @@ init_conn_of(struct init_worker *w, struct conn *c)
 static void
 init_set_user(struct init_conn *ic)
 {
-	const struct init_run *run = ic->w->run;
+	const struct init_driver *run = ic->w->run;
 	const struct config *cfg = run->cfg;
 
 	if (run->res->pass != NULL) {
@@ -53,7 +53,7 @@ init_set_user(struct init_conn *ic)
 bool
 init_user_next(struct init_conn *ic)
 {
-	struct init_run *run = ic->w->run;
+	struct init_driver *run = ic->w->run;
 
 	ic->has_user = false;
 	if (atomic_load(&run->stop) > 0)
@@ -413,7 +413,7 @@ init_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 	ic->phase = INIT_P_NONE;
 	if (end == CONN_END_STOPPED || atomic_load(&w->run->stop) > 0) {
 		conn_finish(c);
-		w->n_active--;
+		worker_driver_conn_finished(w->wk);
 		return;
 	}
 	if (!was_done && ic->has_user) {
@@ -436,7 +436,7 @@ init_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 		return;
 	}
 	conn_finish(c);
-	w->n_active--;
+	worker_driver_conn_finished(w->wk);
 }
 
 const struct conn_hooks init_hooks = {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "init/init_spec.h"
+#include "drivers/init/init_spec.h"
 #include "util/xmalloc.h"
 
 void

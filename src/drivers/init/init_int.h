@@ -1,22 +1,22 @@
-/* init_int.h: between the files of src/init/: the run (init_run.c: the
- * threads, the user queue, the progress line) and the per-user walk over
- * a connection (init_user.c: STATUS, CREATE, APPEND, STATUS again,
- * LOGOUT). */
+/* init_int.h: between the files of src/drivers/init/: the driver's side
+ * of the runner (init_driver.c: the user queue, the connections of a
+ * worker) and the per-user walk over a connection (init_user.c: STATUS,
+ * CREATE, APPEND, STATUS again, LOGOUT). */
 #ifndef IMAPSTRESS_INIT_INT_H
 #define IMAPSTRESS_INIT_INT_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "conn/conn.h"
-#include "init/init_report.h"
-#include "init/init_spec.h"
+#include "drivers/init/init_driver.h"
+#include "drivers/init/init_results.h"
+#include "drivers/init/init_spec.h"
+#include "run/driver.h"
 
-struct event;
-struct event_base;
 struct shared;
+struct worker;
 
 /* Attempts per user before it is reported failed (a connection dropped,
  * LOGIN refused, ...); each one starts over from STATUS. */
@@ -34,9 +34,9 @@ struct shared;
 #define INIT_BATCH_BYTES (1u << 20)
 #define INIT_BATCH_MSGS 64
 
-/* What the run shares between its threads (read-only once they run, but
- * for the atomics and each user's result slot). */
-struct init_run {
+/* What the workers share (read-only once they run, but for the atomics
+ * and each user's result slot). */
+struct init_driver {
 	const struct config *cfg;
 	const struct shared *sh;
 	const struct init_spec *spec;
@@ -44,10 +44,9 @@ struct init_run {
 	bool check_only;		/* --check: STATUS, nothing else */
 	bool multiappend;		/* when offered (not --no-multiappend) */
 	_Atomic unsigned next_user;	/* the queue: the next user to take */
-	_Atomic int stop;		/* 1: SIGINT/SIGTERM: finish what is in
-					 * flight, log out; 2: a second one:
-					 * close now */
-	_Atomic unsigned running;	/* worker threads not yet done */
+	_Atomic int stop;		/* 1: the run drains: no new user;
+					 * 2: it halts */
+	struct driver drv;
 };
 
 enum init_phase {
@@ -89,19 +88,12 @@ struct init_conn {
 	const struct msg *held;	/* picked, left for the next APPEND */
 };
 
+/* The driver's state in one worker (the hooks' argument). */
 struct init_worker {
-	unsigned id;
-	struct init_run *run;
-	struct event_base *base;
-	struct stats *stats;
-	struct conn_env env;
+	struct worker *wk;		/* the runner's worker */
+	struct init_driver *run;
 	struct init_conn *ic;	/* per connection slot of this worker */
-	unsigned n_conns, n_active;
-	struct event *tick_ev;
-	int stopped;		/* the run->stop this worker acted on */
-	char *rbuf;
-	uint32_t msg_seq;
-	pthread_t thread;
+	unsigned n_conns;
 };
 
 extern const struct conn_hooks init_hooks;
