@@ -218,7 +218,8 @@ run_stop_view(const struct run_state *rs, uint64_t now)
 		.refused_logins = rs->cum.no[OP_LOGIN] + rs->cum.no[OP_AUTHENTICATE],
 		.tls_refused = atomic_load(&live->tls_verify_failed),
 		.login_disabled = atomic_load(&live->login_disabled),
-		.no_clients = rs->dv->clients == 0,
+		/* run_wait (init) has no driver view: its clients are its work */
+		.no_clients = rs->dv != NULL && rs->dv->clients == 0,
 		.foreign_refused = atomic_load(&live->foreign_refused),
 		.finite = rs->finite,
 	};
