@@ -1,8 +1,8 @@
 # scripts/dovecot-conf.sh: the config writer of scripts/dovecot-private,
 # sourced by it (not a program).  write_conf writes $dir/dovecot.conf from
 # cmd_start's locals (format, fsync, TLS, ports, limits, LMTP, SCRAM,
-# namespace prefix, rawlog_dir), and check_path_chars refuses a directory the config
-# could not hold.
+# namespace prefix, rawlog_dir, the MTA's auth socket, submission), and
+# check_path_chars refuses a directory the config could not hold.
 # shellcheck shell=bash disable=SC2154  # cmd_start's locals, set before the call
 
 # Dovecot's config syntax has no quoting we could rely on for arbitrary
@@ -17,7 +17,37 @@ check_path_chars() {
 
 write_conf() {
 	local tls_listener='' ssl_block='ssl = no' lmtp_proto='' lmtp_block=''
-	local ns_block=''
+	local ns_block='' auth_block='' sub_proto='' sub_block=''
+	if [ "$auth_socket" = 1 ]; then
+		# An MTA's SASL (Postfix's smtpd_sasl_type = dovecot) asks this
+		# instance's passdb through a socket of its own; mode 0666
+		# because smtpd runs as the MTA's unprivileged user.
+		# Its mail comes over LMTP for user@mailstack.invalid (the
+		# domain Postfix gives a bare name): that is user "user".
+		auth_block="auth_username_format = %{if;%Ld;eq;mailstack.invalid;%Ln;%Lu}
+service auth {
+  unix_listener auth-mta {
+    mode = 0666
+  }
+}"
+	fi
+	if [ -n "$sub_port" ]; then
+		# Dovecot's own submission service (RFC 6409): AUTH against
+		# this instance, then relayed to an MTA on loopback, which
+		# delivers (scripts/mailstack-private).
+		sub_proto=' submission'
+		sub_block="hostname = localhost
+submission_relay_host = 127.0.0.1
+submission_relay_port = $sub_relay_port
+submission_relay_trusted = yes
+service submission-login {
+  inet_listener submission {
+    address = 127.0.0.1
+    port = $sub_port
+  }
+$chroot_line
+}"
+	fi
 	if [ -n "$ns_prefix" ]; then
 		# Personal mailboxes under a prefix, INBOX among them (as
 		# Courier-IMAP keeps them): NAMESPACE names it.
@@ -64,7 +94,7 @@ log_path = $dir/dovecot.log
 info_log_path = $dir/dovecot.log
 debug_log_path = $dir/dovecot.log
 
-protocols = imap$lmtp_proto
+protocols = imap$lmtp_proto$sub_proto
 listen = 127.0.0.1
 $ssl_block
 # Plain LOGIN over loopback without TLS is what a benchmark sends.
@@ -124,6 +154,8 @@ service imap {
 $imap_service
 }
 $lmtp_block
+$auth_block
+$sub_block
 $rootless_services
 protocol imap {
   mail_max_userip_connections = 100000

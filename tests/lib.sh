@@ -22,6 +22,9 @@
 #   dovecot_lmtp_start [ARGS]        dovecot_start for a test that needs
 #                                    Dovecot's LMTP too: skip without it,
 #                                    fail without DOVECOT_LMTP_PORT
+#   mailstack_start [ARGS]           a private Postfix in front of a private
+#                                    Dovecot (scripts/mailstack-private):
+#                                    MAILSTACK_*, DOVECOT_*; stopped on exit
 #   on_exit CMD                      also run CMD (eval'd) at exit
 #   IMAP_SERVER          which real server the server_* helpers start:
 #                        dovecot (default) or cyrus
@@ -252,6 +255,23 @@ dovecot_start() {
 	[ -n "${DOVECOT_DIR:-}" ] || fail "dovecot-private start printed no DOVECOT_DIR"
 	_lib_dovecot_dirs+=("$DOVECOT_DIR")
 	_lib_save
+}
+
+# mailstack_start [ARGS]: scripts/mailstack-private's Postfix in front of
+# a private Dovecot (ARGS as dovecot-private start's), its MAILSTACK_* and
+# DOVECOT_* variables set; stopped at exit.  Skips where Postfix cannot run
+# (not root: its master must start as root) or is not installed
+# (scripts/deps installs postfix and dovecot-submissiond).
+mailstack_start() {
+	local out
+	[ "$(id -u)" -eq 0 ] || skip "the private Postfix needs root"
+	[ -x /usr/sbin/postfix ] || skip "Postfix is not installed (scripts/deps: postfix)"
+	[ -x /usr/lib/dovecot/lmtp ] || skip "Dovecot's lmtp is not installed (dovecot-lmtpd)"
+	out=$(run_with_timeout 90 "$ROOT/scripts/mailstack-private" start "$@") ||
+		fail "could not start the private mail stack (args: $*)"
+	eval "$out"
+	[ -n "${MAILSTACK_DIR:-}" ] || fail "mailstack-private start printed no MAILSTACK_DIR"
+	on_exit "timeout 60 \"\$ROOT/scripts/mailstack-private\" stop --dir $(printf %q "$MAILSTACK_DIR") >&2"
 }
 
 dovecot_lmtp_start() {

@@ -600,7 +600,8 @@ config_free(struct config *cfg)
 		&cfg->report_path,
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
-		&cfg->profile_counts,
+		&cfg->profile_counts, &cfg->submission_host,
+		&cfg->submission_auth,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

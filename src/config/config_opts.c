@@ -442,6 +442,10 @@ const struct opt config_opts[] = {
 	{ NULL, "profile-users", 0, ARG_REQ, h_uint, OFF(profile_users), 1,
 	  50000000 },	/* PROFILE_MAX_USERS */
 	{ NULL, "push-timeout", 0, ARG_REQ, h_dur, OFF(push_timeout_s), 1, 0 },
+	{ NULL, "submission-host", 0, ARG_REQ, h_str, OFF(submission_host), 0, 0 },
+	{ NULL, "submission-port", 0, ARG_REQ, h_uint, OFF(submission_port),
+	  1, 65535 },
+	{ NULL, "submission-auth", 0, ARG_REQ, h_str, OFF(submission_auth), 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },

@@ -1,5 +1,7 @@
 /* lmtp.h: a non-blocking LMTP client (RFC 2033) on a libevent loop, for
- * delivering generated mail to the users a run plays (profile mode).
+ * delivering generated mail to the users a run plays (profile mode), and
+ * the same client speaking SMTP submission (RFC 6409/5321) to an MTA, for
+ * the mail those users send (env.proto = LMTP_PROTO_SUBMIT, below).
  *
  * One `struct lmtp_client` per event loop (a worker's, or a tool's).  It
  * owns up to max_sessions LMTP sessions (0 = no limit) and a FIFO of
@@ -15,6 +17,14 @@
  * the dot; or a local failure (connect, timeout, disconnect, protocol
  * violation, shutdown) with code 0.  Counts, codes and latencies go to the
  * lmtp_stats given (single writer: the loop's thread).
+ *
+ * Submission differs in what the protocols differ in: EHLO instead of
+ * LHLO, then AUTH PLAIN (or LOGIN when PLAIN is not offered) as the
+ * delivery's sender when it gives a user, MAIL FROM with SIZE= and
+ * BODY=8BITMIME when the server offers them, and one reply after the dot
+ * for every accepted recipient.  A submission session sends one message,
+ * as a mail client does, and QUITs: it is never reused (each delivery may
+ * authenticate as another user).
  *
  * Against a hostile server: a reply line longer than max_line, a reply of
  * more than max_reply_lines lines, a reply to no command, or no progress
@@ -52,7 +62,27 @@ enum lmtp_phase {
 	LMTP_P_MAIL,
 	LMTP_P_RCPT,
 	LMTP_P_DATA,		/* the DATA command itself */
-	LMTP_P_DOT		/* the reply after the final dot */
+	LMTP_P_DOT,		/* the reply after the final dot */
+	LMTP_P_AUTH		/* submission's AUTH refused */
+};
+
+enum lmtp_proto {
+	LMTP_PROTO_LMTP,	/* RFC 2033 (the default) */
+	LMTP_PROTO_SUBMIT	/* SMTP submission, RFC 6409 */
+};
+
+enum lmtp_auth {
+	LMTP_AUTH_ANY,		/* PLAIN when offered, else LOGIN */
+	LMTP_AUTH_PLAIN,
+	LMTP_AUTH_LOGIN
+};
+
+/* Who a submission is from: the envelope sender and the AUTH identity
+ * (auth_user NULL: no AUTH). */
+struct lmtp_sender {
+	const char *mail_from;	/* NULL: env.mail_from */
+	const char *auth_user;
+	const char *auth_pass;
 };
 
 struct lmtp_result {
@@ -80,6 +110,8 @@ void lmtp_stats_free(struct lmtp_stats *s);	/* NULL is a no-op */
 
 struct lmtp_env {
 	struct event_base *base;
+	enum lmtp_proto proto;
+	enum lmtp_auth auth_mech;	/* submission with a sender's user */
 	/* Where to connect (TCP), unless open is set. */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
@@ -88,7 +120,7 @@ struct lmtp_env {
 	struct bufferevent *(*open)(void *open_arg, struct event_base *base);
 	void *open_arg;
 	unsigned max_sessions;		/* 0 = unlimited */
-	const char *lhlo_name;		/* NULL: "imapstress.invalid" */
+	const char *lhlo_name;		/* LHLO/EHLO; NULL: "imapstress.invalid" */
 	const char *mail_from;		/* NULL: "imapstress@imapstress.invalid" */
 	double timeout_s;		/* 0: LMTP_TIMEOUT_DEFAULT_S */
 	size_t max_line;		/* 0: 4096 bytes */
@@ -116,6 +148,12 @@ struct lmtp_client *lmtp_client_new(const struct lmtp_env *env);
  * this returns (a failed synchronous open). */
 int lmtp_deliver(struct lmtp_client *c, const char *const *rcpts, unsigned n,
 		 unsigned msg_idx, void *arg);
+
+/* lmtp_deliver from a sender (copied): submission's AUTH and MAIL FROM.
+ * from NULL is lmtp_deliver. */
+int lmtp_submit(struct lmtp_client *c, const struct lmtp_sender *from,
+		const char *const *rcpts, unsigned n, unsigned msg_idx,
+		void *arg);
 
 /* Deliveries queued or in a transaction. */
 unsigned lmtp_client_busy(const struct lmtp_client *c);

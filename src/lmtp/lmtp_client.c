@@ -1,4 +1,5 @@
-/* lmtp_client.c: LMTP sessions and the delivery queue (see lmtp.h).
+/* lmtp_client.c: LMTP and submission sessions and the delivery queue
+ * (see lmtp.h).
  *
  * A transaction is a list of steps (RSET when the session was used
  * before, MAIL, RCPT per recipient, DATA).  Steps are written in order,
@@ -6,7 +7,8 @@
  * matched to the oldest step not yet answered; after the DATA command's
  * 354 the body goes out and one reply per accepted recipient follows.
  * A session that dies is unlinked at once and freed from an event of its
- * own, never inside its own callback. */
+ * own, never inside its own callback.  Submission adds AUTH between EHLO
+ * and the transaction and a QUIT after it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "util/b64.h"
 #include "util/clock.h"
 #include "stats/hist.h"
 #include "lmtp/lmtp_int.h"
@@ -32,7 +35,9 @@ struct step {
 	unsigned rcpt;
 };
 
-enum sess_state { SS_GREETING, SS_LHLO, SS_IDLE, SS_TXN, SS_DOT, SS_DEAD };
+/* SS_LHLO is EHLO's too; SS_AUTH waits for 235 (or LOGIN's 334s). */
+enum sess_state { SS_GREETING, SS_LHLO, SS_AUTH, SS_IDLE, SS_TXN, SS_DOT,
+		  SS_QUIT, SS_DEAD };
 
 struct session {
 	TAILQ_ENTRY(session) link;	/* c->sessions, then c->dead */
@@ -41,6 +46,8 @@ struct session {
 	enum sess_state st;
 	bool connected, pipelining, used, await_drain, mail_failed;
 	bool direct;			/* lmtp_bev_direct(bev) */
+	struct lmtp_ext ext;		/* what LHLO/EHLO offered */
+	unsigned auth_step;		/* AUTH LOGIN: 1 user, 2 password */
 	struct delivery *cur;
 	struct step *steps;
 	unsigned n_steps, next_send, next_reply;
@@ -133,8 +140,15 @@ txn_end(struct session *s)
 	struct delivery *d = s->cur;
 
 	s->cur = NULL;
-	s->st = SS_IDLE;
-	lmtp_set_timeout(s->bev, s->c->env.timeout_s, false);
+	if (c->env.proto == LMTP_PROTO_SUBMIT) {
+		/* One message per session, as a mail client sends; the
+		 * server's 221 or its close ends it (SS_QUIT). */
+		evbuffer_add(bufferevent_get_output(s->bev), "QUIT\r\n", 6);
+		s->st = SS_QUIT;
+	} else {
+		s->st = SS_IDLE;
+		lmtp_set_timeout(s->bev, s->c->env.timeout_s, false);
+	}
 	if (d != NULL)
 		delivery_finish(c, d);
 	kick(c);
@@ -170,10 +184,28 @@ send_body(struct session *s)
 	s->n_dot = 0;
 }
 
+/* MAIL FROM, with SIZE= and BODY=8BITMIME where EHLO offered them
+ * (submission). */
+static void
+send_mail(struct session *s)
+{
+	const struct lmtp_env *env = &s->c->env;
+	struct evbuffer *out = bufferevent_get_output(s->bev);
+	const char *from = s->cur->mail_from ? s->cur->mail_from : env->mail_from;
+
+	evbuffer_add_printf(out, "MAIL FROM:<%s>", from);
+	/* Submission only: LMTP's MAIL FROM stays as it always was. */
+	if (s->ext.size && env->proto == LMTP_PROTO_SUBMIT)
+		evbuffer_add_printf(out, " SIZE=%zu",
+				    lmtp_delivery_size(env, s->cur));
+	if (s->ext.eightbit && env->proto == LMTP_PROTO_SUBMIT)
+		evbuffer_add(out, " BODY=8BITMIME", 14);
+	evbuffer_add(out, "\r\n", 2);
+}
+
 static void
 send_steps(struct session *s)
 {
-	struct lmtp_client *c = s->c;
 	struct delivery *d = s->cur;
 
 	while (s->st == SS_TXN && s->next_send < s->n_steps &&
@@ -190,8 +222,7 @@ send_steps(struct session *s)
 			evbuffer_add(bufferevent_get_output(s->bev), "RSET\r\n", 6);
 			break;
 		case ST_MAIL:
-			evbuffer_add_printf(bufferevent_get_output(s->bev), "MAIL FROM:<%s>\r\n",
-					    c->env.mail_from);
+			send_mail(s);
 			break;
 		case ST_RCPT:
 			evbuffer_add_printf(bufferevent_get_output(s->bev), "RCPT TO:<%s>\r\n",
@@ -298,12 +329,106 @@ step_reply(struct session *s, int code, const char *text)
 static void
 dot_reply(struct session *s, int code, const char *text)
 {
+	if (s->c->env.proto == LMTP_PROTO_SUBMIT) {
+		/* SMTP: one reply for every accepted recipient. */
+		while (s->n_dot < s->n_accepted)
+			lmtp_delivery_result(&s->c->env, s->cur,
+					     s->accepted[s->n_dot++], code,
+					     LMTP_F_NONE, LMTP_P_DOT, text);
+		txn_end(s);
+		return;
+	}
 	unsigned i = s->accepted[s->n_dot++];
 
 	lmtp_delivery_result(&s->c->env, s->cur, i, code, LMTP_F_NONE,
 			     LMTP_P_DOT, text);
 	if (s->n_dot == s->n_accepted)
 		txn_end(s);
+}
+
+/* Queue one AUTH line: "AUTH PLAIN <b64>", or LOGIN's user or password. */
+static void
+send_auth(struct session *s)
+{
+	const struct delivery *d = s->cur;
+	struct evbuffer *out = bufferevent_get_output(s->bev);
+	size_t ul = strlen(d->auth_user), pl = strlen(d->auth_pass);
+	char *raw = xmalloc(ul + pl + 2);
+	char *b = xmalloc(B64_ENCODED_SIZE(ul + pl + 2));
+
+	if (s->auth_step == 0) {
+		/* RFC 4616: authzid (empty) NUL authcid NUL passwd */
+		raw[0] = '\0';
+		memcpy(raw + 1, d->auth_user, ul);
+		raw[1 + ul] = '\0';
+		memcpy(raw + 2 + ul, d->auth_pass, pl);
+		b64_encode(raw, ul + pl + 2, b);
+		evbuffer_add_printf(out, "AUTH PLAIN %s\r\n", b);
+	} else {
+		const char *v = s->auth_step == 1 ? d->auth_user : d->auth_pass;
+		b64_encode(v, strlen(v), b);
+		evbuffer_add_printf(out, "%s\r\n", b);
+	}
+	free(raw);
+	free(b);
+}
+
+/* After EHLO: AUTH as the delivery's user when it has one, with
+ * env.auth_mech (any: PLAIN when offered, else LOGIN); then the
+ * transaction. */
+static void
+auth_start(struct session *s)
+{
+	struct lmtp_client *c = s->c;
+
+	if (c->env.proto != LMTP_PROTO_SUBMIT || s->cur->auth_user == NULL) {
+		txn_start(s, s->cur);
+		return;
+	}
+	enum lmtp_auth m = c->env.auth_mech;
+	if (s->ext.auth_plain && m != LMTP_AUTH_LOGIN) {
+		s->auth_step = 0;
+		send_auth(s);
+	} else if (s->ext.auth_login && m != LMTP_AUTH_PLAIN) {
+		s->auth_step = 1;
+		evbuffer_add(bufferevent_get_output(s->bev), "AUTH LOGIN\r\n", 12);
+	} else {
+		lmtp_delivery_fail_all(&c->env, s->cur, 0, LMTP_F_PROTOCOL,
+				       LMTP_P_AUTH, "the AUTH mechanism is not offered");
+		session_kill(s, LMTP_F_PROTOCOL, "the AUTH mechanism is not offered");
+		return;
+	}
+	s->st = SS_AUTH;
+}
+
+static void
+auth_reply(struct session *s, int code, const char *text)
+{
+	struct lmtp_client *c = s->c;
+
+	if (code == 235) {
+		txn_start(s, s->cur);
+		return;
+	}
+	if (code == 334 && s->auth_step == 1) {
+		send_auth(s);
+		s->auth_step = 2;
+		return;
+	}
+	if (code == 334 && s->auth_step == 2) {
+		send_auth(s);
+		s->auth_step = 3;
+		return;
+	}
+	/* Refused (535, 454...): the recipients fail with its code; a 334
+	 * out of turn is the server's fault. */
+	if (code == 334) {
+		session_kill(s, LMTP_F_PROTOCOL, "334 out of turn");
+		return;
+	}
+	lmtp_delivery_fail_all(&c->env, s->cur, code, LMTP_F_NONE, LMTP_P_AUTH,
+			       text);
+	txn_end(s);
 }
 
 static void
@@ -319,7 +444,9 @@ reply_done(struct session *s, int code, const char *text)
 			session_kill(s, LMTP_F_PROTOCOL, text);
 			return;
 		}
-		evbuffer_add_printf(bufferevent_get_output(s->bev), "LHLO %s\r\n", c->env.lhlo_name);
+		evbuffer_add_printf(bufferevent_get_output(s->bev), "%s %s\r\n",
+				    c->env.proto == LMTP_PROTO_SUBMIT ? "EHLO" : "LHLO",
+				    c->env.lhlo_name);
 		s->st = SS_LHLO;
 		return;
 	case SS_LHLO:
@@ -329,13 +456,20 @@ reply_done(struct session *s, int code, const char *text)
 			session_kill(s, LMTP_F_PROTOCOL, text);
 			return;
 		}
-		txn_start(s, s->cur);
+		s->pipelining = s->ext.pipelining;
+		auth_start(s);
+		return;
+	case SS_AUTH:
+		auth_reply(s, code, text);
 		return;
 	case SS_TXN:
 		step_reply(s, code, text);
 		return;
 	case SS_DOT:
 		dot_reply(s, code, text);
+		return;
+	case SS_QUIT:
+		session_kill(s, LMTP_F_NONE, "");
 		return;
 	case SS_IDLE:
 		/* 421 before a close is allowed; anything else is out of
@@ -370,9 +504,8 @@ handle_line(struct session *s, const char *line, size_t len)
 		session_kill(s, LMTP_F_PROTOCOL, "reply has too many lines");
 		return;
 	}
-	if (s->st == SS_LHLO && tlen >= 10 && strncasecmp(text, "PIPELINING", 10) == 0 &&
-	    (tlen == 10 || text[10] == ' '))
-		s->pipelining = true;
+	if (s->st == SS_LHLO && s->reply_lines > 1)
+		lmtp_ehlo_line(&s->ext, text, tlen);
 	if (!last)
 		return;
 	s->reply_lines = 0;
@@ -532,13 +665,24 @@ int
 lmtp_deliver(struct lmtp_client *c, const char *const *rcpts, unsigned n,
 	     unsigned msg_idx, void *arg)
 {
+	return lmtp_submit(c, NULL, rcpts, n, msg_idx, arg);
+}
+
+int
+lmtp_submit(struct lmtp_client *c, const struct lmtp_sender *from,
+	    const char *const *rcpts, unsigned n, unsigned msg_idx, void *arg)
+{
 	if (c->freeing || n == 0 || n > LMTP_MAX_RCPTS ||
 	    c->env.pool == NULL || msg_pool_count(c->env.pool) == 0)
 		return -1;
 	for (unsigned i = 0; i < n; i++)
 		if (rcpts[i] == NULL || !lmtp_addr_ok(rcpts[i]))
 			return -1;
-	struct delivery *d = lmtp_delivery_new(rcpts, n, msg_idx, arg);
+	if (from != NULL && ((from->mail_from != NULL && !lmtp_addr_ok(from->mail_from)) ||
+			     (from->auth_user != NULL &&
+			      (from->auth_user[0] == '\0' || from->auth_pass == NULL))))
+		return -1;
+	struct delivery *d = lmtp_delivery_new(from, rcpts, n, msg_idx, arg);
 	d->seq = c->seq++;
 	TAILQ_INSERT_TAIL(&c->queue, d, q);
 	c->n_queued++;

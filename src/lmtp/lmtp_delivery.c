@@ -12,11 +12,22 @@
 #include "msg/msg.h"
 #include "util/xmalloc.h"
 
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
 struct delivery *
-lmtp_delivery_new(const char *const *rcpts, unsigned n, unsigned msg_idx,
-		  void *arg)
+lmtp_delivery_new(const struct lmtp_sender *from, const char *const *rcpts,
+		  unsigned n, unsigned msg_idx, void *arg)
 {
 	struct delivery *d = xcalloc(1, sizeof(*d));
+	if (from != NULL) {
+		d->mail_from = dup_or_null(from->mail_from);
+		d->auth_user = dup_or_null(from->auth_user);
+		d->auth_pass = dup_or_null(from->auth_pass);
+	}
 	d->arg = arg;
 	d->n = n;
 	d->rcpt = xcalloc(n, sizeof(*d->rcpt));
@@ -35,6 +46,9 @@ lmtp_delivery_free(struct delivery *d)
 		free(d->rcpt[i]);
 	free(d->rcpt);
 	free(d->done);
+	free(d->mail_from);
+	free(d->auth_user);
+	free(d->auth_pass);
 	free(d);
 }
 
@@ -58,10 +72,22 @@ lmtp_delivery_write(const struct lmtp_env *env, struct delivery *d,
 	d->t_data_end = clock_us();
 }
 
+size_t
+lmtp_delivery_size(const struct lmtp_env *env, struct delivery *d)
+{
+	const struct msg *m = msg_pool_get(env->pool,
+					   d->msg_idx % msg_pool_count(env->pool));
+	char head[MSG_HEAD_MAX + 1];
+
+	return msg_head(head, m, env->run_id, d->seq) + m->len;
+}
+
 static void
 count_result(struct lmtp_stats *st, const struct delivery *d, int code,
-	     enum lmtp_fail fail, uint64_t now)
+	     enum lmtp_fail fail, const char *text, uint64_t now)
 {
+	int k, sj, dt;
+
 	if (fail != LMTP_F_NONE) {
 		ctr_add(&st->rcpt_local, 1);
 		ctr_add(&st->fails[fail], 1);
@@ -69,6 +95,8 @@ count_result(struct lmtp_stats *st, const struct delivery *d, int code,
 	}
 	if (code > 0 && code < LMTP_CODES)
 		ctr_add(&st->codes[code], 1);
+	if (text != NULL && lmtp_enhanced(text, &k, &sj, &dt) == 0)
+		ctr_add(&st->esc[lmtp_esc_slot(k, sj, dt)], 1);
 	if (code / 100 == 2) {
 		ctr_add(&st->rcpt_ok, 1);
 		hist_record(st->lat_total, now - d->t_queued);
@@ -92,7 +120,7 @@ lmtp_delivery_result(const struct lmtp_env *env, struct delivery *d,
 		return;
 	d->done[i] = true;
 	if (env->stats != NULL)
-		count_result(env->stats, d, code, fail, now);
+		count_result(env->stats, d, code, fail, text, now);
 	if (env->on_result == NULL)
 		return;
 	struct lmtp_result r = {

@@ -22,12 +22,15 @@ struct delivery {
 	char **rcpt;
 	bool *done;
 	unsigned msg_idx;
+	char *mail_from, *auth_user, *auth_pass;	/* NULL: none */
 	uint32_t seq;		/* Message-ID number */
 	uint64_t t_queued, t_data_end;
 };
 
-/* A delivery for rcpts[0..n-1] (copied), queued now. */
-struct delivery *lmtp_delivery_new(const char *const *rcpts, unsigned n,
+/* A delivery for rcpts[0..n-1] from `from` (both copied; from may be
+ * NULL), queued now. */
+struct delivery *lmtp_delivery_new(const struct lmtp_sender *from,
+				   const char *const *rcpts, unsigned n,
 				   unsigned msg_idx, void *arg);
 void lmtp_delivery_free(struct delivery *d);
 /* The message after DATA's 354: its Message-ID line if it wants one, the
@@ -36,6 +39,8 @@ void lmtp_delivery_free(struct delivery *d);
 struct evbuffer;
 void lmtp_delivery_write(const struct lmtp_env *env, struct delivery *d,
 			 struct evbuffer *out);
+/* The message's size before dot-stuffing (MAIL FROM's SIZE=). */
+size_t lmtp_delivery_size(const struct lmtp_env *env, struct delivery *d);
 /* Recipient i's one result: counted in env->stats and passed to
  * env->on_result; a second result for the same recipient is ignored. */
 void lmtp_delivery_result(const struct lmtp_env *env, struct delivery *d,
@@ -52,6 +57,21 @@ void lmtp_delivery_fail_all(const struct lmtp_env *env, struct delivery *d,
  * text after the separator.  -1 when it is not a reply line. */
 int lmtp_reply_line(const char *line, size_t len, int *code, bool *last,
 		    const char **text, size_t *text_len);
+
+/* What an EHLO (or LHLO) reply offers. */
+struct lmtp_ext {
+	bool pipelining, eightbit, starttls, auth_plain, auth_login;
+	bool size;
+	uint64_t size_max;	/* SIZE's limit; 0: none given */
+};
+/* One line of an EHLO reply after the code (the first is the greeting
+ * domain, which matches no keyword): records the keyword it offers. */
+void lmtp_ehlo_line(struct lmtp_ext *e, const char *text, size_t len);
+
+/* RFC 3463's enhanced status code at the start of a reply's text
+ * ("5.7.1 ..."): class (2, 4 or 5), subject and detail (each 0..999).
+ * -1 when the text does not start with one. */
+int lmtp_enhanced(const char *text, int *klass, int *subject, int *detail);
 
 /* Copies text into out (n bytes) escaped (escape.h): server text never
  * reaches a terminal or a log raw. */

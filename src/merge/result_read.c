@@ -345,6 +345,58 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	return 0;
 }
 
+/* The client block a keyword's prefix names ("lmtp...", "submit..."),
+ * with the rest of the keyword in *suffix; NULL for neither. */
+static struct lmtp_snap *
+blk_of(struct act_snap *a, const char *kw, const char **suffix)
+{
+	static const char *const pfx[2] = { "lmtp", "submit" };
+	struct lmtp_snap *b[2] = { &a->lmtp, &a->submit };
+
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(pfx[i]);
+		if (strncmp(kw, pfx[i], n) != 0)
+			continue;
+		*suffix = kw + n;
+		if (strcmp(*suffix, "") == 0 || strcmp(*suffix, "fail") == 0 ||
+		    strcmp(*suffix, "code") == 0 || strcmp(*suffix, "esc") == 0)
+			return b[i];
+	}
+	return NULL;
+}
+
+/* A key of a client block line: the counter it names, or NULL. */
+static uint64_t *
+blk_key(struct lmtp_snap *b, const char *suffix, const char *k)
+{
+	uint64_t code;
+	char n[16];
+
+	if (strcmp(suffix, "fail") == 0) {
+		for (int f = 0; f < LMTP_FAIL_SLOTS; f++)
+			if (strcmp(lmtp_fail_name[f], k) == 0)
+				return &b->fails[f];
+		return NULL;
+	}
+	if (strcmp(suffix, "code") == 0)
+		return result_parse_u64(k, &code) && code < LMTP_CODES ?
+		    &b->codes[code] : NULL;
+	if (strcmp(suffix, "esc") == 0) {
+		for (int e = 0; e < LMTP_ESC_SLOTS; e++) {
+			lmtp_esc_name(e, n, sizeof(n));
+			if (strcmp(n, k) == 0)
+				return &b->esc[e];
+		}
+		return NULL;
+	}
+#define X(f) if (strcmp(k, #f) == 0) return &b->f;
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+	X(queued_max)
+#undef X
+	return NULL;
+}
+
 /* Profile mode's counter lines (result_write.c, write_act); 1 when kw is
  * not one of them. */
 static int
@@ -353,38 +405,28 @@ parse_act_line(struct result_reader *r, char *kw, char *rest,
 {
 	char *k, *v;
 	int act = -1;
+	const char *suffix = "";
+	struct lmtp_snap *b = NULL;
 
 	if (strcmp(kw, "action") == 0) {
 		act = rest != NULL ? action_from_name(strsep(&rest, " ")) : -1;
 		if (act < 0)
 			return fail(r, err, errlen, "counts of an unknown action");
-	} else if (strcmp(kw, "act") != 0 && strcmp(kw, "lmtp") != 0 &&
-		   strcmp(kw, "lmtpfail") != 0 && strcmp(kw, "lmtpcode") != 0) {
+	} else if (strcmp(kw, "act") != 0 &&
+		   (b = blk_of(a, kw, &suffix)) == NULL) {
 		return 1;
 	}
 	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
-		uint64_t *d = NULL, code;
+		uint64_t *d = NULL;
 		if (act >= 0)
 			d = strcmp(k, "ok") == 0 ? &a->ok[act] :
 			    strcmp(k, "failed") == 0 ? &a->failed[act] : NULL;
-		else if (strcmp(kw, "act") == 0)
+		else if (b == NULL)
 			d = strcmp(k, "profile") == 0 ? &a->profile :
 			    strcmp(k, "push_missed") == 0 ? &a->push_missed :
 			    strcmp(k, "users_in") == 0 ? &a->users_in : NULL;
-		else if (strcmp(kw, "lmtpfail") == 0) {
-			for (int f = 0; f < LMTP_FAIL_SLOTS; f++)
-				if (strcmp(lmtp_fail_name[f], k) == 0)
-					d = &a->lmtp.fails[f];
-		} else if (strcmp(kw, "lmtpcode") == 0) {
-			if (result_parse_u64(k, &code) && code < LMTP_CODES)
-				d = &a->lmtp.codes[code];
-		}
-#define X(f) else if (strcmp(k, #f) == 0) d = &a->lmtp.f;
-		else if (strcmp(kw, "lmtp") != 0) {}
-		LMTP_COUNTERS(X)
-		X(sessions_open)
-		X(queued_max)
-#undef X
+		else
+			d = blk_key(b, suffix, k);
 		if (d == NULL || v == NULL || !result_parse_u64(v, d))
 			return fail(r, err, errlen, "bad profile counter");
 	}

@@ -105,9 +105,27 @@ struct profile_user {
 	unsigned client;	/* index into profile.clients */
 };
 
+/* submission_auth: how profile users authenticate to submission_port. */
+enum profile_submit_auth {
+	PROFILE_SUBMIT_ANY,	/* PLAIN when offered, else LOGIN */
+	PROFILE_SUBMIT_PLAIN,
+	PROFILE_SUBMIT_LOGIN,
+	PROFILE_SUBMIT_NONE	/* no AUTH (an MTA trusting 127.0.0.1) */
+};
+
 struct profile {
 	char *path;
 	unsigned lmtp_port;		/* required, 1..65535 */
+	/* Users send their mail by SMTP submission when submission_port is
+	 * set (profile_submit.c); mail from outside stays on LMTP. */
+	char *submission_host;		/* NULL: the IMAP server's address */
+	unsigned submission_port;	/* 0: no submission client */
+	enum profile_submit_auth submission_auth;
+	/* Appended as "@DOMAIN" to user names without '@' in the envelope
+	 * (an MTA may refuse a bare name, as Dovecot's submission does);
+	 * NULL: names as they are. */
+	char *submission_domain;
+	unsigned submission_seen[4];	/* lines of the four keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
 	unsigned total_users;		/* required */
 	uint64_t rampup_us;
@@ -142,6 +160,13 @@ struct profile *profile_load(const char *path, char *err, size_t errlen);
 int profile_expand(struct profile *p, uint64_t seed, char *err, size_t errlen);
 
 void profile_free(struct profile *p);		/* NULL is a no-op */
+
+/* --submission-host/-port/-auth over the file's submission_* keys, and
+ * the check that a host or auth has a port: 0, or -1 with a message. */
+struct config;
+int profile_submit_cli(struct profile *p, const struct config *cfg,
+		       char *err, size_t n);
+const char *profile_submit_auth_name(enum profile_submit_auth a);
 
 /* username_format for index idx into out (always NUL-terminated); the
  * length it needed, like snprintf. */

@@ -16,6 +16,11 @@ profile_cli(const struct config *cfg, struct profile **run)
 	 * scripts/capacity steps); the blocks' count= shares still apply. */
 	if (p != NULL && cfg->profile_users > 0)
 		p->total_users = cfg->profile_users;
+	if (p != NULL && profile_submit_cli(p, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "imapstress: profile %s\n", err);
+		profile_free(p);
+		return 2;
+	}
 	/* Without seed= the plan is still the same on every check, so the
 	 * output can be compared between two edits of a file. */
 	if (p == NULL || profile_expand(p, cfg->have_seed ? cfg->seed : 0, err,

@@ -255,8 +255,13 @@ key_value(struct parser *ps, char *line, char *eq)
 	}
 	const struct key *k = key_find(table, key, &idx);
 	if (k == NULL) {
-		/* The LoadSim extension (profile_loadsim.c) has its own. */
+		/* The LoadSim extension (profile_loadsim.c) and submission
+		 * (profile_submit.c) have their own. */
 		char why[256];
+		int sr = ps->in == IN_ROOT ? profile_submit_key(ps->p, key, val,
+		    ps->line, why, sizeof(why)) : 1;
+		if (sr <= 0)
+			return sr == 0 ? 0 : fail(ps, ps->line, key, "%s", why);
 		unsigned block = ps->in == IN_USER ? ps->p->n_user_blocks - 1
 		    : ps->in == IN_CLIENT ? ps->p->n_client_blocks - 1 : 0;
 		int r = profile_loadsim_key(ps->p, (enum loadsim_where)ps->in,
@@ -536,6 +541,8 @@ profile_free(struct profile *p)
 		free(p->users[i].userfile);
 		userfile_free(p->userfiles[i]);
 	}
+	free(p->submission_host);
+	free(p->submission_domain);
 	for (unsigned i = 0; i < p->n_client_blocks; i++) {
 		free(p->clients[i].fetch_immediate);
 		free(p->clients[i].fetch_manual);

@@ -101,39 +101,45 @@ text_latencies(const struct report_run *run, const struct act_snap *a,
 	fputc('\n', o);
 }
 
+/* The LMTP block ("deliveries", "LMTP") or the submission block
+ * ("submissions", "SMTP"): recipients by outcome, replies by code
+ * and by enhanced status code. */
 static void
-text_lmtp(const struct report_run *run, const struct act_snap *a, FILE *o)
+text_lmtp(const struct report_run *run, const struct lmtp_snap *b,
+	  const char *what, const char *proto, FILE *o)
 {
 	const char *sep = "";
-	fprintf(o, "deliveries: %" PRIu64 " recipients in %" PRIu64
-		" LMTP deliveries: %" PRIu64 " ok (%.1f/s), %" PRIu64 " 4xx, %"
-		PRIu64 " 5xx, %" PRIu64 " without a reply", a->lmtp.rcpts,
-		a->lmtp.deliveries, a->lmtp.rcpt_ok,
-		report_div((double)a->lmtp.rcpt_ok, run->measured_s),
-		a->lmtp.rcpt_tempfail, a->lmtp.rcpt_permfail,
-		a->lmtp.rcpt_local);
-	if (a->lmtp.rcpt_local > 0) {
+	fprintf(o, "%s: %" PRIu64 " recipients in %" PRIu64
+		" %s %s: %" PRIu64 " ok (%.1f/s), %" PRIu64 " 4xx, %"
+		PRIu64 " 5xx, %" PRIu64 " without a reply", what, b->rcpts,
+		b->deliveries, proto, what, b->rcpt_ok,
+		report_div((double)b->rcpt_ok, run->measured_s),
+		b->rcpt_tempfail, b->rcpt_permfail, b->rcpt_local);
+	if (b->rcpt_local > 0) {
 		fputs(" (", o);
 		for (int k = 1; k < LMTP_FAIL_SLOTS; k++) {
-			if (a->lmtp.fails[k] == 0)
+			if (b->fails[k] == 0)
 				continue;
 			fprintf(o, "%s%s=%" PRIu64, sep, lmtp_fail_name[k],
-				a->lmtp.fails[k]);
+				b->fails[k]);
 			sep = " ";
 		}
 		fputc(')', o);
 	}
 	fprintf(o, "; %" PRIu64 " sessions, %" PRIu64 " transactions\n",
-		a->lmtp.sessions, a->lmtp.transactions);
-	fputs("LMTP replies by code:", o);
+		b->sessions, b->transactions);
+	fprintf(o, "%s replies by code:", proto);
 	bool any = false;
 	for (int c = 0; c < LMTP_CODES; c++) {
-		if (a->lmtp.codes[c] == 0)
+		if (b->codes[c] == 0)
 			continue;
-		fprintf(o, " %d=%" PRIu64, c, a->lmtp.codes[c]);
+		fprintf(o, " %d=%" PRIu64, c, b->codes[c]);
 		any = true;
 	}
 	fputs(any ? "\n" : " none\n", o);
+	char head[48];
+	snprintf(head, sizeof(head), "%s replies by enhanced code:", proto);
+	lmtp_snap_print_esc(o, head, b);
 }
 
 void
@@ -150,37 +156,49 @@ report_profile_text_final(struct report *r, const struct report_run *run,
 	fprintf(o, "push missed: %" PRIu64 " deliveries not announced in IDLE "
 		"within %.15g s\n", a->push_missed, r->cfg->push_timeout_s);
 	fprintf(o, "users logged in: %" PRIu64 " at the end\n", a->users_in);
-	text_lmtp(run, a, o);
+	text_lmtp(run, &a->lmtp, "deliveries", "LMTP", o);
+	if (a->submit.deliveries > 0)
+		text_lmtp(run, &a->submit, "submissions", "SMTP", o);
 	fputc('\n', o);
 }
 
 /* ---- JSON ---- */
 
-/* "lmtp":{...} of a window or the totals. */
+/* "lmtp":{...} (or "submit") of a window or the totals. */
 static void
-json_lmtp(FILE *f, const struct act_snap *a, bool summary)
+json_lmtp(FILE *f, const char *key, const struct lmtp_snap *b, bool summary)
 {
-	json_key(f, "lmtp");
+	json_key(f, key);
 	fputc('{', f);
-	json_u64(f, "deliveries", a->lmtp.deliveries);
+	json_u64(f, "deliveries", b->deliveries);
 	fputc(',', f);
-	json_u64(f, "rcpts", a->lmtp.rcpts);
+	json_u64(f, "rcpts", b->rcpts);
 	fputc(',', f);
-	json_u64(f, "ok", a->lmtp.rcpt_ok);
+	json_u64(f, "ok", b->rcpt_ok);
 	fputc(',', f);
-	json_u64(f, "tempfail", a->lmtp.rcpt_tempfail);
+	json_u64(f, "tempfail", b->rcpt_tempfail);
 	fputc(',', f);
-	json_u64(f, "permfail", a->lmtp.rcpt_permfail);
+	json_u64(f, "permfail", b->rcpt_permfail);
 	fputc(',', f);
-	json_u64(f, "no_reply", a->lmtp.rcpt_local);
+	json_u64(f, "no_reply", b->rcpt_local);
 	fputc(',', f);
-	json_u64(f, "sessions_open", a->lmtp.sessions_open);
+	json_u64(f, "sessions_open", b->sessions_open);
 	fputs(",\"codes\":{", f);
 	const char *sep = "";
 	for (int c = 0; c < LMTP_CODES; c++) {
-		if (a->lmtp.codes[c] == 0)
+		if (b->codes[c] == 0)
 			continue;
-		fprintf(f, "%s\"%d\":%" PRIu64, sep, c, a->lmtp.codes[c]);
+		fprintf(f, "%s\"%d\":%" PRIu64, sep, c, b->codes[c]);
+		sep = ",";
+	}
+	fputs("},\"enhanced_codes\":{", f);
+	sep = "";
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++) {
+		char n[16];
+		if (b->esc[e] == 0)
+			continue;
+		lmtp_esc_name(e, n, sizeof(n));
+		fprintf(f, "%s\"%s\":%" PRIu64, sep, n, b->esc[e]);
 		sep = ",";
 	}
 	fputc('}', f);
@@ -189,20 +207,20 @@ json_lmtp(FILE *f, const struct act_snap *a, bool summary)
 		for (int k = 1; k < LMTP_FAIL_SLOTS; k++) {
 			if (k > 1)
 				fputc(',', f);
-			json_u64(f, lmtp_fail_name[k], a->lmtp.fails[k]);
+			json_u64(f, lmtp_fail_name[k], b->fails[k]);
 		}
 		fputs("},", f);
-		json_u64(f, "sessions", a->lmtp.sessions);
+		json_u64(f, "sessions", b->sessions);
 		fputc(',', f);
-		json_u64(f, "transactions", a->lmtp.transactions);
+		json_u64(f, "transactions", b->transactions);
 		fputc(',', f);
-		json_u64(f, "queued_max", a->lmtp.queued_max);
+		json_u64(f, "queued_max", b->queued_max);
 		fputc(',', f);
-		json_u64(f, "bytes_sent", a->lmtp.bytes_sent);
+		json_u64(f, "bytes_sent", b->bytes_sent);
 		fputc(',', f);
-		json_latency(f, "latency_us", a->lmtp.lat_total);
+		json_latency(f, "latency_us", b->lat_total);
 		fputc(',', f);
-		json_latency(f, "data_latency_us", a->lmtp.lat_data);
+		json_latency(f, "data_latency_us", b->lat_data);
 	}
 	fputc('}', f);
 }
@@ -266,7 +284,9 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	json_u64(f, "push_missed", a->push_missed);
 	fputc(',', f);
 	json_actions_push(f, a, NULL);
-	json_lmtp(f, a, false);
+	json_lmtp(f, "lmtp", &a->lmtp, false);
+	fputc(',', f);
+	json_lmtp(f, "submit", &a->submit, false);
 	fputc('}', f);
 }
 
@@ -287,7 +307,9 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_num(f, report_div((double)a->lmtp.rcpt_ok, run->measured_s));
 	fputc(',', f);
 	json_actions_push(f, a, run);
-	json_lmtp(f, a, true);
+	json_lmtp(f, "lmtp", &a->lmtp, true);
+	fputc(',', f);
+	json_lmtp(f, "submit", &a->submit, true);
 	fputc('}', f);
 }
 

@@ -128,6 +128,37 @@ write_hist(FILE *f, const char *name, const struct hist *h)
 	fputc('\n', f);
 }
 
+/* One client block (LMTP or submission): PFX counters, PFXfail kinds,
+ * PFXcode and PFXesc (enhanced codes) lines with what is not zero. */
+static void
+write_lmtp(FILE *f, const char *pfx, const struct lmtp_snap *b)
+{
+	fputs(pfx, f);
+#define X(n) fprintf(f, " " #n "=%" PRIu64, b->n);
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+	X(queued_max)
+#undef X
+	fprintf(f, "\n%sfail", pfx);
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		fprintf(f, " %s=%" PRIu64, lmtp_fail_name[k], b->fails[k]);
+	fputc('\n', f);
+	bool any = false;
+	for (int c = 0; c < LMTP_CODES; c++) {
+		if (b->codes[c] == 0)
+			continue;
+		if (!any)
+			fprintf(f, "%scode", pfx);
+		fprintf(f, " %d=%" PRIu64, c, b->codes[c]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+	char head[16];
+	snprintf(head, sizeof(head), "%sesc", pfx);
+	lmtp_snap_print_esc(f, head, b);
+}
+
 /* Profile mode's figures (actions.h): counters, then histograms. */
 static void
 write_act(FILE *f, const struct act_snap *a)
@@ -142,25 +173,8 @@ write_act(FILE *f, const struct act_snap *a)
 		if (a->ok[i] + a->failed[i] > 0)
 			fprintf(f, "action %s ok=%" PRIu64 " failed=%" PRIu64 "\n",
 				action_name[i], a->ok[i], a->failed[i]);
-	fputs("lmtp", f);
-#define X(n) fprintf(f, " " #n "=%" PRIu64, a->lmtp.n);
-	LMTP_COUNTERS(X)
-	X(sessions_open)
-	X(queued_max)
-#undef X
-	fputs("\nlmtpfail", f);
-	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
-		fprintf(f, " %s=%" PRIu64, lmtp_fail_name[k], a->lmtp.fails[k]);
-	fputc('\n', f);
-	const char *kw = "lmtpcode";
-	for (int c = 0; c < LMTP_CODES; c++) {
-		if (a->lmtp.codes[c] == 0)
-			continue;
-		fprintf(f, "%s %d=%" PRIu64, kw, c, a->lmtp.codes[c]);
-		kw = "";
-	}
-	if (*kw == '\0')
-		fputc('\n', f);
+	write_lmtp(f, "lmtp", &a->lmtp);
+	write_lmtp(f, "submit", &a->submit);
 	for (unsigned i = 0; (h = act_snap_hist(a, i, name)) != NULL; i++)
 		write_hist(f, name, h);
 }

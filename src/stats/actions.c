@@ -1,6 +1,7 @@
 /* actions.c: profile mode's per-action, push and LMTP figures: the
  * writer's calls and the snapshot arithmetic (see actions.h).  No I/O
  * beyond a warning for a caller bug. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ const char *const action_name[ACT_COUNT] = {
 	[ACT_MEETING] = "meeting",
 	[ACT_LOGOFF] = "logoff",
 	[ACT_APPOINTMENT] = "appointment",
+	[ACT_SUBMIT] = "submit",
 };
 
 const char *const lmtp_fail_name[LMTP_FAIL_SLOTS] = {
@@ -35,6 +37,47 @@ const char *const push_kind_name[PUSH_COUNT] = {
 	[PUSH_EXISTS] = "exists",
 	[PUSH_FETCH] = "fetch",
 };
+
+int
+lmtp_esc_slot(int klass, int subject, int detail)
+{
+	int k = klass == 2 ? 0 : klass == 4 ? 1 : klass == 5 ? 2 : -1;
+
+	if (k < 0 || subject < 0 || subject > 7 || detail < 0 || detail > 9)
+		return LMTP_ESC_SLOTS - 1;
+	return (k * 8 + subject) * 10 + detail;
+}
+
+void
+lmtp_esc_name(int slot, char *out, size_t n)
+{
+	static const int klass[3] = { 2, 4, 5 };
+
+	if (slot < 0 || slot >= LMTP_ESC_SLOTS - 1)
+		snprintf(out, n, "other");
+	else
+		snprintf(out, n, "%d.%d.%d", klass[slot / 80], slot / 10 % 8,
+			 slot % 10);
+}
+
+void
+lmtp_snap_print_esc(FILE *f, const char *head, const struct lmtp_snap *b)
+{
+	bool any = false;
+
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++) {
+		char n[16];
+		if (b->esc[e] == 0)
+			continue;
+		if (!any)
+			fputs(head, f);
+		lmtp_esc_name(e, n, sizeof(n));
+		fprintf(f, " %s=%" PRIu64, n, b->esc[e]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
 
 int
 action_from_name(const char *name)
@@ -123,6 +166,8 @@ live_hists(const struct act_stats *a, struct hist **h)
 		h[n++] = a->push[k];
 	h[n++] = a->lmtp.lat_total;
 	h[n++] = a->lmtp.lat_data;
+	h[n++] = a->submit.lat_total;
+	h[n++] = a->submit.lat_data;
 }
 
 static void
@@ -135,6 +180,8 @@ snap_hists(const struct act_snap *d, struct hist **h)
 		h[n++] = d->push[k];
 	h[n++] = d->lmtp.lat_total;
 	h[n++] = d->lmtp.lat_data;
+	h[n++] = d->submit.lat_total;
+	h[n++] = d->submit.lat_data;
 }
 
 static void
@@ -147,6 +194,8 @@ set_snap_hists(struct act_snap *d, struct hist **h)
 		d->push[k] = h[n++];
 	d->lmtp.lat_total = h[n++];
 	d->lmtp.lat_data = h[n++];
+	d->submit.lat_total = h[n++];
+	d->submit.lat_data = h[n++];
 }
 
 /* ---- lifecycle ---- */
@@ -161,6 +210,8 @@ act_stats_init(struct act_stats *a)
 		a->push[k] = hist_new();
 	a->lmtp.lat_total = hist_new();
 	a->lmtp.lat_data = hist_new();
+	a->submit.lat_total = hist_new();
+	a->submit.lat_data = hist_new();
 }
 
 void
@@ -220,25 +271,84 @@ max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+#define C(f) ctr_set(&d->f, ctr_get(&s->f));
+/* The LMTP (or submission) block's counters and gauges. */
+static void
+blk_copy_counts(struct lmtp_stats *d, const struct lmtp_stats *s)
+{
+#define X(f) C(f)
+	LMTP_COUNTERS(X)
+	X(sessions_open) X(queued_max)
+#undef X
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		C(fails[k])
+	for (int c = 0; c < LMTP_CODES; c++)
+		C(codes[c])
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++)
+		C(esc[e])
+}
+
 /* d = s for a published copy (stats_pub.c): d is written by s's thread
  * only, its histograms refreshed from the blocks s changed. */
 void
 act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 {
-#define C(f) ctr_set(&d->f, ctr_get(&s->f));
 	C(profile) C(push_missed) C(users_in)
 	for (int i = 0; i < ACT_COUNT; i++) {
 		C(ok[i]) C(failed[i])
 	}
-#define X(f) C(lmtp.f)
-	LMTP_COUNTERS(X)
-	X(sessions_open) X(queued_max)
-#undef X
-	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
-		C(lmtp.fails[k])
-	for (int c = 0; c < LMTP_CODES; c++)
-		C(lmtp.codes[c])
+	blk_copy_counts(&d->lmtp, &s->lmtp);
+	blk_copy_counts(&d->submit, &s->submit);
+}
 #undef C
+
+static void
+blk_add_live(struct lmtp_snap *d, const struct lmtp_stats *s)
+{
+#define X(f) d->f += ctr_get(&s->f);
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	d->queued_max = max_u64(d->queued_max, ctr_get(&s->queued_max));
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->fails[k] += ctr_get(&s->fails[k]);
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->codes[c] += ctr_get(&s->codes[c]);
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++)
+		d->esc[e] += ctr_get(&s->esc[e]);
+}
+
+static void
+blk_add(struct lmtp_snap *d, const struct lmtp_snap *s)
+{
+#define X(f) d->f += s->f;
+	LMTP_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	d->queued_max = max_u64(d->queued_max, s->queued_max);
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->fails[k] += s->fails[k];
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->codes[c] += s->codes[c];
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++)
+		d->esc[e] += s->esc[e];
+}
+
+static void
+blk_diff(struct lmtp_snap *d, const struct lmtp_snap *a,
+	 const struct lmtp_snap *b)
+{
+#define X(f) d->f = sat_sub(a->f, b->f);
+	LMTP_COUNTERS(X)
+#undef X
+	d->sessions_open = a->sessions_open;
+	d->queued_max = a->queued_max;
+	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
+		d->fails[k] = sat_sub(a->fails[k], b->fails[k]);
+	for (int c = 0; c < LMTP_CODES; c++)
+		d->codes[c] = sat_sub(a->codes[c], b->codes[c]);
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++)
+		d->esc[e] = sat_sub(a->esc[e], b->esc[e]);
 }
 
 void
@@ -263,16 +373,8 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 	}
 	d->push_missed += ctr_get(&s->push_missed);
 	d->users_in += ctr_get(&s->users_in);
-#define X(f) d->lmtp.f += ctr_get(&s->lmtp.f);
-	LMTP_COUNTERS(X)
-	X(sessions_open)
-#undef X
-	d->lmtp.queued_max = max_u64(d->lmtp.queued_max,
-				     ctr_get(&s->lmtp.queued_max));
-	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
-		d->lmtp.fails[k] += ctr_get(&s->lmtp.fails[k]);
-	for (int c = 0; c < LMTP_CODES; c++)
-		d->lmtp.codes[c] += ctr_get(&s->lmtp.codes[c]);
+	blk_add_live(&d->lmtp, &s->lmtp);
+	blk_add_live(&d->submit, &s->submit);
 }
 
 void
@@ -297,15 +399,8 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 	}
 	d->push_missed += s->push_missed;
 	d->users_in += s->users_in;
-#define X(f) d->lmtp.f += s->lmtp.f;
-	LMTP_COUNTERS(X)
-	X(sessions_open)
-#undef X
-	d->lmtp.queued_max = max_u64(d->lmtp.queued_max, s->lmtp.queued_max);
-	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
-		d->lmtp.fails[k] += s->lmtp.fails[k];
-	for (int c = 0; c < LMTP_CODES; c++)
-		d->lmtp.codes[c] += s->lmtp.codes[c];
+	blk_add(&d->lmtp, &s->lmtp);
+	blk_add(&d->submit, &s->submit);
 	snap_hists(d, hd);
 	snap_hists(s, hs);
 	for (unsigned i = 0; i < ACT_N_HISTS; i++)
@@ -323,15 +418,8 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 	}
 	d->push_missed = sat_sub(a->push_missed, b->push_missed);
 	d->users_in = a->users_in;
-#define X(f) d->lmtp.f = sat_sub(a->lmtp.f, b->lmtp.f);
-	LMTP_COUNTERS(X)
-#undef X
-	d->lmtp.sessions_open = a->lmtp.sessions_open;
-	d->lmtp.queued_max = a->lmtp.queued_max;
-	for (int k = 0; k < LMTP_FAIL_SLOTS; k++)
-		d->lmtp.fails[k] = sat_sub(a->lmtp.fails[k], b->lmtp.fails[k]);
-	for (int c = 0; c < LMTP_CODES; c++)
-		d->lmtp.codes[c] = sat_sub(a->lmtp.codes[c], b->lmtp.codes[c]);
+	blk_diff(&d->lmtp, &a->lmtp, &b->lmtp);
+	blk_diff(&d->submit, &a->submit, &b->submit);
 }
 
 void
@@ -372,14 +460,20 @@ act_snap_copy(struct act_snap *d, const struct act_snap *s)
 }
 
 uint64_t
-act_lmtp_codes(const struct act_snap *d, int klass)
+lmtp_snap_codes(const struct lmtp_snap *b, int klass)
 {
 	uint64_t n = 0;
 	if (klass < 1 || klass > 5)
 		return 0;
 	for (int c = klass * 100; c < klass * 100 + 100; c++)
-		n += d->lmtp.codes[c];
+		n += b->codes[c];
 	return n;
+}
+
+uint64_t
+act_lmtp_codes(const struct act_snap *d, int klass)
+{
+	return lmtp_snap_codes(&d->lmtp, klass);
 }
 
 struct hist *
@@ -396,8 +490,9 @@ act_snap_hist(const struct act_snap *d, unsigned i,
 		snprintf(name, ACT_HIST_NAME_MAX, "push.%s",
 			 push_kind_name[i - ACT_COUNT]);
 	else
-		snprintf(name, ACT_HIST_NAME_MAX, "lmtp.%s",
-			 i == ACT_COUNT + PUSH_COUNT ? "total" : "data");
+		snprintf(name, ACT_HIST_NAME_MAX, "%s.%s",
+			 i < ACT_COUNT + PUSH_COUNT + 2 ? "lmtp" : "submit",
+			 (i - ACT_COUNT - PUSH_COUNT) % 2 == 0 ? "total" : "data");
 	return h[i];
 }
 

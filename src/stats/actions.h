@@ -4,7 +4,8 @@
  * the push latency from LMTP's 250 to the EXISTS and to the FETCH of that
  * mail, deliveries never seen in IDLE ("push missed"), the users logged
  * in now, and the LMTP client's own figures (struct lmtp_stats lives here
- * so that a worker's stats shard carries it).
+ * so that a worker's stats shard carries it), twice: the LMTP deliveries
+ * and the SMTP submissions (profile submission_port).
  *
  * Same contract as struct stats (stats.h): one writer per shard (its
  * worker's thread), relaxed single-writer counters, plain snapshots that
@@ -20,6 +21,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats/hist.h"
@@ -46,6 +48,7 @@ enum action {
 	ACT_LOGOFF,
 	ACT_APPOINTMENT,	/* LoadSim's make appointment (calendar is
 				 * browse calendar) */
+	ACT_SUBMIT,	/* SMTP submission: queued -> final reply */
 	ACT_COUNT
 };
 
@@ -72,6 +75,19 @@ extern const char *const push_kind_name[PUSH_COUNT];	/* "exists", "fetch" */
  * "protocol", "shutdown" (report keys and result files use them). */
 extern const char *const lmtp_fail_name[LMTP_FAIL_SLOTS];
 
+/* Enhanced status codes (RFC 3463) by slot: class 2, 4 or 5, subject
+ * 0..7, detail 0..9; anything else (5.7.26...) in the last slot. */
+#define LMTP_ESC_SLOTS (3 * 8 * 10 + 1)
+int lmtp_esc_slot(int klass, int subject, int detail);
+/* "5.7.1", or "other" for the last slot. */
+void lmtp_esc_name(int slot, char *out, size_t n);
+
+struct lmtp_snap;
+/* head, then " 5.7.1=N" for each enhanced code seen, and a newline; nothing
+ * when none was seen (the report and the result file both print them). */
+#include <stdio.h>
+void lmtp_snap_print_esc(FILE *f, const char *head, const struct lmtp_snap *b);
+
 /* What the LMTP client (src/lmtp/) measured; its writer is the loop the
  * client runs on.  A worker's is stats->act.lmtp: give &shard->act.lmtp as
  * lmtp_env.stats.  Tools outside a run use lmtp_stats_new(). */
@@ -84,6 +100,7 @@ struct lmtp_stats {
 	ctr_t rcpt_local;	/* no server reply (by kind in fails[]) */
 	ctr_t fails[LMTP_FAIL_SLOTS];	/* by enum lmtp_fail (lmtp.h) */
 	ctr_t codes[LMTP_CODES];	/* final replies by code */
+	ctr_t esc[LMTP_ESC_SLOTS];	/* and by enhanced code, if any */
 	ctr_t sessions;		/* sessions opened */
 	ctr_t sessions_open;	/* gauge */
 	ctr_t transactions;	/* MAIL FROM sent */
@@ -110,6 +127,19 @@ struct act_stats {
 	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
 	ctr_t users_in;		/* gauge: users logged in now */
 	struct lmtp_stats lmtp;
+	struct lmtp_stats submit;	/* the same client, submitting */
+};
+
+/* A struct lmtp_stats's plain copy. */
+struct lmtp_snap {
+#define X(f) uint64_t f;
+	LMTP_COUNTERS(X)
+#undef X
+	uint64_t fails[LMTP_FAIL_SLOTS];
+	uint64_t codes[LMTP_CODES];
+	uint64_t esc[LMTP_ESC_SLOTS];
+	uint64_t sessions_open, queued_max;
+	struct hist *lat_total, *lat_data;
 };
 
 /* Its plain copy. */
@@ -120,15 +150,7 @@ struct act_snap {
 	struct hist *push[PUSH_COUNT];
 	uint64_t push_missed;
 	uint64_t users_in;
-	struct {
-#define X(f) uint64_t f;
-		LMTP_COUNTERS(X)
-#undef X
-		uint64_t fails[LMTP_FAIL_SLOTS];
-		uint64_t codes[LMTP_CODES];
-		uint64_t sessions_open, queued_max;
-		struct hist *lat_total, *lat_data;
-	} lmtp;
+	struct lmtp_snap lmtp, submit;
 };
 
 /* ---- the writer's side (the profile driver, on its worker's thread) ---- */
@@ -167,16 +189,17 @@ void act_snap_copy_counts(struct act_snap *d, const struct act_snap *s);
  * histograms are the caller's, from act_stats_hists: all ACT_N_HISTS of
  * them, in one fixed order. */
 void act_stats_copy_counts(struct act_stats *d, const struct act_stats *s);
-#define ACT_N_HISTS (ACT_COUNT + PUSH_COUNT + 2)
+#define ACT_N_HISTS (ACT_COUNT + PUSH_COUNT + 4)
 void act_stats_hists(const struct act_stats *a, struct hist *h[ACT_N_HISTS]);
 void act_snap_hists(const struct act_snap *d, struct hist *h[ACT_N_HISTS]);
 
 /* LMTP replies by code class in a snapshot: 2xx, 4xx, 5xx. */
 uint64_t act_lmtp_codes(const struct act_snap *d, int klass);
+uint64_t lmtp_snap_codes(const struct lmtp_snap *b, int klass);
 
 /* The snapshot's histograms by the names result files give them:
  * "act.NAME" per action, "push.exists", "push.fetch", "lmtp.total",
- * "lmtp.data".  act_snap_hist: the i-th (0, 1, ... until NULL), its name
+ * "lmtp.data", "submit.total", "submit.data".  act_snap_hist: the i-th (0, 1, ... until NULL), its name
  * in *name; act_snap_hist_named: by name, or NULL. */
 #define ACT_HIST_NAME_MAX 24
 struct hist *act_snap_hist(const struct act_snap *d, unsigned i,

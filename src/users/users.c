@@ -72,6 +72,7 @@ users_attach(void *arg, struct worker *w)
 	event_add(uw->ev_expire, &sec);
 	r->uw[w->id] = uw;
 	ulmtp_attach(uw);
+	usubmit_attach(uw);
 	udue_attach(uw);
 	uslot_attach(uw);
 	return uw;
@@ -107,14 +108,16 @@ users_stop(void *state, bool halt)
 	udue_stop(uw);
 	for (unsigned k = 0; k < uw->n_u; k++)
 		uls_stop(uw->u[k]);
-	if (halt)
+	if (halt) {
 		ulmtp_detach(uw);	/* what is in flight is not claimed */
+		usubmit_detach(uw);
+	}
 }
 
 static bool
 users_busy(void *state)
 {
-	return ulmtp_busy(state);
+	return ulmtp_busy(state) || usubmit_busy(state);
 }
 
 static void
@@ -124,6 +127,7 @@ users_detach(void *state)
 	struct users *r = uw->run;
 
 	ulmtp_detach(uw);
+	usubmit_detach(uw);
 	uls_detach(uw);
 	udue_detach(uw);
 	uslot_detach(uw);

@@ -26,6 +26,7 @@
  *                            cache of INBOX
  *   users_lmtp.c    ulmtp_   deliveries to INBOX and Spam on the worker's
  *                            LMTP client
+ *   users_submit.c  usubmit_ users' sends by SMTP submission
  *   users_count.c   ucount_  what the run claims (per user and folder) and
  *                            the push latency samples, in one place
  *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
@@ -306,6 +307,7 @@ struct uworker {
 	unsigned n_idle;
 	struct event *ev_fill;
 	struct lmtp_client *lmtp;
+	struct lmtp_client *submit;	/* NULL: no submission_port */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
 	struct ucounts tot;		/* summed over this worker's users */
@@ -496,9 +498,31 @@ void ulmtp_attach(struct uworker *uw);
 void ulmtp_detach(struct uworker *uw);
 /* One mail of the user's INBOX or Spam interval. */
 void ulmtp_deliver_own(struct user *u, enum ufolder f);
-/* Deliver one new message to user `to` (same worker): LoadSim's mail. */
+/* Deliver one new message to user `to` (same worker) over LMTP:
+ * LoadSim's mail when the profile has no submission_port. */
 void ulmtp_send(struct user *from, struct user *to);
 bool ulmtp_busy(const struct uworker *uw);
+/* A result of either client: counted as action act (deliver, submit) and
+ * for the recipient (delivered, push clock started). */
+struct lmtp_result;
+void ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
+		   int act);
+/* This worker's share of lmtp_max_parallel_count (0: no limit). */
+unsigned ulmtp_share(const struct uworker *uw);
+/* env's address: host (numeric; NULL: the IMAP server's) and port. */
+struct lmtp_env;
+struct shared;
+void ulmtp_addr(struct lmtp_env *env, const struct shared *sh,
+		const char *host, unsigned port);
+
+/* users_submit.c: users' sends over SMTP submission, authenticated as
+ * themselves (uw->submit, when the profile gives submission_port). */
+void usubmit_attach(struct uworker *uw);
+void usubmit_detach(struct uworker *uw);
+/* A user's send to `to`: by submission when the profile has a
+ * submission_port, else ulmtp_send. */
+void usubmit_send(struct user *from, struct user *to);
+bool usubmit_busy(const struct uworker *uw);
 
 /* users_count.c: the one place the driver's counts go. */
 enum ucount_kind {

@@ -169,8 +169,13 @@ ujob_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 			} else {
 				/* Sent, as imaptest sends: saved to Sent,
 				 * delivered to nobody (LMTP carries only the
-				 * INBOX and Spam intervals' mail). */
+				 * INBOX and Spam intervals' mail), unless the
+				 * profile has submission_port: then submitted
+				 * to a user of this worker (users_submit.c). */
 				ucount(u, UC_SENT, UF_SENT);
+				if (u->uw->submit != NULL && u->uw->n_u > 0)
+					usubmit_send(u, u->uw->u[rng_below(
+					    &u->rng, u->uw->n_u)]);
 			}
 		}
 		if (uc->step == URS_SELECT_DRAFTS)

@@ -1,11 +1,12 @@
 /* users_lmtp.c: mail arriving for the users of one worker, over that
  * worker's LMTP client (lmtp.h) on its own event loop: INBOX and Spam
  * (RCPT TO:<user+Spam>, Dovecot's lmtp_save_to_detail_mailbox) when
- * users_due.c says, and LoadSim's mail
- * (users_loadsim.c).  A mail an imaptest user sends is only APPENDed to
- * Sent, as imaptest does (users_job.c).  lmtp_max_parallel_count is divided between the workers of
- * every shard.  A 250 counts as delivered; for INBOX its time waits for
+ * users_due.c says, and LoadSim's mail (users_loadsim.c) when the profile
+ * has no submission_port (else users_submit.c carries it).  A mail an imaptest user sends is only APPENDed to
+ * Sent, as imaptest does (users_job.c), unless it goes by submission.
+ * lmtp_max_parallel_count is divided between the workers of every shard.  A 250 counts as delivered; for INBOX its time waits for
  * the user's IDLE connection to see the EXISTS (push latency). */
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,10 @@
 #include "users/users_int.h"
 #include "run/worker.h"
 
-static void
-ulmtp_result(void *arg, const struct lmtp_result *r)
+void
+ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
+	      int act)
 {
-	struct uworker *uw = arg;
 	struct udest *d = r->arg;
 	struct user *u = d->u;
 
@@ -43,13 +44,19 @@ ulmtp_result(void *arg, const struct lmtp_result *r)
 			ucount(u, UC_DELIVER_UNREADY, d->f);
 	}
 	if (ok)
-		act_ok(uw->act, ACT_DELIVER, r->t_reply_us - r->t_queued_us);
+		act_ok(uw->act, act, r->t_reply_us - r->t_queued_us);
 	else
-		act_failed(uw->act, ACT_DELIVER);
+		act_failed(uw->act, act);
 	/* Draining: the worker may be done once this delivery has left
 	 * the client, which is after this callback returns. */
 	if (uw->stopping && uw->ev_idle != NULL)
 		event_active(uw->ev_idle, EV_TIMEOUT, 0);
+}
+
+static void
+ulmtp_result(void *arg, const struct lmtp_result *r)
+{
+	ulmtp_outcome(arg, r, ACT_DELIVER);
 }
 
 static void
@@ -95,6 +102,44 @@ ulmtp_deliver_own(struct user *u, enum ufolder f)
 }
 
 void
+ulmtp_addr(struct lmtp_env *env, const struct shared *sh, const char *host,
+	   unsigned port)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)&env->addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&env->addr;
+
+	memset(&env->addr, 0, sizeof(env->addr));
+	if (host == NULL) {
+		memcpy(&env->addr, &sh->addrs[0], sizeof(env->addr));
+		env->addrlen = sh->addr_lens[0];
+	} else if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		/* (profile_submit.c took only numeric addresses) */
+		in->sin_family = AF_INET;
+		env->addrlen = sizeof(*in);
+	} else {
+		inet_pton(AF_INET6, host, &in6->sin6_addr);
+		in6->sin6_family = AF_INET6;
+		env->addrlen = sizeof(*in6);
+	}
+	if (env->addr.ss_family == AF_INET)
+		in->sin_port = htons((uint16_t)port);
+	else
+		in6->sin6_port = htons((uint16_t)port);
+}
+
+unsigned
+ulmtp_share(const struct uworker *uw)
+{
+	const struct profile *p = uw->run->p;
+
+	if (p->lmtp_max_parallel == 0)
+		return 0;
+	unsigned n = p->lmtp_max_parallel /
+	    (uw->run->n_workers * uw->run->shards);
+	return n > 0 ? n : 1;
+}
+
+void
 ulmtp_attach(struct uworker *uw)
 {
 	const struct shared *sh = uw->w->sh;
@@ -104,19 +149,8 @@ ulmtp_attach(struct uworker *uw)
 	memset(&env, 0, sizeof(env));
 	env.base = uw->w->base;
 	/* The host is the IMAP server's (imaptest's rule). */
-	memcpy(&env.addr, &sh->addrs[0], sizeof(env.addr));
-	env.addrlen = sh->addr_lens[0];
-	if (env.addr.ss_family == AF_INET)
-		((struct sockaddr_in *)&env.addr)->sin_port =
-		    htons((uint16_t)p->lmtp_port);
-	else
-		((struct sockaddr_in6 *)&env.addr)->sin6_port =
-		    htons((uint16_t)p->lmtp_port);
-	if (p->lmtp_max_parallel > 0) {
-		unsigned n = p->lmtp_max_parallel /
-		    (uw->run->n_workers * uw->run->shards);
-		env.max_sessions = n > 0 ? n : 1;
-	}
+	ulmtp_addr(&env, sh, NULL, p->lmtp_port);
+	env.max_sessions = ulmtp_share(uw);
 	env.pool = sh->pool;
 	env.run_id = sh->run_id;
 	env.stats = &uw->w->stats->act.lmtp;	/* the shard's (actions.h) */

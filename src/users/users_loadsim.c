@@ -220,7 +220,7 @@ uls_deliver(struct user *u, unsigned n)
 	struct uworker *uw = u->uw;
 
 	for (unsigned i = 0; i < n && uw->n_u > 0; i++)
-		ulmtp_send(u, uw->u[rng_below(&u->rng, uw->n_u)]);
+		usubmit_send(u, uw->u[rng_below(&u->rng, uw->n_u)]);
 }
 
 static const struct msg *

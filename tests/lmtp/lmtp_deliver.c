@@ -6,14 +6,21 @@
  *   lmtp-deliver --port P [--host 127.0.0.1] [--users U] [--messages K]
  *                [--rcpts R] [--spam-every N] [--parallel S]
  *                [--user-format FMT] [--seed N] [--msg-size BYTES]
- *                [--timeout SECS]
+ *                [--timeout SECS] [--submit [--auth any|plain|login|none]
+ *                [--pass PASS]]
  *
  * Message k goes to R distinct users ((k*R + j) mod U, j < R; R <= U); a
  * recipient whose running number is a multiple of N goes to user+Spam.
  * FMT has one %u (the user number, from 1; default "lmtpu%u").  Output:
  * a summary, latency lines, then one "user NAME INBOX n Spam m" line per
  * user, counting only final 2xx replies.  Exit 0 when every recipient got
- * a 2xx, 1 when any did not, 2 on bad arguments.  Loopback only. */
+ * a 2xx, 1 when any did not, 2 on bad arguments.  Loopback only.
+ *
+ * --submit speaks SMTP submission (RFC 6409) instead: message k is sent
+ * by user k mod U, authenticated as that user with PASS (default "pass")
+ * unless --auth none, one session per message.  Replies other than 2xx
+ * are also printed by enhanced status code ("esc 5.7.1: n"), and
+ * recipients without a reply by kind ("local timeout: n"). */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -108,12 +115,16 @@ main(int argc, char **argv)
 		{ "rcpts", 1, 0, 'r' }, { "spam-every", 1, 0, 's' },
 		{ "parallel", 1, 0, 'P' }, { "user-format", 1, 0, 'f' },
 		{ "seed", 1, 0, 'S' }, { "msg-size", 1, 0, 'm' },
-		{ "timeout", 1, 0, 't' }, { 0, 0, 0, 0 }
+		{ "timeout", 1, 0, 't' }, { "submit", 0, 0, 'B' },
+		{ "auth", 1, 0, 'A' }, { "pass", 1, 0, 'w' }, { 0, 0, 0, 0 }
 	};
 	const char *host = "127.0.0.1", *fmt = "lmtpu%u";
 	unsigned port = 0, users = 10, msgs = 100, rcpts = 1, spam_every = 0;
 	unsigned parallel = 4, seed = 1, msg_size = 4096, timeout = 60;
 	int o;
+	bool submit = false, auth = true;
+	enum lmtp_auth mech = LMTP_AUTH_ANY;
+	const char *pass = "pass";
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -128,6 +139,15 @@ main(int argc, char **argv)
 		case 'S': seed = num("--seed", optarg, 0, UINT32_MAX); break;
 		case 'm': msg_size = num("--msg-size", optarg, 512, 1u << 24); break;
 		case 't': timeout = num("--timeout", optarg, 1, 3600); break;
+		case 'B': submit = true; break;
+		case 'w': pass = optarg; break;
+		case 'A':
+			if (strcmp(optarg, "any") == 0) mech = LMTP_AUTH_ANY;
+			else if (strcmp(optarg, "plain") == 0) mech = LMTP_AUTH_PLAIN;
+			else if (strcmp(optarg, "login") == 0) mech = LMTP_AUTH_LOGIN;
+			else if (strcmp(optarg, "none") == 0) auth = false;
+			else usage("--auth must be any, plain, login or none");
+			break;
 		default: usage("unknown option (see the source's header)");
 		}
 	}
@@ -139,7 +159,9 @@ main(int argc, char **argv)
 	if (pct == NULL || pct[1] != 'u' || strchr(pct + 1, '%') != NULL)
 		usage("--user-format needs exactly one %u");
 
-	struct lmtp_env env = { .max_sessions = parallel, .run_id = seed };
+	struct lmtp_env env = { .max_sessions = parallel, .run_id = seed,
+				.proto = submit ? LMTP_PROTO_SUBMIT : LMTP_PROTO_LMTP,
+				.auth_mech = mech, .timeout_s = timeout };
 	struct sockaddr_in *sin = (struct sockaddr_in *)&env.addr;
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons((uint16_t)port);
@@ -184,10 +206,15 @@ main(int argc, char **argv)
 		/* The same size mix as APPEND: a pool message at random. */
 		unsigned idx = (unsigned)((k * 2654435761u + seed) %
 					  msg_pool_count(env.pool));
-		if (lmtp_deliver(c, list, rcpts, idx, (void *)(uintptr_t)k) < 0)
+		struct lmtp_sender from = { .auth_user = names[k % users],
+					    .auth_pass = pass };
+		if (lmtp_submit(c, submit && auth ? &from : NULL, list, rcpts,
+				idx, (void *)(uintptr_t)k) < 0)
 			usage("a recipient address was refused (check --user-format)");
 	}
-	struct timeval tv = { timeout, 0 };
+	/* Past the client's own timeout, so a stalled session is its
+	 * timeout, not ours. */
+	struct timeval tv = { timeout + 5, 0 };
 	event_base_loopexit(run.base, &tv);
 	event_base_dispatch(run.base);
 	double secs = (double)(clock_us() - t0) / 1e6;
@@ -209,6 +236,17 @@ main(int argc, char **argv)
 		if (code / 100 != 2 && ctr_get(&st->codes[code]) > 0)
 			printf("code %d: %llu\n", code,
 			       (unsigned long long)ctr_get(&st->codes[code]));
+	for (int e = 0; e < LMTP_ESC_SLOTS; e++) {
+		char n[16];
+		lmtp_esc_name(e, n, sizeof(n));
+		if (n[0] != '2' && ctr_get(&st->esc[e]) > 0)
+			printf("esc %s: %llu\n", n,
+			       (unsigned long long)ctr_get(&st->esc[e]));
+	}
+	for (int k = 1; k < LMTP_FAIL_SLOTS; k++)
+		if (ctr_get(&st->fails[k]) > 0)
+			printf("local %s: %llu\n", lmtp_fail_name[k],
+			       (unsigned long long)ctr_get(&st->fails[k]));
 	print_lat("queued->reply", st->lat_total);
 	print_lat("dot->reply", st->lat_data);
 	for (unsigned u = 0; u < users; u++)

@@ -477,6 +477,98 @@ START_TEST(test_printable)
 }
 END_TEST
 
+/* EHLO keywords, one reply line's text at a time (the first line, the
+ * server's name, matches none). */
+START_TEST(test_ehlo_keywords)
+{
+	static const char *const lines[] = {
+		"mail.example ESMTP AUTH PIPELINING",	/* the greeting line */
+		"pipelining", "SIZE 10240000", "8BITMIME", "AUTH LOGIN PLAIN",
+		"STARTTLS", "ENHANCEDSTATUSCODES", "DSN", "AUTH=LOGIN",
+	};
+	struct lmtp_ext e = { 0 };
+
+	lmtp_ehlo_line(&e, lines[0], strlen(lines[0]));
+	ck_assert(!e.pipelining && !e.auth_plain && !e.size);
+	for (size_t i = 1; i < sizeof(lines) / sizeof(lines[0]); i++)
+		lmtp_ehlo_line(&e, lines[i], strlen(lines[i]));
+	ck_assert(e.pipelining && e.eightbit && e.starttls);
+	ck_assert(e.auth_plain && e.auth_login && e.size);
+	ck_assert_uint_eq(e.size_max, 10240000);
+
+	struct lmtp_ext f = { 0 };
+	static const char *const other[] = {
+		"PIPELININGX", "SIZE", "AUTH CRAM-MD5 LOGINX", "8BITMIMEX",
+		"AUTH=PLAIN",
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
+		lmtp_ehlo_line(&f, other[i], strlen(other[i]));
+	ck_assert(!f.pipelining && !f.eightbit && !f.auth_login);
+	ck_assert(f.size && f.size_max == 0);	/* SIZE without a limit */
+	ck_assert(f.auth_plain);		/* the old AUTH=PLAIN form */
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	int rc, k, s, d;
+} esc_cases[] = {
+	{ "5.7.8 Error: authentication failed", 0, 5, 7, 8 },
+	{ "2.0.0 Ok: queued", 0, 2, 0, 0 },
+	{ "4.2.2", 0, 4, 2, 2 },
+	{ "5.7.26 DMARC", 0, 5, 7, 26 },
+	{ "5.123.999 x", 0, 5, 123, 999 },
+	{ "3.0.0 no such class", -1, 0, 0, 0 },
+	{ "5.1 short", -1, 0, 0, 0 },
+	{ "5.1.1000 too long", -1, 0, 0, 0 },
+	{ "5.1.1x", -1, 0, 0, 0 },
+	{ "Ok", -1, 0, 0, 0 },
+	{ "", -1, 0, 0, 0 },
+};
+
+START_TEST(test_enhanced_code)
+{
+	int k = -1, sj = -1, dt = -1;
+	int rc = lmtp_enhanced(esc_cases[_i].text, &k, &sj, &dt);
+
+	ck_assert_int_eq(rc, esc_cases[_i].rc);
+	if (rc < 0)
+		return;
+	ck_assert_int_eq(k, esc_cases[_i].k);
+	ck_assert_int_eq(sj, esc_cases[_i].s);
+	ck_assert_int_eq(dt, esc_cases[_i].d);
+}
+END_TEST
+
+/* Every slot's name is its code, and back; what does not fit is "other". */
+START_TEST(test_esc_slots)
+{
+	char n[16];
+	int seen = 0;
+
+	for (int k = 2; k <= 5; k++)
+		for (int s = 0; s < 8; s++)
+			for (int d = 0; d < 10; d++) {
+				int slot = lmtp_esc_slot(k, s, d);
+				if (k == 3) {
+					ck_assert_int_eq(slot, LMTP_ESC_SLOTS - 1);
+					continue;
+				}
+				ck_assert_int_lt(slot, LMTP_ESC_SLOTS - 1);
+				lmtp_esc_name(slot, n, sizeof(n));
+				char want[16];
+				snprintf(want, sizeof(want), "%d.%d.%d", k, s, d);
+				ck_assert_str_eq(n, want);
+				seen++;
+			}
+	ck_assert_int_eq(seen, LMTP_ESC_SLOTS - 1);
+	ck_assert_int_eq(lmtp_esc_slot(5, 7, 26), LMTP_ESC_SLOTS - 1);
+	ck_assert_int_eq(lmtp_esc_slot(4, 8, 0), LMTP_ESC_SLOTS - 1);
+	lmtp_esc_name(LMTP_ESC_SLOTS - 1, n, sizeof(n));
+	ck_assert_str_eq(n, "other");
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *
@@ -510,6 +602,9 @@ lmtp_suite(void)
 	tcase_add_test(tc, test_dot_stuff_split_anywhere);
 	tcase_add_loop_test(tc, test_reply_line, 0, N(reply_cases));
 	tcase_add_test(tc, test_printable);
+	tcase_add_test(tc, test_ehlo_keywords);
+	tcase_add_loop_test(tc, test_enhanced_code, 0, N(esc_cases));
+	tcase_add_test(tc, test_esc_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }

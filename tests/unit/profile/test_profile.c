@@ -59,6 +59,16 @@ static const struct {
 } good[] = {
 	{ G, "lmtp_port = 2424", GB(lmtp_port), 4, 2424, NULL },
 	{ G, "lmtp_max_parallel_count = 175", GB(lmtp_max_parallel), 4, 175, NULL },
+	{ G, "submission_port = 587", GB(submission_port), 4, 587, NULL },
+	{ G, "submission_port = 587\nsubmission_auth = login", GB(submission_auth), 4,
+	  PROFILE_SUBMIT_LOGIN, NULL },
+	{ G, "submission_port = 587\nsubmission_auth = none", GB(submission_auth), 4,
+	  PROFILE_SUBMIT_NONE, NULL },
+	{ G, "submission_port = 587\nsubmission_host = 127.0.0.2", GB(submission_host), 0,
+	  0, "127.0.0.2" },
+	{ G, "submission_port = 587\nsubmission_host = ::1", GB(submission_host), 0, 0, "::1" },
+	{ G, "submission_port = 587\nsubmission_domain = mail.example-1.org",
+	  GB(submission_domain), 0, 0, "mail.example-1.org" },
 	{ G, "total_user_count = 500", GB(total_users), 4, 500, NULL },
 	{ G, "rampup_time = 5s", GB(rampup_us), 8, 5000000, NULL },
 	{ G, "rampup_time=2 secs", GB(rampup_us), 8, 2000000, NULL },
@@ -145,6 +155,16 @@ static const struct {
 	{ G, "total_user_count = 0", "total_user_count", "out of range", 0 },
 	{ G, "total_user_count = 50000001", "total_user_count", "out of range", 0 },
 	{ G, "lmtp_max_parallel_count = -1", "lmtp_max_parallel_count", "negative", 0 },
+	{ G, "submission_port = 0", "submission_port", "(1..65535)", 0 },
+	{ G, "submission_port = 587x", "submission_port", "not a number", 0 },
+	{ G, "submission_host = localhost", "submission_host",
+	  "'localhost': not a numeric IPv4 or IPv6 address", 0 },
+	{ G, "submission_auth = cram-md5", "submission_auth",
+	  "'cram-md5': not any, plain, login or none", 0 },
+	{ G, "submission_domain = a b", "submission_domain", "not a domain", 0 },
+	{ G, "submission_port = 25\nsubmission_port = 26", "submission_port",
+	  "given twice (first on line 3)", 4 },
+	{ U, "submission_port = 25", "submission_port", "unknown key in a user", 0 },
 	{ G, "bogus_key = 1", "bogus_key", "unknown key in the global section", 0 },
 	{ U, "bogus = 1", "bogus", "unknown key in a user { } block", 0 },
 	{ C, "bogus = 1", "bogus", "unknown key in a client { } block", 0 },
@@ -200,6 +220,37 @@ static const struct {
 	{ G, "user this_name_is_much_longer_than_the_sixty_four_characters_we_allow_x {",
 	  "user", "longer than 64", 0 },
 };
+
+/* A submission host or auth with no port anywhere is refused (it would be
+ * silently unused); --submission-* override the file's keys. */
+START_TEST(test_submission_cli)
+{
+	char err[512];
+	struct config cfg;
+	struct profile *p = parse(make("submission_host = 127.0.0.1", "", ""),
+				  err, sizeof(err));
+
+	ck_assert_msg(p != NULL, "%s", err);
+	memset(&cfg, 0, sizeof(cfg));
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "submission_port: missing") != NULL, "%s", err);
+	cfg.submission_port = 2587;
+	cfg.submission_host = (char *)"::1";
+	cfg.submission_auth = (char *)"plain";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p->submission_port, 2587);
+	ck_assert_str_eq(p->submission_host, "::1");
+	ck_assert_int_eq(p->submission_auth, PROFILE_SUBMIT_PLAIN);
+	cfg.submission_auth = (char *)"gssapi";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--submission-auth 'gssapi': not any, plain, login or none");
+	cfg.submission_auth = NULL;
+	cfg.submission_host = (char *)"mail.example";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--submission-host 'mail.example': not a numeric IPv4 or IPv6 address");
+	profile_free(p);
+}
+END_TEST
 
 START_TEST(test_bad_value)
 {
@@ -628,6 +679,7 @@ profile_suite(void)
 {
 	Suite *s = suite_create("profile");
 	TCase *tc = tcase_create("parse");
+	tcase_add_test(tc, test_submission_cli);
 	tcase_add_loop_test(tc, test_good_key, 0, N(good));
 	tcase_add_loop_test(tc, test_bad_value, 0, N(bad));
 	tcase_add_loop_test(tc, test_whole_file, 0, N(whole));

@@ -322,7 +322,7 @@ START_TEST(test_result_roundtrip)
 			      "%s", name);
 		n++;
 	}
-	ck_assert_uint_eq(n, ACT_COUNT + PUSH_COUNT + 2);
+	ck_assert_uint_eq(n, ACT_COUNT + PUSH_COUNT + 4);
 	ck_assert_ptr_null(act_snap_hist_named(&got.act, "act.nope"));
 
 	/* The same lines in a stress file are refused. */

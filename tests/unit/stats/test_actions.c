@@ -14,7 +14,7 @@ START_TEST(test_action_names)
 	static const char *const want[ACT_COUNT] = {
 		"deliver", "notice", "read", "reply", "delete", "move", "send",
 		"login", "logout", "browse", "clean", "calendar", "freebusy",
-		"meeting", "logoff", "appointment",
+		"meeting", "logoff", "appointment", "submit",
 	};
 	for (int i = 0; i < ACT_COUNT; i++) {
 		ck_assert_str_eq(action_name[i], want[i]);
