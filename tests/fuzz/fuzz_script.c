@@ -62,8 +62,10 @@ fz_check(const struct script *s)
 				   "a pipelined group is tagged", NULL);
 		}
 		for (unsigned k = 0; k < st->n_untagged; k++) {
+			/* by its length: a literal may hold a NUL (h-suite) */
 			const char *t = st->untagged[k].text;
-			struct spat *p = spat_compile(t, strlen(t), err, sizeof(err));
+			struct spat *p = spat_compile(t, st->untagged[k].len, err,
+						      sizeof(err));
 			fz_require(p != NULL, "an accepted reply compiles", err);
 			spat_free(p);
 		}
