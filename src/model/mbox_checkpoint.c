@@ -35,12 +35,40 @@ cp_ref_at(struct cp_refs *r, uint32_t seq)
 	return &r->blk[b][(seq - 1) % MBOX_PAGE];
 }
 
+/* The keywords some message carries, in any view of s at the checkpoint.
+ * A keyword no message has is not state the sessions can disagree on:
+ * Dovecot announces one in FLAGS to the session whose STORE -FLAGS named
+ * it although no message ever had it, and no other session hears of it
+ * (rawlog: `STORE 3,5:9 -FLAGS.SILENT ($Label2)` answered with
+ * `* FLAGS (... $Label2 $Label1)`, while every other session's CHECK
+ * brought no FLAGS until a message got $Label2). */
+static uint64_t
+cp_keywords_carried(struct mbox_view *const *views, unsigned n,
+		    const struct mbox_store *s)
+{
+	uint64_t used = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct mbox_view *v = views[i];
+		if (v->store != s || v->disabled)
+			continue;
+		for (uint32_t seq = mbox_msgs_next_known(v, 0); seq != 0;
+		     seq = mbox_msgs_next_known(v, seq)) {
+			const struct mbox_msg *m = mbox_msg_get(v, seq);
+			if (mbox_msg_baseline(v, m))
+				used |= m->kw;
+		}
+	}
+	return used;
+}
+
 static void
 cp_keywords(struct mbox_reporter *rep, const struct mbox_store *s,
-	    const struct mbox_view *v, const struct mbox_view *first)
+	    const struct mbox_view *v, const struct mbox_view *first,
+	    uint64_t carried)
 {
-	uint64_t missing = first->kw_in_flags & ~v->kw_in_flags;
-	uint64_t extra = v->kw_in_flags & ~first->kw_in_flags;
+	uint64_t missing = first->kw_in_flags & ~v->kw_in_flags & carried;
+	uint64_t extra = v->kw_in_flags & ~first->kw_in_flags & carried;
 
 	for (unsigned k = 0; k < s->n_kw; k++) {
 		if (missing & (1ull << k))
@@ -160,6 +188,7 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 			max = views[i]->count;
 	struct cp_refs refs = { NULL, max / MBOX_PAGE + 1 };
 	refs.blk = xcalloc(refs.n_blk, sizeof(*refs.blk));
+	uint64_t carried = cp_keywords_carried(views, n, s);
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct mbox_view *v = views[i];
@@ -173,7 +202,7 @@ mbox_view_checkpoint_compare(struct mbox_view *const *views, unsigned n,
 		if (first == NULL)
 			first = v;
 		else
-			cp_keywords(&rep, s, v, first);
+			cp_keywords(&rep, s, v, first, carried);
 		/* only the messages with a UID: pages without one skipped */
 		for (uint32_t seq = mbox_msgs_next_known(v, 0); seq != 0;
 		     seq = mbox_msgs_next_known(v, seq)) {
