@@ -299,11 +299,14 @@ parse_hist(struct result_reader *r, char *rest, struct stats_snap *s,
 	   char *err, size_t errlen)
 {
 	char *name = strsep(&rest, " "), *k, *v;
-	struct hist *h = strcmp(name, "tls") == 0 ? s->tls_lat :
-	    strcmp(name, "connect") == 0 ? s->connect_lat : NULL;
 	uint64_t n = 0, sum = 0, mn = 0, mx = 0, *lat_sum = NULL;
 	bool have_b = false;
 
+	/* "hist" alone: strsep of a NULL rest is NULL (the fuzzer's find) */
+	if (name == NULL)
+		return fail(r, err, errlen, "histogram line without a name");
+	struct hist *h = strcmp(name, "tls") == 0 ? s->tls_lat :
+	    strcmp(name, "connect") == 0 ? s->connect_lat : NULL;
 	if (h == NULL && r->profile)
 		h = act_snap_hist_named(&s->act, name);
 	if (h == NULL) {

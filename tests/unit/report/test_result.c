@@ -220,6 +220,9 @@ START_TEST(test_truncated_anywhere)
 		{ "ok=", "ok=x" },
 		{ "end ticks=2", "end ticks=3" },
 		{ "\nstate syntax=", "\nstate bogus=" },
+		/* a bare keyword: no name to read (the fuzzer's crash) */
+		{ "\nhist ", "\nhist\nhist " },
+		{ "\nop ", "\nop\nop " },
 	};
 	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
 		char *at = strstr(buf, bad[b][0]);
