@@ -83,37 +83,12 @@ kind_of(const char *path, enum hr_kind *k, char *err, size_t errlen)
 }
 
 static int
-read_whole(const char *path, char **text, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 4096, len = 0, n;
-
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	*text = xmalloc(cap);
-	while ((n = fread(*text + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap)
-			*text = xrealloc(*text, cap *= 2);
-	}
-	fclose(f);
-	(*text)[len] = '\0';
-	if (memchr(*text, '\0', len) != NULL) {
-		snprintf(err, errlen, "%s: not a text file", path);
-		return -1;
-	}
-	return 0;
-}
-
-static int
 compare_page(struct hbuf *b, const char *path, char *err, size_t errlen)
 {
 	char *text = NULL, jerr[160];
 	struct jv v;
 
-	if (read_whole(path, &text, err, errlen) < 0) {
+	if (hr_read_whole(path, &text, err, errlen) < 0) {
 		free(text);
 		return -1;
 	}
