@@ -106,15 +106,19 @@ sentence(struct hbuf *b, const struct jv *a)
 		hb_put(b, "Holds <b>fewer users than the first step</b>: no "
 		       "count held");
 	} else {
-		hb_printf(b, "Holds %s<b>%.0f users</b>",
-			  strcmp(verdict, "max") == 0 ? "at least " : "", n);
-		interval_words(b, lo, hi, top, open);
+		bool max = strcmp(verdict, "max") == 0;
+		hb_printf(b, "Holds %s<b>%.0f users</b>", max ? "at least " :
+			  "", n);
+		/* As the script says it: a search stopped by --max gives
+		 * no interval (the chart still shades it). */
+		if (!max)
+			interval_words(b, lo, hi, top, open);
 		if (metric != NULL && isfinite(v)) {
 			hb_put(b, " at ");
 			hb_esc(b, metric);
 			hb_printf(b, " %.1f ms", v);
 		}
-		if (strcmp(verdict, "max") == 0)
+		if (max)
 			hb_put(b, " (--max reached)");
 		else if (isfinite(bad))
 			hb_printf(b, " (%.0f did not)", bad);

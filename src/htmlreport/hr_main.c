@@ -82,8 +82,11 @@ kind_of(const char *path, enum hr_kind *k, char *err, size_t errlen)
 	return -1;
 }
 
+/* shown: the input as the page names it (path, or the result files a
+ * compare was made from on the fly: not its temporary file). */
 static int
-compare_page(struct hbuf *b, const char *path, char *err, size_t errlen)
+compare_page(struct hbuf *b, const char *path, const char *shown, char *err,
+	     size_t errlen)
 {
 	char *text = NULL, jerr[160];
 	struct jv v;
@@ -105,7 +108,7 @@ compare_page(struct hbuf *b, const char *path, char *err, size_t errlen)
 		jv_free(&v);
 		return -1;
 	}
-	hr_compare_page(b, &v, path);
+	hr_compare_page(b, &v, shown);
 	jv_free(&v);
 	return 0;
 }
@@ -242,8 +245,11 @@ compare_inputs(struct hbuf *b, char **in, int n, char *err, size_t errlen)
 	free(av);
 	if (rc < 0)
 		return -1;
-	if (st != 2)
-		rc = compare_page(b, tmp, err, errlen);
+	if (st != 2) {
+		char *shown = join(in, n);
+		rc = compare_page(b, tmp, shown, err, errlen);
+		free(shown);
+	}
 	unlink(tmp);
 	free(tmp);
 	return st == 2 ? -1 : rc;
@@ -315,7 +321,7 @@ htmlreport_main(int argc, char **argv)
 		     k0 == HR_CAPACITY ? "imapstress: capacity" :
 		     "imapstress: run report");
 	int rc = cmp ? compare_inputs(&b, in, n, err, sizeof(err)) :
-		 k0 == HR_COMPARE ? compare_page(&b, in[0], err, sizeof(err)) :
+		 k0 == HR_COMPARE ? compare_page(&b, in[0], in[0], err, sizeof(err)) :
 		 k0 == HR_CAPACITY ? hr_capacity_page(&b, in[0], err,
 						      sizeof(err)) :
 		 run_page(&b, k0, in, n, err, sizeof(err));

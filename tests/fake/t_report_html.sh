@@ -1,8 +1,9 @@
 #!/bin/bash
 # `imapstress report` in a real browser (issue 36): pages for the four
 # kinds of input, each opened from file: by Debian's headless Chromium:
-#   - a default-mix run against fakeimapd (its --json) and the same run's
-#     result file (merged through merge): the same charts;
+#   - a default-mix run against fakeimapd (its --json), and the same run's
+#     result file (merged through merge) making the same charts (its HTML
+#     read, not browsed);
 #   - a LoadSim profile run (profiles/loadsim-online.conf, its day
 #     compressed to a minute, 20 users) against fakeimapd's mail store
 #     (IMAP and LMTP): the actions, push and delivery charts;
@@ -110,17 +111,23 @@ assert_match '^https://example\.org/a\.png$' "$ctl_urls" "control page: the net-
 assert_match 'control' "$(cat "$T/control.console")" "control page: the console check sees its console.error"
 assert_eq "c line 1 1 0" "$($CHECK charts "$T/control.dom")" "control page: an empty path is not drawn"
 
-# charts_ok NAME: the DOM's charts, each drawn (NAME.charts); the page
-# quiet, asking for nothing, and not blank.
-charts_ok() {
-	local name=$1 id kind svg series drawn urls w h nonwhite
-	$CHECK charts "$T/$name.dom" >"$T/$name.charts"
+# drawn_ok NAME FILE: FILE's charts (NAME.charts), each drawn.
+drawn_ok() {
+	local name=$1 id kind svg series drawn
+	$CHECK charts "$2" >"$T/$name.charts"
 	[ -s "$T/$name.charts" ] || fail "$name: no chart on the page"
 	while read -r id kind svg series drawn; do
 		[ "$svg" = 1 ] || fail "$name: chart $id has $svg SVG elements, want 1"
 		[ "$series" -ge 1 ] || fail "$name: chart $id has no series"
 		[ "$drawn" = "$series" ] || fail "$name: chart $id: $drawn of $series series drawn"
 	done <"$T/$name.charts"
+}
+
+# charts_ok NAME: the DOM's charts, each drawn (NAME.charts); the page
+# quiet, asking for nothing, and not blank.
+charts_ok() {
+	local name=$1 urls w h nonwhite
+	drawn_ok "$name" "$T/$name.dom"
 	[ ! -s "$T/$name.console" ] || fail "$name: console messages: $(head -n 3 "$T/$name.console")"
 	urls=$($CHECK netlog "$T/$name.netlog")
 	[ -z "$urls" ] || fail "$name: the page asked for $urls"
@@ -168,8 +175,11 @@ for p in "$p0" "$p1" "$p2"; do
 	assert_ge "$p" 20 "run.png: pixels of each of the first three palette colours"
 done
 
-# The result file's page: the same charts, and the command line.
-page res "$T/run.res"
+# The result file's page: the same charts, and the command line (the
+# HTML read, not browsed: the run's page was).
+"$IMAPSTRESS" report -o "$T/res.html" "$T/run.res" 2>"$T/res.report.err" ||
+	fail "report of the result file exited $?: $(cat "$T/res.report.err")"
+drawn_ok res "$T/res.html"
 assert_eq "$(cut -d' ' -f1 "$T/run.charts")" "$(cut -d' ' -f1 "$T/res.charts")" "result file: the same charts as the JSON's"
 grep -q 'data-key="settings (command line)"' "$T/res.html" || fail "result file: no command line on the page"
 
@@ -209,13 +219,22 @@ grep -q '^capacity-fit ' "$T/capacity.marks" || fail "capacity: no bars on the s
 # saying there is none.
 cp -r "$T/cap" "$T/cap-old"
 rm "$T/cap-old/capacity-answer.json"
-page capacity-old "$T/cap-old"
-assert_eq none "$($CHECK answer "$T/capacity-old.dom")" "capacity without the answer file: no answer"
-grep -q 'data-answer="none">No answer file' "$T/capacity-old.dom" || fail "capacity without the answer file: the page does not say so"
+# (Its charts are the page's above: the HTML is read, not browsed.)
+"$IMAPSTRESS" report -o "$T/capacity-old.html" "$T/cap-old" 2>"$T/capacity-old.err" ||
+	fail "report of a directory without capacity-answer.json exited $?: $(cat "$T/capacity-old.err")"
+assert_eq none "$($CHECK answer "$T/capacity-old.html")" "capacity without the answer file: no answer"
+grep -q 'data-answer="none">No answer file' "$T/capacity-old.html" || fail "capacity without the answer file: the page does not say so"
+# No answer, no limit: the FETCH p95 of this search is among the other
+# charts, and there is no score to draw against users.
+drawn_ok capacity-old "$T/capacity-old.html"
+has_charts capacity-old capacity-p95 capacity-steps capacity-fit
 
 # The compare of the run against the second: a row per figure, drawn.
 page compare "$T/run.res" -- "$T/run2.res"
 has_charts compare ratios
+# It names the files compared, not the temporary file compare wrote.
+grep -q "data-key=\"input\">$T/run\.res -- $T/run2\.res<" "$T/compare.dom" ||
+	fail "compare: the page does not name its inputs: $(grep -o 'data-key="input">[^<]*' "$T/compare.dom")"
 rows=$(grep '^ratios ' "$T/compare.charts" | cut -d' ' -f4)
 assert_ge "$rows" "$(($(commands_of "$T/run.json" | wc -w) * 4))" "compare: rows (rate, p50, p95, p99 per command)"
 
