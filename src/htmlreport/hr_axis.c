@@ -114,6 +114,17 @@ hr_series_init(struct hr_series *s, const char *name, size_t n)
 	s->y = xcalloc(n ? n : 1, sizeof(double));
 	for (size_t i = 0; i < n; i++)
 		s->x[i] = s->y[i] = NAN;
+	s->ylo = s->yhi = NULL;
+	s->dots = false;
+}
+
+void
+hr_series_bars(struct hr_series *s)
+{
+	s->ylo = xcalloc(s->n ? s->n : 1, sizeof(double));
+	s->yhi = xcalloc(s->n ? s->n : 1, sizeof(double));
+	for (size_t i = 0; i < s->n; i++)
+		s->ylo[i] = s->yhi[i] = NAN;
 }
 
 struct hr_series *
@@ -131,6 +142,8 @@ hr_chart_free(struct hr_chart *c)
 		free(c->s[i].name);
 		free(c->s[i].x);
 		free(c->s[i].y);
+		free(c->s[i].ylo);
+		free(c->s[i].yhi);
 	}
 	free(c->s);
 	c->s = NULL;

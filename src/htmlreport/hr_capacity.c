@@ -3,7 +3,8 @@
  * counts: users, held, score, each command's p95, the server's CPU and
  * memory, and words such as a verdict), each step's users-N.json (or
  * users-N-rR.json) and, when there, capacity-fit.csv.  Shown: the most
- * users a step held and the fewest above it that did not, every command's
+ * users a step held and the fewest above it that did not (the answer, with
+ * the limit drawn on the curve, is hr_capacity_answer.c's), every command's
  * p95 against users, the server's CPU against users, per step the worst
  * command's p95 with its p50..p99 interval (from that step's summary),
  * and the share of runs that held per count with the script's fit. */
@@ -14,32 +15,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "htmlreport/hr_cap.h"
 #include "htmlreport/hr_int.h"
 #include "util/xmalloc.h"
 
-#define CAP_MAX_COLS 128
+#define LOGIN_ESTIMATE "login (the script's estimate, warm-up included)"
 
-struct cap {
-	char *cols[CAP_MAX_COLS];
-	size_t ncol;
-	double *v;		/* nrow * ncol, NAN where empty or a word */
-	char **text;		/* nrow * ncol, the cells as written */
-	size_t nrow;
-};
-
-static int
-col_of(const struct cap *c, const char *name)
+int
+cap_col(const struct cap *c, const char *name)
 {
 	for (size_t i = 0; i < c->ncol; i++)
 		if (strcmp(c->cols[i], name) == 0)
 			return (int)i;
 	return -1;
-}
-
-static double
-at(const struct cap *c, size_t row, int col)
-{
-	return col < 0 ? NAN : c->v[row * c->ncol + (size_t)col];
 }
 
 /* capacity.csv as the script writes it: a header, then a row per step
@@ -81,7 +69,7 @@ read_csv(const char *path, struct cap *c, char *err, size_t errlen)
 				}
 				c->cols[c->ncol++] = xstrdup(t);
 			}
-			if (col_of(c, "users") < 0 || col_of(c, "held") < 0) {
+			if (cap_col(c, "users") < 0 || cap_col(c, "held") < 0) {
 				snprintf(err, errlen, "%s:1: not capacity.csv's "
 					 "header (no users and held columns)",
 					 path);
@@ -114,10 +102,10 @@ read_csv(const char *path, struct cap *c, char *err, size_t errlen)
 				 "has %zu", path, lineno, k, c->ncol);
 			goto out;
 		}
-		if (!(at(c, c->nrow - 1, col_of(c, "users")) >= 0)) {
+		if (!(cap_at(c, c->nrow - 1, cap_col(c, "users")) >= 0)) {
 			snprintf(err, errlen, "%s:%lu: column %d (users): not "
 				 "a number", path, lineno,
-				 col_of(c, "users") + 1);
+				 cap_col(c, "users") + 1);
 			goto out;
 		}
 	}
@@ -144,11 +132,11 @@ static size_t *
 by_users(const struct cap *c)
 {
 	size_t *o = xcalloc(c->nrow + 1, sizeof(*o));
-	int u = col_of(c, "users");
+	int u = cap_col(c, "users");
 
 	for (size_t i = 0; i < c->nrow; i++) {
 		size_t j = i;
-		while (j > 0 && at(c, o[j - 1], u) > at(c, i, u)) {
+		while (j > 0 && cap_at(c, o[j - 1], u) > cap_at(c, i, u)) {
 			o[j] = o[j - 1];
 			j--;
 		}
@@ -163,7 +151,7 @@ static bool
 curve(struct hbuf *b, const struct cap *c, const size_t *o,
       struct hr_chart *ch, const char *suffix)
 {
-	int u = col_of(c, "users");
+	int u = cap_col(c, "users");
 	size_t sl = strlen(suffix);
 
 	for (size_t k = 0; k < c->ncol; k++) {
@@ -172,16 +160,20 @@ curve(struct hbuf *b, const struct cap *c, const size_t *o,
 			continue;
 		bool any = false;
 		for (size_t i = 0; i < c->nrow; i++)
-			any |= isfinite(at(c, i, (int)k));
+			any |= isfinite(cap_at(c, i, (int)k));
 		if (!any)
 			continue;
 		char name[128];
 		snprintf(name, sizeof(name), "%.*s", (int)(len - sl > 100 ?
 			 100 : len - sl), c->cols[k]);
+		/* Beside LOGIN's own p95: the script's estimate is another
+		 * figure (from the ticks, the warm-up's logins too). */
+		if (strcmp(c->cols[k], "login_p95_ms") == 0)
+			snprintf(name, sizeof(name), LOGIN_ESTIMATE);
 		struct hr_series *s = hr_chart_add(ch, name, c->nrow);
 		for (size_t i = 0; i < c->nrow; i++) {
-			s->x[i] = at(c, o[i], u);
-			s->y[i] = at(c, o[i], (int)k);
+			s->x[i] = cap_at(c, o[i], u);
+			s->y[i] = cap_at(c, o[i], (int)k);
 		}
 	}
 	bool drawn = ch->ns > 0;
@@ -198,42 +190,46 @@ static void
 step_interval(const char *dir, const struct cap *c, size_t row,
 	      struct hr_interval *iv, char *label, size_t lablen)
 {
-	int u = col_of(c, "users"), worst = -1;
+	int u = cap_col(c, "users"), worst = -1;
 	double wv = -1;
 
 	for (size_t k = 0; k < c->ncol; k++) {
 		size_t len = strlen(c->cols[k]);
+		/* login_p95_ms is the script's estimate from the ticks (the
+		 * warm-up's logins too), no summary's: LOGIN_p95_ms is the
+		 * command's. */
 		if (len > 7 && strcmp(c->cols[k] + len - 7, "_p95_ms") == 0 &&
-		    at(c, row, (int)k) > wv) {
-			wv = at(c, row, (int)k);
+		    strcmp(c->cols[k], "login_p95_ms") != 0 &&
+		    cap_at(c, row, (int)k) > wv) {
+			wv = cap_at(c, row, (int)k);
 			worst = (int)k;
 		}
 	}
 	iv->v = iv->lo = iv->hi = NAN;
-	snprintf(label, lablen, "%.0f users", at(c, row, u));
+	snprintf(label, lablen, "%.0f users", cap_at(c, row, u));
 	if (worst < 0)
 		return;
 	size_t nl = strlen(c->cols[worst]) - 7;
-	double rp = at(c, row, col_of(c, "repeat"));
+	double rp = cap_at(c, row, cap_col(c, "repeat"));
 	if (isfinite(rp))
 		snprintf(label, lablen, "%.0f users, run %.0f (%.*s)",
-			 at(c, row, u), rp, (int)(nl > 50 ? 50 : nl),
+			 cap_at(c, row, u), rp, (int)(nl > 50 ? 50 : nl),
 			 c->cols[worst]);
 	else
-		snprintf(label, lablen, "%.0f users (%.*s)", at(c, row, u),
+		snprintf(label, lablen, "%.0f users (%.*s)", cap_at(c, row, u),
 			 (int)(nl > 60 ? 60 : nl), c->cols[worst]);
 	iv->v = wv;
 	char path[4096], cmd[64];
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)(nl > 60 ? 60 : nl),
 		 c->cols[worst]);
 	/* users-N.json; users-N-rR.json once the script repeats counts. */
-	double rep = at(c, row, col_of(c, "repeat"));
+	double rep = cap_at(c, row, cap_col(c, "repeat"));
 	if (isfinite(rep))
 		snprintf(path, sizeof(path), "%s/users-%.0f-r%.0f.json", dir,
-			 at(c, row, u), rep);
+			 cap_at(c, row, u), rep);
 	else
 		snprintf(path, sizeof(path), "%s/users-%.0f.json", dir,
-			 at(c, row, u));
+			 cap_at(c, row, u));
 	struct hr_run r = { 0 };
 	char e[256];
 	FILE *f = fopen(path, "r");
@@ -252,21 +248,37 @@ step_interval(const char *dir, const struct cap *c, size_t row,
 	hr_run_free(&r);
 }
 
+/* The most users a run held and the fewest above that did not: the
+ * capacity itself when the directory has no answer file (data-capacity),
+ * else a note beside the answer. */
 static void
-headline(struct hbuf *b, const struct cap *c, const size_t *o, double *good)
+headline(struct hbuf *b, const struct cap *c, const size_t *o, double *good,
+	 bool answered)
 {
-	int u = col_of(c, "users"), h = col_of(c, "held");
+	int u = cap_col(c, "users"), h = cap_col(c, "held");
 	double bad = NAN;
 
 	*good = NAN;
 	for (size_t i = 0; i < c->nrow; i++)
-		if (at(c, o[i], h) == 1)
-			*good = at(c, o[i], u);
+		if (cap_at(c, o[i], h) == 1)
+			*good = cap_at(c, o[i], u);
 	for (size_t i = 0; i < c->nrow; i++)
-		if (at(c, o[i], h) != 1 && !(at(c, o[i], u) < *good)) {
-			bad = at(c, o[i], u);
+		if (cap_at(c, o[i], h) != 1 && !(cap_at(c, o[i], u) < *good)) {
+			bad = cap_at(c, o[i], u);
 			break;
 		}
+	if (answered) {
+		hb_put(b, "<p class=\"note\">");
+		if (isfinite(*good))
+			hb_printf(b, "The most users a run held: %.0f.", *good);
+		else
+			hb_put(b, "No run held.");
+		if (isfinite(bad) && isfinite(*good))
+			hb_printf(b, " The fewest above that which did not: "
+				  "%.0f.", bad);
+		hb_put(b, "</p>\n");
+		return;
+	}
 	hb_put(b, "<p class=\"headline\"");
 	if (isfinite(*good)) {
 		hb_put(b, " data-capacity=\"");
@@ -300,7 +312,7 @@ table(struct hbuf *b, const struct cap *c, const size_t *o, const char *id)
 	for (size_t i = 0; i < c->nrow; i++) {
 		hb_printf(b, "<tr data-name=\"%zu\">", o[i] + 1);
 		for (size_t k = 0; k < c->ncol; k++) {
-			double v = at(c, o[i], (int)k);
+			double v = cap_at(c, o[i], (int)k);
 			const char *t = c->text[o[i] * c->ncol + k];
 			if (isfinite(v)) {
 				hr_num_cell(b, c->cols[k], v, v);
@@ -323,7 +335,7 @@ fit_section(struct hbuf *b, const char *dir, char *err, size_t errlen)
 {
 	struct cap f = { .ncol = 0 };
 	char path[4096];
-	int u, sh, ft;
+	int u, sh, ft, lo, hi;
 
 	snprintf(path, sizeof(path), "%s/capacity-fit.csv", dir);
 	if (access(path, F_OK) != 0)
@@ -332,13 +344,21 @@ fit_section(struct hbuf *b, const char *dir, char *err, size_t errlen)
 		cap_free(&f);
 		return -1;
 	}
-	u = col_of(&f, "users");
-	sh = col_of(&f, "share");
-	ft = col_of(&f, "fitted");
+	u = cap_col(&f, "users");
+	sh = cap_col(&f, "share");
+	ft = cap_col(&f, "fitted");
+	lo = cap_col(&f, "share_lo");
+	hi = cap_col(&f, "share_hi");
 	hr_section(b, "fit", "Share of runs that held, per count");
+	if (lo >= 0 && hi >= 0)
+		hb_put(b, "<p class=\"note\">The bar at each count is its "
+		       "share's 95% interval (Beta posterior of its runs): "
+		       "few runs leave it wide.</p>\n");
 	struct hr_chart c = { "capacity-fit", "Share of runs that held, "
 			      "against users", "users", "share of runs held "
 			      "(0 to 1)", 1, false, false, 0, NULL, false, 0 };
+	/* The capacity is where the fit crosses a half. */
+	const struct hr_marks half = { true, 0.5, "1/2", 0, 0, NULL };
 	size_t *o = by_users(&f);
 	const int cols[2] = { sh, ft };
 	const char *const names[2] = { "share held", "fitted" };
@@ -346,12 +366,18 @@ fit_section(struct hbuf *b, const char *dir, char *err, size_t errlen)
 		if (cols[k] < 0)
 			continue;
 		struct hr_series *s = hr_chart_add(&c, names[k], f.nrow);
+		if (k == 0 && lo >= 0 && hi >= 0)
+			hr_series_bars(s);
 		for (size_t i = 0; i < f.nrow; i++) {
-			s->x[i] = at(&f, o[i], u);
-			s->y[i] = at(&f, o[i], cols[k]);
+			s->x[i] = cap_at(&f, o[i], u);
+			s->y[i] = cap_at(&f, o[i], cols[k]);
+			if (s->ylo != NULL) {
+				s->ylo[i] = cap_at(&f, o[i], lo);
+				s->yhi[i] = cap_at(&f, o[i], hi);
+			}
 		}
 	}
-	hr_line_chart(b, &c);
+	hr_line_chart_marked(b, &c, &half);
 	hr_chart_free(&c);
 	table(b, &f, o, "fit");
 	free(o);
@@ -365,9 +391,12 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	struct cap c = { .ncol = 0 };
 	char path[4096];
 	double good;
+	struct jv ans;
+	bool answered;
 
 	snprintf(path, sizeof(path), "%s/capacity.csv", dir);
-	if (read_csv(path, &c, err, errlen) < 0) {
+	if (read_csv(path, &c, err, errlen) < 0 ||
+	    hr_cap_answer_read(dir, &ans, &answered, err, errlen) < 0) {
 		cap_free(&c);
 		return -1;
 	}
@@ -376,16 +405,14 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	hb_put(b, "<table class=\"settings\" data-table=\"input\">");
 	hr_kv(b, "input", dir);
 	hb_put(b, "</table>\n");
-	headline(b, &c, o, &good);
+	hr_cap_answer(b, answered ? &ans : NULL);
+	headline(b, &c, o, &good, answered);
+	hr_cap_limit_chart(b, &c, o, answered ? &ans : NULL);
 	struct hr_chart p95 = { "capacity-p95", "p95 per command against users",
 				"users", "p95 (ms, log scale)", 1, true, false,
 				0, NULL, false, 0 };
 	if (!curve(b, &c, o, &p95, "_p95_ms"))
 		hb_put(b, "<p class=\"note\">No step has a p95.</p>\n");
-	struct hr_chart sc = { "capacity-score", "LoadSim score against users",
-			       "users", "score (ms)", 1, false, false, 0, NULL,
-			       false, 0 };
-	curve(b, &c, o, &sc, "score_ms");
 	struct hr_chart cpu = { "capacity-cpu", "Server CPU against users",
 				"users", "CPU (%, 100 = one core)", 1, false,
 				false, 0, NULL, false, 0 };
@@ -399,9 +426,9 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	for (size_t i = 0; i < c.nrow; i++) {
 		step_interval(dir, &c, o[i], &iv[i], labels[i], 96);
 		iv[i].label = labels[i];
-		iv[i].bad = at(&c, o[i], col_of(&c, "held")) != 1;
+		iv[i].bad = cap_at(&c, o[i], cap_col(&c, "held")) != 1;
 		iv[i].verdict = iv[i].bad ? "over" : "held";
-		if (at(&c, o[i], col_of(&c, "users")) == good)
+		if (cap_at(&c, o[i], cap_col(&c, "users")) == good)
 			ref = iv[i].v;
 	}
 	if (!(ref > 0))
@@ -418,5 +445,7 @@ hr_capacity_page(struct hbuf *b, const char *dir, char *err, size_t errlen)
 	free(iv);
 	free(o);
 	cap_free(&c);
+	if (answered)
+		jv_free(&ans);
 	return fit_section(b, dir, err, errlen);
 }

@@ -40,6 +40,9 @@ void hr_run_free(struct hr_run *r);
  * what r holds.  -1 with "PATH:LINE: problem" in err. */
 int hr_read_jsonl(const char *path, FILE *f, struct hr_run *r, char *err,
 		  size_t errlen);
+/* All of path as one text (*text: the caller frees it, also on -1);
+ * -1 with "PATH: problem" when it cannot be read or holds a NUL. */
+int hr_read_whole(const char *path, char **text, char *err, size_t errlen);
 /* At the end of a file read line by line: -1 with "PATH: ..." when it
  * could not be read or had no line. */
 int hr_read_end(FILE *f, const char *path, unsigned long lines, char *err,

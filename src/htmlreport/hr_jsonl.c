@@ -1,6 +1,7 @@
 /* hr_jsonl.c: a run's --json file (JSON Lines: ticks, then the summary)
  * into struct hr_run; any line that is not one of them, a line cut short
- * and an empty file are refused with the file and line. */
+ * and an empty file are refused with the file and line.  Also a whole
+ * file as one text (compare --json, capacity-answer.json). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,31 @@ hr_read_end(FILE *f, const char *path, unsigned long lines, char *err,
 	}
 	if (lines == 0) {
 		snprintf(err, errlen, "%s: empty", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+hr_read_whole(const char *path, char **text, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 4096, len = 0, n;
+
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	*text = xmalloc(cap);
+	while ((n = fread(*text + len, 1, cap - len - 1, f)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			*text = xrealloc(*text, cap *= 2);
+	}
+	fclose(f);
+	(*text)[len] = '\0';
+	if (memchr(*text, '\0', len) != NULL) {
+		snprintf(err, errlen, "%s: not a text file", path);
 		return -1;
 	}
 	return 0;

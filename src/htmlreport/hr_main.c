@@ -82,38 +82,16 @@ kind_of(const char *path, enum hr_kind *k, char *err, size_t errlen)
 	return -1;
 }
 
+/* shown: the input as the page names it (path, or the result files a
+ * compare was made from on the fly: not its temporary file). */
 static int
-read_whole(const char *path, char **text, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	size_t cap = 4096, len = 0, n;
-
-	if (f == NULL) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	*text = xmalloc(cap);
-	while ((n = fread(*text + len, 1, cap - len - 1, f)) > 0) {
-		len += n;
-		if (len + 1 == cap)
-			*text = xrealloc(*text, cap *= 2);
-	}
-	fclose(f);
-	(*text)[len] = '\0';
-	if (memchr(*text, '\0', len) != NULL) {
-		snprintf(err, errlen, "%s: not a text file", path);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-compare_page(struct hbuf *b, const char *path, char *err, size_t errlen)
+compare_page(struct hbuf *b, const char *path, const char *shown, char *err,
+	     size_t errlen)
 {
 	char *text = NULL, jerr[160];
 	struct jv v;
 
-	if (read_whole(path, &text, err, errlen) < 0) {
+	if (hr_read_whole(path, &text, err, errlen) < 0) {
 		free(text);
 		return -1;
 	}
@@ -130,7 +108,7 @@ compare_page(struct hbuf *b, const char *path, char *err, size_t errlen)
 		jv_free(&v);
 		return -1;
 	}
-	hr_compare_page(b, &v, path);
+	hr_compare_page(b, &v, shown);
 	jv_free(&v);
 	return 0;
 }
@@ -267,8 +245,11 @@ compare_inputs(struct hbuf *b, char **in, int n, char *err, size_t errlen)
 	free(av);
 	if (rc < 0)
 		return -1;
-	if (st != 2)
-		rc = compare_page(b, tmp, err, errlen);
+	if (st != 2) {
+		char *shown = join(in, n);
+		rc = compare_page(b, tmp, shown, err, errlen);
+		free(shown);
+	}
 	unlink(tmp);
 	free(tmp);
 	return st == 2 ? -1 : rc;
@@ -340,7 +321,7 @@ htmlreport_main(int argc, char **argv)
 		     k0 == HR_CAPACITY ? "imapstress: capacity" :
 		     "imapstress: run report");
 	int rc = cmp ? compare_inputs(&b, in, n, err, sizeof(err)) :
-		 k0 == HR_COMPARE ? compare_page(&b, in[0], err, sizeof(err)) :
+		 k0 == HR_COMPARE ? compare_page(&b, in[0], in[0], err, sizeof(err)) :
 		 k0 == HR_CAPACITY ? hr_capacity_page(&b, in[0], err,
 						      sizeof(err)) :
 		 run_page(&b, k0, in, n, err, sizeof(err));

@@ -32,6 +32,7 @@ struct frame {
 	double x0, x1, y0, y1;
 	double max_pos;		/* pct_x: where "max" sits */
 	const struct hr_chart *c;
+	const struct hr_marks *m;	/* never NULL */
 };
 
 static double
@@ -63,7 +64,7 @@ usable(const struct hr_chart *c, double x, double y)
 
 /* The data's extent; false when there is no point to draw. */
 static bool
-extent(const struct hr_chart *c, struct frame *f)
+extent(const struct hr_chart *c, const struct hr_marks *m, struct frame *f)
 {
 	bool any = false;
 	double ylo = INFINITY, yhi = -INFINITY, xlo = INFINITY,
@@ -78,6 +79,14 @@ extent(const struct hr_chart *c, struct frame *f)
 			y *= c->yscale;
 			ylo = fmin(ylo, y);
 			yhi = fmax(yhi, y);
+			/* A bar's ends are in the frame too. */
+			for (int e = 0; c->s[i].ylo != NULL && e < 2; e++) {
+				double v = (e ? c->s[i].yhi : c->s[i].ylo)[k];
+				if (usable(c, x, v)) {
+					ylo = fmin(ylo, v * c->yscale);
+					yhi = fmax(yhi, v * c->yscale);
+				}
+			}
 			if (c->pct_x && x < 100)
 				plast = fmax(plast, pct_pos(x, 0));
 			xlo = fmin(xlo, x);
@@ -85,7 +94,13 @@ extent(const struct hr_chart *c, struct frame *f)
 		}
 	if (!any)
 		return false;
+	/* The limit is drawn even when every point is far below it. */
+	if (m->has_limit && usable(c, 0, m->limit)) {
+		ylo = fmin(ylo, m->limit * c->yscale);
+		yhi = fmax(yhi, m->limit * c->yscale);
+	}
 	f->c = c;
+	f->m = m;
 	if (c->pct_x) {
 		f->max_pos = ceil(plast + 1e-9);
 		if (f->max_pos < plast + 0.5)
@@ -109,6 +124,104 @@ extent(const struct hr_chart *c, struct frame *f)
 }
 
 static void
+values_attr(struct hbuf *b, const char *name, const double *v, size_t n)
+{
+	hb_printf(b, " %s=\"", name);
+	for (size_t k = 0; k < n; k++) {
+		if (k > 0)
+			hb_putn(b, " ", 1);
+		if (isfinite(v[k]))
+			hb_num(b, v[k]);
+		else
+			hb_put(b, "-");
+	}
+	hb_putn(b, "\"", 1);
+}
+
+/* An interval of x (the capacity's): shaded behind the grid, clipped
+ * to the frame, its ends in data-lo and data-hi. */
+static void
+band(struct hbuf *b, const struct frame *f)
+{
+	const struct hr_marks *c = f->m;
+	double x0 = fx(f, fmax(c->band_lo, f->x0));
+	double x1 = fx(f, fmin(c->band_hi, f->x1));
+
+	if (!(x1 > x0))
+		return;
+	hb_put(b, "<rect class=\"band\"");
+	values_attr(b, "data-lo", &c->band_lo, 1);
+	values_attr(b, "data-hi", &c->band_hi, 1);
+	hb_printf(b, " x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" "
+		  "height=\"%.0f\"/>", x0, MT, x1 - x0, f->H - MT - MB);
+}
+
+/* The limit across the frame, dashed, named at its right end. */
+static void
+limit_line(struct hbuf *b, const struct frame *f)
+{
+	const struct hr_marks *c = f->m;
+	double y = fy(f, c->limit);
+
+	hb_put(b, "<line class=\"limit\"");
+	values_attr(b, "data-limit", &c->limit, 1);
+	hb_printf(b, " x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+		  "<text class=\"ll\" x=\"%.0f\" y=\"%.1f\">", ML,
+		  f->W - MR, y, y, f->W - MR - 4, y - 4);
+	hb_esc(b, c->limit_label != NULL ? c->limit_label : "limit");
+	hb_put(b, "</text>");
+}
+
+/* <path class=CLS PAINT=(series i's colour) KEY=NAME, then the values
+ * (lo and hi under their keys) and the opening of d: what a series'
+ * line, its dots and its bars each start with. */
+static void
+path_open(struct hbuf *b, const char *cls, const char *paint, size_t i,
+	  const char *key, const struct hr_series *s, const double *lo,
+	  const double *hi, const char *lo_key, const char *hi_key)
+{
+	hb_printf(b, "<path class=\"%s\" %s=\"%s\"", cls, paint,
+		  hr_series_colour(i));
+	if (strcmp(cls, "line") == 0 && *hr_series_dash(i) != '\0')
+		hb_printf(b, " stroke-dasharray=\"%s\"", hr_series_dash(i));
+	hb_printf(b, " %s=\"", key);
+	hb_esc(b, s->name);
+	hb_putn(b, "\"", 1);
+	values_attr(b, lo_key, lo, s->n);
+	values_attr(b, hi_key, hi, s->n);
+	hb_put(b, " d=\"");
+}
+
+/* Series i's points without a line (dots: a marker each, one point per
+ * run) or its interval per point (bar: a bar with short caps). */
+static void
+points(struct hbuf *b, const struct frame *f, size_t i, bool bar)
+{
+	const struct hr_series *s = &f->c->s[i];
+
+	if (bar)
+		path_open(b, "bar", "stroke", i, "data-bars", s, s->ylo,
+			  s->yhi, "data-lo", "data-hi");
+	else
+		path_open(b, "dots", "fill", i, "data-series", s, s->x, s->y,
+			  "data-x", "data-y");
+	for (size_t k = 0; k < s->n; k++) {
+		double lo = bar ? s->ylo[k] : s->y[k];
+		double hi = bar ? s->yhi[k] : s->y[k];
+		if (!usable(f->c, s->x[k], lo) || !usable(f->c, s->x[k], hi))
+			continue;
+		double x = fx(f, s->x[k]);
+		if (bar)
+			hb_printf(b, "M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8",
+				  x, fy(f, lo), fy(f, hi), x - 4, fy(f, lo),
+				  x - 4, fy(f, hi));
+		else
+			hr_marker(b, i, x, fy(f, lo));
+	}
+	hb_put(b, "\"/>");
+}
+
+static void
 axes(struct hbuf *b, const struct frame *f)
 {
 	const struct hr_chart *c = f->c;
@@ -124,6 +237,8 @@ axes(struct hbuf *b, const struct frame *f)
 			  "x=\"%.0f\" y=\"%.0f\">warm-up</text>", ML, MT,
 			  x1 - ML, f->H - MT - MB, ML + 4, f->H - MB - 4);
 	}
+	if (!c->pct_x && f->m->band_hi > f->m->band_lo)
+		band(b, f);
 	hb_put(b, "<g class=\"grid\">");
 	for (size_t i = 0; i < n; i++) {
 		double y = fy(f, t[i] / c->yscale);
@@ -171,37 +286,20 @@ axes(struct hbuf *b, const struct frame *f)
 }
 
 static void
-values_attr(struct hbuf *b, const char *name, const double *v, size_t n)
-{
-	hb_printf(b, " %s=\"", name);
-	for (size_t k = 0; k < n; k++) {
-		if (k > 0)
-			hb_putn(b, " ", 1);
-		if (isfinite(v[k]))
-			hb_num(b, v[k]);
-		else
-			hb_put(b, "-");
-	}
-	hb_putn(b, "\"", 1);
-}
-
-static void
 series(struct hbuf *b, const struct frame *f, size_t i)
 {
 	const struct hr_series *s = &f->c->s[i];
 	bool pen = false;
 	size_t every = s->n > 12 ? (s->n + 11) / 12 : 1;
 
-	hb_printf(b, "<path class=\"line\" stroke=\"%s\"",
-		  hr_series_colour(i));
-	if (*hr_series_dash(i) != '\0')
-		hb_printf(b, " stroke-dasharray=\"%s\"", hr_series_dash(i));
-	hb_put(b, " data-series=\"");
-	hb_esc(b, s->name);
-	hb_putn(b, "\"", 1);
-	values_attr(b, "data-x", s->x, s->n);
-	values_attr(b, "data-y", s->y, s->n);
-	hb_put(b, " d=\"");
+	if (s->ylo != NULL)
+		points(b, f, i, true);
+	if (s->dots) {
+		points(b, f, i, false);
+		return;
+	}
+	path_open(b, "line", "stroke", i, "data-series", s, s->x, s->y,
+		  "data-x", "data-y");
 	for (size_t k = 0; k < s->n; k++) {
 		if (!usable(f->c, s->x[k], s->y[k])) {
 			pen = false;
@@ -221,13 +319,14 @@ series(struct hbuf *b, const struct frame *f, size_t i)
 }
 
 static void
-legend(struct hbuf *b, const struct hr_chart *c)
+legend(struct hbuf *b, const struct hr_chart *c, const struct hr_marks *m)
 {
 	hb_put(b, "<ul class=\"legend\">");
 	for (size_t i = 0; i < c->ns; i++) {
 		hb_printf(b, "<li><svg width=\"44\" height=\"12\" "
-			  "aria-hidden=\"true\"><path d=\"M2 6h40\" "
-			  "class=\"line\" stroke=\"%s\"", hr_series_colour(i));
+			  "aria-hidden=\"true\"><path d=\"%s\" "
+			  "class=\"line\" stroke=\"%s\"", c->s[i].dots ? "" :
+			  "M2 6h40", hr_series_colour(i));
 		if (*hr_series_dash(i) != '\0')
 			hb_printf(b, " stroke-dasharray=\"%s\"",
 				  hr_series_dash(i));
@@ -235,6 +334,19 @@ legend(struct hbuf *b, const struct hr_chart *c)
 		hr_marker(b, i, 22, 6);
 		hb_put(b, "\"/></svg>");
 		hb_esc(b, c->s[i].name);
+		hb_put(b, "</li>");
+	}
+	if (m->has_limit) {
+		hb_put(b, "<li><svg width=\"44\" height=\"12\" aria-hidden="
+		       "\"true\"><path d=\"M2 6h40\" class=\"limit\"/></svg>");
+		hb_esc(b, m->limit_label != NULL ? m->limit_label : "limit");
+		hb_put(b, "</li>");
+	}
+	if (m->band_hi > m->band_lo) {
+		hb_put(b, "<li><svg width=\"44\" height=\"12\" aria-hidden="
+		       "\"true\"><rect class=\"band\" x=\"2\" y=\"1\" "
+		       "width=\"40\" height=\"10\"/></svg>");
+		hb_esc(b, m->band_label != NULL ? m->band_label : "interval");
 		hb_put(b, "</li>");
 	}
 	hb_put(b, "</ul>");
@@ -257,13 +369,24 @@ figure_open(struct hbuf *b, const char *id, const char *kind,
 void
 hr_line_chart(struct hbuf *b, const struct hr_chart *c)
 {
+	hr_line_chart_marked(b, c, NULL);
+}
+
+void
+hr_line_chart_marked(struct hbuf *b, const struct hr_chart *c,
+		     const struct hr_marks *m)
+{
+	static const struct hr_marks none;
 	struct frame f;
+
+	if (m == NULL)
+		m = &none;
 
 	figure_open(b, c->id, c->pct_x ? "percentile" : "line", c->title,
 		    c->small);
 	f.W = c->small ? W_SMALL : W_FULL;
 	f.H = c->small ? H_SMALL : H_FULL;
-	if (!extent(c, &f)) {
+	if (!extent(c, m, &f)) {
 		hb_put(b, "<p class=\"empty\">nothing to draw: no value in "
 		       "the input</p></figure>\n");
 		return;
@@ -276,8 +399,10 @@ hr_line_chart(struct hbuf *b, const struct hr_chart *c)
 	axes(b, &f);
 	for (size_t i = 0; i < c->ns; i++)
 		series(b, &f, i);
+	if (m->has_limit && usable(c, f.x0, m->limit))
+		limit_line(b, &f);
 	hb_put(b, "</svg>");
-	legend(b, c);
+	legend(b, c, m);
 	hb_put(b, "</figure>\n");
 }
 

@@ -20,6 +20,8 @@ struct hr_series {
 	char *name;
 	size_t n;
 	double *x, *y;
+	double *ylo, *yhi;	/* NULL, or an interval per point (a bar) */
+	bool dots;		/* markers only, no line (one point per run) */
 };
 
 struct hr_chart {
@@ -35,6 +37,17 @@ struct hr_chart {
 	double shade_to;	/* the warm-up, shaded up to this x (0: none) */
 };
 
+/* What a chart may have besides its series (hr_line_chart_marked). */
+struct hr_marks {
+	/* A limit drawn across at y = limit (has_limit), named. */
+	bool has_limit;
+	double limit;
+	const char *limit_label;
+	/* An x range shaded and named (band_hi > band_lo): an interval. */
+	double band_lo, band_hi;
+	const char *band_label;
+};
+
 /* A series of n points with a copy of name; x, y allocated, NAN-filled. */
 void hr_series_init(struct hr_series *s, const char *name, size_t n);
 void hr_chart_free(struct hr_chart *c);	/* its series (not the chart) */
@@ -42,10 +55,15 @@ void hr_chart_free(struct hr_chart *c);	/* its series (not the chart) */
  * next add (c->s grows by realloc): fill a series before adding another. */
 struct hr_series *hr_chart_add(struct hr_chart *c, const char *name,
 			       size_t n);
+/* Gives s an interval per point (ylo, yhi: NAN-filled, freed with it). */
+void hr_series_bars(struct hr_series *s);
 
 /* A <figure> with the SVG and its legend; a chart without one finite
  * point says so in words instead of drawing empty axes. */
 void hr_line_chart(struct hbuf *b, const struct hr_chart *c);
+/* The same with a limit line and a shaded interval (m NULL: none). */
+void hr_line_chart_marked(struct hbuf *b, const struct hr_chart *c,
+			  const struct hr_marks *m);
 
 /* Interval chart rows: a value and its interval, drawn against ref (1 for
  * a ratio), with a verdict word shown beside it. */

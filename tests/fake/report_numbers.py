@@ -6,7 +6,9 @@ JSON says, value by value.
 
   report_numbers.py run PAGE JSONL       a run page against its --json
   report_numbers.py compare PAGE JSON    a compare page against compare --json
-  report_numbers.py capacity PAGE DIR    a capacity page against capacity.csv
+  report_numbers.py capacity PAGE DIR    a capacity page against capacity.csv,
+                                         capacity-fit.csv and, when there,
+                                         capacity-answer.json
 
 Prints "ok N" (N values compared) or the differences, exit 1.
 """
@@ -156,9 +158,12 @@ def check_capacity(path, d):
     for f in p.figures:
         if f["id"] == "capacity-p95":
             for name, se in f["series"].items():
+                # login_p95_ms, the script's estimate, is named apart
+                # from LOGIN's p95.
+                col = "login_p95_ms" if name.startswith("login (") else name + "_p95_ms"
                 for i, r in enumerate(order):
                     same("p95 %s at %s users" % (name, r["users"]), se["y"][i],
-                         num(r[name + "_p95_ms"]))
+                         num(r[col]))
                     same("users %s" % r["users"], se["x"][i], float(r["users"]))
     fit = os.path.join(d, "capacity-fit.csv")
     if os.path.exists(fit):
@@ -168,9 +173,91 @@ def check_capacity(path, d):
         for i, r in enumerate(ordered):
             for k, v in r.items():
                 same("fit row %d %s" % (i + 1, k), ftab.get(str(i + 1), {}).get(k), num(v))
-    held = [int(r["users"]) for r in rows if r["held"] == "1"]
     cap = [a for t, a in p.attrs_seen if "data-capacity" in a]
-    same("capacity", float(cap[0]["data-capacity"]) if cap else None, float(max(held)) if held else None)
+    got = cap[0]["data-capacity"] if cap else None
+    got = None if got in (None, "-") else float(got)
+    ans_path = os.path.join(d, "capacity-answer.json")
+    if os.path.exists(ans_path):
+        check_answer(p, json.load(open(ans_path)), rows, num)
+        same("capacity (the answer's)", got, json.load(open(ans_path))["users"])
+    else:
+        # An older directory: the most users a run held, and a note.
+        held = [int(r["users"]) for r in rows if r["held"] == "1"]
+        same("capacity (most users held)", got, float(max(held)) if held else None)
+        if p.answer is not None:
+            problems.append("an answer on a page whose directory has none")
+
+
+def words(text, line):
+    """(at least, N, A, B, open, metric, S) of the page's sentence and of
+    the script's line: the same numbers, each in its own words."""
+    import re
+    pat = (r"(?i)holds (at least )?(\d+) users(?: \(95%% %s (\d+)\.\.(\d+)(\+?)"
+           r"[^)]*\))? at (.+?) ([\d.]+) ms")
+    m1 = re.search(pat % "interval", text)
+    m2 = re.search(pat % "CI", line)
+    return m1 and m1.groups(), m2 and m2.groups()
+
+
+def check_answer(p, a, rows, num):
+    """The answer paragraph, the limit chart and the bars against
+    capacity-answer.json (and its line, what the script printed)."""
+    if p.answer is None:
+        problems.append("no answer paragraph")
+        return
+    at = p.answer["attrs"]
+    def attr(k):
+        v = at.get("data-" + k)
+        return None if v in (None, "-") else float(v)
+    if at.get("data-verdict") != a["verdict"]:
+        problems.append("verdict: page %r, file %r" % (at.get("data-verdict"), a["verdict"]))
+    for k, key in (("lo", "lo"), ("hi", "hi"), ("top", "top"),
+                   ("value", "value_ms"), ("threshold", "threshold_ms")):
+        same("answer %s" % k, attr(k), a[key])
+    same("answer open above", attr("open-above"), float(a["open_above"]))
+    page_w, line_w = words(p.answer["text"], a["line"])
+    compared[0] += 1
+    if a["users"] is None:
+        if "fewer" not in p.answer["text"] or "fewer" not in a["line"]:
+            problems.append("fewer: page %r, line %r" % (p.answer["text"], a["line"]))
+    elif page_w is None or page_w != line_w:
+        problems.append("the sentence %r says %r, the script's line %r says %r"
+                        % (p.answer["text"], page_w, a["line"], line_w))
+    # The limit chart: the limit, the band, every run's value.
+    f = [f for f in p.figures if f["id"] == "capacity-score"]
+    if not f:
+        problems.append("no capacity-score chart")
+        return
+    f = f[0]
+    same("limit line", f["limit"], a["threshold_ms"])
+    if a["lo"] is not None:
+        top = a["hi"] if a["hi"] is not None else a["top"]
+        band = f["band"] or (None, None)
+        same("band from", band[0], a["lo"] - 0.5)
+        same("band to", band[1], top + 0.5)
+    col = "score_ms" if a["metric"] == "score" else a["metric"][:-4] + "_p95_ms"
+    order = sorted(rows, key=lambda r: int(r["users"]))
+    for name, held in (("run that held", "1"), ("run that did not", "0")):
+        want = [num(r[col]) if r["held"] == held else None for r in order]
+        se = f["series"].get(name)
+        if se is None:
+            if any(v is not None for v in want):
+                problems.append("capacity-score: no series %r" % name)
+            continue
+        for i, v in enumerate(want):
+            same("%s %d" % (name, i), se["y"][i], v)
+    # The counts' bars: capacity-fit.csv's share_lo/share_hi, which are
+    # the answer's counts to the CSV's three decimals.
+    fit = [f for f in p.figures if f["id"] == "capacity-fit"]
+    bars = fit[0]["bars"].get("share held") if fit else None
+    if bars is None:
+        problems.append("no bars on the share chart")
+        return
+    for i, c in enumerate(sorted(a["counts"], key=lambda c: c["users"])):
+        for k, got in (("share_lo", bars["lo"][i]), ("share_hi", bars["hi"][i])):
+            compared[0] += 1
+            if got is None or abs(got - c[k]) > 0.0005 + 1e-9:
+                problems.append("count %d %s: page %r, answer %r" % (c["users"], k, got, c[k]))
 
 
 def main():

@@ -4,7 +4,20 @@ t_report_numbers.sh.  Standard library only (no PIL: a PNG is decoded
 here, zlib and the five row filters).
 
   report_page.py charts DOM_OR_HTML       print one line per chart:
-                                          id kind series paths-with-data
+                                          id kind svg series drawn (a line
+                                          chart's series with path data;
+                                          an interval chart's rows with
+                                          their point drawn)
+  report_page.py marks DOM_OR_HTML        print one line per chart with a
+                                          limit, a shaded band or bars:
+                                          id limit band-lo band-hi bars
+                                          ("-" for none; bars: drawn/of
+                                          the points or rows with both
+                                          ends of an interval)
+  report_page.py answer DOM_OR_HTML       print the capacity answer's
+                                          data-* (verdict capacity lo hi
+                                          top open-above value threshold)
+                                          and its text, or "none"
   report_page.py png PNG                  print: width height nonwhite
                                           palette (pixel counts)
   report_page.py netlog NETLOG            print the URLs the page (not the
@@ -28,6 +41,9 @@ class Page(html.parser.HTMLParser):
         self.table = None
         self.row = None
         self.notes = {}        # data-errors etc.
+        self.row_g = None      # an interval chart's row being read
+        self.answer = None     # <p class=answer>: its attributes, text
+        self.in_answer = False
         self.all_tags = set()
         self.attrs_seen = []
 
@@ -38,13 +54,25 @@ class Page(html.parser.HTMLParser):
         if tag == "figure" and "data-chart" in a:
             self.cur = {"id": a["data-chart"], "kind": a.get("data-kind"),
                         "svg": 0, "paths": 0, "drawn": 0, "series": {},
-                        "rows": {}}
+                        "rows": {}, "limit": None, "band": None, "bars": {}}
             self.figures.append(self.cur)
         elif self.cur is not None and tag == "svg" and "plot" in a.get("class", ""):
             self.cur["svg"] += 1
+        elif self.cur is not None and tag == "line" and "data-limit" in a:
+            self.cur["limit"] = vals(a["data-limit"])[0]
+        elif self.cur is not None and tag == "rect" and "data-lo" in a:
+            self.cur["band"] = (vals(a.get("data-lo", ""))[0],
+                                vals(a.get("data-hi", ""))[0])
+        elif self.cur is not None and tag == "path" and "data-bars" in a:
+            # One vertical stroke per bar ("M x y V y2"), caps apart.
+            self.cur["bars"][a["data-bars"]] = {
+                "lo": vals(a.get("data-lo", "")), "hi": vals(a.get("data-hi", "")),
+                "drawn": a.get("d", "").count("V")}
         elif self.cur is not None and tag == "path":
             self.cur["paths"] += 1
             d = a.get("d", "")
+            if self.row_g is not None and d.startswith("M"):
+                self.row_g[a.get("class", "")] = True
             if "data-series" in a:
                 s = {"x": vals(a.get("data-x", "")),
                      "y": vals(a.get("data-y", "")), "d": d}
@@ -53,8 +81,11 @@ class Page(html.parser.HTMLParser):
                 if d.startswith("M"):
                     self.cur["drawn"] += 1
         elif self.cur is not None and tag == "g" and "data-label" in a:
-            self.cur["rows"][a["data-label"]] = {
-                k: vals(a.get("data-" + k, ""))[0] for k in ("v", "lo", "hi")}
+            self.row_g = {k: vals(a.get("data-" + k, ""))[0] for k in ("v", "lo", "hi")}
+            self.cur["rows"][a["data-label"]] = self.row_g
+        elif tag == "p" and "answer" in a.get("class", "").split():
+            self.answer = {"attrs": a, "text": ""}
+            self.in_answer = True
         elif tag == "table" and "data-table" in a:
             self.table = self.tables.setdefault(a["data-table"], {})
         elif tag == "tr" and self.table is not None:
@@ -64,7 +95,15 @@ class Page(html.parser.HTMLParser):
         if "data-errors" in a:
             self.notes["errors"] = a["data-errors"]
 
+    def handle_data(self, data):
+        if self.in_answer:
+            self.answer["text"] += data
+
     def handle_endtag(self, tag):
+        if tag == "p":
+            self.in_answer = False
+        if tag == "g":
+            self.row_g = None
         if tag == "figure":
             self.cur = None
         elif tag == "table":
@@ -167,7 +206,39 @@ def main():
     what, path = sys.argv[1], sys.argv[2]
     if what == "charts":
         for f in page(path).figures:
-            print(f["id"], f["kind"], f["svg"], len(f["series"]) or len(f["rows"]), f["drawn"])
+            if f["rows"]:   # an interval chart: rows with their point
+                print(f["id"], f["kind"], f["svg"], len(f["rows"]),
+                      sum(1 for r in f["rows"].values() if r.get("pt")))
+            else:
+                print(f["id"], f["kind"], f["svg"], len(f["series"]), f["drawn"])
+    elif what == "marks":
+        fmt = lambda v: "-" if v is None else "%g" % v
+        for f in page(path).figures:
+            # Bars: drawn/wanted, wanted being the points (or an interval
+            # chart's rows) whose interval has both ends.
+            if f["rows"]:
+                want = [r for r in f["rows"].values()
+                        if r["lo"] is not None and r["hi"] is not None]
+                bars = "%d/%d" % (sum(1 for r in want if r.get("ci")), len(want))
+            elif f["bars"]:
+                bars = "%d/%d" % (
+                    sum(b["drawn"] for b in f["bars"].values()),
+                    sum(1 for b in f["bars"].values() for lo, hi in zip(b["lo"], b["hi"])
+                        if lo is not None and hi is not None))
+            elif f["limit"] is None and f["band"] is None:
+                continue
+            else:
+                bars = "-"
+            band = f["band"] or (None, None)
+            print(f["id"], fmt(f["limit"]), fmt(band[0]), fmt(band[1]), bars)
+    elif what == "answer":
+        a = page(path).answer
+        if a is None:
+            print("none")
+        else:
+            print(*[a["attrs"].get("data-" + k, "?") for k in (
+                "verdict", "capacity", "lo", "hi", "top", "open-above",
+                "value", "threshold")], " ".join(a["text"].split()))
     elif what == "png":
         st = png_stats(path)
         print(*st[:3], *st[3])

@@ -1,29 +1,44 @@
 #!/bin/bash
-# `imapstress report` in a real browser (issue 36): a short default-mix
-# run against fakeimapd, its --json drawn into one HTML page, and Debian's
-# headless Chromium made to open it from file:
-#   - the screenshot is not blank: a share of non-white pixels, and pixels
-#     in the first three colours of the page's palette (the lines);
+# `imapstress report` in a real browser (issue 36): pages for the four
+# kinds of input, each opened from file: by Debian's headless Chromium:
+#   - a default-mix run against fakeimapd (its --json), and the same run's
+#     result file (merged through merge) making the same charts (its HTML
+#     read, not browsed);
+#   - a LoadSim profile run (profiles/loadsim-online.conf, its day
+#     compressed to a minute, 20 users) against fakeimapd's mail store
+#     (IMAP and LMTP): the actions, push and delivery charts;
+#   - a capacity directory from a short real scripts/capacity run (one run
+#     a count, 1 and 2 users): the answer at the top (from
+#     capacity-answer.json), the score-against-users chart with the limit
+#     drawn across and the capacity's interval shaded, each step's
+#     p50..p99 interval drawn, the share held per count with its bars;
+#     and the same directory without the answer file still drawn, saying
+#     so;
+#   - a compare of the run against a second one: a row per figure, each
+#     with its point and interval drawn.
+# On each page:
 #   - every chart is drawn (the DOM Chromium built: a <figure> per chart,
-#     one SVG each, every series a path with data), and the charts are
-#     those the run calls for: throughput, the percentile plot, a
-#     p50/p95/p99 chart per command of the summary, connections;
+#     one SVG each, every series a path with data, every interval row its
+#     point), and the charts are those the input calls for;
 #   - no console message (a script error, a CSP violation);
 #   - no request leaves the page: every host resolves to nothing
 #     (--host-resolver-rules), and the net log has no request on the
 #     page's behalf other than file: (the browser's own update checks
 #     carry their own sites' keys and are not the page's);
+#   - the screenshot is not blank: a share of non-white pixels; on the
+#     run page pixels in the first three colours of the palette (lines);
 #   - the same checks find what they look for on a control page that has
 #     a remote stylesheet, image and a console.error, so a check that
 #     stopped seeing (a new net-log layout) fails here instead of passing;
-#   - the page from the run's result file (merged through merge) draws the
-#     same charts;
 #   - size: under 2 MB for a 10-minute run's JSON (600 ticks, made by
 #     repeating this run's ticks with t moved on);
 #   - bad input: not JSON, a truncated file, an unknown file, a result file
-#     cut short, a bad capacity directory, result files merge or compare
-#     refuses: one line naming the file and line, exit 2, no page.
-# PNGs are kept in $REPORT_SHOTS when set (for a person to look at).
+#     cut short, a bad capacity directory or answer file, result files
+#     merge or compare refuses: one line naming the file and line, exit 2,
+#     no page.
+# One Chromium start per page takes the screenshot, the DOM and the net
+# log together.  PNGs are kept in $REPORT_SHOTS when set (for a person to
+# look at).
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
 
@@ -33,27 +48,47 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 CHECK="$PYTHON $ROOT/tests/fake/report_page.py"
 T=$TEST_TMP
 
-fault_server plain
+# The runs at once: a default-mix run and a second for the compare
+# against one server, the LoadSim profile against a mail store.
+fault_server_start plain
+fault_server_start store --lmtp-port-file "$T/lmtp"
+fault_servers_ready
+fault_port plain
 fault_run run clients=5 secs=3 --result "$T/run.res"
+fault_run run2 clients=5 secs=3 --result "$T/run2.res"
+for _ in $(seq 100); do
+	[ -s "$T/lmtp" ] && break
+	sleep 0.05
+done
+[ -s "$T/lmtp" ] || fail "the mail-store fakeimapd wrote no LMTP port"
+sed -e "s/^lmtp_port = .*/lmtp_port = $(cat "$T/lmtp")/" \
+	-e 's/^day_compressed_to = .*/day_compressed_to = 1 min/' \
+	"$ROOT/profiles/loadsim-online.conf" >"$T/online.conf"
+fault_port store
+fault_run profile --profile "$T/online.conf" --profile-users 20 secs=4
 fault_wait
-fault_common run 3 0
-fault_exit run 0
+for r in run run2; do
+	fault_common $r 3 0
+	fault_exit $r 0
+done
+fault_common profile 4 0
+fault_exit profile 0
 
-# browse NAME HTML: screenshot (NAME.png), DOM (NAME.dom), net log and
-# console (NAME.netlog, NAME.console), each from its own fresh profile.
+# browse NAME HTML: one Chromium, from a fresh profile: the screenshot
+# (NAME.png), the DOM (NAME.dom), the net log and the console
+# (NAME.netlog, NAME.console).
 browse() {
 	local name=$1 page=$2
-	local common=(--headless --no-sandbox --disable-gpu --hide-scrollbars
-		--no-first-run --disable-background-networking --disable-sync
-		--disable-component-update --disable-default-apps --disable-extensions
-		"--host-resolver-rules=MAP * ~NOTFOUND")
-	run_with_timeout 120 "$CHROMIUM" "${common[@]}" --user-data-dir="$T/$name.p1" \
-		--window-size=900,1400 --screenshot="$T/$name.png" "file://$page" \
-		>"$T/$name.shot.out" 2>&1 || fail "$name: chromium --screenshot: $(tail -n 3 "$T/$name.shot.out")"
-	run_with_timeout 120 "$CHROMIUM" "${common[@]}" --user-data-dir="$T/$name.p2" \
+	run_with_timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--hide-scrollbars --no-first-run --disable-background-networking \
+		--disable-sync --disable-component-update --disable-default-apps \
+		--disable-extensions "--host-resolver-rules=MAP * ~NOTFOUND" \
+		--user-data-dir="$T/$name.prof" --window-size=900,1400 \
 		--enable-logging=stderr --v=0 --log-net-log="$T/$name.netlog" \
-		--virtual-time-budget=3000 --dump-dom "file://$page" \
-		>"$T/$name.dom" 2>"$T/$name.stderr" || fail "$name: chromium --dump-dom: $(tail -n 3 "$T/$name.stderr")"
+		--virtual-time-budget=3000 --screenshot="$T/$name.png" \
+		--dump-dom "file://$page" >"$T/$name.dom" 2>"$T/$name.stderr" ||
+		fail "$name: chromium: $(tail -n 3 "$T/$name.stderr")"
+	[ -s "$T/$name.png" ] || fail "$name: chromium wrote no screenshot"
 	# Chromium logs each console message as INFO:CONSOLE.
 	grep -E ':CONSOLE' "$T/$name.stderr" >"$T/$name.console" || true
 	if [ -n "${REPORT_SHOTS:-}" ]; then
@@ -76,10 +111,11 @@ assert_match '^https://example\.org/a\.png$' "$ctl_urls" "control page: the net-
 assert_match 'control' "$(cat "$T/control.console")" "control page: the console check sees its console.error"
 assert_eq "c line 1 1 0" "$($CHECK charts "$T/control.dom")" "control page: an empty path is not drawn"
 
-# charts_ok NAME: the DOM's charts, each drawn; echo the chart ids.
-charts_ok() {
-	local name=$1 line id kind svg series drawn
-	$CHECK charts "$T/$name.dom" >"$T/$name.charts"
+# drawn_ok NAME FILE: FILE's charts (NAME.charts), each drawn.
+drawn_ok() {
+	local name=$1 id kind svg series drawn
+	$CHECK charts "$2" >"$T/$name.charts"
+	[ -s "$T/$name.charts" ] || fail "$name: no chart on the page"
 	while read -r id kind svg series drawn; do
 		[ "$svg" = 1 ] || fail "$name: chart $id has $svg SVG elements, want 1"
 		[ "$series" -ge 1 ] || fail "$name: chart $id has no series"
@@ -87,36 +123,120 @@ charts_ok() {
 	done <"$T/$name.charts"
 }
 
-"$IMAPSTRESS" report -o "$T/run.html" "$T/run.json" 2>"$T/report.err" ||
-	fail "report exited $?: $(cat "$T/report.err")"
-assert_match '^imapstress report: wrote .*run\.html \([0-9]+ bytes\)$' "$(cat "$T/report.err")" "report says what it wrote"
-browse run "$T/run.html"
-charts_ok run
+# charts_ok NAME: the DOM's charts, each drawn (NAME.charts); the page
+# quiet, asking for nothing, and not blank.
+charts_ok() {
+	local name=$1 urls w h nonwhite
+	drawn_ok "$name" "$T/$name.dom"
+	[ ! -s "$T/$name.console" ] || fail "$name: console messages: $(head -n 3 "$T/$name.console")"
+	urls=$($CHECK netlog "$T/$name.netlog")
+	[ -z "$urls" ] || fail "$name: the page asked for $urls"
+	read -r w h nonwhite _ <<<"$($CHECK png "$T/$name.png")"
+	assert_ge "$nonwhite" $((w * h / 50)) "$name.png: non-white pixels (2% at least)"
+}
+
+# has_charts NAME ID...: those charts are among NAME's.
+has_charts() {
+	local name=$1 c
+	shift
+	for c; do
+		grep -q "^$c " "$T/$name.charts" ||
+			fail "$name: no chart $c (have: $(cut -d' ' -f1 "$T/$name.charts" | paste -sd' '))"
+	done
+}
+
+# page NAME INPUT...: report, browse, check; say its size.
+page() {
+	local name=$1
+	shift
+	"$IMAPSTRESS" report -o "$T/$name.html" "$@" 2>"$T/$name.report.err" ||
+		fail "report of $name exited $?: $(cat "$T/$name.report.err")"
+	browse "$name" "$T/$name.html"
+	charts_ok "$name"
+	note "$name: $(wc -l <"$T/$name.charts") charts, $(wc -c <"$T/$name.html") bytes"
+}
+
+commands_of() {	# JSON: the summary's commands
+	"$PYTHON" -c 'import json,sys; print(" ".join(json.loads(open(sys.argv[1]).read().splitlines()[-1])["commands"]))' "$1"
+}
+
+# The default-mix run.
+page run "$T/run.json"
+assert_match '^imapstress report: wrote .*run\.html \([0-9]+ bytes\)$' "$(cat "$T/run.report.err")" "report says what it wrote"
 want="throughput distribution connections client-cpu client-lag"
-for c in $("$PYTHON" -c 'import json,sys; print(" ".join(json.loads(open(sys.argv[1]).read().splitlines()[-1])["commands"]))' "$T/run.json"); do
+for c in $(commands_of "$T/run.json"); do
 	want="$want latency-$c"
 done
-for c in $want; do
-	grep -q "^$c " "$T/run.charts" || fail "run: no chart $c (have: $(cut -d' ' -f1 "$T/run.charts" | paste -sd' '))"
-done
-note "run: $(wc -l <"$T/run.charts") charts, $(wc -c <"$T/run.html") bytes"
-[ ! -s "$T/run.console" ] || fail "run: console messages: $(head -n 3 "$T/run.console")"
-urls=$($CHECK netlog "$T/run.netlog")
-[ -z "$urls" ] || fail "run: the page asked for $urls"
+# shellcheck disable=SC2086 # the chart ids, one word each
+has_charts run $want
 read -r w h nonwhite p0 p1 p2 <<<"$($CHECK png "$T/run.png")"
 note "run.png: ${w}x$h, $nonwhite non-white pixels, palette $p0 $p1 $p2"
-assert_ge "$nonwhite" $((w * h / 50)) "run.png: non-white pixels (2% at least)"
 for p in "$p0" "$p1" "$p2"; do
 	assert_ge "$p" 20 "run.png: pixels of each of the first three palette colours"
 done
 
-# The result file's page: the same charts, and the command line.
-"$IMAPSTRESS" report -o "$T/res.html" "$T/run.res" 2>"$T/res.err" ||
-	fail "report of the result file exited $?: $(cat "$T/res.err")"
-browse res "$T/res.html"
-charts_ok res
+# The result file's page: the same charts, and the command line (the
+# HTML read, not browsed: the run's page was).
+"$IMAPSTRESS" report -o "$T/res.html" "$T/run.res" 2>"$T/res.report.err" ||
+	fail "report of the result file exited $?: $(cat "$T/res.report.err")"
+drawn_ok res "$T/res.html"
 assert_eq "$(cut -d' ' -f1 "$T/run.charts")" "$(cut -d' ' -f1 "$T/res.charts")" "result file: the same charts as the JSON's"
 grep -q 'data-key="settings (command line)"' "$T/res.html" || fail "result file: no command line on the page"
+
+# The LoadSim profile run: its actions, push (IDLE) and deliveries too.
+page profile "$T/profile.json"
+has_charts profile throughput distribution connections actions \
+	actions-distribution actions-p95 push-distribution deliveries
+
+# A capacity directory from a real scripts/capacity run: one run a count
+# (--repeats 1), 1 and 2 users; whatever it answers, the page shows it.
+rc=0
+IMAPSTRESS="$IMAPSTRESS" run_with_timeout 120 "$ROOT/scripts/capacity" \
+	--max-p95 FETCH=1000 --start 1 --max 2 --secs 2 --repeats 1 \
+	--out "$T/cap" -- port="$FAULT_PORT" >"$T/cap.out" 2>&1 || rc=$?
+[ "$rc" -le 1 ] || [ "$rc" = 3 ] || fail "scripts/capacity exited $rc: $(tail -n 3 "$T/cap.out")"
+[ -s "$T/cap/capacity-answer.json" ] || fail "scripts/capacity wrote no capacity-answer.json"
+page capacity "$T/cap"
+has_charts capacity capacity-score capacity-p95 capacity-steps capacity-fit
+ans=$($CHECK answer "$T/capacity.dom")
+note "capacity: $ans"
+assert_match '^[a-z]+ [0-9-]+ [0-9-]+ [0-9-]+ [0-9]+ [01] [0-9.e+-]+ 1000 (Holds|Could not|Stopped) ' "$ans" "capacity: the answer at the top"
+$CHECK marks "$T/capacity.dom" >"$T/capacity.marks"
+# The limit across the FETCH p95 chart; the interval shaded when there is
+# one (its lower end a number); the steps' and the counts' bars drawn.
+read -r id limit band_lo _ <<<"$(grep '^capacity-score ' "$T/capacity.marks")"
+assert_eq "capacity-score 1000" "$id $limit" "capacity: the limit line on the p95 chart"
+read -r _ _ lo _ <<<"$ans"
+[ "$lo" = - ] || [ "$band_lo" != - ] || fail "capacity: the interval $lo.. is not shaded"
+while read -r id _ _ _ bars; do
+	case $id in capacity-steps|capacity-fit)
+		[ "${bars%/*}" = "${bars#*/}" ] && [ "${bars%/*}" -ge 1 ] ||
+			fail "capacity: $id: $bars intervals drawn" ;;
+	esac
+done <"$T/capacity.marks"
+grep -q '^capacity-fit ' "$T/capacity.marks" || fail "capacity: no bars on the share chart"
+# Without the answer file (an older script's directory): still drawn,
+# saying there is none.
+cp -r "$T/cap" "$T/cap-old"
+rm "$T/cap-old/capacity-answer.json"
+# (Its charts are the page's above: the HTML is read, not browsed.)
+"$IMAPSTRESS" report -o "$T/capacity-old.html" "$T/cap-old" 2>"$T/capacity-old.err" ||
+	fail "report of a directory without capacity-answer.json exited $?: $(cat "$T/capacity-old.err")"
+assert_eq none "$($CHECK answer "$T/capacity-old.html")" "capacity without the answer file: no answer"
+grep -q 'data-answer="none">No answer file' "$T/capacity-old.html" || fail "capacity without the answer file: the page does not say so"
+# No answer, no limit: the FETCH p95 of this search is among the other
+# charts, and there is no score to draw against users.
+drawn_ok capacity-old "$T/capacity-old.html"
+has_charts capacity-old capacity-p95 capacity-steps capacity-fit
+
+# The compare of the run against the second: a row per figure, drawn.
+page compare "$T/run.res" -- "$T/run2.res"
+has_charts compare ratios
+# It names the files compared, not the temporary file compare wrote.
+grep -q "data-key=\"input\">$T/run\.res -- $T/run2\.res<" "$T/compare.dom" ||
+	fail "compare: the page does not name its inputs: $(grep -o 'data-key="input">[^<]*' "$T/compare.dom")"
+rows=$(grep '^ratios ' "$T/compare.charts" | cut -d' ' -f4)
+assert_ge "$rows" "$(($(commands_of "$T/run.json" | wc -w) * 4))" "compare: rows (rate, p50, p95, p99 per command)"
 
 # A 10-minute run: 600 ticks.
 "$PYTHON" - "$T/run.json" "$T/long.json" <<'PY'
@@ -161,7 +281,12 @@ bad "truncated result file" "$T/cut.res" "^imapstress report: $T/cut\.res:[0-9]+
 printf '{"type":"tick","t":1}\n{"type":"gauge"}\n' >"$T/kind.json"
 bad "a line of another kind" "$T/kind.json" "^imapstress report: $T/kind\.json:2: not a line of imapstress --json"
 bad "no such file" "$T/nonesuch.json" "^imapstress report: $T/nonesuch\.json: No such file"
-mkdir -p "$T/capdir" "$T/nocap"
+mkdir -p "$T/capdir" "$T/nocap" "$T/badans"
+cp "$T/cap/capacity.csv" "$T/badans/"
+printf '{"type":"capacity-answer"}\n' >"$T/badans/capacity-answer.json"
+bad "an answer file without a verdict" "$T/badans" "^imapstress report: $T/badans/capacity-answer\.json: not scripts/capacity's answer"
+printf '{"type":\n' >"$T/badans/capacity-answer.json"
+bad "an answer file that is not JSON" "$T/badans" "^imapstress report: $T/badans/capacity-answer\.json: not JSON: column [0-9]+"
 printf 'step,users,held\n1,x,1\n' >"$T/capdir/capacity.csv"
 bad "capacity.csv with a bad field" "$T/capdir" "^imapstress report: $T/capdir/capacity\.csv:2: column 2 \(users\): not a number"
 bad "a directory capacity did not write" "$T/nocap" "^imapstress report: $T/nocap/capacity\.csv: No such file or directory"

@@ -183,6 +183,57 @@ START_TEST(test_series_look_apart)
 }
 END_TEST
 
+/* The capacity chart's marks: a limit above every point still inside
+ * the frame (the y axis reaches it), the interval shaded and clipped to
+ * the frame, dots without a line, bars with their ends in data-lo/hi,
+ * a point without both ends without a bar. */
+START_TEST(test_marks)
+{
+	struct hbuf b;
+	struct hr_chart c = { "m", "score", "users", "ms", 1, false, false, 0,
+			      NULL, false, 0 };
+	const struct hr_marks mk = { true, 500, "limit <b>", 1.5, 99, "CI" };
+	struct hr_series *s = hr_chart_add(&c, "runs", 3);
+
+	s->dots = true;
+	hr_series_bars(s);
+	for (size_t i = 0; i < 3; i++) {
+		s->x[i] = (double)i + 1;
+		s->y[i] = 100 * (double)(i + 1);
+		s->ylo[i] = s->y[i] - 50;
+		s->yhi[i] = s->y[i] + 50;
+	}
+	s->yhi[2] = NAN;
+	hb_init(&b);
+	hr_line_chart_marked(&b, &c, &mk);
+	ck_assert_ptr_nonnull(strstr(b.p, "<line class=\"limit\" "
+				     "data-limit=\"500\""));
+	ck_assert_ptr_nonnull(strstr(b.p, "limit &lt;b&gt;"));
+	ck_assert_ptr_nonnull(strstr(b.p, "<rect class=\"band\" "
+				     "data-lo=\"1.5\" data-hi=\"99\""));
+	/* The limit (500) is the top: the y axis goes to 500 * 1.05. */
+	ck_assert_ptr_nonnull(strstr(b.p, ">500</text>"));
+	/* Clipped: from 1.5 of 1..3 (72 + 670 / 4) to the frame's right
+	 * edge (W - MR = 742). */
+	ck_assert_ptr_nonnull(strstr(b.p, "x=\"239.5\" y=\"12\" "
+				     "width=\"502.5\""));
+	ck_assert_ptr_null(strstr(b.p, "<path class=\"line\""));
+	ck_assert_uint_eq(count(b.p, "class=\"dots\""), 1);
+	ck_assert_ptr_nonnull(strstr(b.p, "data-bars=\"runs\" data-lo=\"50 "
+				     "150 250\" data-hi=\"150 250 -\""));
+	char *d = strstr(b.p, "data-bars=");
+	d = strstr(d, " d=\"");
+	ck_assert_uint_eq(count(d, "V") - count(strstr(d, "\"/>"), "V"), 2);
+	hb_free(&b);
+	hb_init(&b);
+	hr_line_chart(&b, &c);	/* unmarked: none of them */
+	ck_assert_ptr_null(strstr(b.p, "class=\"limit\""));
+	ck_assert_ptr_null(strstr(b.p, "class=\"band\""));
+	hb_free(&b);
+	hr_chart_free(&c);
+}
+END_TEST
+
 START_TEST(test_interval_chart)
 {
 	struct hbuf b;
@@ -216,6 +267,7 @@ hr_svg_suite(void)
 	tcase_add_test(tc, test_ticks);
 	tcase_add_test(tc, test_series_look_apart);
 	tcase_add_test(tc, test_interval_chart);
+	tcase_add_test(tc, test_marks);
 	suite_add_tcase(s, tc);
 	return s;
 }
