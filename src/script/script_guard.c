@@ -10,9 +10,9 @@
  * of literal text are, and the clean-up run after the last test deletes
  * them all, so that no unmarked mail of ours outlives the run.  A
  * script's step may destroy only there, and only after that check: a
- * destructive command (guard_destructive_text) in
- * another selected mailbox, or a DELETE of another name, ends the run as
- * the stress mix's refusal does (exit 2, nothing sent). */
+ * destructive command (guard_destructive_text) in another selected
+ * mailbox, or a DELETE of another name, ends the run as the stress
+ * mix's refusal does (exit 2, nothing sent). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
