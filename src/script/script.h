@@ -112,6 +112,10 @@ struct script {
 	unsigned n_idates;
 	struct script_step *steps;
 	unsigned n_steps;
+	/* Not a file: the clean-up after the last test (script_cleanup_new),
+	 * which logs in and deletes the test mailboxes and is no test of
+	 * its own (the report does not count it). */
+	bool cleanup;
 };
 
 /* Parse len octets of a test file named path.  Environment variables for
@@ -126,6 +130,12 @@ struct script *script_parse(const char *path, const char *text, size_t len,
 struct script *script_load(const char *path, char *err, size_t errlen);
 
 void script_free(struct script *s);	/* NULL is a no-op */
+
+/* The clean-up run after a list's last test: state auth, no commands.
+ * Its set-up deletes every "<mailbox>*" mailbox as a test's does (the
+ * set-up's APPENDs carry no marker, so what the tests leave must not
+ * outlive the run: the next run's foreign-mail check would refuse it). */
+struct script *script_cleanup_new(void);
 
 /* Fill s->idates from s->mbox_path (script_idate.c). */
 void script_idates_load(struct script *s);

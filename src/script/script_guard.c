@@ -4,11 +4,15 @@
  * each of them is opened read-only (EXAMINE) and, when it holds mail,
  * searched for messages without the marker; then CLOSE (after EXAMINE it
  * expunges nothing) and the DELETEs.  Once a set-up found the prefix
- * clean, every "<mailbox>*" mailbox is this process's work (a test's
- * own APPENDs of literal text carry no marker), and a script's step may
- * destroy only there: a destructive command (guard_destructive_text) in
- * another selected mailbox, or a DELETE of another name, ends the run as
- * the stress mix's refusal does (exit 2, nothing sent). */
+ * clean, every "<mailbox>*" mailbox is this process's work: the set-up
+ * appends the mbox's messages there as they are, without the marker
+ * (imaptest's tests compare whole messages), as a test's own APPENDs
+ * of literal text are, and the clean-up run after the last test deletes
+ * them all, so that no unmarked mail of ours outlives the run.  A
+ * script's step may destroy only there, and only after that check: a
+ * destructive command (guard_destructive_text) in another selected
+ * mailbox, or a DELETE of another name, ends the run as the stress
+ * mix's refusal does (exit 2, nothing sent). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +152,8 @@ sguard_listed(struct script_run *r, const struct imap_resp *resp,
 
 /* --- the steps --------------------------------------------------------- */
 
-static bool
-in_prefix(const struct script_run *r, const char *box, size_t len)
+bool
+sguard_ours(const struct script_run *r, const char *box, size_t len)
 {
 	size_t n = strlen(r->box);
 	return len >= n && memcmp(box, r->box, n) == 0;
@@ -174,9 +178,17 @@ sguard_step(struct script_run *r, unsigned conn, const char *text,
 	}
 	if (r->env.guard == NULL || !guard_destructive_text(text, len))
 		return true;
+	/* The test's names are ours only once a set-up of this process has
+	 * checked them: a test with state: nonauth has no set-up. */
+	if (!prefix_clear(r)) {
+		refuse(r, r->box, 0, "a script's destructive command before any "
+		       "set-up checked the test mailbox's names (state: nonauth "
+		       "has no set-up)", line);
+		return false;
+	}
 	if (guard_names_box(text, len)) {
 		n = guard_box_arg(text, len, 0, &box);
-		if (n > 0 && in_prefix(r, box, n))
+		if (n > 0 && sguard_ours(r, box, n))
 			return true;
 		char name[256];
 		snprintf(name, sizeof(name), "%.*s", (int)(n > 0 ? n : 9),
@@ -185,7 +197,7 @@ sguard_step(struct script_run *r, unsigned conn, const char *text,
 		       "names", line);
 		return false;
 	}
-	if (c->selected != NULL && in_prefix(r, c->selected, strlen(c->selected)))
+	if (c->selected != NULL && sguard_ours(r, c->selected, strlen(c->selected)))
 		return true;
 	refuse(r, c->selected ? c->selected : "(none selected)", 0,
 	       "a script's destructive command outside the test mailbox's "

@@ -1,5 +1,6 @@
 /* script_load.c: a test file from disk (bounded, regular files only) and
- * its NAME.mbox beside it.  (script_free is script_parse.c's, which
+ * its NAME.mbox beside it, and the clean-up run that follows the last
+ * test (script.h).  (script_free is script_parse.c's, which
  * builds the struct and frees it on a parse error.) */
 #include <stdlib.h>
 #include <string.h>
@@ -47,5 +48,20 @@ script_load(const char *path, char *err, size_t errlen)
 		return s;
 	}
 	free(mbox);
+	return s;
+}
+
+struct script *
+script_cleanup_new(void)
+{
+	struct script *s = xcalloc(1, sizeof(*s));
+
+	s->path = xstrdup("(clean-up)");
+	s->name = xstrdup("(clean-up)");
+	s->connections = 1;
+	s->messages = 0;
+	s->state = SCRIPT_ST_AUTH;
+	s->ignore_extra_untagged = true;
+	s->cleanup = true;
 	return s;
 }

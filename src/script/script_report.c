@@ -20,6 +20,15 @@ name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void
+list_push(struct script_list *l, struct script *s, struct msg_pool *pool)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->pools = xrealloc(l->pools, (l->n + 1) * sizeof(*l->pools));
+	l->v[l->n] = s;
+	l->pools[l->n++] = pool;
+}
+
 static int
 list_add(struct script_list *l, const char *file, char *err, size_t errlen)
 {
@@ -37,10 +46,7 @@ list_add(struct script_list *l, const char *file, char *err, size_t errlen)
 		script_free(s);
 		return -1;
 	}
-	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
-	l->pools = xrealloc(l->pools, (l->n + 1) * sizeof(*l->pools));
-	l->v[l->n] = s;
-	l->pools[l->n++] = pool;
+	list_push(l, s, pool);
 	return 0;
 }
 
@@ -60,7 +66,10 @@ script_list_load(struct script_list *l, const char *path, char *err,
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		sbuf_reset(&e);
-		return list_add(l, path, err, errlen);
+		if (list_add(l, path, err, errlen) < 0)
+			return -1;
+		list_push(l, script_cleanup_new(), NULL);
+		return 0;
 	}
 	DIR *d = opendir(path);
 	if (d == NULL) {
@@ -104,6 +113,8 @@ script_list_load(struct script_list *l, const char *path, char *err,
 	sbuf_reset(&e);
 	if (rc < 0)
 		script_list_free(l);
+	else
+		list_push(l, script_cleanup_new(), NULL);
 	return rc;
 }
 
@@ -163,6 +174,31 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The detail's lines (escaped already: printable), indented. */
+static void
+print_detail(FILE *out, const char *detail)
+{
+	for (const char *p = detail; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		fprintf(out, "  %.*s\n", (int)len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+/* The clean-up run is no test: silent when it deleted what the tests
+ * left, a warning on stderr when it could not (the next run's
+ * foreign-mail check will find those mailboxes and say so). */
+static void
+report_cleanup(const struct script_outcome *o)
+{
+	if (o->verdict != SCRIPT_FAIL || o->foreign)	/* the driver says that */
+		return;
+	fprintf(stderr, "imapstress: the clean-up after the last test failed; "
+		"the test mailboxes may still be there:\n");
+	print_detail(stderr, o->detail);
+}
+
 void
 script_report_test(struct script_report *r, const struct script *s,
 		   const struct script_outcome *o)
@@ -171,6 +207,10 @@ script_report_test(struct script_report *r, const struct script *s,
 	struct sbuf name = { 0 };
 	FILE *out = r->json_stdout ? stderr : stdout;
 
+	if (s->cleanup) {
+		report_cleanup(o);
+		return;
+	}
 	sbuf_add_escaped(&name, s->name, strlen(s->name));
 	if (o->verdict == SCRIPT_PASS) {
 		r->passed++;
@@ -184,13 +224,7 @@ script_report_test(struct script_report *r, const struct script *s,
 			fprintf(out, "%s: FAILED (line %u)\n", name.s, o->line);
 		else
 			fprintf(out, "%s: FAILED\n", name.s);
-		/* The detail is escaped already: printable lines. */
-		for (const char *p = o->detail; p && *p;) {
-			const char *nl = strchr(p, '\n');
-			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			fprintf(out, "  %.*s\n", (int)len, p);
-			p += len + (nl != NULL);
-		}
+		print_detail(out, o->detail);
 	}
 	if (r->json != NULL) {
 		fputs("{\"test\":", r->json);

@@ -5,7 +5,8 @@
  *   NAME: ok
  *   NAME: FAILED (line L)        followed by the diff, indented
  *   NAME: skipped: missing capability X
- * then "N passed, N failed, N skipped".  With --json FILE (or -), one
+ * then "N passed, N failed, N skipped".  The clean-up run after the last
+ * test has no line: only when it fails, a warning on stderr.  With --json FILE (or -), one
  * JSON object per test ({"test","result":"ok|failed|skipped","line",
  * "commands" (answered as expected),"total" (in the file),"extension"
  * (it has capabilities:),"detail"}) and a last one with the totals. */
@@ -27,8 +28,9 @@ struct script_list {
 };
 
 /* A directory: every regular file in it whose name neither begins with
- * '.' nor ends in ".mbox", in name order.  Any malformed file: -1 with
- * "PATH: FILE:LINE: why" in err. */
+ * '.' nor ends in ".mbox", in name order; then the clean-up run
+ * (script_cleanup_new), which script_report_test does not count.  Any
+ * malformed file: -1 with "PATH: FILE:LINE: why" in err. */
 int script_list_load(struct script_list *l, const char *path, char *err,
 		     size_t errlen);
 void script_list_free(struct script_list *l);

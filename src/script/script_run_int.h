@@ -86,6 +86,10 @@ struct script_run {
 	struct rconn conn[SCRIPT_MAX_CONNS];
 	unsigned n_ready;
 	unsigned tag_no;
+	/* A set-up of this process got as far as the LIST of the test
+	 * mailboxes: the clean-up run has something to delete (never
+	 * reset between tests). */
+	bool prefix_used;
 
 	/* set-up */
 	unsigned setup_no, setup_was, setup_conn;
@@ -142,15 +146,20 @@ void sguard_listed(struct script_run *r, const struct imap_resp *resp,
 		   const char *name, size_t len);
 bool sguard_step(struct script_run *r, unsigned conn, const char *text,
 		 unsigned line);
+/* Is box (len octets) one of the test's own mailboxes: a name that
+ * begins with the test mailbox's? */
+bool sguard_ours(const struct script_run *r, const char *box, size_t len);
 
 /* script_run.c; hint (or NULL) goes on a line of its own */
 void srun_fail_setup(struct script_run *r, const char *what,
 		     const struct imap_resp *resp, const char *hint);
 
 /* script_append.c: (with_date: the mbox's date for it and) " {N}\r\n"
- * and the mbox's next message (with the marker) onto b; false when the
- * test has no message to give. */
-bool sappend_next(struct script_run *r, struct sbuf *b, bool with_date);
+ * and the mbox's next message onto b, as the mbox has it when it goes
+ * into the test's own mailboxes (sguard_ours), else with the marker
+ * first; false when the test has no message to give. */
+bool sappend_next(struct script_run *r, struct sbuf *b, bool with_date,
+		  bool marked);
 /* text (expanded, len octets) is imaptest's bodiless APPEND: out is
  * replaced by the command with the next message; false: not one (or no
  * message to give), out untouched. */

@@ -9,6 +9,8 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* The first n octets of s and a NUL after them: a NUL among them is
+ * copied like any octet (the scripted tests' literals hold some). */
 char *xstrndup(const char *s, size_t n);
 /* n octets aligned to align (a power of two, a multiple of sizeof(void *));
  * release with free(). */

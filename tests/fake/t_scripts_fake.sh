@@ -5,7 +5,8 @@
 # one rule fail with a diff naming the line of the script that caught it,
 # exit 1.  A server that refuses CREATE of the test mailbox: the failure
 # names the mailbox (under NAMESPACE's prefix when offered), shows the
-# server's line escaped, and hints at box=.
+# server's line escaped, and hints at box=.  A clean-up after the last
+# test that the server refuses is a warning naming the server's line.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/fake/fault_lib.sh"
@@ -78,6 +79,23 @@ assert_match "^  set-up: CREATE of the test mailbox 'Work' failed" "$(cat "$TEST
 	"CREATE refused, box= given: the mailbox"
 assert_match "^  hint: the name is box='Work'; give box= a mailbox this user may create" \
 	"$(cat "$TEST_TMP/given.out")" "CREATE refused, box= given: the hint"
+
+# The clean-up after the last test: a server that refuses every DELETE
+# (the guard off: this fake cannot answer its search) fails the test's
+# set-up, and the clean-up's own refusal is a warning with the server's
+# line; it is no test of its own (the totals count one).
+fault_server cleanup --mode script --script \
+	"$ROOT/tests/fake/scenarios/script-cleanup-refused.conf"
+rc=0
+run_with_timeout 30 "$IMAPSTRESS" test="$script" port="$FAULT_PORT" user=u pass=p \
+	--allow-foreign-mail >"$TEST_TMP/cleanup.out" 2>"$TEST_TMP/cleanup.err" || rc=$?
+cat "$TEST_TMP/cleanup.out" "$TEST_TMP/cleanup.err" >&2
+assert_eq 1 "$rc" "clean-up refused: exit status"
+assert_match '^0 passed, 1 failed, 0 skipped$' "$(cat "$TEST_TMP/cleanup.out")" \
+	"clean-up refused: the totals count the test only"
+assert_eq "imapstress: the clean-up after the last test failed; the test mailboxes may still be there:
+  set-up: DELETE of an old test mailbox: the server sent 'u5 NO [CANNOT] not today'" \
+	"$(cat "$TEST_TMP/cleanup.err")" "clean-up refused: the warning and the server's line"
 
 # A malformed test file: nothing is sent, one line naming file and line,
 # exit 2 (the good server is still up: it must not be reached).

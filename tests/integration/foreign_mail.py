@@ -8,6 +8,8 @@
   foreign_mail.py ids PORT PASS USER BOX
       The Message-IDs in BOX, sorted, one a line ("" for a message
       without one); exit 1 when BOX does not exist.
+  foreign_mail.py list PORT PASS USER PATTERN
+      The mailbox names LIST "" PATTERN gives, sorted, one a line.
   foreign_mail.py search PORT PASS USER BOX
       "EXISTS FOREIGN": how many messages BOX holds, and how many of them
       the server's own answer to the guard's check, UID SEARCH NOT HEADER
@@ -88,6 +90,12 @@ def main():
             ids.append(mid)
         for mid in sorted(ids):
             print(mid)
+    elif op == "list":
+        untagged, _ = s.cmd('LIST "" "%s"' % box)
+        names = [l.decode("utf-8", "replace").rstrip("\r\n").rsplit(" ", 1)[1].strip('"')
+                 for l in untagged if l.startswith(b"* LIST ")]
+        for name in sorted(names):
+            print(name)
     elif op == "search":
         untagged, _ = s.cmd('EXAMINE "%s"' % box)
         exists = [int(l.split()[1]) for l in untagged if l.endswith(b" EXISTS\r\n")]

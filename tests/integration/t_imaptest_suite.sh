@@ -13,16 +13,15 @@ suite=${IMAPTEST_SUITE:-$(cd "$ROOT/.." && pwd)/shared/imaptest/tests}
 [ -d "$suite" ] || skip "no imaptest suite at $suite (imaptest's src/tests; see ../shared/imaptest/README.md)"
 need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
 
-# Groups that fail against Dovecot 2.3.19 and why (none is the server's):
-#  - the marker: every message imapstress appends carries its X-Imapstress
-#    line first, and these compare a BODY[] or a part's MIME header whole:
-#    fetch-binary-mime fetch-body-message-rfc822 fetch-body-message-rfc822-mime
-#    fetch-body-message-rfc822-x2 fetch-body-mime
-#  - the file: append-binary expects a 6-octet literal where the server
-#    (rightly) sends the 7 it stored; imaptest compares literals as C
-#    strings and stops at their first octet, a NUL.
-known="append-binary fetch-binary-mime fetch-body-message-rfc822
-fetch-body-message-rfc822-mime fetch-body-message-rfc822-x2 fetch-body-mime"
+# The one group that fails against Dovecot 2.3.19, and why (the file's,
+# not the server's): append-binary's APPEND block (lines 4-15, "~{{{":
+# lines joined by LF, their CRs kept) stores a 7-octet body, lines 11-14:
+# 00 2d e4 0a 0d 0a 0a; line 36 expects "binary.size[1] 7", but the
+# literal the same reply expects (its block, lines 37-39) holds 6 octets,
+# 00 2d e4 0a 0d 0a: one empty line fewer.  Dovecot sends the 7 it
+# stored.  imaptest passes it because it compares a literal as a C
+# string (strcasecmp), which for both ends at the first octet, a NUL.
+known="append-binary"
 # Skipped: this Dovecot lacks URLAUTH and CONTEXT=SORT; urlauth2 needs user2=.
 skipped="sort-partial urlauth urlauth-binary urlauth2"
 
@@ -49,6 +48,12 @@ for g in $known; do
 done
 for g in $skipped; do
 	assert_match "^$g +skipped " "$table" "$g is skipped"
+done
+# Whole BODY[] and MIME-header comparisons: the set-up's messages go
+# unmarked into the test mailboxes (they failed on the marker line).
+for g in fetch-binary-mime fetch-body-message-rfc822 \
+	fetch-body-message-rfc822-mime fetch-body-message-rfc822-x2 fetch-body-mime; do
+	assert_match "^$g +ok " "$table" "$g passes"
 done
 # The constructs imapstress refused at load before: these pass now.
 for g in list listext logout expunge2 fetch fetch-body subscribe notify \

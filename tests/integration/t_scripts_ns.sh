@@ -20,10 +20,13 @@ cat "$TEST_TMP/out" >&2
 assert_eq 0 "$rc" "exit status (stderr: $(head -c 300 "$TEST_TMP/err"))"
 assert_match "^$n passed, 0 failed, 0 skipped\$" "$(cat "$TEST_TMP/out")" "totals"
 
-# The test mailboxes were made under the prefix: the server lists them
-# there (the last test, uidplus, leaves INBOX.imaptest with 2 of its 3 messages).
-assert_eq 2 "$("$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" scripts INBOX.imaptest)" \
-	"messages in INBOX.imaptest"
+# The test mailboxes were made under the prefix (a top-level CREATE is
+# refused, below), and the clean-up after the last test deleted them:
+# INBOX.imaptest is gone.
+rc=0
+"$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" scripts INBOX.imaptest \
+	>"$TEST_TMP/count" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "INBOX.imaptest is still there: $(cat "$TEST_TMP/count")"
 
 # Outside the namespace CREATE is refused: the failure says which
 # mailbox, what the server said and what to do.

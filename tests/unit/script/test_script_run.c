@@ -133,10 +133,10 @@ finish(void)
 		sbuf_reset(&F.sent[i]);
 }
 
-/* Greet and walk the set-up up to level: 0 auth, 1 created, 2 selected
- * (the steps' first tag is then s7, s8, s9). */
+/* Greet and log in: the set-up's first three commands, caps the
+ * capabilities after LOGIN. */
 static void
-setup_to_steps(const char *caps, int level)
+greet_login(const char *caps)
 {
 	char line[256];
 
@@ -148,6 +148,14 @@ setup_to_steps(const char *caps, int level)
 	expect_sent(0, "u3 CAPABILITY\r\n");
 	snprintf(line, sizeof(line), "* CAPABILITY %s\nu3 OK", caps);
 	server(0, line);
+}
+
+/* Greet and walk the set-up up to level: 0 auth, 1 created, 2 selected
+ * (the steps' first tag is then s7, s8, s9). */
+static void
+setup_to_steps(const char *caps, int level)
+{
+	greet_login(caps);
 	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
 	server(0, "* LIST () \"/\" tbox\n* LIST () \"/\" tbox/sub\nu4 OK");
 	expect_sent(0, "u5 DELETE \"tbox/sub\"\r\n");
@@ -697,23 +705,26 @@ three_messages(void)
 }
 
 /* imaptest's bodiless APPEND: "append" alone goes to $mailbox, "append
- * BOX (flags)" to BOX, each with the mbox's next message; one with a
- * literal is sent as written.  $tag is the step's tag, "$$" a '$'. */
+ * BOX (flags)" to BOX, each with the mbox's next message (as the mbox
+ * has it in the test's own mailboxes, with the marker in any other);
+ * one with a literal is sent as written.  $tag is the step's tag, "$$"
+ * a '$'. */
 START_TEST(test_bare_append_tag_dollar)
 {
 	three_messages();
 	start("state: created\n\nok append\nok append other (\\seen)\n"
+	      "ok append \"tbox2\"\n"
 	      "ok append x {3}\ny\n\nok store 1 +flags ($$kw)\n"
 	      "* 1 fetch (flags ($$kw)) $tag\n");
 	setup_to_steps("IMAP4rev1", 1);
 	const struct msg *m = msg_pool_get(pool, 0);
 	char want[128];
-	snprintf(want, sizeof(want), "s8 append \"tbox\" {%zu}\r\n",
-		 MSG_MARK_LINE_LEN + m->len);
+	snprintf(want, sizeof(want), "s8 append \"tbox\" {%zu}\r\n", m->len);
 	expect_sent(0, want);
 	server(0, "+ go");
 	char *body = took(0);
-	ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
+	ck_assert_uint_eq(strlen(body), m->len + 2);
+	ck_assert(memcmp(body, m->data, m->len) == 0);
 	free(body);
 	server(0, "s8 OK");
 	m = msg_pool_get(pool, 1);
@@ -721,14 +732,23 @@ START_TEST(test_bare_append_tag_dollar)
 		 MSG_MARK_LINE_LEN + m->len);
 	expect_sent(0, want);
 	server(0, "+ go");
-	free(took(0));
+	body = took(0);
+	ck_assert(strncmp(body, "X-Imapstress: run=00c0ffee12345678 ", 35) == 0);
+	ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
+	free(body);
 	server(0, "s9 OK");
-	expect_sent(0, "s10 append x {3}\r\n");
+	m = msg_pool_get(pool, 2);
+	snprintf(want, sizeof(want), "s10 append \"tbox2\" {%zu}\r\n", m->len);
+	expect_sent(0, want);
+	server(0, "+ go");
+	free(took(0));
+	server(0, "s10 OK");
+	expect_sent(0, "s11 append x {3}\r\n");
 	server(0, "+ go");
 	expect_sent(0, "y\r\n\r\n");
-	server(0, "s10 OK");
-	expect_sent(0, "s11 store 1 +flags ($kw)\r\n");
-	server(0, "* 1 FETCH (FLAGS ($kw)) s11\ns11 OK");
+	server(0, "s11 OK");
+	expect_sent(0, "s12 store 1 +flags ($kw)\r\n");
+	server(0, "* 1 FETCH (FLAGS ($kw)) s12\ns12 OK");
 	server(0, "z OK");
 	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
 	finish();
@@ -744,18 +764,17 @@ START_TEST(test_append_setup)
 		const struct msg *m = msg_pool_get(pool, i % 3);
 		char want[128], tag[16];
 		snprintf(tag, sizeof(tag), "u%u", 8 + i);
-		/* The mbox's message with this run's marker first: the
-		 * literal counts it (issue 31). */
+		/* The mbox's message as it is, without the marker: the
+		 * test's own mailbox needs none (script_guard.c), and
+		 * imaptest's tests compare BODY[] whole. */
 		snprintf(want, sizeof(want), "%s APPEND \"tbox\" {%zu}\r\n", tag,
-			 MSG_MARK_LINE_LEN + m->len);
+			 m->len);
 		expect_sent(0, want);
 		server(0, "+ go");
 		char *body = took(0);
-		snprintf(want, sizeof(want), "X-Imapstress: run=00c0ffee12345678 "
-			 "(imapstress %s)\r\n", IMAPSTRESS_VERSION);
-		ck_assert_uint_eq(strlen(body), MSG_MARK_LINE_LEN + m->len + 2);
-		ck_assert(memcmp(body, want, MSG_MARK_LINE_LEN) == 0);
-		ck_assert(memcmp(body + MSG_MARK_LINE_LEN, m->data, m->len) == 0);
+		ck_assert_uint_eq(strlen(body), m->len + 2);
+		ck_assert(memcmp(body, m->data, m->len) == 0);
+		ck_assert_ptr_null(strstr(body, "X-Imapstress"));
 		free(body);
 		snprintf(want, sizeof(want), "* %u EXISTS\n%s OK [APPENDUID 1 %u]", i + 1,
 			 tag, i + 1);
@@ -777,13 +796,7 @@ static void
 guarded_to_list(const char *text)
 {
 	start(text);
-	script_on_ready(F.run, 0);
-	expect_sent(0, "u1 CAPABILITY\r\n");
-	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
-	expect_sent(0, "u2 LOGIN \"u@d\" \"pw\"\r\n");
-	server(0, "u2 OK");
-	expect_sent(0, "u3 CAPABILITY\r\n");
-	server(0, "* CAPABILITY IMAP4rev1\nu3 OK");
+	greet_login("IMAP4rev1");
 	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
 	server(0, "* LIST () \"/\" tbox\n* LIST (\\Noselect) \"/\" tbox/sub\nu4 OK");
 }
@@ -803,7 +816,6 @@ guarded_search(const char *exists, const char *answer)
  * check again. */
 START_TEST(test_guard_setup_clean)
 {
-	guard = guard_new();
 	guarded_to_list("ok noop\n");
 	guarded_search("* 3 EXISTS\nu5 OK [READ-ONLY]", "* SEARCH\nu6 OK");
 	expect_sent(0, "u7 EXAMINE \"tbox/sub\"\r\n");
@@ -820,14 +832,11 @@ START_TEST(test_guard_setup_clean)
 	guarded_to_list("ok noop\n");
 	expect_sent(0, "u5 DELETE \"tbox/sub\"\r\n");
 	finish();
-	guard_free(guard);
-	guard = NULL;
 }
 END_TEST
 
 START_TEST(test_guard_setup_foreign)
 {
-	guard = guard_new();
 	guarded_to_list("ok noop\n");
 	guarded_search("* 20 EXISTS\nu5 OK [READ-ONLY]",
 		       "* SEARCH 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 "
@@ -850,15 +859,12 @@ START_TEST(test_guard_setup_foreign)
 	ck_assert(outcome()->foreign);
 	ck_assert_ptr_nonnull(strstr(outcome()->detail, "answered NO"));
 	finish();
-	guard_free(guard);
-	guard = NULL;
 }
 END_TEST
 
 /* A step may destroy only in the test's own mailboxes. */
 START_TEST(test_guard_steps)
 {
-	guard = guard_new();
 	/* As after a clean check (test_guard_setup_clean). */
 	guard_set(guard, guard_entry(guard, "u@d", "tbox*", 5), GUARD_SAFE);
 	start("ok store 1 +flags \\deleted\nok expunge\nok select inbox\n"
@@ -880,10 +886,101 @@ START_TEST(test_guard_steps)
 	ck_assert(outcome()->foreign);
 	expect_sent(0, "");
 	finish();
+}
+END_TEST
+
+/* A nonauth test has no set-up, so nothing checked the test mailbox's
+ * names: a destructive step there is refused like one elsewhere (it
+ * would have deleted a "tbox" of someone else's mail unchecked). */
+START_TEST(test_guard_nonauth)
+{
+	start("state: nonauth\n\nok login u@d pw\nok delete tbox\n");
+	script_on_ready(F.run, 0);
+	expect_sent(0, "u1 CAPABILITY\r\n");
+	server(0, "* CAPABILITY IMAP4rev1\nu1 OK");
+	expect_sent(0, "s2 login u@d pw\r\n");
+	server(0, "s2 OK");
+	ck_assert(outcome()->foreign);
+	ck_assert_ptr_nonnull(strstr(outcome()->detail, "mailbox \"tbox\""));
+	ck_assert_ptr_nonnull(strstr(outcome()->detail, "before any set-up "
+				     "checked"));
+	expect_sent(0, "");	/* the DELETE never went */
+	finish();
+}
+END_TEST
+
+/* The clean-up run after the last test (script_cleanup_new): on the run
+ * object the tests used, it logs in, lists the test mailboxes, deletes
+ * them (children first) and logs out, with no check where a test's
+ * set-up checked already; with no test that got as far as the LIST, it
+ * ends at once and opens nothing. */
+START_TEST(test_cleanup_run)
+{
+	/* a test: its set-up checks the names (LIST: nothing there yet) */
+	start("ok noop\n");
+	greet_login("IMAP4rev1");
+	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
+	server(0, "u4 OK");
+	expect_sent(0, "u5 CREATE \"tbox\"\r\n");
+	server(0, "u5 OK");
+	expect_sent(0, "u6 SELECT \"tbox\"\r\n");
+	server(0, "* 0 EXISTS\nu6 OK");
+	expect_sent(0, "s7 noop\r\n");
+	server(0, "s7 OK");
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+
+	/* then the clean-up on the same run object */
+	struct script *c = script_cleanup_new();
+	ck_assert(c->cleanup);
+	F.opened = F.closed = 0;
+	script_run_start(F.run, c, NULL);
+	ck_assert(!script_run_finished(F.run));
+	ck_assert_uint_eq(F.opened, 1);
+	greet_login("IMAP4rev1");
+	expect_sent(0, "u4 LIST \"\" \"tbox*\"\r\n");
+	server(0, "* LIST () \"/\" tbox\n* LIST () \"/\" tbox/x\nu4 OK");
+	expect_sent(0, "u5 DELETE \"tbox/x\"\r\n");
+	server(0, "u5 OK");
+	expect_sent(0, "u6 DELETE \"tbox\"\r\n");
+	server(0, "u6 OK");
+	expect_sent(0, "z LOGOUT\r\n");	/* no CREATE, no APPEND */
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	ck_assert(F.closed & 1);
+	finish();
+
+	/* nothing was used: done at once, no connection */
+	start("state: nonauth\n\nok noop\n");
+	script_run_free(F.run);
+	const struct script_env env = { .user = "u@d", .password = "pw",
+					.mailbox = "tbox", .guard = guard };
+	const struct script_io io = { io_open, io_send, io_close };
+	F.run = script_run_new(&env, &io, NULL);
+	F.opened = 0;
+	script_run_start(F.run, c, NULL);
+	ck_assert(script_run_finished(F.run));
+	ck_assert_int_eq(script_run_outcome(F.run)->verdict, SCRIPT_PASS);
+	ck_assert_uint_eq(F.opened, 0);
+	finish();
+	script_free(c);
+}
+END_TEST
+
+/* The guard tests' process memory (imap/guard.h). */
+static void
+guard_up(void)
+{
+	guard = guard_new();
+}
+
+static void
+guard_down(void)
+{
 	guard_free(guard);
 	guard = NULL;
 }
-END_TEST
 
 static Suite *
 script_run_suite(void)
@@ -908,12 +1005,17 @@ script_run_suite(void)
 	tcase_add_test(tc, test_predefined_variables);
 	tcase_add_test(tc, test_append_setup);
 	tcase_add_test(tc, test_bare_append_tag_dollar);
-	tcase_add_test(tc, test_guard_setup_clean);
-	tcase_add_test(tc, test_guard_setup_foreign);
-	tcase_add_test(tc, test_guard_steps);
 	tcase_add_test(tc, test_namespace);
 	tcase_add_test(tc, test_split_fetch);
 	suite_add_tcase(s, tc);
+	TCase *tg = tcase_create("guard");
+	tcase_add_checked_fixture(tg, guard_up, guard_down);
+	tcase_add_test(tg, test_guard_setup_clean);
+	tcase_add_test(tg, test_guard_setup_foreign);
+	tcase_add_test(tg, test_guard_steps);
+	tcase_add_test(tg, test_guard_nonauth);
+	tcase_add_test(tg, test_cleanup_run);
+	suite_add_tcase(s, tg);
 	return s;
 }
 
