@@ -259,10 +259,13 @@ struct user {
 	bool need_fetch;		/* EXISTS grew: fetch uidnext:* */
 	uint64_t t_exists;		/* when it grew (ACT_NOTICE) */
 	uint64_t last_action;		/* for mail_action_repeat_delay */
-	struct umail todo[UMAIL_MAX];
-	unsigned todo_head, todo_n;
-	struct ureply replies[UREPLY_MAX];
-	unsigned n_replies;
+	/* Grown as mail comes (ubase_todo_push, ubase_reply_push): most
+	 * users hold none or a few, and inline at the bounds they cost 5 KB
+	 * each (a third of a LoadSim user's memory at 10,000 users). */
+	struct umail *todo;		/* ring of todo_cap, up to UMAIL_MAX */
+	unsigned todo_head, todo_n, todo_cap;
+	struct ureply *replies;		/* n_replies of replies_cap */
+	unsigned n_replies, replies_cap;
 	unsigned sends_due;		/* mail_send_interval fired */
 	/* Push latency: INBOX 250s matched to the EXISTS and FETCH the
 	 * working connection sees (push_track.h). */
@@ -356,6 +359,14 @@ bool ubase_guard(struct uconn *uc, enum op op, const char *text);
 /* A SELECT of folder f was answered OK: uc->sel, and an empty folder
  * needs no check. */
 void ubase_selected(struct uconn *uc, enum ufolder f);
+/* New mail to act on, at the end of u->todo (false: UMAIL_MAX held, it
+ * is dropped); the oldest, taken off its head. */
+bool ubase_todo_push(struct user *u, const struct umail *m);
+struct umail ubase_todo_pop(struct user *u);
+/* A draft to send (false: UREPLY_MAX held, it is dropped). */
+bool ubase_reply_push(struct user *u, const struct ureply *r);
+/* What ubase_todo_push and ubase_reply_push allocated. */
+void ubase_user_free(struct user *u);
 /* Arm ev to fire `us` from now (0: at the next loop turn). */
 void ubase_timer(struct event *ev, uint64_t us);
 /* Something fell due for the user (mail came, a send is due): wake its
