@@ -253,6 +253,7 @@ users_free(struct users *r)
 		for (unsigned k = 0; k < uw->n_u; k++)
 			ubase_user_free(uw->u[k]);
 		free(uw->u);
+		free(uw->push_users);
 		free(uw);
 	}
 	free(r->uw);
