@@ -201,6 +201,7 @@ struct uconn {
 	bool in_session;	/* logged in, set up */
 	bool logout_due;	/* mail_session_length is over */
 	uint64_t t_session_end;	/* 0 = never */
+	uint64_t t_poll;	/* without IDLE: the next NOOP not before */
 	uint32_t exists;	/* INBOX messages as this session saw them */
 	/* The job running (one command in flight at a time). */
 	enum ujob job;
