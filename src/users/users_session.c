@@ -147,10 +147,17 @@ usess_kick(struct user *u)
 	struct uconn *next;
 
 	/* A pump may end a session, never the list: a closed slot leaves it
-	 * in its closed hook, later. */
+	 * in its closed hook, later.  Woken by a timer or another
+	 * connection, what the pump sends goes out here, in one batch (a
+	 * due one, conn.h), not through the write event: that armed and
+	 * disarmed it, two epoll_ctl() per poll (strace: 1,785 an hour per
+	 * user of a client without IDLE, 851 writev). */
+	uint64_t now = clock_us();
 	for (struct uconn *uc = u->on; uc != NULL; uc = next) {
 		next = uc->next_on;
+		conn_batch_begin(uc->c, now);
 		usess_pump(uc);
+		conn_batch_end(uc->c, now);
 	}
 }
 
