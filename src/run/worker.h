@@ -61,6 +61,10 @@ struct worker {
 	bool draining;
 
 	uint64_t t_last_tick;
+	/* The tick's walk over the connections (worker_tick_conns): where
+	 * the next tick starts, and what this round has seen so far. */
+	unsigned tick_next;
+	struct conn_gauges tick_round;
 	uint64_t t_last_pub;	/* the counters' last copy (worker_tick_cb) */
 	double ramp_tokens;	/* --connect-rate token bucket */
 	uint64_t t_last_ramp;

@@ -251,8 +251,9 @@ users_free(struct users *r)
 		if (uw == NULL)
 			continue;
 		for (unsigned k = 0; k < uw->n_u; k++)
-			free(uw->u[k]);
+			ubase_user_free(uw->u[k]);
 		free(uw->u);
+		free(uw->push_users);
 		free(uw);
 	}
 	free(r->uw);

@@ -5,12 +5,14 @@
  * that users_new hands over: the files below the session tell it that
  * work fell due without calling up into it). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <event2/event.h>
 
 #include "users/users_int.h"
+#include "util/xmalloc.h"
 
 const char *const ubase_folder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",
 					     "Sent", "Calendar",
@@ -57,6 +59,58 @@ struct uconn *
 ubase_uconn(struct uworker *uw, struct conn *c)
 {
 	return &uw->run->slots[conn_slot(c)];
+}
+
+bool
+ubase_todo_push(struct user *u, const struct umail *m)
+{
+	if (u->todo_n == UMAIL_MAX)
+		return false;
+	if (u->todo_n == u->todo_cap) {
+		/* Grow and unwrap the ring: the head goes to 0. */
+		unsigned cap = u->todo_cap ? u->todo_cap * 2 : 4;
+		struct umail *t = xmalloc(cap * sizeof(*t));
+		for (unsigned i = 0; i < u->todo_n; i++)
+			t[i] = u->todo[(u->todo_head + i) % u->todo_cap];
+		free(u->todo);
+		u->todo = t;
+		u->todo_cap = cap;
+		u->todo_head = 0;
+	}
+	u->todo[(u->todo_head + u->todo_n++) % u->todo_cap] = *m;
+	return true;
+}
+
+struct umail
+ubase_todo_pop(struct user *u)
+{
+	struct umail m = u->todo[u->todo_head];
+
+	u->todo_head = (u->todo_head + 1) % u->todo_cap;
+	u->todo_n--;
+	return m;
+}
+
+bool
+ubase_reply_push(struct user *u, const struct ureply *r)
+{
+	if (u->n_replies == UREPLY_MAX)
+		return false;
+	if (u->n_replies == u->replies_cap) {
+		u->replies_cap = u->replies_cap ? u->replies_cap * 2 : 2;
+		u->replies = xrealloc(u->replies,
+				      u->replies_cap * sizeof(*u->replies));
+	}
+	u->replies[u->n_replies++] = *r;
+	return true;
+}
+
+void
+ubase_user_free(struct user *u)
+{
+	free(u->todo);
+	free(u->replies);
+	free(u);
 }
 
 void

@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "util/xmalloc.h"
 
 void
 ucount(struct user *u, enum ucount_kind k, enum ufolder f)
@@ -83,7 +84,19 @@ ucount_users_in(struct user *u, int delta)
 void
 ucount_push_delivered(struct user *u, uint64_t t)
 {
-	push_track_delivered(u->push, u->uw->act, t);
+	struct uworker *uw = u->uw;
+
+	push_track_delivered(u->push, uw->act, t);
+	if (u->push_listed)
+		return;
+	if (uw->n_push_users == uw->cap_push_users) {
+		uw->cap_push_users = uw->cap_push_users ?
+		    uw->cap_push_users * 2 : 64;
+		uw->push_users = xrealloc(uw->push_users, uw->cap_push_users *
+					  sizeof(*uw->push_users));
+	}
+	uw->push_users[uw->n_push_users++] = u;
+	u->push_listed = true;
 }
 
 void
@@ -110,6 +123,14 @@ ucount_push_expire(struct uworker *uw)
 	uint64_t now = clock_us();
 	uint64_t timeout = (uint64_t)(uw->run->cfg->push_timeout_s * 1e6);
 
-	for (unsigned k = 0; k < uw->n_u; k++)
-		push_track_expire(uw->u[k]->push, uw->act, now, timeout);
+	for (unsigned k = 0; k < uw->n_push_users;) {
+		struct user *u = uw->push_users[k];
+		push_track_expire(u->push, uw->act, now, timeout);
+		if (push_track_waiting(u->push) > 0) {
+			k++;
+			continue;
+		}
+		u->push_listed = false;
+		uw->push_users[k] = uw->push_users[--uw->n_push_users];
+	}
 }

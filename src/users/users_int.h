@@ -201,6 +201,7 @@ struct uconn {
 	bool in_session;	/* logged in, set up */
 	bool logout_due;	/* mail_session_length is over */
 	uint64_t t_session_end;	/* 0 = never */
+	uint64_t t_poll;	/* without IDLE: the next NOOP not before */
 	uint32_t exists;	/* INBOX messages as this session saw them */
 	/* The job running (one command in flight at a time). */
 	enum ujob job;
@@ -259,14 +260,18 @@ struct user {
 	bool need_fetch;		/* EXISTS grew: fetch uidnext:* */
 	uint64_t t_exists;		/* when it grew (ACT_NOTICE) */
 	uint64_t last_action;		/* for mail_action_repeat_delay */
-	struct umail todo[UMAIL_MAX];
-	unsigned todo_head, todo_n;
-	struct ureply replies[UREPLY_MAX];
-	unsigned n_replies;
+	/* Grown as mail comes (ubase_todo_push, ubase_reply_push): most
+	 * users hold none or a few, and inline at the bounds they cost 5 KB
+	 * each (a third of a LoadSim user's memory at 10,000 users). */
+	struct umail *todo;		/* ring of todo_cap, up to UMAIL_MAX */
+	unsigned todo_head, todo_n, todo_cap;
+	struct ureply *replies;		/* n_replies of replies_cap */
+	unsigned n_replies, replies_cap;
 	unsigned sends_due;		/* mail_send_interval fired */
 	/* Push latency: INBOX 250s matched to the EXISTS and FETCH the
 	 * working connection sees (push_track.h). */
 	struct push_track *push;
+	bool push_listed;		/* in uw->push_users */
 	struct ucounts cnt;
 	/* LoadSim (users_loadsim.c): when each action is due next
 	 * (UINT64_MAX: never), the mean gaps, the received-mail timer, and
@@ -313,6 +318,11 @@ struct uworker {
 	struct ucounts tot;		/* summed over this worker's users */
 	struct act_stats *act;		/* the worker's shard (actions.h) */
 	struct event *ev_expire;	/* once a second: push missed */
+	/* The users with deliveries not yet fetched: the only ones the
+	 * once-a-second expiry looks at (all of them, 100,000 at 1x speed,
+	 * would be 200,000 cache misses a second for nothing). */
+	struct user **push_users;
+	unsigned n_push_users, cap_push_users;
 	uint64_t logged_in;		/* gauge: user sessions set up */
 };
 
@@ -356,6 +366,14 @@ bool ubase_guard(struct uconn *uc, enum op op, const char *text);
 /* A SELECT of folder f was answered OK: uc->sel, and an empty folder
  * needs no check. */
 void ubase_selected(struct uconn *uc, enum ufolder f);
+/* New mail to act on, at the end of u->todo (false: UMAIL_MAX held, it
+ * is dropped); the oldest, taken off its head. */
+bool ubase_todo_push(struct user *u, const struct umail *m);
+struct umail ubase_todo_pop(struct user *u);
+/* A draft to send (false: UREPLY_MAX held, it is dropped). */
+bool ubase_reply_push(struct user *u, const struct ureply *r);
+/* What ubase_todo_push and ubase_reply_push allocated. */
+void ubase_user_free(struct user *u);
 /* Arm ev to fire `us` from now (0: at the next loop turn). */
 void ubase_timer(struct event *ev, uint64_t us);
 /* Something fell due for the user (mail came, a send is due): wake its

@@ -93,12 +93,11 @@ ujob_drafted(struct uconn *uc, uint32_t inbox_uid, const char *text,
 	struct user *u = uc->u;
 
 	ucount(u, UC_APPENDED, UF_DRAFTS);
-	if (u->n_replies < UREPLY_MAX)
-		u->replies[u->n_replies++] = (struct ureply){
-			inbox_uid, ubase_code_word(text, len, "APPENDUID", 2),
-			now + profile_jitter_us(&u->rng, u->ub->write_duration_us),
-			uc->t_job
-		};
+	(void)ubase_reply_push(u, &(struct ureply){
+		inbox_uid, ubase_code_word(text, len, "APPENDUID", 2),
+		now + profile_jitter_us(&u->rng, u->ub->write_duration_us),
+		uc->t_job
+	});
 }
 
 static void
@@ -541,9 +540,7 @@ ujob_next(struct uconn *uc)
 		return uc->job != UJ_NONE;
 	}
 	if (u->todo_n > 0 && ujob_todo_due(u) <= now) {
-		uc->mail = u->todo[u->todo_head];
-		u->todo_head = (u->todo_head + 1) % UMAIL_MAX;
-		u->todo_n--;
+		uc->mail = ubase_todo_pop(u);
 		const struct profile_user_block *ub = u->ub;
 		enum profile_action a = uc->mail.filter ? PROFILE_ACT_MOVE :
 		    profile_pick_action(&u->rng, ub);

@@ -108,11 +108,10 @@ uresp_untagged(struct uconn *uc, const struct imap_resp *r)
 		if (u->todo_n < UMAIL_MAX) {
 			bool filter = rng_pct(&u->rng,
 					      (int)u->ub->move_filter_pct);
-			u->todo[(u->todo_head + u->todo_n) % UMAIL_MAX] =
-			    (struct umail){ uid, filter, filter ? now :
+			(void)ubase_todo_push(u, &(struct umail){
+				uid, filter, filter ? now :
 				now + profile_jitter_us(&u->rng,
-							u->ub->action_delay_us) };
-			u->todo_n++;
+							u->ub->action_delay_us) });
 		}
 	}
 }

@@ -37,6 +37,7 @@ usess_logged_in(void *arg, struct conn *c)
 	uc->sel = UF_COUNT;
 	uc->cache_phase = UCP_COMPRESS;
 	uc->qresync_on = uc->qresync_select = false;
+	uc->t_poll = 0;
 	uc->t_session_end = ub->session_length_us ?
 	    clock_us() + profile_jitter_us(&uc->u->rng, ub->session_length_us) :
 	    0;
@@ -123,6 +124,18 @@ usess_pump(struct uconn *uc)
 			ubase_timer(uc->ev, next > now ? next - now : 0);
 		return;
 	}
+	/* One NOOP per POLL_US: the connection is free again at each one's
+	 * OK (usess_ready pumps), and without this the next went out at
+	 * once, a NOOP per round trip: 13,400 an hour per user instead of
+	 * 720 (strace, 1,000 users), 0.2 of a core and most of it system
+	 * time. */
+	if (now < uc->t_poll) {
+		if (uc->t_poll < next)
+			next = uc->t_poll;
+		ubase_timer(uc->ev, next > now ? next - now : 0);
+		return;
+	}
+	uc->t_poll = now + POLL_US;
 	(void)conn_command(c, OP_NOOP, "NOOP", NULL, usess_noop_done, uc);
 	if (next != UINT64_MAX && next - now < POLL_US)
 		ubase_timer(uc->ev, next > now ? next - now : 0);
@@ -134,10 +147,17 @@ usess_kick(struct user *u)
 	struct uconn *next;
 
 	/* A pump may end a session, never the list: a closed slot leaves it
-	 * in its closed hook, later. */
+	 * in its closed hook, later.  Woken by a timer or another
+	 * connection, what the pump sends goes out here, in one batch (a
+	 * due one, conn.h), not through the write event: that armed and
+	 * disarmed it, two epoll_ctl() per poll (strace: 1,785 an hour per
+	 * user of a client without IDLE, 851 writev). */
+	uint64_t now = clock_us();
 	for (struct uconn *uc = u->on; uc != NULL; uc = next) {
 		next = uc->next_on;
+		conn_batch_begin(uc->c, now);
 		usess_pump(uc);
+		conn_batch_end(uc->c, now);
 	}
 }
 

@@ -1,7 +1,9 @@
 /* test_users.c: the profile driver's reading of reply texts: the words
  * of a response code (APPENDUID's UID is what deletes the draft later,
  * SELECT's UIDNEXT is where a user's new mail starts); LoadSim's missed
- * count at the end of the run; the schedules' heap. */
+ * count at the end of the run; the schedules' heap; a user's queues of
+ * new mail and drafts, grown as they fill. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -99,6 +101,38 @@ START_TEST(test_heap_order)
 }
 END_TEST
 
+/* The mail queue is a ring grown as it fills: growing it while its head
+ * has wrapped keeps the order, and it holds UMAIL_MAX at most. */
+START_TEST(test_todo_ring)
+{
+	struct user *u = calloc(1, sizeof(*u));
+	uint32_t next_in = 1, next_out = 1;
+
+	ck_assert_ptr_null(u->todo);	/* no mail, no memory */
+	for (int round = 0; round < 3; round++) {
+		/* 3 in, 2 out: the head walks round the ring as it grows. */
+		for (int i = 0; i < 3; i++)
+			ck_assert(ubase_todo_push(u, &(struct umail){ .uid =
+			    next_in++ }));
+		for (int i = 0; i < 2; i++)
+			ck_assert_uint_eq(ubase_todo_pop(u).uid, next_out++);
+	}
+	while (u->todo_n < UMAIL_MAX)
+		ck_assert(ubase_todo_push(u, &(struct umail){ .uid = next_in++ }));
+	ck_assert(!ubase_todo_push(u, &(struct umail){ .uid = next_in }));
+	ck_assert_uint_eq(u->todo_cap, UMAIL_MAX);
+	while (u->todo_n > 0)
+		ck_assert_uint_eq(ubase_todo_pop(u).uid, next_out++);
+	ck_assert_uint_eq(next_out, next_in);
+	for (unsigned i = 0; i < UREPLY_MAX; i++)
+		ck_assert(ubase_reply_push(u, &(struct ureply){ .draft_uid = i }));
+	ck_assert(!ubase_reply_push(u, &(struct ureply){ .draft_uid = 99 }));
+	for (unsigned i = 0; i < UREPLY_MAX; i++)
+		ck_assert_uint_eq(u->replies[i].draft_uid, i);
+	ubase_user_free(u);
+}
+END_TEST
+
 static Suite *
 users_suite(void)
 {
@@ -108,6 +142,7 @@ users_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("heap");
 	tcase_add_test(tc, test_heap_order);
+	tcase_add_test(tc, test_todo_ring);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("loadsim_stop");
 	tcase_add_test(tc, test_stop_counts_once);
