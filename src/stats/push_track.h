@@ -9,6 +9,9 @@
  * stays in line, so a late EXISTS still takes it (without a latency
  * sample) rather than crediting the next delivery.
  *
+ * The same for NOTIFY (RFC 5465): its EXISTS, or the STATUS of INBOX
+ * while another folder is selected, says how many are new.
+ *
  * One per user, on its worker's thread (the same single writer as the
  * shard it records into). */
 #ifndef IMAPSTRESS_PUSH_TRACK_H
@@ -26,6 +29,13 @@ struct push_track;
 
 struct push_track *push_track_new(void);
 void push_track_free(struct push_track *p);	/* NULL is a no-op */
+
+/* How the user's connection waits (actions.h): its samples and misses
+ * go under that mechanism's names.  IDLE until set; a session sets it
+ * once it knows (a NOTIFY client whose NOTIFY SET was refused waits in
+ * IDLE, and is counted so). */
+void push_track_set_mech(struct push_track *p, enum push_mech m);
+enum push_mech push_track_mech(const struct push_track *p);
 
 /* LMTP's 250 for this user's INBOX, at t_us (clock_us()). */
 void push_track_delivered(struct push_track *p, struct act_stats *a,
