@@ -100,7 +100,8 @@ void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 /* report_push.c: IDLE against NOTIFY, when a NOTIFY client took part. */
 bool report_push_notify_on(const struct act_snap *a);
 void report_push_text(const struct act_snap *a, FILE *o);
-/* ,"push_missed_notify":N,"notify_refused":N,"notify_overflow":N */
+/* ,"notify":{"push_missed_notify":N,"notify_refused":N,
+ * "notify_overflow":N} */
 void report_push_json(FILE *f, const struct act_snap *a);
 void report_push_csv_header(FILE *f);
 /* hist_cols: count,p50,p95,p99,max of one histogram (report_profile.c) */

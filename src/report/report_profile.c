@@ -297,12 +297,12 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	json_u64(f, "users_in", a->users_in);
 	fputc(',', f);
 	json_u64(f, "push_missed", a->push_missed);
-	report_push_json(f, a);
 	fputc(',', f);
 	json_actions_push(f, a, NULL);
 	json_lmtp(f, "lmtp", &a->lmtp, false);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, false);
+	report_push_json(f, a);
 	fputc('}', f);
 }
 
@@ -317,7 +317,6 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "users_in", a->users_in);
 	fputc(',', f);
 	json_u64(f, "push_missed", a->push_missed);
-	report_push_json(f, a);
 	fputs(",\"push_timeout_s\":", f);
 	json_num(f, r->cfg->push_timeout_s);
 	fputs(",\"deliveries_per_s\":", f);
@@ -327,6 +326,7 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_lmtp(f, "lmtp", &a->lmtp, true);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, true);
+	report_push_json(f, a);
 	fputc('}', f);
 }
 

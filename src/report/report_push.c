@@ -82,9 +82,12 @@ report_push_text(const struct act_snap *a, FILE *o)
 void
 report_push_json(FILE *f, const struct act_snap *a)
 {
-#define X(n) fputc(',', f); json_u64(f, #n, a->n);
+	const char *sep = "";
+	fputs(",\"notify\":{", f);
+#define X(n) fputs(sep, f); sep = ","; json_u64(f, #n, a->n);
 	ACT_NOTIFY_COUNTERS(X)
 #undef X
+	fputc('}', f);
 }
 
 static const char *const csv_cols[] = {
