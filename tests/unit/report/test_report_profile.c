@@ -157,6 +157,18 @@ csv_value(const char *row, int col)
 	return strtol(p, NULL, 10);
 }
 
+/* As many fields in the row as in the header. */
+static void
+csv_same_width(const char *csv, const char *row)
+{
+	int hdr_commas = 0, row_commas = 0;
+	for (const char *p = csv; *p != '\n'; p++)
+		hdr_commas += *p == ',';
+	for (const char *p = row; *p != '\n'; p++)
+		row_commas += *p == ',';
+	ck_assert_int_eq(hdr_commas, row_commas);
+}
+
 START_TEST(test_profile_sections)
 {
 	char *text, *json, *csv;
@@ -220,13 +232,7 @@ START_TEST(test_profile_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_read_ok")), 2);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_reply_failed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_logoff_p95_us")), 0);
-	/* As many fields in the row as in the header. */
-	int hdr_commas = 0, row_commas = 0;
-	for (const char *p = csv; *p != '\n'; p++)
-		hdr_commas += *p == ',';
-	for (const char *p = row; *p != '\n'; p++)
-		row_commas += *p == ',';
-	ck_assert_int_eq(hdr_commas, row_commas);
+	csv_same_width(csv, row);
 	free(text);
 	free(json);
 	free(csv);
@@ -273,12 +279,7 @@ START_TEST(test_notify_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_notify_fetch_max_us")),
 			 40000);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_exists_count")), 2);
-	int hdr_commas = 0, row_commas = 0;
-	for (const char *p = csv; *p != '\n'; p++)
-		hdr_commas += *p == ',';
-	for (const char *p = row; *p != '\n'; p++)
-		row_commas += *p == ',';
-	ck_assert_int_eq(hdr_commas, row_commas);
+	csv_same_width(csv, row);
 	free(text);
 	free(json);
 	free(csv);
