@@ -20,6 +20,7 @@ struct push_track {
 	unsigned cap, head, len;
 	unsigned announced;	/* w[head .. head+announced) saw EXISTS */
 	enum push_mech mech;
+	struct push_track_counts n;
 };
 
 static struct push_wait *
@@ -82,10 +83,15 @@ push_track_delivered(struct push_track *p, struct act_stats *a, uint64_t t_us)
 {
 	if (p->len == PUSH_TRACK_MAX) {
 		struct push_wait *old = at(p, 0);
-		if (p->announced == 0 && !old->missed)
+		if (p->announced == 0 && !old->missed) {
 			act_push_missed_by(a, p->mech, 1);
+			p->n.missed++;
+		}
+		if (p->announced == 0)
+			p->n.dropped++;
 		pop_head(p);
 	}
+	p->n.delivered++;
 	if (p->len == p->cap)
 		grow(p);
 	*at(p, p->len) = (struct push_wait){ .t_250 = t_us };
@@ -109,6 +115,7 @@ push_track_exists(struct push_track *p, struct act_stats *a, unsigned n,
 			act_push(a, push_kind_of(p->mech, PUSH_EXISTS),
 				 since(now, e->t_250));
 		p->announced++;
+		p->n.announced++;
 		n--;
 	}
 }
@@ -142,6 +149,7 @@ push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 		if (!e->missed) {
 			e->missed = true;
 			act_push_missed_by(a, p->mech, 1);
+			p->n.missed++;
 		}
 	}
 }
@@ -149,7 +157,20 @@ push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 void
 push_track_reset(struct push_track *p)
 {
+	p->n.dropped += p->len - p->announced;
 	p->head = p->len = p->announced = 0;
+}
+
+const struct push_track_counts *
+push_track_counts(const struct push_track *p)
+{
+	return &p->n;
+}
+
+unsigned
+push_track_unannounced(const struct push_track *p)
+{
+	return p->len - p->announced;
 }
 
 unsigned

@@ -60,4 +60,15 @@ void push_track_reset(struct push_track *p);
 /* Deliveries still in line (announced or not). */
 unsigned push_track_waiting(const struct push_track *p);
 
+/* What became of this user's deliveries, for --profile-counts: each 250
+ * is announced (EXISTS or STATUS, in time or late), dropped (the user's
+ * session went away, or the line was full, before it was announced), or
+ * still unannounced; missed counts those not announced in time.  So
+ * delivered = announced + dropped + push_track_unannounced(). */
+struct push_track_counts {
+	uint64_t delivered, announced, dropped, missed;
+};
+const struct push_track_counts *push_track_counts(const struct push_track *p);
+unsigned push_track_unannounced(const struct push_track *p);
+
 #endif

@@ -280,6 +280,12 @@ struct user {
 	/* Push latency: INBOX 250s matched to the EXISTS and FETCH the
 	 * working connection sees (push_track.h). */
 	struct push_track *push;
+	/* What push_track said of its deliveries when the worker let the
+	 * user go (users_detach), for --profile-counts. */
+	struct upush_counts {
+		enum push_mech mech;
+		uint64_t delivered, announced, unannounced, dropped, missed;
+	} push_end;
 	struct ucounts cnt;
 	/* LoadSim (users_loadsim.c): when each action is due next
 	 * (UINT64_MAX: never), the mean gaps, the received-mail timer, and

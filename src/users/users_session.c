@@ -180,8 +180,10 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 			uw->logged_in--;
 		ucount_users_in(u, -1);
 	}
-	if (uc->k == 0)
-		ucount_push_reset(u);	/* not connected: no push to miss */
+	/* Not connected: no push to miss.  At the run's end what waits
+	 * stays so, counted as unannounced (--profile-counts), not dropped. */
+	if (uc->k == 0 && !uw->stopping && end != CONN_END_STOPPED)
+		ucount_push_reset(u);
 	if (uc->job == UJ_LOGOUT)
 		ucount_action(u, ACT_LOGOUT, end == CONN_END_LOGOUT,
 			      uc->t_job);

@@ -318,6 +318,17 @@ START_TEST(test_push_mech)
 	push_track_expire(nt, a, 40000000, to);		/* the second: missed */
 	ck_assert_uint_eq(ctr_get(&a->push_missed_notify), 1);
 	ck_assert_uint_eq(ctr_get(&a->push_missed), 0);
+	/* Its accounting: delivered = announced + dropped + unannounced. */
+	const struct push_track_counts *n = push_track_counts(nt);
+	ck_assert_uint_eq(n->delivered, 2);
+	ck_assert_uint_eq(n->announced, 1);
+	ck_assert_uint_eq(n->missed, 1);
+	ck_assert_uint_eq(push_track_unannounced(nt), 1);
+	push_track_delivered(nt, a, 41000000);
+	push_track_reset(nt);		/* the session went: two dropped */
+	ck_assert_uint_eq(n->dropped, 2);
+	ck_assert_uint_eq(push_track_unannounced(nt), 0);
+	ck_assert_uint_eq(n->delivered, n->announced + n->dropped);
 	act_notify_refused(a);
 	act_notify_overflow(a);
 	act_notify_overflow(a);
