@@ -1,8 +1,9 @@
 #!/bin/bash
 # IDLE against NOTIFY (RFC 5465) push latency on the private Dovecot with
-# its LMTP: one profile run, two client blocks, push = idle and push =
-# notify, users that only receive mail (every INBOX delivery is one push
-# to measure; the new mail is fetched, nothing else).  Checked, exactly:
+# its LMTP: one run of tests/profiles/push-notify.conf, two client
+# blocks, push = idle and push = notify, users that only receive mail
+# (every INBOX delivery is one push to measure; the new mail is fetched,
+# nothing else).  Checked, exactly:
 #   - Dovecot advertises NOTIFY; no session was refused it, no error;
 #   - per mechanism (--profile-counts' totals.push), every delivery is
 #     accounted for: delivered = announced + not announced by the end +
@@ -26,34 +27,8 @@ need_cmd python3
 dovecot_lmtp_start
 
 P=$TEST_TMP/push.profile
-cat >"$P" <<PROFILE
-lmtp_port = $DOVECOT_LMTP_PORT
-lmtp_max_parallel_count = 4
-total_user_count = 8
-rampup_time = 1s
-
-user receiver {
-  count = 100%
-  username_format = push%{username_idx | lfill(2, '0')}
-  mail_inbox_delivery_interval = 1s
-  mail_spam_delivery_interval = 0
-  mail_action_delay = 1 hour
-  mail_send_interval = 0
-}
-
-client idler {
-  count = 50%
-  imap_idle = yes
-  push = idle
-  imap_fetch_immediate = UID FLAGS
-}
-
-client notifier {
-  count = 50%
-  push = notify
-  imap_fetch_immediate = UID FLAGS
-}
-PROFILE
+sed "s/^lmtp_port = .*/lmtp_port = $DOVECOT_LMTP_PORT/" \
+	"$ROOT/tests/profiles/push-notify.conf" >"$P"
 
 out=$TEST_TMP/run
 rc=0
