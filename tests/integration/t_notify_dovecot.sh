@@ -13,7 +13,9 @@
 #   - the users of each block are that block's mechanism, and the server
 #     holds in each INBOX what the run delivered there;
 #   - the text summary has the side-by-side table.
-# The latency table (p50/p95/p99 per mechanism) is printed.  Dovecot 2.3
+# The latency table (p50/p95/p99 per mechanism) is printed.  A Dovecot
+# that could not get an inotify instance (other servers on the machine
+# hold them all) pushes only every 30 s: the test then says SKIP, why.  Dovecot 2.3
 # leaves a delivery unannounced under NOTIFY until the mailbox's next
 # change when it lands within ~1 s after a command (the re-arm delay of
 # imap-notify.c): what NOTIFY has not announced by the end is printed, not
@@ -36,6 +38,13 @@ run_with_timeout 120 "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
 	--duration 10 --seed 7 --profile-counts "$out.counts.json" \
 	--json "$out.json" >"$out.out" 2>"$out.err" || rc=$?
 assert_eq 0 "$rc" "exit status (stderr: $(tail -n 5 "$out.err"))"
+# Every private Dovecot on the machine runs as the same user, and the
+# kernel's inotify instances are counted per user (128 by default): when
+# other servers hold them, Dovecot says so and falls back to looking every
+# 30 s (mailbox_idle_check_interval), so no push comes in this run.  That
+# is the machine's, not the client's: say it and skip.
+limit=$(grep -m1 'Inotify instance limit' "$DOVECOT_DIR/dovecot.log" || true)
+[ -z "$limit" ] || skip "Dovecot could not use inotify, so it pushes only every 30 s: ${limit#*Warning: }"
 assert_match '^errors: no=0 bad=0 bye=0 disconnect=0 timeout=0 protocol=0' \
 	"$(cat "$out.out")" "no command errors"
 
