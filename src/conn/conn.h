@@ -300,10 +300,18 @@ bool conn_has_thread(const struct conn *c);	/* THREAD=REFERENCES */
 /* QRESYNC with ENABLE (RFC 7162), and COMPRESS=DEFLATE (RFC 4978). */
 bool conn_has_qresync(const struct conn *c);
 bool conn_has_compress(const struct conn *c);
+/* NOTIFY (RFC 5465). */
+bool conn_has_notify(const struct conn *c);
 /* ENABLE `what` (e.g. "QRESYNC"): sent like the connection's own
  * set-up ENABLE (errors counted, not a row of the command table); done
  * hears its reply.  False when conn_can_command() is. */
 bool conn_enable(struct conn *c, const char *what, conn_done_fn done,
+		 void *arg);
+/* NOTIFY `args` ("SET (selected ...)"), a set-up command like
+ * conn_enable's (a NO or BAD counted as an error and shown, not a row of
+ * the command table); done hears its reply.  False when conn_can_command()
+ * is, or without the NOTIFY capability. */
+bool conn_notify(struct conn *c, const char *args, conn_done_fn done,
 		 void *arg);
 /* COMPRESS DEFLATE, counted under COMPRESS.  On its OK the
  * connection puts the deflate layer in (as for stress mode's COMPRESS)

@@ -42,6 +42,7 @@ cap_bit(const char *s, size_t len)
 		break;
 	case 6:
 		CAP_IS("ENABLE", CAP_ENABLE);
+		CAP_IS("NOTIFY", CAP_NOTIFY);
 		break;
 	case 7:
 		CAP_IS("UIDPLUS", CAP_UIDPLUS);

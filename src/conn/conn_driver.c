@@ -120,17 +120,35 @@ conn_logout(struct conn *c, conn_done_fn done, void *arg)
 	return conn_driver_send(c, OP_LOGOUT, "LOGOUT", NULL, done, arg);
 }
 
+/* A driver's set-up command (ENABLE, NOTIFY): the capability first; its
+ * NO or BAD is counted as the engine's own set-up commands' are. */
+static bool
+conn_setup_command(struct conn *c, unsigned cap, enum conn_internal kind,
+		   const char *verb, const char *args, conn_done_fn done,
+		   void *arg)
+{
+	char text[256];
+
+	if (!conn_can_command(c) || !(c->caps & cap))
+		return false;
+	snprintf(text, sizeof(text), "%s %s", verb, args);
+	conn_send_internal(c, kind, text);
+	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
+	return true;
+}
+
 bool
 conn_enable(struct conn *c, const char *what, conn_done_fn done, void *arg)
 {
-	char text[96];
+	return conn_setup_command(c, CAP_ENABLE, CONN_I_ENABLE, "ENABLE", what,
+				  done, arg);
+}
 
-	if (!conn_can_command(c) || !(c->caps & CAP_ENABLE))
-		return false;
-	snprintf(text, sizeof(text), "ENABLE %s", what);
-	conn_send_internal(c, CONN_I_ENABLE, text);
-	conn_driver_track(c, done != NULL ? done : conn_driver_ignore, arg);
-	return true;
+bool
+conn_notify(struct conn *c, const char *args, conn_done_fn done, void *arg)
+{
+	return conn_setup_command(c, CAP_NOTIFY, CONN_I_NOTIFY, "NOTIFY", args,
+				  done, arg);
 }
 
 bool

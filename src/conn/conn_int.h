@@ -39,7 +39,8 @@ enum conn_internal {
 	CONN_I_CREATE,
 	CONN_I_CHECK,		/* a checkpoint's CHECK */
 	CONN_I_LIST,		/* LIST "" "": the hierarchy separator */
-	CONN_I_GUARD		/* the foreign-mail search (conn_guard.c) */
+	CONN_I_GUARD,		/* the foreign-mail search (conn_guard.c) */
+	CONN_I_NOTIFY		/* a driver's NOTIFY SET (conn_notify) */
 };
 
 /* A session and the foreign-mail guard (conn_guard.c). */
@@ -181,6 +182,7 @@ enum conn_cap {
 	CAP_IMAP4REV2 = 1 << 15,
 	CAP_COMPRESS = 1 << 16,
 	CAP_LOGINDISABLED = 1 << 17,
+	CAP_NOTIFY = 1 << 18,		/* RFC 5465 (profile push = notify) */
 	CAP_KNOWN = 1u << 31	/* a capability list has been seen */
 };
 /* The CAP_ bits of a capability list (names separated by spaces;

@@ -16,6 +16,7 @@ static const char *const internal_name[] = {
 	[CONN_I_CHECK] = "CHECK",
 	[CONN_I_LIST] = "LIST",
 	[CONN_I_GUARD] = "UID SEARCH (foreign-mail check)",
+	[CONN_I_NOTIFY] = "NOTIFY",
 };
 
 const char *

@@ -63,6 +63,12 @@ conn_has_compress(const struct conn *c)
 }
 
 bool
+conn_has_notify(const struct conn *c)
+{
+	return (c->caps & CAP_NOTIFY) != 0;
+}
+
+bool
 conn_compressed(const struct conn *c)
 {
 	return c->z == CONN_Z_ON;

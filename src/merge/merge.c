@@ -313,7 +313,7 @@ merge_final_run(struct merge *m, struct report *rep, struct report_run *rr)
 		.some_unusable = all_unusable > 0,
 		.quit = quit > 0,
 		.hard_errors = stats_snap_total_errors(&m->tot) -
-		    m->tot.errors[ERR_NO],
+		    m->tot.errors[ERR_NO] + m->tot.act.notify_refused,
 		.sla_failed = rr->sla_failed, .unfinished = rr->unfinished,
 	};
 	rr->exit_status = exit_policy_status(&o);

@@ -400,6 +400,16 @@ blk_key(struct lmtp_snap *b, const char *suffix, const char *k)
 	return NULL;
 }
 
+/* NOTIFY's counters on the "act" line (none in files from before them). */
+static uint64_t *
+act_notify_key(struct act_snap *a, const char *k)
+{
+#define X(n) if (strcmp(k, #n) == 0) return &a->n;
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
+	return NULL;
+}
+
 /* Profile mode's counter lines (result_write.c, write_act); 1 when kw is
  * not one of them. */
 static int
@@ -427,7 +437,8 @@ parse_act_line(struct result_reader *r, char *kw, char *rest,
 		else if (b == NULL)
 			d = strcmp(k, "profile") == 0 ? &a->profile :
 			    strcmp(k, "push_missed") == 0 ? &a->push_missed :
-			    strcmp(k, "users_in") == 0 ? &a->users_in : NULL;
+			    strcmp(k, "users_in") == 0 ? &a->users_in :
+			    act_notify_key(a, k);
 		else
 			d = blk_key(b, suffix, k);
 		if (d == NULL || v == NULL || !result_parse_u64(v, d))

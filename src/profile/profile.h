@@ -77,6 +77,11 @@ struct profile_user_block {
 
 /* pop3 is parsed; a POP3 block with users is refused (finish). */
 enum profile_protocol { PROFILE_PROTO_IMAP, PROFILE_PROTO_POP3 };
+/* push: how a client waits for new mail between its jobs. */
+enum profile_push {
+	PROFILE_PUSH_IDLE,	/* IDLE (or NOOP polling: imap_idle = no) */
+	PROFILE_PUSH_NOTIFY	/* NOTIFY SET (RFC 5465), no IDLE, no poll */
+};
 
 /* A `client NAME { }` block. */
 struct profile_client_block {
@@ -86,6 +91,7 @@ struct profile_client_block {
 	unsigned connection_max;	/* connection_max_count; unset = 1,
 					 * 0 = no IMAP client (LMTP only) */
 	bool imap_idle;
+	enum profile_push push;
 	char *fetch_immediate;		/* NULL = imaptest's "UID" default */
 	char *fetch_manual;		/* NULL = "BODY.PEEK[]" */
 	uint64_t login_interval_us;	/* 0 = stay logged in */

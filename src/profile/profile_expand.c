@@ -362,6 +362,8 @@ profile_print_plan(const struct profile *p, FILE *out)
 			cb->name[0] ? cb->name : "(unnamed)", cb->line,
 			cb->n_users, cb->count_pct, cb->connection_max,
 			cb->connection_max > 1 ? "s" : "",
+			cb->push == PROFILE_PUSH_NOTIFY ? "no (NOTIFY SET "
+			"instead, push = notify)" :
 			cb->imap_idle ? "yes" : "no (NOOP polling)",
 			cb->login_interval_us ? every(d1, sizeof(d1),
 						      cb->login_interval_us)

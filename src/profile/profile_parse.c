@@ -27,6 +27,7 @@ enum key_kind {
 	K_TEMPLATE,	/* struct profile_template + has_username */
 	K_PATH,		/* char * */
 	K_PROTOCOL,
+	K_PUSH,		/* enum profile_push: idle, notify */
 	K_REFUSED	/* imaptest has it, we do not: `why` says so */
 };
 
@@ -86,6 +87,7 @@ static const struct key client_keys[] = {
 	{ "count", K_COUNT, C(count_pct), 0, 0, NULL },
 	{ "connection_max_count", K_UINT, C(connection_max), 0, 100, NULL },
 	{ "imap_idle", K_BOOL, C(imap_idle), 0, 0, NULL },
+	{ "push", K_PUSH, C(push), 0, 0, NULL },
 	{ "imap_fetch_immediate", K_FETCH, C(fetch_immediate), 0, 0, NULL },
 	{ "imap_fetch_manual", K_FETCH, C(fetch_manual), 0, 0, NULL },
 	{ "login_interval", K_TIME, C(login_interval_us), 0, 0, NULL },
@@ -215,6 +217,14 @@ set_value(struct parser *ps, const struct key *k, void *base,
 		}
 		return fail(ps, ps->line, key, "'%s': not a protocol (imap, pop3)",
 			    v);
+	case K_PUSH:
+		if (strcmp(val, "idle") == 0 || strcmp(val, "notify") == 0) {
+			*(enum profile_push *)(void *)field = val[0] == 'i' ?
+			    PROFILE_PUSH_IDLE : PROFILE_PUSH_NOTIFY;
+			return 0;
+		}
+		return fail(ps, ps->line, key, "'%s': not a push mechanism "
+			    "(idle, notify)", v);
 	case K_REFUSED:
 		return fail(ps, ps->line, key, "%s", k->why);
 	}

@@ -97,6 +97,17 @@ void report_profile_csv_header(struct report *r);
 void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 			     const struct stats_snap *cum);
 
+/* report_push.c: IDLE against NOTIFY, when a NOTIFY client took part. */
+bool report_push_notify_on(const struct act_snap *a);
+void report_push_text(const struct act_snap *a, FILE *o);
+/* ,"notify":{"push_missed_notify":N,"notify_refused":N,
+ * "notify_overflow":N} */
+void report_push_json(FILE *f, const struct act_snap *a);
+void report_push_csv_header(FILE *f);
+/* hist_cols: count,p50,p95,p99,max of one histogram (report_profile.c) */
+void report_push_csv_row(FILE *f, const struct act_snap *a,
+			 void (*hist_cols)(FILE *, const struct hist *));
+
 /* Shared by the writers (report_text.c, report_json.c). */
 void print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 		   const struct hist *h);

@@ -31,6 +31,21 @@ lmtp_not_ok(const struct act_snap *a)
 
 /* ---- text ---- */
 
+/* " push=494ms pmiss=2" (IDLE's; "npush", "npmiss": NOTIFY's), each
+ * when there is something to say. */
+static void
+tick_push(FILE *o, const char *name, const struct hist *h, const char *miss,
+	  uint64_t missed)
+{
+	if (hist_count(h) > 0) {
+		char v[32];
+		fmt_us_compact(v, sizeof(v), hist_percentile(h, 50));
+		fprintf(o, " %s=%s", name, v);
+	}
+	if (missed > 0)
+		fprintf(o, " %s=%" PRIu64, miss, missed);
+}
+
 void
 report_profile_text_tick(struct report *r, const struct stats_snap *win,
 			 const struct stats_snap *cum)
@@ -42,14 +57,9 @@ report_profile_text_tick(struct report *r, const struct stats_snap *win,
 		a->lmtp.rcpt_ok);
 	if (lmtp_not_ok(a) > 0)
 		fprintf(o, " dlv_err=%" PRIu64, lmtp_not_ok(a));
-	if (hist_count(a->push[PUSH_EXISTS]) > 0) {
-		char v[32];
-		fmt_us_compact(v, sizeof(v),
-			       hist_percentile(a->push[PUSH_EXISTS], 50));
-		fprintf(o, " push=%s", v);
-	}
-	if (a->push_missed > 0)
-		fprintf(o, " pmiss=%" PRIu64, a->push_missed);
+	tick_push(o, "push", a->push[PUSH_EXISTS], "pmiss", a->push_missed);
+	tick_push(o, "npush", a->push[PUSH_NOTIFY_EXISTS], "npmiss",
+		  a->push_missed_notify);
 }
 
 #define ACT_TABLE_HEAD							\
@@ -87,9 +97,13 @@ text_latencies(const struct report_run *run, const struct act_snap *a,
 	static const char *const label[PUSH_COUNT] = {
 		[PUSH_EXISTS] = "250->EXISTS",
 		[PUSH_FETCH] = "250->FETCH",
+		[PUSH_NOTIFY_EXISTS] = "250->N.EXISTS",
+		[PUSH_NOTIFY_FETCH] = "250->N.FETCH",
 	};
+	/* NOTIFY's rows only when a NOTIFY client took part. */
+	int kinds = report_push_notify_on(a) ? PUSH_COUNT : PUSH_NOTIFY_EXISTS;
 	fputs(PUSH_TABLE_HEAD, o);
-	for (int k = 0; k < PUSH_COUNT; k++) {
+	for (int k = 0; k < kinds; k++) {
 		uint64_t n = hist_count(a->push[k]);
 		print_lat_row(o, label[k], n,
 			      report_div((double)n, run->measured_s), a->push[k]);
@@ -155,6 +169,7 @@ report_profile_text_final(struct report *r, const struct report_run *run,
 	text_latencies(run, a, o);
 	fprintf(o, "push missed: %" PRIu64 " deliveries not announced in IDLE "
 		"within %.15g s\n", a->push_missed, r->cfg->push_timeout_s);
+	report_push_text(a, o);
 	fprintf(o, "users logged in: %" PRIu64 " at the end\n", a->users_in);
 	text_lmtp(run, &a->lmtp, "deliveries", "LMTP", o);
 	if (a->submit.deliveries > 0)
@@ -287,6 +302,7 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	json_lmtp(f, "lmtp", &a->lmtp, false);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, false);
+	report_push_json(f, a);
 	fputc('}', f);
 }
 
@@ -310,6 +326,7 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_lmtp(f, "lmtp", &a->lmtp, true);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, true);
+	report_push_json(f, a);
 	fputc('}', f);
 }
 
@@ -337,6 +354,7 @@ report_profile_csv_header(struct report *r)
 		for (int c = 0; c < CSV_ACT_COLS; c++)
 			fprintf(r->csv, ",act_%s_%s", action_name[i],
 				csv_act_col_name[c]);
+	report_push_csv_header(r->csv);
 }
 
 static void
@@ -366,4 +384,5 @@ report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 	for (int i = 0; i < ACT_COUNT; i++)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
 			a->failed[i], hist_percentile(a->lat[i], 95));
+	report_push_csv_row(f, a, csv_push);
 }

@@ -167,8 +167,11 @@ write_act(FILE *f, const struct act_snap *a)
 	const struct hist *h;
 
 	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64
-		" users_in=%" PRIu64 "\n", a->profile, a->push_missed,
-		a->users_in);
+		" users_in=%" PRIu64, a->profile, a->push_missed, a->users_in);
+#define X(n) fprintf(f, " " #n "=%" PRIu64, a->n);
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
+	fputc('\n', f);
 	for (int i = 0; i < ACT_COUNT; i++)
 		if (a->ok[i] + a->failed[i] > 0)
 			fprintf(f, "action %s ok=%" PRIu64 " failed=%" PRIu64 "\n",

@@ -38,7 +38,8 @@
  *     connects but no login and no OK counts too         3
  *   error_quit/disconnect_quit stopped it, errors a
  *     healthy server does not cause (not NO, not a
- *     refused login), an --sla missed, commands cut off
+ *     refused login), a push = notify session that could
+ *     not have NOTIFY, an --sla missed, commands cut off
  *     at the end, some shard unusable (merge), users
  *     left unfilled (init), tests failed (test=), an
  *     output that could not be written                   1

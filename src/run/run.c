@@ -191,11 +191,13 @@ run_all_done(struct run_state *rs)
 }
 
 /* Errors that a healthy server does not cause (NO replies are ordinary
- * IMAP and do not fail a run). */
+ * IMAP and do not fail a run), and sessions of push = notify clients
+ * that could not have NOTIFY: the run did not measure what the profile
+ * asked for. */
 static uint64_t
 run_hard_errors(const struct stats_snap *s)
 {
-	uint64_t n = 0;
+	uint64_t n = s->act.notify_refused;
 	for (int k = 0; k < ERR_COUNT; k++)
 		if (k != ERR_NO && k != ERR_LOGIN)
 			n += s->errors[k];

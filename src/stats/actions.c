@@ -36,6 +36,13 @@ const char *const lmtp_fail_name[LMTP_FAIL_SLOTS] = {
 const char *const push_kind_name[PUSH_COUNT] = {
 	[PUSH_EXISTS] = "exists",
 	[PUSH_FETCH] = "fetch",
+	[PUSH_NOTIFY_EXISTS] = "notify_exists",
+	[PUSH_NOTIFY_FETCH] = "notify_fetch",
+};
+
+const char *const push_mech_name[PUSH_MECHS] = {
+	[PUSH_M_IDLE] = "idle",
+	[PUSH_M_NOTIFY] = "notify",
 };
 
 int
@@ -141,6 +148,25 @@ void
 act_push_missed(struct act_stats *a, uint64_t n)
 {
 	ctr_add(&a->push_missed, n);
+}
+
+void
+act_push_missed_by(struct act_stats *a, enum push_mech m, uint64_t n)
+{
+	ctr_add(m == PUSH_M_NOTIFY ? &a->push_missed_notify : &a->push_missed,
+		n);
+}
+
+void
+act_notify_refused(struct act_stats *a)
+{
+	ctr_add(&a->notify_refused, 1);
+}
+
+void
+act_notify_overflow(struct act_stats *a)
+{
+	ctr_add(&a->notify_overflow, 1);
 }
 
 /* Unsigned wrap-around does the subtraction; a gauge read mid-way is
@@ -294,6 +320,9 @@ void
 act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 {
 	C(profile) C(push_missed) C(users_in)
+#define X(f) C(f)
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	for (int i = 0; i < ACT_COUNT; i++) {
 		C(ok[i]) C(failed[i])
 	}
@@ -373,6 +402,9 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 	}
 	d->push_missed += ctr_get(&s->push_missed);
 	d->users_in += ctr_get(&s->users_in);
+#define X(f) d->f += ctr_get(&s->f);
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	blk_add_live(&d->lmtp, &s->lmtp);
 	blk_add_live(&d->submit, &s->submit);
 }
@@ -399,6 +431,9 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 	}
 	d->push_missed += s->push_missed;
 	d->users_in += s->users_in;
+#define X(f) d->f += s->f;
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	blk_add(&d->lmtp, &s->lmtp);
 	blk_add(&d->submit, &s->submit);
 	snap_hists(d, hd);
@@ -418,6 +453,9 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 	}
 	d->push_missed = sat_sub(a->push_missed, b->push_missed);
 	d->users_in = a->users_in;
+#define X(f) d->f = sat_sub(a->f, b->f);
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	blk_diff(&d->lmtp, &a->lmtp, &b->lmtp);
 	blk_diff(&d->submit, &a->submit, &b->submit);
 }

@@ -56,14 +56,31 @@ extern const char *const action_name[ACT_COUNT];	/* "deliver", ... */
 /* The action named name (exact, lower case), or -1. */
 int action_from_name(const char *name);
 
-/* Push latency: from LMTP's 250 for a user's INBOX to ... */
+/* How a client waits for new mail (profile key push): IDLE on INBOX, or
+ * NOTIFY SET (RFC 5465), which also announces INBOX by STATUS while
+ * another folder is selected. */
+enum push_mech { PUSH_M_IDLE, PUSH_M_NOTIFY, PUSH_MECHS };
+
+/* Push latency: from LMTP's 250 for a user's INBOX to ... per mechanism
+ * (the kind of mechanism m and step s is m * 2 + s, push_kind_of) */
 enum push_kind {
 	PUSH_EXISTS,	/* ... the `* N EXISTS` on that user's IDLE connection */
 	PUSH_FETCH,	/* ... the FETCH response for that message */
+	PUSH_NOTIFY_EXISTS,	/* ... the EXISTS (or STATUS of INBOX) that
+				 * NOTIFY brought */
+	PUSH_NOTIFY_FETCH,	/* ... the FETCH, by a NOTIFY client */
 	PUSH_COUNT
 };
 
-extern const char *const push_kind_name[PUSH_COUNT];	/* "exists", "fetch" */
+static inline enum push_kind
+push_kind_of(enum push_mech m, enum push_kind step)	/* step: EXISTS, FETCH */
+{
+	return (enum push_kind)((unsigned)m * 2 + (unsigned)step);
+}
+
+/* "exists", "fetch", "notify_exists", "notify_fetch" */
+extern const char *const push_kind_name[PUSH_COUNT];
+extern const char *const push_mech_name[PUSH_MECHS];	/* "idle", "notify" */
 
 /* --push-timeout's default: a delivery not seen in IDLE within this long
  * is "push missed" (imaptest waits as long for a delivered mail). */
@@ -117,6 +134,13 @@ struct lmtp_stats {
 	X(rcpt_permfail) X(rcpt_local) X(sessions) X(transactions)	\
 	X(bytes_sent)
 
+/* NOTIFY's counters (they only grow): deliveries a NOTIFY client did
+ * not see within --push-timeout; sessions that could not set NOTIFY up
+ * (no NOTIFY capability, or NO/BAD to NOTIFY SET: they waited in IDLE,
+ * their pushes counted as IDLE's); * OK [NOTIFICATIONOVERFLOW] seen. */
+#define ACT_NOTIFY_COUNTERS(X)						\
+	X(push_missed_notify) X(notify_refused) X(notify_overflow)
+
 /* The live part of a shard. */
 struct act_stats {
 	ctr_t profile;		/* gauge: 1 once the shard runs profile mode */
@@ -126,6 +150,9 @@ struct act_stats {
 	struct hist *push[PUSH_COUNT];	/* 250 -> EXISTS / FETCH, us */
 	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
 	ctr_t users_in;		/* gauge: users logged in now */
+#define X(f) ctr_t f;
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	struct lmtp_stats lmtp;
 	struct lmtp_stats submit;	/* the same client, submitting */
 };
@@ -150,6 +177,9 @@ struct act_snap {
 	struct hist *push[PUSH_COUNT];
 	uint64_t push_missed;
 	uint64_t users_in;
+#define X(f) uint64_t f;
+	ACT_NOTIFY_COUNTERS(X)
+#undef X
 	struct lmtp_snap lmtp, submit;
 };
 
@@ -162,7 +192,11 @@ void act_ok(struct act_stats *a, enum action act, uint64_t us);
 void act_failed(struct act_stats *a, enum action act);
 /* One push latency sample. */
 void act_push(struct act_stats *a, enum push_kind k, uint64_t us);
-void act_push_missed(struct act_stats *a, uint64_t n);
+void act_push_missed(struct act_stats *a, uint64_t n);	/* IDLE's */
+void act_push_missed_by(struct act_stats *a, enum push_mech m, uint64_t n);
+/* A NOTIFY session waited in IDLE instead; a NOTIFICATIONOVERFLOW. */
+void act_notify_refused(struct act_stats *a);
+void act_notify_overflow(struct act_stats *a);
 /* Users logged in: +1 at login, -1 at logout or loss. */
 void act_users_add(struct act_stats *a, int delta);
 
@@ -198,7 +232,8 @@ uint64_t act_lmtp_codes(const struct act_snap *d, int klass);
 uint64_t lmtp_snap_codes(const struct lmtp_snap *b, int klass);
 
 /* The snapshot's histograms by the names result files give them:
- * "act.NAME" per action, "push.exists", "push.fetch", "lmtp.total",
+ * "act.NAME" per action, "push.exists", "push.fetch",
+ * "push.notify_exists", "push.notify_fetch", "lmtp.total",
  * "lmtp.data", "submit.total", "submit.data".  act_snap_hist: the i-th (0, 1, ... until NULL), its name
  * in *name; act_snap_hist_named: by name, or NULL. */
 #define ACT_HIST_NAME_MAX 24

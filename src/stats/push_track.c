@@ -19,6 +19,8 @@ struct push_track {
 	struct push_wait *w;
 	unsigned cap, head, len;
 	unsigned announced;	/* w[head .. head+announced) saw EXISTS */
+	enum push_mech mech;
+	struct push_track_counts n;
 };
 
 static struct push_wait *
@@ -40,6 +42,18 @@ push_track_free(struct push_track *p)
 		return;
 	free(p->w);
 	free(p);
+}
+
+void
+push_track_set_mech(struct push_track *p, enum push_mech m)
+{
+	p->mech = m < PUSH_MECHS ? m : PUSH_M_IDLE;
+}
+
+enum push_mech
+push_track_mech(const struct push_track *p)
+{
+	return p->mech;
 }
 
 static void
@@ -69,10 +83,15 @@ push_track_delivered(struct push_track *p, struct act_stats *a, uint64_t t_us)
 {
 	if (p->len == PUSH_TRACK_MAX) {
 		struct push_wait *old = at(p, 0);
-		if (p->announced == 0 && !old->missed)
-			act_push_missed(a, 1);
+		if (p->announced == 0 && !old->missed) {
+			act_push_missed_by(a, p->mech, 1);
+			p->n.missed++;
+		}
+		if (p->announced == 0)
+			p->n.dropped++;
 		pop_head(p);
 	}
+	p->n.delivered++;
 	if (p->len == p->cap)
 		grow(p);
 	*at(p, p->len) = (struct push_wait){ .t_250 = t_us };
@@ -93,8 +112,10 @@ push_track_exists(struct push_track *p, struct act_stats *a, unsigned n,
 		struct push_wait *e = at(p, p->announced);
 		e->t_exists = now ? now : 1;
 		if (!e->missed)
-			act_push(a, PUSH_EXISTS, since(now, e->t_250));
+			act_push(a, push_kind_of(p->mech, PUSH_EXISTS),
+				 since(now, e->t_250));
 		p->announced++;
+		p->n.announced++;
 		n--;
 	}
 }
@@ -106,7 +127,8 @@ push_track_fetched(struct push_track *p, struct act_stats *a, unsigned n,
 	while (n > 0 && p->announced > 0) {
 		struct push_wait *e = at(p, 0);
 		if (!e->missed)
-			act_push(a, PUSH_FETCH, since(now, e->t_250));
+			act_push(a, push_kind_of(p->mech, PUSH_FETCH),
+				 since(now, e->t_250));
 		pop_head(p);
 		n--;
 	}
@@ -126,7 +148,8 @@ push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 			break;
 		if (!e->missed) {
 			e->missed = true;
-			act_push_missed(a, 1);
+			act_push_missed_by(a, p->mech, 1);
+			p->n.missed++;
 		}
 	}
 }
@@ -134,7 +157,20 @@ push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 void
 push_track_reset(struct push_track *p)
 {
+	p->n.dropped += p->len - p->announced;
 	p->head = p->len = p->announced = 0;
+}
+
+const struct push_track_counts *
+push_track_counts(const struct push_track *p)
+{
+	return &p->n;
+}
+
+unsigned
+push_track_unannounced(const struct push_track *p)
+{
+	return p->len - p->announced;
 }
 
 unsigned

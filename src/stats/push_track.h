@@ -9,6 +9,9 @@
  * stays in line, so a late EXISTS still takes it (without a latency
  * sample) rather than crediting the next delivery.
  *
+ * The same for NOTIFY (RFC 5465): its EXISTS, or the STATUS of INBOX
+ * while another folder is selected, says how many are new.
+ *
  * One per user, on its worker's thread (the same single writer as the
  * shard it records into). */
 #ifndef IMAPSTRESS_PUSH_TRACK_H
@@ -26,6 +29,13 @@ struct push_track;
 
 struct push_track *push_track_new(void);
 void push_track_free(struct push_track *p);	/* NULL is a no-op */
+
+/* How the user's connection waits (actions.h): its samples and misses
+ * go under that mechanism's names.  IDLE until set; a session sets it
+ * once it knows (a NOTIFY client whose NOTIFY SET was refused waits in
+ * IDLE, and is counted so). */
+void push_track_set_mech(struct push_track *p, enum push_mech m);
+enum push_mech push_track_mech(const struct push_track *p);
 
 /* LMTP's 250 for this user's INBOX, at t_us (clock_us()). */
 void push_track_delivered(struct push_track *p, struct act_stats *a,
@@ -49,5 +59,16 @@ void push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 void push_track_reset(struct push_track *p);
 /* Deliveries still in line (announced or not). */
 unsigned push_track_waiting(const struct push_track *p);
+
+/* What became of this user's deliveries, for --profile-counts: each 250
+ * is announced (EXISTS or STATUS, in time or late), dropped (the user's
+ * session went away, or the line was full, before it was announced), or
+ * still unannounced; missed counts those not announced in time.  So
+ * delivered = announced + dropped + push_track_unannounced(). */
+struct push_track_counts {
+	uint64_t delivered, announced, dropped, missed;
+};
+const struct push_track_counts *push_track_counts(const struct push_track *p);
+unsigned push_track_unannounced(const struct push_track *p);
 
 #endif

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "imap/imap.h"
+#include "imap/imap_status.h"
 #include "users/users_int.h"
 
 bool
@@ -129,23 +130,15 @@ uclean_confirmed(struct uconn *uc)
 	}
 }
 
+/* The STATUS our command asked for: a NOTIFY client also gets STATUS
+ * of other folders unasked (users_notify.c), so the name must match. */
 void
 uclean_status(struct user *u, const struct imap_resp *r)
 {
-	static const char key[] = "MESSAGES ";
-	const size_t kl = sizeof(key) - 1;
-	const char *p = r->text + 1, *end = r->text + r->text_len;
+	struct imap_status st;
 
-	for (; p < end && (size_t)(end - p) > kl; p++) {
-		if (strncasecmp(p, key, kl) != 0 ||
-		    (p[-1] != '(' && p[-1] != ' '))
-			continue;
-		uint64_t v = 0;
-		const char *d = p + kl;
-		for (; d < end && *d >= '0' && *d <= '9' && v < UINT32_MAX; d++)
-			v = v * 10 + (uint64_t)(*d - '0');
-		if (d > p + kl && v < UINT32_MAX)
-			u->ls_deleted_held = (uint32_t)v;
-		return;
-	}
+	if (imap_status_parse(r->text, r->text_len, &st, NULL) == 0 &&
+	    imap_status_is(&st, u->uw->run->folder[UF_DELETED]) &&
+	    (st.has & IMAP_STATUS_MESSAGES))
+		u->ls_deleted_held = st.messages;
 }

@@ -112,6 +112,12 @@ ucount_push_fetched(struct user *u, unsigned n)
 }
 
 void
+ucount_push_mech(struct user *u, enum push_mech m)
+{
+	push_track_set_mech(u->push, m);
+}
+
+void
 ucount_push_reset(struct user *u)
 {
 	push_track_reset(u->push);

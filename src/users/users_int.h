@@ -27,6 +27,8 @@
  *   users_lmtp.c    ulmtp_   deliveries to INBOX and Spam on the worker's
  *                            LMTP client
  *   users_submit.c  usubmit_ users' sends by SMTP submission
+ *   users_notify.c  unotify_ push = notify: NOTIFY SET once a session,
+ *                            INBOX's STATUS as a push, overflow
  *   users_count.c   ucount_  what the run claims (per user and folder) and
  *                            the push latency samples, in one place
  *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
@@ -45,6 +47,7 @@
 #include "util/rng.h"
 #include "users/users.h"
 #include "run/worker.h"
+#include "stats/actions.h"
 
 struct act_stats;
 struct event;
@@ -190,6 +193,15 @@ struct uheap {
 	size_t n, cap;
 };
 
+/* Where the NOTIFY of a push = notify session is (users_notify.c). */
+enum unotify_state {
+	UNOTIFY_NONE,		/* not asked yet this session */
+	UNOTIFY_SENT,		/* NOTIFY SET in flight */
+	UNOTIFY_ON,		/* OK: the session waits without IDLE */
+	UNOTIFY_RESET,		/* NOTIFICATIONOVERFLOW: ask again */
+	UNOTIFY_REFUSED		/* no NOTIFY, or NO/BAD: IDLE instead */
+};
+
 /* One connection slot (clients=), and the user it serves now. */
 struct uconn {
 	struct user *u;		/* NULL: free, waiting for a user */
@@ -232,6 +244,7 @@ struct uconn {
 	bool qresync_select;	/* the SELECT in flight carries QRESYNC */
 	uint32_t sel_uidvalidity;
 	uint64_t sel_highestmodseq;
+	enum unotify_state notify;	/* push = notify clients */
 };
 
 struct uworker;
@@ -272,6 +285,12 @@ struct user {
 	 * working connection sees (push_track.h). */
 	struct push_track *push;
 	bool push_listed;		/* in uw->push_users */
+	/* What push_track said of its deliveries when the worker let the
+	 * user go (users_detach), for --profile-counts. */
+	struct upush_counts {
+		enum push_mech mech;
+		uint64_t delivered, announced, unannounced, dropped, missed;
+	} push_end;
 	struct ucounts cnt;
 	/* LoadSim (users_loadsim.c): when each action is due next
 	 * (UINT64_MAX: never), the mean gaps, the received-mail timer, and
@@ -542,6 +561,16 @@ void usubmit_detach(struct uworker *uw);
 void usubmit_send(struct user *from, struct user *to);
 bool usubmit_busy(const struct uworker *uw);
 
+/* users_notify.c */
+/* uc's client block says push = notify. */
+bool unotify_wanted(const struct uconn *uc);
+/* Nothing is due on uc: true when it waits under NOTIFY (NOTIFY SET sent
+ * now if the session has not, or in flight, or on); false when it must
+ * wait as push = idle does (no NOTIFY: counted, shown once). */
+bool unotify_wait(struct uconn *uc);
+/* An untagged response of a NOTIFY session: INBOX's STATUS, overflow. */
+void unotify_untagged(struct uconn *uc, const struct imap_resp *r);
+
 /* users_count.c: the one place the driver's counts go. */
 enum ucount_kind {
 	UC_DELIVERED,		/* folder: INBOX or Spam */
@@ -564,6 +593,8 @@ void ucount_push_delivered(struct user *u, uint64_t t);
 void ucount_push_exists(struct user *u, unsigned n);
 void ucount_push_fetched(struct user *u, unsigned n);
 void ucount_push_reset(struct user *u);
+/* The mechanism its pushes are counted under (IDLE until set). */
+void ucount_push_mech(struct user *u, enum push_mech m);
 void ucount_push_expire(struct uworker *uw);
 
 #endif

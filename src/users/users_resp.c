@@ -49,6 +49,7 @@ uresp_untagged(struct uconn *uc, const struct imap_resp *r)
 		}
 		return;
 	}
+	unotify_untagged(uc, r);
 	if (uc->k != 0)
 		return;
 	uls_untagged(uc, r);

@@ -38,6 +38,7 @@ usess_logged_in(void *arg, struct conn *c)
 	uc->cache_phase = UCP_COMPRESS;
 	uc->qresync_on = uc->qresync_select = false;
 	uc->t_poll = 0;
+	uc->notify = UNOTIFY_NONE;
 	uc->t_session_end = ub->session_length_us ?
 	    clock_us() + profile_jitter_us(&uc->u->rng, ub->session_length_us) :
 	    0;
@@ -116,10 +117,14 @@ usess_pump(struct uconn *uc)
 	}
 	if (ujob_next(uc))
 		return;
-	/* Nothing due: wait for mail, and for the next due work. */
+	/* Nothing due: wait for mail, and for the next due work: under
+	 * NOTIFY with no command, else in IDLE or polling. */
 	uint64_t next = usess_next(uc);
-	if (uc->u->cb->imap_idle) {
-		(void)conn_idle_begin(c, usess_idle_done, uc);
+	bool notify = unotify_wait(uc);
+	/* A NOTIFY client the server refused waits in IDLE (counted). */
+	if (notify || uc->u->cb->imap_idle || unotify_wanted(uc)) {
+		if (!notify)
+			(void)conn_idle_begin(c, usess_idle_done, uc);
 		if (next != UINT64_MAX)
 			ubase_timer(uc->ev, next > now ? next - now : 0);
 		return;
@@ -195,8 +200,10 @@ usess_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 			uw->logged_in--;
 		ucount_users_in(u, -1);
 	}
-	if (uc->k == 0)
-		ucount_push_reset(u);	/* not connected: no push to miss */
+	/* Not connected: no push to miss.  At the run's end what waits
+	 * stays so, counted as unannounced (--profile-counts), not dropped. */
+	if (uc->k == 0 && !uw->stopping && end != CONN_END_STOPPED)
+		ucount_push_reset(u);
 	if (uc->job == UJ_LOGOUT)
 		ucount_action(u, ACT_LOGOUT, end == CONN_END_LOGOUT,
 			      uc->t_job);

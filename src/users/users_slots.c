@@ -54,6 +54,10 @@ uslot_user(struct uworker *uw, unsigned tbl)
 	u->uw = uw;
 	uslot_user_init(r, tbl, u);
 	u->push = push_track_new();
+	/* A NOTIFY client's deliveries are NOTIFY's from the first one; a
+	 * session the server refuses NOTIFY turns it to IDLE (counted). */
+	if (u->cb->push == PROFILE_PUSH_NOTIFY)
+		push_track_set_mech(u->push, PUSH_M_NOTIFY);
 	uls_user_attach(u);
 	if (uw->n_u == uw->cap_u) {
 		uw->cap_u = uw->cap_u ? uw->cap_u * 2 : 64;

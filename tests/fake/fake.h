@@ -59,6 +59,7 @@ struct fake_cfg {
 	unsigned lmtp_port;
 	const char *lmtp_port_file;
 	uint64_t push_delay_us;		/* --push-delay-ms */
+	unsigned notify_overflow;	/* --notify-overflow N (0: never) */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
 	unsigned port;

@@ -30,6 +30,7 @@ static const char fake_usage[] =
 	"         [--caps \"CAP ...\"]\n"
 	"         [--script FILE] [--tls-cert F --tls-key F] [--stats-file FILE]\n"
 	"         [--lmtp-port N] [--lmtp-port-file FILE] [--push-delay-ms D]\n"
+	"         [--notify-overflow N]\n"
 	"modes: normal no-greeting close-mid-command close-mid-literal reset\n"
 	"  bye-random garbage endless-line huge-literal drip stall refuse\n"
 	"  tls-fail plain-on-tls script\n"
@@ -41,7 +42,10 @@ static const char fake_usage[] =
 	"  marker, mail the foreign-mail check must find (fake_mark.c).\n"
 	"--lmtp-port/--lmtp-port-file: mail-store mode, an LMTP server too;\n"
 	"  a delivery lands in its mailbox (and IDLE hears EXISTS) D ms after\n"
-	"  its 250 (tests/fake/fake_store.h).\n"
+	"  its 250 (tests/fake/fake_store.h).  NOTIFY SET (give NOTIFY in\n"
+	"  --caps) pushes without IDLE: EXISTS for the selected mailbox,\n"
+	"  STATUS for INBOX when another is; --notify-overflow N: a session's\n"
+	"  Nth notification is * OK [NOTIFICATIONOVERFLOW] instead, and ends it.\n"
 	"Loopback only. Prints \"PORT n\" when listening (then \"LMTP n\" in\n"
 	"mail-store mode); runs until SIGTERM.\n";
 
@@ -80,6 +84,7 @@ enum {
 	FAKE_O_CAPS, FAKE_O_SCRIPT, FAKE_O_TLS_CERT, FAKE_O_TLS_KEY,
 	FAKE_O_STATS_FILE, FAKE_O_CMD_DELAY, FAKE_O_DELAY_PER_CONN,
 	FAKE_O_LMTP_PORT, FAKE_O_LMTP_PORT_FILE, FAKE_O_PUSH_DELAY, FAKE_O_HELP,
+	FAKE_O_NOTIFY_OVERFLOW,
 };
 
 static const struct option fake_options[] = {
@@ -107,6 +112,7 @@ static const struct option fake_options[] = {
 	{ "lmtp-port", required_argument, NULL, FAKE_O_LMTP_PORT },
 	{ "lmtp-port-file", required_argument, NULL, FAKE_O_LMTP_PORT_FILE },
 	{ "push-delay-ms", required_argument, NULL, FAKE_O_PUSH_DELAY },
+	{ "notify-overflow", required_argument, NULL, FAKE_O_NOTIFY_OVERFLOW },
 	{ "help", no_argument, NULL, FAKE_O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -224,6 +230,10 @@ fake_parse_args(int argc, char **argv, struct fake_cfg *cfg)
 			cfg->push_delay_us = 1000 * fake_num("push-delay-ms",
 							     optarg, 0, hour_ms);
 			delay_set = true;
+			break;
+		case FAKE_O_NOTIFY_OVERFLOW:
+			cfg->notify_overflow = (unsigned)fake_num(
+			    "notify-overflow", optarg, 1, 1000000);
 			break;
 		case FAKE_O_HELP:
 			fputs(fake_usage, stdout);
@@ -480,10 +490,13 @@ fake_write_stats(const struct fake_cfg *cfg, const struct fake_stats *st,
 	if (store != NULL)
 		fprintf(f, "lmtp_sessions=%" PRIu64 "\nlmtp_rcpts=%" PRIu64
 			"\nlmtp_delivered=%" PRIu64 "\npushes=%" PRIu64
-			"\npush_lag_p50_us=%" PRIu64 "\n",
+			"\npush_lag_p50_us=%" PRIu64 "\nnotify_sets=%" PRIu64
+			"\nnotify_status=%" PRIu64 "\nnotify_overflows=%" PRIu64 "\n",
 			store->st.lmtp_sessions, store->st.lmtp_rcpts,
 			store->st.lmtp_delivered, store->st.pushes,
-			fake_store_lag_p50(store));
+			fake_store_lag_p50(store), store->st.notify_sets,
+			store->st.notify_status,
+			store->st.notify_overflows);
 	if (fclose(f) != 0)
 		fprintf(stderr, "fakeimapd: --stats-file: error writing '%s'\n",
 			cfg->stats_file);
@@ -539,6 +552,7 @@ main(int argc, char **argv)
 	unsigned lmtp_port = 0;
 	if (srv.cfg.store) {
 		srv.sh.store = fake_store_new(main_base, srv.cfg.push_delay_us);
+		srv.sh.store->notify_overflow = srv.cfg.notify_overflow;
 		lmtp_port = fake_lmtp_listen(srv.sh.store, &srv.cfg,
 					     srv.cfg.lmtp_port);
 	}

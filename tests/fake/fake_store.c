@@ -264,6 +264,10 @@ fake_store_push(struct fake_user *u, struct fake_box *b)
 {
 	unsigned n = 0;
 	for (struct fake_sess *s = u->sessions; s != NULL; s = s->next) {
+		if (s->c->rstate == FAKE_R_COMMAND && s->notify) {
+			n += fake_notify_push(s, b);
+			continue;
+		}
 		if (s->sel != b || s->c->rstate != FAKE_R_IDLE)
 			continue;
 		/* IDLE allows every untagged response. */

@@ -59,6 +59,8 @@ struct fake_sess {
 	struct fake_user *u;
 	struct fake_box *sel;
 	bool read_only;
+	bool notify;		/* NOTIFY SET, not NONE (fake_notify.c) */
+	unsigned notified;	/* notifications sent since the SET */
 	uint32_t *view;
 	size_t nview, cap;
 	struct fake_sess *next;	/* in u->sessions */
@@ -66,6 +68,7 @@ struct fake_sess {
 
 struct fake_store_stats {
 	uint64_t lmtp_sessions, lmtp_rcpts, lmtp_delivered, pushes;
+	uint64_t notify_sets, notify_status, notify_overflows;	/* fake_notify.c */
 	/* Each pushed delivery's own 250 -> EXISTS time, as this process
 	 * saw it: the machine's share of a client's push latency (a timer
 	 * that fires late on a busy machine), for tests and benchmarks to
@@ -77,6 +80,7 @@ struct fake_store_stats {
 struct fake_store {
 	struct event_base *base;
 	uint64_t push_delay_us;
+	unsigned notify_overflow;	/* --notify-overflow: 0 never */
 	struct fake_user *users;
 	struct fake_store_stats st;
 	struct fake_lmtp_conn *lmtp_conns;
@@ -123,6 +127,14 @@ void fake_store_lag(struct fake_store *st, uint64_t t_250_us);
 /* The median of the lags recorded, 0 when none. */
 uint64_t fake_store_lag_p50(struct fake_store *st);
 void fake_store_conn_gone(struct fake_conn *c);
+
+/* fake_notify.c: NOTIFY (RFC 5465), enough for a profile client: SET
+ * (any events: MessageNew for the selected mailbox and INBOX) or NONE;
+ * SET STATUS also says INBOX's STATUS at once.  fake_notify_push: b
+ * changed, s is between commands under NOTIFY: EXISTS when b is
+ * selected, STATUS when b is INBOX and another is; true when told. */
+unsigned fake_s_notify(struct fake_conn *c, const struct fake_cmd *cmd);
+bool fake_notify_push(struct fake_sess *s, struct fake_box *b);
 
 /* fake_store_msgs.c: FETCH, STORE, SEARCH; the system flags in a flag
  * list; fn for every message of a set that still exists, in order (by

@@ -405,6 +405,7 @@ static const struct {
 	{ "NOOP", fake_s_noop, FAKE_NEED_LOGIN, false },
 	{ "CHECK", fake_s_noop, FAKE_NEED_LOGIN, false },
 	{ "IDLE", fake_s_idle, FAKE_NEED_LOGIN, false },
+	{ "NOTIFY", fake_s_notify, FAKE_NEED_LOGIN, false },
 	{ "FETCH", fake_s_fetch, FAKE_NEED_SELECTED, true },
 	{ "STORE", fake_s_store, FAKE_NEED_SELECTED, true },
 	{ "SEARCH", fake_s_search, FAKE_NEED_SELECTED, true },

@@ -8,7 +8,8 @@
  * response (the rest fed again), under the default limits and under tiny
  * ones.  Every way must give the same responses, the same error and the
  * same pending count; any difference, a broken field invariant or an
- * oversized internal buffer aborts. */
+ * oversized internal buffer aborts.  A STATUS response's text also goes
+ * through imap_status_parse (NOTIFY's unsolicited STATUS). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "imap/imap.h"
+#include "imap/imap_status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -83,6 +85,16 @@ fz_cb(void *arg, const struct imap_resp *r)
 		(void)imap_caps_has(carg, carg_len, "IMAP4rev1");
 	}
 	(void)imap_resp_is(r, "OK");
+	/* NOTIFY's unsolicited STATUS (users_notify.c): any text, parsed or
+	 * refused with a reason, the name within its bound. */
+	if (imap_resp_kw(r) == IMAP_KW_STATUS) {
+		struct imap_status st;
+		const char *why = NULL;
+		int rc = imap_status_parse(r->text, r->text_len, &st, &why);
+		fz_require(rc == 0 ? st.name_len <= IMAP_STATUS_NAME_MAX &&
+			   st.name[st.name_len] == '\0' : why != NULL,
+			   "STATUS parsed, or refused with a reason");
+	}
 
 	uint32_t head[5] = { r->kind, r->cond, r->has_num, r->num, r->literals };
 	fz_mix(run, head, sizeof(head));

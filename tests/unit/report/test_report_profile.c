@@ -40,9 +40,25 @@ seed_profile(struct stats_snap *w)
 	hist_record_n(a->lmtp.lat_total, 900, 4);
 }
 
+/* NOTIFY clients beside the IDLE ones: 3 seen (10, 20, 4000 ms), one
+ * fetched, 2 missed, one session refused, one overflow. */
+static void
+seed_notify(struct stats_snap *w)
+{
+	struct act_snap *a = &w->act;
+	hist_record(a->push[PUSH_NOTIFY_EXISTS], 10000);
+	hist_record(a->push[PUSH_NOTIFY_EXISTS], 20000);
+	hist_record(a->push[PUSH_NOTIFY_EXISTS], 4000000);
+	hist_record(a->push[PUSH_NOTIFY_FETCH], 40000);
+	a->push_missed_notify = 2;
+	a->notify_refused = 1;
+	a->notify_overflow = 1;
+}
+
 /* One tick and the final of a run, text and JSON and CSV, into strings. */
 static void
-run_report(bool profile, char **text, char **json, char **csv)
+run_report_as(bool profile, bool notify, char **text, char **json,
+	      char **csv)
 {
 	struct config cfg;
 	struct memout m;
@@ -70,6 +86,10 @@ run_report(bool profile, char **text, char **json, char **csv)
 	seed_window(&cum, 100, 1642, 500);
 	seed_profile(&win);
 	seed_profile(&cum);
+	if (notify) {
+		seed_notify(&win);
+		seed_notify(&cum);
+	}
 	report_tick(r, &run, &win, &cum);
 	ck_assert_int_eq(report_final(r, &run, &cum), 0);
 	report_free(r);
@@ -82,6 +102,12 @@ run_report(bool profile, char **text, char **json, char **csv)
 	stats_snap_free(&cum);
 	memout_close(&m);
 	config_free(&cfg);
+}
+
+static void
+run_report(bool profile, char **text, char **json, char **csv)
+{
+	run_report_as(profile, false, text, json, csv);
 }
 
 START_TEST(test_stress_unchanged)
@@ -131,6 +157,18 @@ csv_value(const char *row, int col)
 	return strtol(p, NULL, 10);
 }
 
+/* As many fields in the row as in the header. */
+static void
+csv_same_width(const char *csv, const char *row)
+{
+	int hdr_commas = 0, row_commas = 0;
+	for (const char *p = csv; *p != '\n'; p++)
+		hdr_commas += *p == ',';
+	for (const char *p = row; *p != '\n'; p++)
+		row_commas += *p == ',';
+	ck_assert_int_eq(hdr_commas, row_commas);
+}
+
 START_TEST(test_profile_sections)
 {
 	char *text, *json, *csv;
@@ -148,6 +186,10 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(strstr(text, "\n250->FETCH        1   1.00"));
 	ck_assert_ptr_nonnull(strstr(text, "push missed: 1 deliveries not "
 				     "announced in IDLE within 30 s\n"));
+	/* No NOTIFY client: no NOTIFY rows, no side-by-side table. */
+	ck_assert_ptr_null(strstr(text, "250->N.EXISTS"));
+	ck_assert_ptr_null(strstr(text, "push by"));
+	ck_assert_ptr_null(strstr(text, "npush"));
 	ck_assert_ptr_nonnull(strstr(text, "users logged in: 3 at the end\n"));
 	ck_assert_ptr_nonnull(strstr(text, "deliveries: 5 recipients in 5 LMTP "
 				     "deliveries: 4 ok (4.0/s), 1 4xx, 0 5xx, 0 "
@@ -190,13 +232,54 @@ START_TEST(test_profile_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_read_ok")), 2);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_reply_failed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_logoff_p95_us")), 0);
-	/* As many fields in the row as in the header. */
-	int hdr_commas = 0, row_commas = 0;
-	for (const char *p = csv; *p != '\n'; p++)
-		hdr_commas += *p == ',';
-	for (const char *p = row; *p != '\n'; p++)
-		row_commas += *p == ',';
-	ck_assert_int_eq(hdr_commas, row_commas);
+	csv_same_width(csv, row);
+	free(text);
+	free(json);
+	free(csv);
+}
+END_TEST
+
+/* IDLE and NOTIFY side by side: text, JSON, CSV. */
+START_TEST(test_notify_sections)
+{
+	char *text, *json, *csv;
+	run_report_as(true, true, &text, &json, &csv);
+
+	ck_assert_msg(strstr(text, " push=20.0ms pmiss=1 npush=20.0ms "
+			     "npmiss=2\n") != NULL, "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "\n250->N.EXISTS     3   3.00"));
+	ck_assert_ptr_nonnull(strstr(text, "\n250->N.FETCH      1   1.00"));
+	ck_assert_msg(strstr(text, "\npush by                IDLE     NOTIFY\n"
+			     "seen                      2          3\n"
+			     "missed                    1          2\n") != NULL,
+		      "%s", text);
+	/* p99 of 10, 20, 4000 ms is the 4 s one; IDLE's is 30 ms. */
+	ck_assert_msg(strstr(text, "\n250->seen p99       30.0 ms     4.00 s\n")
+		      != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "\n250->FETCH p50      25.0 ms    40.0 ms\n")
+		      != NULL, "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "NOTIFY: 1 sessions could not set it "
+				     "up (waited in IDLE, counted as IDLE), 1 "
+				     "NOTIFICATIONOVERFLOW\n"));
+
+	const char *tick = strstr(json, "\"type\":\"tick\"");
+	const char *sum = strstr(json, "\"type\":\"summary\"");
+	ck_assert_ptr_nonnull(strstr(tick, "\"notify_exists\":{\"count\":3,"));
+	ck_assert_ptr_nonnull(strstr(tick, "\"notify\":{\"push_missed_notify\":2,"
+				     "\"notify_refused\":1,\"notify_overflow\":1}"));
+	ck_assert_ptr_nonnull(strstr(sum, "\"notify_fetch\":{\"count\":1,"
+				     "\"latency_us\":"));
+	ck_assert_ptr_nonnull(strstr(sum, "\"notify\":{\"push_missed_notify\":2,"));
+
+	const char *row = strchr(csv, '\n') + 1;
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_missed_notify")), 2);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "notify_refused")), 1);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "notify_overflow")), 1);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_notify_exists_count")), 3);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_notify_fetch_max_us")),
+			 40000);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_exists_count")), 2);
+	csv_same_width(csv, row);
 	free(text);
 	free(json);
 	free(csv);
@@ -281,6 +364,7 @@ START_TEST(test_result_roundtrip)
 	stats_snap_init(&got);
 	seed_window(&s, 10, 20, 700);
 	seed_profile(&s);
+	seed_notify(&s);
 	s.act.lmtp.fails[3] = 2;
 	s.act.lmtp.rcpt_local = 2;
 	s.act.ok[ACT_LOGOFF] = 1;
@@ -302,6 +386,9 @@ START_TEST(test_result_roundtrip)
 	ck_assert_uint_eq(got.act.profile, 1);
 	ck_assert_uint_eq(got.act.users_in, 3);
 	ck_assert_uint_eq(got.act.push_missed, 1);
+	ck_assert_uint_eq(got.act.push_missed_notify, 2);
+	ck_assert_uint_eq(got.act.notify_refused, 1);
+	ck_assert_uint_eq(got.act.notify_overflow, 1);
 	for (int i = 0; i < ACT_COUNT; i++) {
 		ck_assert_uint_eq(got.act.ok[i], s.act.ok[i]);
 		ck_assert_uint_eq(got.act.failed[i], s.act.failed[i]);
@@ -378,6 +465,7 @@ report_profile_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_stress_unchanged);
 	tcase_add_test(tc, test_profile_sections);
+	tcase_add_test(tc, test_notify_sections);
 	tcase_add_test(tc, test_result_roundtrip);
 	suite_add_tcase(s, tc);
 	return s;

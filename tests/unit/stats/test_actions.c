@@ -24,6 +24,11 @@ START_TEST(test_action_names)
 	ck_assert_int_eq(action_from_name(""), -1);
 	ck_assert_str_eq(push_kind_name[PUSH_EXISTS], "exists");
 	ck_assert_str_eq(push_kind_name[PUSH_FETCH], "fetch");
+	ck_assert_str_eq(push_kind_name[PUSH_NOTIFY_EXISTS], "notify_exists");
+	ck_assert_str_eq(push_kind_name[PUSH_NOTIFY_FETCH], "notify_fetch");
+	ck_assert_int_eq(push_kind_of(PUSH_M_NOTIFY, PUSH_FETCH),
+			 PUSH_NOTIFY_FETCH);
+	ck_assert_int_eq(push_kind_of(PUSH_M_IDLE, PUSH_EXISTS), PUSH_EXISTS);
 }
 END_TEST
 
@@ -283,6 +288,76 @@ START_TEST(test_push_ring)
 }
 END_TEST
 
+/* A NOTIFY user's samples and misses go under NOTIFY's names, an IDLE
+ * user's under IDLE's; the counters add up and diff through snapshots. */
+START_TEST(test_push_mech)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *idle = push_track_new(), *nt = push_track_new();
+	const uint64_t to = 30000000;
+
+	ck_assert_int_eq(push_track_mech(nt), PUSH_M_IDLE);
+	push_track_set_mech(nt, PUSH_M_NOTIFY);
+	ck_assert_int_eq(push_track_mech(nt), PUSH_M_NOTIFY);
+	push_track_set_mech(idle, PUSH_MECHS);		/* out of range: IDLE */
+	ck_assert_int_eq(push_track_mech(idle), PUSH_M_IDLE);
+
+	push_track_delivered(idle, a, 1000);
+	push_track_delivered(nt, a, 1000);
+	push_track_delivered(nt, a, 2000);
+	push_track_exists(idle, a, 1, 4000);
+	push_track_exists(nt, a, 1, 9000);
+	push_track_fetched(nt, a, 1, 12000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 1);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 3000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_NOTIFY_EXISTS]), 1);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_NOTIFY_EXISTS]), 8000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 0);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_NOTIFY_FETCH]), 11000);
+	push_track_expire(nt, a, 40000000, to);		/* the second: missed */
+	ck_assert_uint_eq(ctr_get(&a->push_missed_notify), 1);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 0);
+	/* Its accounting: delivered = announced + dropped + unannounced. */
+	const struct push_track_counts *n = push_track_counts(nt);
+	ck_assert_uint_eq(n->delivered, 2);
+	ck_assert_uint_eq(n->announced, 1);
+	ck_assert_uint_eq(n->missed, 1);
+	ck_assert_uint_eq(push_track_unannounced(nt), 1);
+	push_track_delivered(nt, a, 41000000);
+	push_track_reset(nt);		/* the session went: two dropped */
+	ck_assert_uint_eq(n->dropped, 2);
+	ck_assert_uint_eq(push_track_unannounced(nt), 0);
+	ck_assert_uint_eq(n->delivered, n->announced + n->dropped);
+	act_notify_refused(a);
+	act_notify_overflow(a);
+	act_notify_overflow(a);
+
+	struct stats_snap one, two, d;
+	stats_snap_init(&one);
+	stats_snap_init(&two);
+	stats_snap_init(&d);
+	stats_snap_add_live(&one, s);
+	ck_assert_uint_eq(one.act.push_missed_notify, 1);
+	ck_assert_uint_eq(one.act.notify_refused, 1);
+	ck_assert_uint_eq(one.act.notify_overflow, 2);
+	act_notify_overflow(a);
+	stats_snap_add_live(&two, s);
+	act_snap_diff(&d.act, &two.act, &one.act);
+	ck_assert_uint_eq(d.act.notify_overflow, 1);
+	ck_assert_uint_eq(d.act.notify_refused, 0);
+	act_snap_add(&d.act, &two.act);
+	ck_assert_uint_eq(d.act.notify_overflow, 4);
+	ck_assert_uint_eq(hist_count(d.act.push[PUSH_NOTIFY_EXISTS]), 1);
+	stats_snap_free(&one);
+	stats_snap_free(&two);
+	stats_snap_free(&d);
+	push_track_free(idle);
+	push_track_free(nt);
+	stats_free(s);
+}
+END_TEST
+
 static Suite *
 actions_suite(void)
 {
@@ -294,6 +369,7 @@ actions_suite(void)
 	tcase_add_test(tc, test_push_match);
 	tcase_add_test(tc, test_push_missed);
 	tcase_add_test(tc, test_push_ring);
+	tcase_add_test(tc, test_push_mech);
 	suite_add_tcase(s, tc);
 	return s;
 }
