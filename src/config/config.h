@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msg/msg_sizes.h"
 #include "plan/ops.h"
 
 #define CONFIG_ACT_WEIGHTS 32	/* >= ACT_COUNT (score.c asserts it) */
@@ -97,6 +98,7 @@ struct config {
 	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
 	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
 	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	struct msg_sizes msg_sizes; /* --msg-sizes; .n == 0: not given */
 	/* What the message pool may take (memlimit_budget() at
 	 * config_defaults; unit tests set their own): config_validate
 	 * refuses sizes whose pool would not fit. */

@@ -7,12 +7,14 @@
  * It starts with "-" (every state off but SELECT) and gives each state's
  * P,R, so no default of the run's own leaks into the learned mix. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "learn/learn_int.h"
 #include "learn/learn_write.h"
+#include "msg/msg_sizes.h"
 #include "util/log.h"
 
 FILE *
@@ -160,6 +162,16 @@ learn_write_mix(const struct learn *l, const char *path)
 	if (sz->n)
 		write_sizes(f, sz == &l->append_sizes ? "APPEND literals" :
 			    "RFC822.SIZE and BODY[] in FETCH answers", sz);
+	/* The same sizes as buckets the generator takes (learn_sizes.c). */
+	struct msg_sizes buckets;
+	char spec[MSG_SIZES_MAX * 24];
+	bool have_spec = learn_sizes_spec(sz == &l->append_sizes ?
+	    &l->append_sz : &l->fetch_sz, &buckets) == 0;
+	if (have_spec) {
+		msg_sizes_format(&buckets, spec, sizeof(spec));
+		fprintf(f, "# --msg-sizes: each power of two's nearest sizes "
+			"at their mean, in percent: %s\n", spec);
+	}
 	write_boxes_per_user(l, f);
 	learn_write_folders(l, f);
 
@@ -186,9 +198,8 @@ learn_write_mix(const struct learn *l, const char *path)
 			fprintf(f, " copybox=%s", name);
 		}
 	}
-	if (sz->n)
-		fprintf(f, " --msg-size %.0f", lhist_mean(sz) < 512 ? 512 :
-			lhist_mean(sz));
+	if (have_spec)
+		fprintf(f, " --msg-sizes %s", spec);
 	fprintf(f, "\n");
 	return learn_close_out(f, path);
 }
