@@ -242,4 +242,10 @@ typedef void (*config_name_fn)(enum config_name_kind kind, const char *name,
 			       int val, void *arg);
 void config_each_name(config_name_fn fn, void *arg);
 
+/* Would a pool of these buckets (at least 8 messages each) fit in what
+ * this machine can spare?  0, or -1 with a message in err starting with
+ * what ("--msg-sizes", "profile F: msg_sizes"). */
+int config_msg_sizes_fit(const struct config *cfg, const struct msg_sizes *s,
+			 const char *what, char *err, size_t errlen);
+
 #endif

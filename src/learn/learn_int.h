@@ -167,6 +167,11 @@ double lhist_mean(const struct lhist *h);
 struct msg_sizes;
 void learn_size_add(struct lhist *h, struct lsizes *c, uint64_t size);
 int learn_sizes_spec(const struct lsizes *c, struct msg_sizes *out);
+/* The spec the outputs write (the mix's --msg-sizes, the profile's
+ * msg_sizes): of the APPEND literals, else of the FETCH answers.  0, or
+ * -1 when no size was seen. */
+#define LEARN_SIZES_SPEC (16 * 24)	/* MSG_SIZES_MAX buckets */
+int learn_sizes_of(const struct learn *l, char *spec, size_t len);
 
 /* learn_cmd.c: one client command (its text with literals as {N}, and the
  * literals' sizes and small contents) classified into c. */

@@ -77,3 +77,16 @@ learn_sizes_spec(const struct lsizes *c, struct msg_sizes *out)
 	}
 	return out->n ? 0 : -1;
 }
+
+int
+learn_sizes_of(const struct learn *l, char *spec, size_t len)
+{
+	struct msg_sizes s;
+	const struct lsizes *c = l->append_sz.total ? &l->append_sz :
+	    &l->fetch_sz;
+
+	if (learn_sizes_spec(c, &s) < 0)
+		return -1;
+	msg_sizes_format(&s, spec, len);
+	return 0;
+}

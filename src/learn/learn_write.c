@@ -14,7 +14,6 @@
 
 #include "learn/learn_int.h"
 #include "learn/learn_write.h"
-#include "msg/msg_sizes.h"
 #include "util/log.h"
 
 FILE *
@@ -163,12 +162,9 @@ learn_write_mix(const struct learn *l, const char *path)
 		write_sizes(f, sz == &l->append_sizes ? "APPEND literals" :
 			    "RFC822.SIZE and BODY[] in FETCH answers", sz);
 	/* The same sizes as buckets the generator takes (learn_sizes.c). */
-	struct msg_sizes buckets;
-	char spec[MSG_SIZES_MAX * 24];
-	bool have_spec = learn_sizes_spec(sz == &l->append_sizes ?
-	    &l->append_sz : &l->fetch_sz, &buckets) == 0;
+	char spec[LEARN_SIZES_SPEC];
+	bool have_spec = learn_sizes_of(l, spec, sizeof(spec)) == 0;
 	if (have_spec) {
-		msg_sizes_format(&buckets, spec, sizeof(spec));
 		fprintf(f, "# --msg-sizes: each power of two's nearest sizes "
 			"at their mean, in percent: %s\n", spec);
 	}

@@ -350,20 +350,20 @@ json_summary_open_loop(FILE *f, const struct config *cfg,
 	fputc('}', f);
 }
 
-/* --msg-sizes: the distribution asked for and the mean size of what the
+/* --msg-sizes or a profile's msg_sizes: the distribution asked for and the mean size of what the
  * run's APPENDs stored ("msg_sizes":{...},), nothing without it. */
 static void
-json_msg_sizes(FILE *f, const struct config *cfg, const struct stats_snap *tot)
+json_msg_sizes(FILE *f, const struct msg_sizes *s, const struct stats_snap *tot)
 {
 	char spec[MSG_SIZES_MAX * 24];
 
-	if (cfg->msg_sizes.n == 0)
+	if (s->n == 0)
 		return;
-	msg_sizes_format(&cfg->msg_sizes, spec, sizeof(spec));
+	msg_sizes_format(s, spec, sizeof(spec));
 	fputs("\"msg_sizes\":{\"spec\":", f);
 	json_str(f, spec);
 	fputs(",\"mean\":", f);
-	json_num(f, msg_sizes_mean(&cfg->msg_sizes));
+	json_num(f, msg_sizes_mean(s));
 	fputs(",\"appended_mean\":", f);
 	json_num(f, report_div((double)tot->append_bytes,
 			       (double)tot->append_msgs));
@@ -395,7 +395,7 @@ report_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_u64(f, "append_bytes", tot->append_bytes);
 	fputc(',', f);
-	json_msg_sizes(f, r->cfg, tot);
+	json_msg_sizes(f, &r->dv.msg_sizes, tot);
 	json_u64(f, "connects", tot->connects);
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);

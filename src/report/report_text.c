@@ -307,21 +307,22 @@ print_state_kinds(const struct stats_snap *tot, FILE *o)
 	fputc('\n', o);
 }
 
-/* --msg-sizes: what was asked for, and the mean of what was stored. */
+/* --msg-sizes or a profile's msg_sizes: what was asked for, and the
+ * mean of what was stored. */
 static void
-print_msg_sizes(const struct config *cfg, const struct stats_snap *tot,
+print_msg_sizes(const struct msg_sizes *s, const struct stats_snap *tot,
 		FILE *o)
 {
 	char spec[MSG_SIZES_MAX * 24], want[32], got[32];
 
-	if (cfg->msg_sizes.n == 0)
+	if (s->n == 0)
 		return;
-	msg_sizes_format(&cfg->msg_sizes, spec, sizeof(spec));
+	msg_sizes_format(s, spec, sizeof(spec));
 	units_fmt_size(want, sizeof(want),
-		       (uint64_t)(msg_sizes_mean(&cfg->msg_sizes) + 0.5));
+		       (uint64_t)(msg_sizes_mean(s) + 0.5));
 	units_fmt_size(got, sizeof(got), tot->append_msgs ?
 		       tot->append_bytes / tot->append_msgs : 0);
-	fprintf(o, "message sizes: --msg-sizes %s (mean %s); appended mean "
+	fprintf(o, "message sizes: %s (mean %s); appended mean "
 		"%s\n", spec, want, got);
 }
 
@@ -343,7 +344,7 @@ print_summary(struct report *r, const struct report_run *run,
 			tot->append_msgs, size,
 			report_div((double)tot->append_msgs,
 				   (double)tot->ok[OP_APPEND]));
-		print_msg_sizes(r->cfg, tot, o);
+		print_msg_sizes(&r->dv.msg_sizes, tot, o);
 	}
 	if (tot->failed[OP_APPEND] > 0)
 		fprintf(o, "unanswered: %" PRIu64 " APPEND commands got no reply "

@@ -45,27 +45,13 @@ assert_eq 0 "$RC" "imapstress exit status ($(tail -n 3 "$TEST_TMP/run.err"))"
 summary "$TEST_TMP/run.json" messages_appended msg_sizes.spec
 appended=${S[0]}
 assert_eq "$SPEC" "${S[1]}" "the JSON summary's msg_sizes.spec"
-assert_match "^message sizes: --msg-sizes $SPEC \(mean 33\.9 KiB\); appended mean" \
+assert_match "^message sizes: $SPEC \(mean 33\.9 KiB\); appended mean" \
 	"$(cat "$TEST_TMP/run.out")" "the text summary's sizes line"
 
 # The server's sizes: "SIZE COUNT" lines, every user's INBOX.
 # shellcheck disable=SC2086
-"$PY" - "$DOVECOT_PORT" "$DOVECOT_PASS" $USERS >"$TEST_TMP/server.sizes" <<'EOF' ||
-import collections, imaplib, re, sys
-port, pw, users = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-count = collections.Counter()
-for u in users:
-    m = imaplib.IMAP4("127.0.0.1", port)
-    m.login(u, pw)
-    typ, data = m.select("INBOX", readonly=True)
-    if int(data[0]) > 0:
-        typ, data = m.fetch("1:*", "(RFC822.SIZE)")
-        for d in data:
-            count[int(re.search(rb"RFC822\.SIZE (\d+)", d).group(1))] += 1
-    m.logout()
-for size, n in sorted(count.items()):
-    print(size, n)
-EOF
+"$PY" "$ROOT/tests/integration/fetch_sizes.py" "$DOVECOT_PORT" "$DOVECOT_PASS" INBOX \
+	$USERS >"$TEST_TMP/server.sizes" ||
 	fail "could not read the messages' sizes from Dovecot"
 stored=$(awk '{ n += $2 } END { print n + 0 }' "$TEST_TMP/server.sizes")
 assert_eq "$appended" "$stored" "messages on the server = messages_appended"
