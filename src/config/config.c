@@ -486,6 +486,38 @@ config_check_pool_size(const struct config *cfg, const char *opt,
 	return -1;
 }
 
+/* The pool holds at least MSG_POOL_MIN_COUNT messages of each bucket,
+ * so the buckets' sizes summed must fit as --msg-size's mean does. */
+int
+config_msg_sizes_fit(const struct config *cfg, const struct msg_sizes *s,
+		     const char *what, char *err, size_t errlen)
+{
+	char opt[256];
+	uint64_t sum = 0;
+
+	for (unsigned b = 0; b < s->n; b++)
+		sum += s->size[b];
+	snprintf(opt, sizeof(opt), "%s, its buckets' sizes summed, ", what);
+	return config_check_pool_size(cfg, opt, sum, err, errlen);
+}
+
+/* --msg-sizes replaces the generator, so a pool from elsewhere
+ * conflicts. */
+static int
+config_check_msg_sizes(const struct config *cfg, char *err, size_t errlen)
+{
+	if (cfg->msg_sizes.n == 0)
+		return 0;
+	if (cfg->mbox_path != NULL || cfg->random_msg_size > 0) {
+		snprintf(err, errlen, "--msg-sizes: not with %s (the messages "
+			 "come from one source)", cfg->mbox_path != NULL ?
+			 "mbox=" : "random_msg_size=");
+		return -1;
+	}
+	return config_msg_sizes_fit(cfg, &cfg->msg_sizes, "--msg-sizes", err,
+				    errlen);
+}
+
 static int
 config_validate_inner(struct config *cfg, char *err, size_t errlen)
 {
@@ -494,7 +526,8 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 	if (config_check_pool_size(cfg, "--msg-size ", cfg->msg_size_mean,
 				   err, errlen) < 0 ||
 	    config_check_pool_size(cfg, "random_msg_size=", cfg->random_msg_size,
-				   err, errlen) < 0)
+				   err, errlen) < 0 ||
+	    config_check_msg_sizes(cfg, err, errlen) < 0)
 		return -1;
 	if (cfg->rawlog) {
 		struct stat st;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msg/msg_sizes.h"
 #include "plan/ops.h"
 
 #define CONFIG_ACT_WEIGHTS 32	/* >= ACT_COUNT (score.c asserts it) */
@@ -97,6 +98,7 @@ struct config {
 	char *mbox_path;	/* mbox=, --mbox; NULL = built-in generator */
 	uint64_t random_msg_size; /* random_msg_size=: uniform 1..S; 0 = off */
 	uint64_t msg_size_mean;	/* --msg-size: generator mean; default 4 KiB */
+	struct msg_sizes msg_sizes; /* --msg-sizes; .n == 0: not given */
 	/* What the message pool may take (memlimit_budget() at
 	 * config_defaults; unit tests set their own): config_validate
 	 * refuses sizes whose pool would not fit. */
@@ -239,5 +241,11 @@ enum config_val { CONFIG_VAL_NONE, CONFIG_VAL_REQ, CONFIG_VAL_OPT };
 typedef void (*config_name_fn)(enum config_name_kind kind, const char *name,
 			       int val, void *arg);
 void config_each_name(config_name_fn fn, void *arg);
+
+/* Would a pool of these buckets (at least 8 messages each) fit in what
+ * this machine can spare?  0, or -1 with a message in err starting with
+ * what ("--msg-sizes", "profile F: msg_sizes"). */
+int config_msg_sizes_fit(const struct config *cfg, const struct msg_sizes *s,
+			 const char *what, char *err, size_t errlen);
 
 #endif

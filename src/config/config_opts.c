@@ -108,6 +108,18 @@ h_rate(struct pctx *c, const struct opt *o)
 	return 0;
 }
 
+/* --msg-sizes SPEC (msg_sizes.h); the last one given counts. */
+static int
+h_msg_sizes(struct pctx *c, const struct opt *o)
+{
+	char why[160];
+
+	(void)o;
+	if (msg_sizes_parse(c->val, &c->cfg->msg_sizes, why, sizeof(why)) < 0)
+		return config_fail(c, "%s", why);
+	return 0;
+}
+
 /* --- connection and authentication ----------------------------------- */
 
 static int
@@ -336,7 +348,7 @@ static const char usage[] =
 "      --stall-timeout T  at the end, cut a server silent this long (5s)\n"
 "      --mailbox BOX      mailbox (INBOX); --copybox BOX enables COPY\n"
 "      --msgs N           messages to keep in the mailbox (30)\n"
-"      --msg-size S       mean generated message size (4k)\n"
+"      --msg-size S       mean message size (4k); --msg-sizes 1k:30,4k:70\n"
 "      --mbox FILE        take messages from an mbox file\n"
 "      --state NAME=P[,R] command percent and repeat, e.g. APPEND=100,5\n"
 "      --pipeline N       commands in flight per connection (10)\n"
@@ -425,6 +437,7 @@ const struct opt config_opts[] = {
 	{ "random_msg_size", "random-msg-size", 0, ARG_REQ, h_size64,
 	  OFF(random_msg_size), 0, GIB },
 	{ NULL, "msg-size", 0, ARG_REQ, h_size64, OFF(msg_size_mean), 1, GIB },
+	{ NULL, "msg-sizes", 0, ARG_REQ, h_msg_sizes, 0, 0, 0 },
 	{ "msgs", "msgs", 0, ARG_REQ, h_uint, OFF(msgs), 0, UINT_MAX },
 	{ "secs", NULL, 0, ARG_REQ, h_secs, 0, 0, 0 },
 	{ NULL, "duration", 'd', ARG_REQ, h_dur, OFF(secs), 0, 0 },

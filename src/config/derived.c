@@ -13,5 +13,6 @@ derived_init(struct derived *d, const struct config *cfg, bool color)
 	if (cfg->checkpoint_secs > 0)
 		d->states[OP_CHECKPOINT].prob = 100;
 	d->msg_size_mean = cfg->msg_size_mean;
+	d->msg_sizes = cfg->msg_sizes;
 	d->color = color;
 }

@@ -26,6 +26,9 @@ struct derived {
 	struct state_prob states[OP_COUNT];
 	/* The message pool's generator mean (--msg-size; init: its table's) */
 	uint64_t msg_size_mean;
+	/* The pool's size distribution: --msg-sizes, else a profile's
+	 * msg_sizes key (users_derive); .n == 0: none. */
+	struct msg_sizes msg_sizes;
 	bool color;		/* bold latency line: stdout is a terminal */
 	/* Profile mode with LoadSim keys: the score is over actions
 	 * (actions.h's enum action) with these weights, from the profile's

@@ -282,6 +282,14 @@ init_main(int argc, char **argv)
 		fprintf(stderr, "imapstress: %s\n", err);
 		return 2;
 	}
+	/* init fills folders from the generator's mix around its table's
+	 * mean, each message drawn alike: a distribution would be ignored. */
+	if (cfg.msg_sizes.n > 0) {
+		config_free(&cfg);
+		(void)usage_error("--msg-sizes: not for init (its sizes come "
+				  "from --msg-size, the mean)%s%s", "", "");
+		return 2;
+	}
 	struct init_table t;
 	struct init_spec spec;
 	if (build_table(&cfg, &g, &t) < 0) {

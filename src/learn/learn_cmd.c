@@ -393,8 +393,9 @@ classify(struct learn *l, struct lsession *s, struct lcmd *c,
 			if (k.kind == LT_LITERAL) {
 				c->n_msgs++;
 				if (k.lit < sc->n_lits)
-					lhist_add(&l->append_sizes,
-						  (double)sc->lits[k.lit].size);
+					learn_size_add(&l->append_sizes,
+						       &l->append_sz,
+						       sc->lits[k.lit].size);
 			}
 	} else if (strcmp(v, "NOOP") == 0) {
 		c->op = OP_NOOP;

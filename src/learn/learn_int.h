@@ -92,6 +92,15 @@ struct lhist {
 	double sum;
 };
 
+/* Message sizes by class: class k holds the sizes nearest 2^k in log
+ * scale (2^(k-1/2) <= s < 2^(k+1/2)), with their sum, so that a class's
+ * mean is a bucket of --msg-sizes (learn_sizes.c). */
+struct lsizes {
+	uint64_t n[LHIST_BUCKETS];
+	double sum[LHIST_BUCKETS];
+	uint64_t total;
+};
+
 /* The learned mix (learn_walk.c): the sessions' transitions from state
  * to state, [previous][next][selected | compressed << 1], with LOGIN as
  * the previous state of a session's first; P and R once solved, with the
@@ -116,6 +125,7 @@ struct learn {
 	struct lnames users, boxes, items, unmapped, ignored;
 	struct lnames user_boxes;	/* "user/box" ids: mailboxes per user */
 	struct lhist append_sizes, fetch_sizes;
+	struct lsizes append_sz, fetch_sz;	/* the same, by class */
 	struct lhist think_us, session_us, idle_us;
 	uint64_t files, files_skipped, sessions, commands, truncated;
 	uint64_t timed_sessions, untimed_sessions;
@@ -149,6 +159,19 @@ const char *learn_box_role(const char *name);
 void lhist_add(struct lhist *h, double v);
 double lhist_quantile(const struct lhist *h, double q);
 double lhist_mean(const struct lhist *h);
+
+/* learn_sizes.c: a message size seen (APPEND literal; RFC822.SIZE or
+ * BODY[] literal in a FETCH answer) into h and c; the buckets of
+ * --msg-sizes from c, weights in percent summing to 100 (classes under
+ * half a percent left out): 0, or -1 when c holds nothing. */
+struct msg_sizes;
+void learn_size_add(struct lhist *h, struct lsizes *c, uint64_t size);
+int learn_sizes_spec(const struct lsizes *c, struct msg_sizes *out);
+/* The spec the outputs write (the mix's --msg-sizes, the profile's
+ * msg_sizes): of the APPEND literals, else of the FETCH answers.  0, or
+ * -1 when no size was seen. */
+#define LEARN_SIZES_SPEC (16 * 24)	/* MSG_SIZES_MAX buckets */
+int learn_sizes_of(const struct learn *l, char *spec, size_t len);
 
 /* learn_cmd.c: one client command (its text with literals as {N}, and the
  * literals' sizes and small contents) classified into c. */

@@ -99,6 +99,9 @@ learn_write_profile(const struct learn *l, const char *path)
 			"(or learn --lmtp-port)\n");
 	fprintf(f, "lmtp_port = %u\n", l->lmtp_port ? l->lmtp_port : 24);
 	fprintf(f, "total_user_count = %zu\n", users);
+	char spec[LEARN_SIZES_SPEC];
+	if (learn_sizes_of(l, spec, sizeof(spec)) == 0)
+		fprintf(f, "msg_sizes = %s\n", spec);
 	fprintf(f, "\nuser learned {\n  count = 100%%\n"
 		"  username_format = user%%{username_idx}\n");
 	duration(f, "mail_session_length",

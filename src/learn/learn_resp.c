@@ -133,8 +133,10 @@ learn_resp(struct learn *l, struct lsession *s, const char *text,
 	} else if (left >= 5 && strncasecmp(e + 1, "FETCH", 5) == 0) {
 		const char *z = memmem(e, left, "RFC822.SIZE ", 12);
 		if (z != NULL)
-			lhist_add(&l->fetch_sizes, strtod(z + 12, NULL));
+			learn_size_add(&l->fetch_sizes, &l->fetch_sz,
+				       strtoull(z + 12, NULL, 10));
 		else if (n_lits == 1 && memmem(e, left, "BODY[] {", 8) != NULL)
-			lhist_add(&l->fetch_sizes, (double)lit_sizes[0]);
+			learn_size_add(&l->fetch_sizes, &l->fetch_sz,
+				       lit_sizes[0]);
 	}
 }

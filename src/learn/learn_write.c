@@ -7,6 +7,7 @@
  * It starts with "-" (every state off but SELECT) and gives each state's
  * P,R, so no default of the run's own leaks into the learned mix. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,13 @@ learn_write_mix(const struct learn *l, const char *path)
 	if (sz->n)
 		write_sizes(f, sz == &l->append_sizes ? "APPEND literals" :
 			    "RFC822.SIZE and BODY[] in FETCH answers", sz);
+	/* The same sizes as buckets the generator takes (learn_sizes.c). */
+	char spec[LEARN_SIZES_SPEC];
+	bool have_spec = learn_sizes_of(l, spec, sizeof(spec)) == 0;
+	if (have_spec) {
+		fprintf(f, "# --msg-sizes: each power of two's nearest sizes "
+			"at their mean, in percent: %s\n", spec);
+	}
 	write_boxes_per_user(l, f);
 	learn_write_folders(l, f);
 
@@ -186,9 +194,8 @@ learn_write_mix(const struct learn *l, const char *path)
 			fprintf(f, " copybox=%s", name);
 		}
 	}
-	if (sz->n)
-		fprintf(f, " --msg-size %.0f", lhist_mean(sz) < 512 ? 512 :
-			lhist_mean(sz));
+	if (have_spec)
+		fprintf(f, " --msg-sizes %s", spec);
 	fprintf(f, "\n");
 	return learn_close_out(f, path);
 }

@@ -40,6 +40,15 @@ msg_pool_get(const struct msg_pool *p, unsigned idx)
 	return idx < p->count ? &p->msgs[idx] : NULL;
 }
 
+unsigned
+msg_pool_pick(const struct msg_pool *p, struct rng *r)
+{
+	if (p->sizes.n == 0)
+		return rng_below(r, p->count);
+	unsigned b = msg_sizes_draw(&p->sizes, r);
+	return p->first[b] + rng_below(r, p->per[b]);
+}
+
 uint64_t
 msg_pool_bytes(const struct msg_pool *p)
 {

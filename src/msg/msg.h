@@ -35,6 +35,8 @@ struct msg {
 };
 
 struct msg_pool;
+struct msg_sizes;
+struct rng;
 
 /* The largest mbox= read.  Its arena is the file with CRLF line ends, up
  * to twice the file for bare-LF input. */
@@ -69,6 +71,19 @@ struct msg_pool *msg_pool_generate(uint32_t seed, uint64_t mean_size,
  * (CRLF every <=76 chars, ending in CRLF), deterministic per seed. */
 struct msg_pool *msg_pool_random(uint32_t seed, uint64_t max_size,
 				 uint64_t max_total);
+
+/* --msg-sizes: for each bucket, messages of exactly its size as sent
+ * (msg_wire_len), at least MSG_POOL_MIN_COUNT of each, about max_total
+ * bytes in all; msg_pool_pick draws a bucket by its weight, then one of
+ * its messages.  Same seed and arguments -> byte-identical pool. */
+struct msg_pool *msg_pool_generate_sizes(uint32_t seed,
+					 const struct msg_sizes *sizes,
+					 uint64_t max_total);
+
+/* The index of the message to send next, drawn with r: uniform over the
+ * pool (one draw, as every sender did before --msg-sizes), or by bucket
+ * weight for a msg_pool_generate_sizes pool (two draws). */
+unsigned msg_pool_pick(const struct msg_pool *p, struct rng *r);
 
 void msg_pool_free(struct msg_pool *p);		/* NULL is a no-op */
 unsigned msg_pool_count(const struct msg_pool *p);

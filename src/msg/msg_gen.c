@@ -399,6 +399,32 @@ gen_message(struct gbuf *b, struct rng *r, size_t target, int64_t t)
 	gbuf_add(b, tail, strlen(tail));
 }
 
+/* Message i of a generated pool, target octets, dated a while after the
+ * one before (*t); its offset in the arena goes to off[i] (it moves). */
+static void
+gen_pool_msg(struct msg_pool *pool, struct gbuf *b, struct rng *r,
+	     int64_t *t, size_t *off, unsigned i, size_t target)
+{
+	*t += 60 + (int64_t)rng_below(r, 6 * 3600);
+	off[i] = b->len;
+	gen_message(b, r, target, *t);
+	pool->msgs[i].len = b->len - off[i];
+	pool->msgs[i].needs_id = true;
+	pool->bytes += pool->msgs[i].len;
+}
+
+/* The n messages are written: the arena is final, point into it. */
+static void
+gen_pool_done(struct msg_pool *pool, struct gbuf *b, size_t *off,
+	      unsigned n)
+{
+	pool->count = n;
+	pool->arena = b->p;
+	for (unsigned i = 0; i < n; i++)
+		pool->msgs[i].data = b->p + off[i];
+	free(off);
+}
+
 /* Sizes are planned first and the largest message is built last from
  * what the others left, so the pool mean is exact even if a header runs
  * over its share. */
@@ -432,18 +458,45 @@ msg_pool_generate(uint32_t seed, uint64_t mean_size, uint64_t max_total)
 		if (k == n)
 			target = n * mean > pool->bytes + GEN_MIN_SIZE ?
 			    (size_t)(n * mean - pool->bytes) : GEN_MIN_SIZE;
-		t += 60 + (int64_t)rng_below(&r, 6 * 3600);
-		off[i] = b.len;
-		gen_message(&b, &r, target, t);
-		pool->msgs[i].len = b.len - off[i];
-		pool->msgs[i].needs_id = true;
-		pool->bytes += pool->msgs[i].len;
+		gen_pool_msg(pool, &b, &r, &t, off, i, target);
 	}
-	pool->count = n;
-	pool->arena = b.p;
-	for (unsigned i = 0; i < n; i++)
-		pool->msgs[i].data = b.p + off[i];
+	gen_pool_done(pool, &b, off, n);
 	free(plan);
-	free(off);
+	return pool;
+}
+
+struct msg_pool *
+msg_pool_generate_sizes(uint32_t seed, const struct msg_sizes *sizes,
+			uint64_t max_total)
+{
+	struct rng r = msg_rng_new(seed, 0x73697a6573ULL);	/* "sizes" */
+	struct msg_pool *pool = xcalloc(1, sizeof(*pool));
+	unsigned nb = sizes->n, n = 0;
+	uint64_t room = max_total / nb;
+	struct gbuf b = { 0 };
+	int64_t t = 1546300800 + (int64_t)rng_below(&r, 4 * 365 * 86400);
+
+	pool->sizes = *sizes;
+	for (unsigned k = 0; k < nb; k++) {
+		uint64_t fit = room / sizes->size[k];
+		unsigned most = MSG_POOL_MAX_COUNT / nb;
+		pool->first[k] = n;
+		pool->per[k] = fit < MSG_POOL_MIN_COUNT ? MSG_POOL_MIN_COUNT :
+		    fit > most ? most : (unsigned)fit;
+		n += pool->per[k];
+	}
+	size_t *off = xmalloc(n * sizeof(*off));
+	pool->msgs = xcalloc(n, sizeof(*pool->msgs));
+	for (unsigned k = 0; k < nb; k++) {
+		/* What the sender puts before a generated message (msg.h)
+		 * is part of the bucket's size. */
+		size_t target = (size_t)sizes->size[k] - MSG_MARK_LINE_LEN -
+		    MSG_ID_LINE_LEN;
+		for (unsigned j = 0; j < pool->per[k]; j++) {
+			gen_pool_msg(pool, &b, &r, &t, off,
+				     pool->first[k] + j, target);
+		}
+	}
+	gen_pool_done(pool, &b, off, n);
 	return pool;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "msg/msg.h"
+#include "msg/msg_sizes.h"
 #include "util/rng.h"
 
 struct msg_pool {
@@ -16,6 +17,11 @@ struct msg_pool {
 	struct msg *msgs;
 	unsigned count;
 	uint64_t bytes;
+	/* --msg-sizes: bucket b's messages are msgs[first[b]] and the
+	 * per[b] - 1 after it, all of size sizes.size[b] as sent; sizes.n
+	 * is 0 for every other pool (msg_pool_pick draws uniformly). */
+	struct msg_sizes sizes;
+	unsigned first[MSG_SIZES_MAX], per[MSG_SIZES_MAX];
 };
 
 /* Generated pools: as many messages as fit in max_total, within

@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "msg/msg_sizes.h"
 #include "profile/profile_loadsim.h"
 #include "util/rng.h"
 
@@ -133,6 +134,9 @@ struct profile {
 	char *submission_domain;
 	unsigned submission_seen[4];	/* lines of the four keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
+	/* msg_sizes = SPEC: the run's message sizes as --msg-sizes gives
+	 * them (which wins); .n == 0 when the file has none. */
+	struct msg_sizes msg_sizes;
 	unsigned total_users;		/* required */
 	uint64_t rampup_us;
 	struct profile_user_block users[PROFILE_MAX_BLOCKS];

@@ -338,6 +338,13 @@ profile_print_plan(const struct profile *p, FILE *out)
 			"later user block: one user each, with the later "
 			"block's settings (as imaptest)\n", p->n_repeated,
 			p->total_users);
+	if (p->msg_sizes.n > 0) {
+		char spec[MSG_SIZES_MAX * 24];
+		msg_sizes_format(&p->msg_sizes, spec, sizeof(spec));
+		fprintf(out, "message sizes (msg_sizes, unless the command line "
+			"gives --msg-sizes, mbox= or random_msg_size=): %s\n",
+			spec);
+	}
 	if (p->submission_port != 0)
 		fprintf(out, "users send by submission to %s port %u, AUTH %s\n",
 			p->submission_host ? p->submission_host : "the IMAP host",

@@ -28,6 +28,7 @@ enum key_kind {
 	K_PATH,		/* char * */
 	K_PROTOCOL,
 	K_PUSH,		/* enum profile_push: idle, notify */
+	K_SIZES,	/* struct msg_sizes, --msg-sizes' SPEC */
 	K_REFUSED	/* imaptest has it, we do not: `why` says so */
 };
 
@@ -50,6 +51,7 @@ static const struct key global_keys[] = {
 	{ "total_user_count", K_UINT, G(total_users), 1, PROFILE_MAX_USERS,
 	  NULL },
 	{ "rampup_time", K_TIME, G(rampup_us), 0, 0, NULL },
+	{ "msg_sizes", K_SIZES, G(msg_sizes), 0, 0, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
@@ -225,6 +227,13 @@ set_value(struct parser *ps, const struct key *k, void *base,
 		}
 		return fail(ps, ps->line, key, "'%s': not a push mechanism "
 			    "(idle, notify)", v);
+	case K_SIZES: {
+		char whybuf[160];
+		if (msg_sizes_parse(val, (struct msg_sizes *)(void *)field,
+				    whybuf, sizeof(whybuf)) < 0)
+			return fail(ps, ps->line, key, "%s", whybuf);
+		return 0;
+	}
 	case K_REFUSED:
 		return fail(ps, ps->line, key, "%s", k->why);
 	}

@@ -350,6 +350,26 @@ json_summary_open_loop(FILE *f, const struct config *cfg,
 	fputc('}', f);
 }
 
+/* --msg-sizes or a profile's msg_sizes: the distribution asked for and the mean size of what the
+ * run's APPENDs stored ("msg_sizes":{...},), nothing without it. */
+static void
+json_msg_sizes(FILE *f, const struct msg_sizes *s, const struct stats_snap *tot)
+{
+	char spec[MSG_SIZES_MAX * 24];
+
+	if (s->n == 0)
+		return;
+	msg_sizes_format(s, spec, sizeof(spec));
+	fputs("\"msg_sizes\":{\"spec\":", f);
+	json_str(f, spec);
+	fputs(",\"mean\":", f);
+	json_num(f, msg_sizes_mean(s));
+	fputs(",\"appended_mean\":", f);
+	json_num(f, report_div((double)tot->append_bytes,
+			       (double)tot->append_msgs));
+	fputs("},", f);
+}
+
 void
 report_json_final(struct report *r, const struct report_run *run,
 		  const struct stats_snap *tot)
@@ -375,6 +395,7 @@ report_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_u64(f, "append_bytes", tot->append_bytes);
 	fputc(',', f);
+	json_msg_sizes(f, &r->dv.msg_sizes, tot);
 	json_u64(f, "connects", tot->connects);
 	fputc(',', f);
 	json_u64(f, "logins", tot->logins);

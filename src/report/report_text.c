@@ -307,6 +307,25 @@ print_state_kinds(const struct stats_snap *tot, FILE *o)
 	fputc('\n', o);
 }
 
+/* --msg-sizes or a profile's msg_sizes: what was asked for, and the
+ * mean of what was stored. */
+static void
+print_msg_sizes(const struct msg_sizes *s, const struct stats_snap *tot,
+		FILE *o)
+{
+	char spec[MSG_SIZES_MAX * 24], want[32], got[32];
+
+	if (s->n == 0)
+		return;
+	msg_sizes_format(s, spec, sizeof(spec));
+	units_fmt_size(want, sizeof(want),
+		       (uint64_t)(msg_sizes_mean(s) + 0.5));
+	units_fmt_size(got, sizeof(got), tot->append_msgs ?
+		       tot->append_bytes / tot->append_msgs : 0);
+	fprintf(o, "message sizes: %s (mean %s); appended mean "
+		"%s\n", spec, want, got);
+}
+
 static void
 print_summary(struct report *r, const struct report_run *run,
 	      const struct stats_snap *tot, FILE *o)
@@ -325,6 +344,7 @@ print_summary(struct report *r, const struct report_run *run,
 			tot->append_msgs, size,
 			report_div((double)tot->append_msgs,
 				   (double)tot->ok[OP_APPEND]));
+		print_msg_sizes(&r->dv.msg_sizes, tot, o);
 	}
 	if (tot->failed[OP_APPEND] > 0)
 		fprintf(o, "unanswered: %" PRIu64 " APPEND commands got no reply "

@@ -72,6 +72,9 @@ make_pool(const struct config *cfg, const struct derived *dv, uint32_t seed)
 	}
 	if (cfg->random_msg_size > 0)
 		return msg_pool_random(seed, cfg->random_msg_size, POOL_MAX_BYTES);
+	if (dv->msg_sizes.n > 0)
+		return msg_pool_generate_sizes(seed, &dv->msg_sizes,
+					       POOL_MAX_BYTES);
 	return msg_pool_generate(seed, dv->msg_size_mean, POOL_MAX_BYTES);
 }
 

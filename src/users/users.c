@@ -164,6 +164,16 @@ users_any_mail(const struct profile *p)
 	return false;
 }
 
+/* A profile's msg_sizes gives the run's sizes unless the command line
+ * chose them or another source of messages (--msg-sizes, mbox=,
+ * random_msg_size=). */
+static bool
+users_sizes_apply(const struct config *cfg, const struct profile *p)
+{
+	return p->msg_sizes.n > 0 && cfg->msg_sizes.n == 0 &&
+	    cfg->mbox_path == NULL && cfg->random_msg_size == 0;
+}
+
 struct users *
 users_new(const struct config *cfg, const struct profile *p,
 	  char *err, size_t errlen)
@@ -184,6 +194,12 @@ users_new(const struct config *cfg, const struct profile *p,
 		return NULL;
 	}
 	r->n_u = hi - r->first;
+	if (users_sizes_apply(cfg, p) &&
+	    config_msg_sizes_fit(cfg, &p->msg_sizes, "profile msg_sizes", err,
+				 errlen) < 0) {
+		free(r);
+		return NULL;
+	}
 	r->shards = cfg->shard_count ? cfg->shard_count : 1;
 	r->users = xcalloc(r->n_u ? r->n_u : 1, sizeof(*r->users));
 	/* Every user's connections, or clients= (this shard's part). */
@@ -244,6 +260,8 @@ void
 users_derive(const struct users *r, struct derived *d)
 {
 	d->clients = users_conn_count(r);
+	if (users_sizes_apply(r->cfg, r->p))
+		d->msg_sizes = r->p->msg_sizes;
 	uls_derive(r, d);
 }
 

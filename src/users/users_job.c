@@ -43,7 +43,7 @@ static const struct msg *
 ujob_msg(struct uconn *uc)
 {
 	const struct msg_pool *pool = uc->u->uw->w->sh->pool;
-	return msg_pool_get(pool, rng_below(&uc->u->rng, msg_pool_count(pool)));
+	return msg_pool_get(pool, msg_pool_pick(pool, &uc->u->rng));
 }
 
 static void

@@ -84,7 +84,7 @@ ulmtp_deliver(struct user *u, struct user *to, enum ufolder f)
 		snprintf(rcpt, sizeof(rcpt), "%.*s+Spam%s", (int)(at - name),
 			 name, at);
 	const struct msg_pool *pool = uw->w->sh->pool;
-	unsigned idx = rng_below(&u->rng, msg_pool_count(pool));
+	unsigned idx = msg_pool_pick(pool, &u->rng);
 	if (lmtp_deliver(uw->lmtp, rc, 1, idx, &to->dest[f == UF_SPAM]) < 0)
 		ucount(to, UC_DELIVER_FAILED, f);
 }

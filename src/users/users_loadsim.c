@@ -227,7 +227,7 @@ static const struct msg *
 uls_msg(struct user *u)
 {
 	const struct msg_pool *pool = u->uw->w->sh->pool;
-	return msg_pool_get(pool, rng_below(&u->rng, msg_pool_count(pool)));
+	return msg_pool_get(pool, msg_pool_pick(pool, &u->rng));
 }
 
 static void uls_step(struct uconn *uc);

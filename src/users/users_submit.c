@@ -60,7 +60,7 @@ usubmit_send(struct user *from, struct user *to)
 		    : run->cfg->pass;
 	}
 	const struct msg_pool *pool = uw->w->sh->pool;
-	unsigned idx = rng_below(&from->rng, msg_pool_count(pool));
+	unsigned idx = msg_pool_pick(pool, &from->rng);
 	if (lmtp_submit(uw->submit, &s, rc, 1, idx, &to->dest[0]) < 0)
 		ucount(to, UC_DELIVER_FAILED, UF_INBOX);
 }

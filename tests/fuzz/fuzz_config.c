@@ -51,6 +51,39 @@ fz_require(bool ok, const char *what, const char *detail)
 	}
 }
 
+/* --msg-sizes as parsed: what msg_sizes_draw and the pool trust (n
+ * buckets, sizes ascending in range, cum the running sums), and its
+ * canonical form parses back to the same table. */
+static void
+fz_check_msg_sizes(const struct msg_sizes *s)
+{
+	char spec[MSG_SIZES_MAX * 24], why[160];
+	struct msg_sizes back;
+	uint64_t sum = 0;
+
+	if (s->n == 0)
+		return;
+	fz_require(s->n <= MSG_SIZES_MAX, "--msg-sizes: at most 16 buckets",
+		   NULL);
+	for (unsigned b = 0; b < s->n; b++) {
+		fz_require(s->size[b] >= MSG_SIZES_MIN_SIZE &&
+			   s->size[b] <= MSG_SIZES_MAX_SIZE &&
+			   (b == 0 || s->size[b] > s->size[b - 1]),
+			   "--msg-sizes: sizes in range, ascending", NULL);
+		fz_require(s->weight[b] >= 1 &&
+			   s->weight[b] <= MSG_SIZES_MAX_WEIGHT,
+			   "--msg-sizes: weights in range", NULL);
+		sum += s->weight[b];
+		fz_require(s->cum[b] == sum, "--msg-sizes: cum the running sum",
+			   NULL);
+	}
+	fz_require(msg_sizes_format(s, spec, sizeof(spec)) < (int)sizeof(spec),
+		   "--msg-sizes: the canonical form fits", NULL);
+	fz_require(msg_sizes_parse(spec, &back, why, sizeof(why)) == 0 &&
+		   memcmp(&back, s, sizeof(back)) == 0,
+		   "--msg-sizes: the canonical form parses back", spec);
+}
+
 static void
 fz_memfd(char *path, size_t n, const char *content)
 {
@@ -271,6 +304,7 @@ fz_check_config(const struct config *cfg)
 	fz_require(cfg->msg_size_mean >= 1 && cfg->msg_size_mean <= FZ_GIB &&
 		   cfg->random_msg_size <= FZ_GIB, "message sizes bounded",
 		   NULL);
+	fz_check_msg_sizes(&cfg->msg_sizes);
 	fz_require(!(cfg->json_path && cfg->csv_path &&
 		     strcmp(cfg->json_path, "-") == 0 &&
 		     strcmp(cfg->csv_path, "-") == 0),

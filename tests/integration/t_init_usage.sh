@@ -43,5 +43,7 @@ bad --folder-prefix '' -- "^imapstress: init: --folder-prefix: empty"
 bad --check=yes -- '^imapstress: init: --check takes no value'
 bad --deleted-folder Folder02 -- "^imapstress: init: two folders of the init table are both named 'Folder02'"
 bad bogus=1 -- '^imapstress: bogus=1: unknown word'
+bad --msg-sizes 1k:30,4k:70 -- '^imapstress: init: --msg-sizes: not for init'
+bad --msg-sizes 1k:30,4x:70 -- "^imapstress: --msg-sizes 1k:30,4x:70: item 2 '4x:70': size: unknown unit 'x'"
 printf 'lmtp_port = 24\ntotal_user_count = 1\ninit_new_folders = many\nuser u {\n count = 100%%\n username_format = u%%n\n}\nclient c {\n count = 100%%\n}\n' >"$TEST_TMP/p.conf"
 bad --profile "$TEST_TMP/p.conf" -- "^imapstress: profile $TEST_TMP/p.conf:3: init_new_folders: 'many': not a number"

@@ -47,8 +47,7 @@ append_one(struct stress_plans *sp, struct conn *c, struct imap_cmd *cmd)
 {
 	const struct msg_pool *pool = sp->sh->pool;
 	struct rng *rng = conn_rng(c);
-	const struct msg *m = msg_pool_get(pool,
-	    rng_below(rng, msg_pool_count(pool)));
+	const struct msg *m = msg_pool_get(pool, msg_pool_pick(pool, rng));
 
 	if (rng_pct(rng, 50)) {
 		unsigned i = rng_below(rng, STRESS_N_ELEM(stress_flags));

@@ -210,6 +210,40 @@ START_TEST(test_pool_size_budget)
 }
 END_TEST
 
+/* --msg-sizes: kept as parsed; its buckets (at least 8 messages each)
+ * against what the machine can spare; one source of messages only.
+ * (parse() adds to the same cfg: each step keeps the ones before.) */
+START_TEST(test_msg_sizes_validate)
+{
+	ck_assert_int_eq(parse(ARGS("--msg-sizes", "4k:40,1k:30,32k:20,256k:10")),
+			 0);
+	ck_assert_uint_eq(cfg.msg_sizes.n, 4);
+	ck_assert_uint_eq(cfg.msg_sizes.size[0], 1024);
+	ck_assert_uint_eq(cfg.msg_sizes.cum[3], 100);
+	ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0, "%s", err);
+
+	ck_assert_int_eq(parse(ARGS("--msg-sizes", "60m:1,4m:1")), 0);
+	cfg.mem_budget = 1ull << 30;
+	ck_assert_msg(config_validate(&cfg, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(parse(ARGS("--msg-sizes", "61m:1,4m:1")), 0);
+	cfg.mem_budget = 1ull << 30;
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strncmp(err, "--msg-sizes, its buckets' sizes summed, "
+			      "65.0 MiB: the message pool would need up to "
+			      "1.0 GiB", 82) == 0, "%s", err);
+
+	ck_assert_int_eq(parse(ARGS("random_msg_size=2k", "--msg-sizes", "1k:1")),
+			 0);
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--msg-sizes: not with random_msg_size= (the "
+			 "messages come from one source)");
+	ck_assert_int_eq(parse(ARGS("--msg-sizes", "1k:1", "mbox=/dev/null")), 0);
+	ck_assert_int_eq(config_validate(&cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--msg-sizes: not with mbox= (the messages come "
+			 "from one source)");
+}
+END_TEST
+
 /* The rule: a quarter of the memory, half of a ulimit. */
 START_TEST(test_memlimit_rule)
 {
@@ -559,6 +593,7 @@ config_suite(void)
 	tcase_add_test(tc, test_defaults_from_environment);
 	tcase_add_test(tc, test_password_file);
 	tcase_add_test(tc, test_pool_size_budget);
+	tcase_add_test(tc, test_msg_sizes_validate);
 	tcase_add_test(tc, test_memlimit_rule);
 	tcase_add_test(tc, test_sources);
 	tcase_add_loop_test(tc, test_sla, 0, N(slas));

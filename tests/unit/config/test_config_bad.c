@@ -138,6 +138,16 @@ static const struct bad bads[] = {
 	  "random_msg_size=2g: must be between 0 B and 1.0 GiB" },
 	{ { "random_msg_size=-1" }, "random_msg_size=-1: negative" },
 	{ { "--msg-size", "0" }, "--msg-size 0: must be between 1 B and 1.0 GiB" },
+	{ { "--msg-sizes=" }, "--msg-sizes=: empty value" },
+	{ { "--msg-sizes", "1k:30,4x:40" },
+	  "--msg-sizes 1k:30,4x:40: item 2 '4x:40': size: unknown unit 'x'" },
+	{ { "--msg-sizes", "1k:0" },
+	  "--msg-sizes 1k:0: item 1 '1k:0': weight: out of range (a whole "
+	  "number, 1 to 1000000)" },
+	{ { "--msg-sizes", "100:5" },
+	  "--msg-sizes 100:5: item 1 '100:5': size out of range (512 octets "
+	  "to 1g" },
+	{ { "--msg-sizes", "4k" }, "--msg-sizes 4k: item 1 '4k': not SIZE:WEIGHT" },
 	{ { "--msg-size", "abc" }, "--msg-size abc: not a number" },
 	{ { "--msg-size", "1.5" }, "--msg-size 1.5: not a whole number of bytes" },
 	{ { "msgs=99999999999999999999" }, "msgs=99999999999999999999: too large" },

@@ -3,6 +3,7 @@
  * simulated session with the default mix, the guards against a plan with
  * nothing to do, refills around state changes.  The pipelining rules of
  * plan_may_send are test_plan_may_send.c's. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -256,6 +257,71 @@ START_TEST(test_default_mix)
 }
 END_TEST
 
+/* MULTIAPPEND as stress_append builds it: the APPEND at the head, then
+ * one more message for each APPEND plan_update puts at the head next.
+ * With repeat chance R a command carries a geometric number of extra
+ * messages, mean R/(1-R), so messages per command are 1/(1-R): 1.111 for
+ * R=10, 1.25 for R=20 (a learned mix once read 12 and 24 back, and the
+ * question was whether planning after a MULTIAPPEND draws the repeat
+ * twice; it does not).  The extras of C commands sum to C*R/(1-R) with a
+ * standard deviation of sqrt(C*R)/(1-R): within 5 of those. */
+static void
+check_multiappend(int again)
+{
+	struct config cfg;
+	struct plan p;
+	struct rng r;
+	enum lstate cur = LSTATE_NONAUTH;
+	uint64_t cmds = 0, msgs = 0;
+	char *argv[] = { "imapstress", "-", "list=30,0", "status=60,0",
+			 "select=100", "uidfetch=25,0", "fetch=80,0",
+			 "fetch2=50,20", "append=70,10", "noop=20,0",
+			 "logout=50,0" };
+	char err[256];
+
+	config_defaults(&cfg);
+	ck_assert_msg(config_parse(&cfg, (int)N(argv), argv, err, sizeof(err)) == 0,
+		      "config_parse: %s", err);
+	cfg.states[OP_APPEND].again = again;
+	plan_init(&p);
+	rng_seed(&r, 37, 1);
+	for (unsigned step = 0; step < SIM_STEPS; step++) {
+		struct plan_pending none = pending_of(cur, NULL, 0);
+		enum op op = plan_update(&p, &cfg, &r, cur, &none);
+		(void)plan_take(&p);
+		if (op == OP_APPEND) {
+			uint64_t k = 1;
+			while (k < PLAN_LEN &&
+			       plan_update(&p, &cfg, &r, cur, &none) == OP_APPEND) {
+				(void)plan_take(&p);
+				k++;
+			}
+			cmds++;
+			msgs += k;
+		}
+		if (op_table[op].flags & OPF_STATECHANGE)
+			cur = plan_target_lstate(op);
+	}
+	double R = again / 100.0, extra = (double)(msgs - cmds);
+	double mean = (double)cmds * R / (1 - R);
+	double sd = sqrt((double)cmds * R) / (1 - R);
+	ck_assert_uint_gt(cmds, 10000);
+	ck_assert_msg(fabs(extra - mean) <= 5 * sd,
+		      "R=%d: %llu messages in %llu APPENDs (%.3f each), want "
+		      "%.3f: %.0f extra, %.0f +- %.0f", again,
+		      (unsigned long long)msgs, (unsigned long long)cmds,
+		      (double)msgs / (double)cmds, 1 / (1 - R), extra, mean,
+		      5 * sd);
+	config_free(&cfg);
+}
+
+START_TEST(test_multiappend_repeat)
+{
+	check_multiappend(10);
+	check_multiappend(20);
+}
+END_TEST
+
 START_TEST(test_random_mix)
 {
 	struct config cfg;
@@ -473,6 +539,7 @@ workload_suite(void)
 	tcase_add_test(tc, test_take_in_order);
 	tcase_add_test(tc, test_default_mix);
 	tcase_add_test(tc, test_random_mix);
+	tcase_add_test(tc, test_multiappend_repeat);
 	tcase_add_test(tc, test_login_repeat_ignored);
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_nothing_after_login);

@@ -152,6 +152,10 @@ static const struct {
 	{ U, "mail_write_duration = 1.5.5s", "mail_write_duration", "unknown", 0 },
 	{ U, "mail_action_repeat_delay = 5ss", "mail_action_repeat_delay", "unknown time unit", 0 },
 	{ G, "rampup_time = soon", "rampup_time", "not a number", 0 },
+	{ G, "msg_sizes = 1k:30,4x:70", "msg_sizes",
+	  "item 2 '4x:70': size: unknown unit 'x'", 0 },
+	{ G, "msg_sizes = 1k:0", "msg_sizes", "item 1 '1k:0': weight: out of range", 0 },
+	{ G, "msg_sizes =", "msg_sizes", "empty", 0 },
 	{ G, "lmtp_port = 0", "lmtp_port", "out of range", 0 },
 	{ G, "lmtp_port = 65536", "lmtp_port", "out of range", 0 },
 	{ G, "lmtp_port = 24x", "lmtp_port", "not a number", 0 },
@@ -536,6 +540,26 @@ START_TEST(test_jitter)
 }
 END_TEST
 
+/* msg_sizes = SPEC: the buckets as --msg-sizes parses them. */
+START_TEST(test_msg_sizes_key)
+{
+	char err[512];
+	struct profile *p = parse(make("msg_sizes = 256k:10,1k:30,4k:40,32k:20",
+				       "", ""), err, sizeof(err));
+
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_uint_eq(p->msg_sizes.n, 4);
+	ck_assert_uint_eq(p->msg_sizes.size[0], 1024);
+	ck_assert_uint_eq(p->msg_sizes.size[3], 256 * 1024);
+	ck_assert_uint_eq(p->msg_sizes.cum[3], 100);
+	profile_free(p);
+	p = parse(make("", "", ""), err, sizeof(err));
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_uint_eq(p->msg_sizes.n, 0);
+	profile_free(p);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
 	char err[512];
@@ -692,6 +716,7 @@ profile_suite(void)
 	tcase_add_test(tc, test_comments_blanks_crlf_unnamed);
 	tcase_add_loop_test(tc, test_username_format, 0, N(names));
 	tcase_add_test(tc, test_load_errors);
+	tcase_add_test(tc, test_msg_sizes_key);
 	tcase_add_test(tc, test_config_options);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("expand");
