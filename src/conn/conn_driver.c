@@ -10,7 +10,9 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "util/clock.h"
 #include "conn/conn_int.h"
+#include "net/rawlog.h"
 #include "conn/shared.h"
 #include "msg/msg.h"
 
@@ -49,6 +51,19 @@ conn_driver_send(struct conn *c, enum op op, const char *text,
 {
 	return conn_driver_send_n(c, op, text, &body, body != NULL ? 1 : 0,
 				  done, arg);
+}
+
+void
+conn_raw_write(struct conn *c, const char *data, size_t len)
+{
+	if (!conn_raw(c) || !conn_may_send(c))
+		return;
+	c->t_asked = clock_us();
+	conn_count_sent(c, len);
+	rawlog_data(c->rawlog, 'C', data, len);
+	conn_out_queued(c);
+	bufferevent_write(c->bev, data, len);
+	conn_write_now(c);
 }
 
 bool
