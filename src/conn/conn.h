@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/workload.h"
+#include "plan/ops.h"
 #include "stats/stats.h"
 
 struct bufferevent;

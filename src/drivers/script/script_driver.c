@@ -53,6 +53,8 @@ struct script_driver {
 	uint64_t heard;		/* the last response, or the test's start */
 };
 
+static void io_close(void *ctx, unsigned no);
+
 static void
 sd_next_soon(struct script_driver *d)
 {
@@ -74,6 +76,10 @@ sd_check(struct script_driver *d)
 			log_error("%s", o->detail);
 			d->foreign = true;
 		}
+		/* What the state machine no longer counts as open (a
+		 * connection it gave up on: --cmd-timeout) still is. */
+		for (unsigned i = 0; i < d->n_conns; i++)
+			io_close(d, i);
 	}
 	if (d->in_test)
 		return;
