@@ -1,8 +1,6 @@
 /* main.c: parse the configuration, build what the workers share, start
  * them, hand over to run_loop() and exit with its status.  Nothing else. */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,7 @@
 #include "compare/compare.h"
 #include "config/config.h"
 #include "config/derived.h"
+#include "drivers/script/script_driver.h"
 #include "drivers/stress/stress.h"
 #include "init/init.h"
 #include "learn/learn.h"
@@ -27,7 +26,6 @@
 #include "run/exit_policy.h"
 #include "run/run.h"
 #include "run/setup.h"
-#include "script/script_net.h"
 #include "config/shard.h"
 #include "users/users.h"
 #include "plan/workload.h"
@@ -103,7 +101,6 @@ static int
 run_main(const struct config *c, char *err, size_t errlen)
 {
 	struct derived dv;
-	sigset_t sigs;
 
 	derived_init(&dv, c, isatty(STDOUT_FILENO));
 	/* Profile mode: the users of the file are the driver (src/users/). */
@@ -118,11 +115,9 @@ run_main(const struct config *c, char *err, size_t errlen)
 			fatal(2, "%s", err);
 		users_derive(users, &dv);
 	}
-	/* Scripted tests: their own (stopgap) driver, src/script/. */
-	if (c->test_path != NULL) {
-		signal(SIGPIPE, SIG_IGN);
-		return script_net_main(c);
-	}
+	/* Scripted tests: a driver of the runner (drivers/script/). */
+	if (c->test_path != NULL)
+		return script_mode_main(c);
 	if (c->shard_count > 1 && users != NULL)
 		log_info("shard %u/%u (from %s): profile users %u-%u of %u, "
 			 "%u connections", c->shard_index, c->shard_count,
@@ -137,13 +132,8 @@ run_main(const struct config *c, char *err, size_t errlen)
 	if (users == NULL && !plan_has_work(c))
 		fatal(2, "nothing to do: every state after LOGIN has probability 0");
 
-	/* Signals are taken by run_loop() with sigtimedwait: block them
-	 * before any thread exists so every thread inherits the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* Signals are taken by run_loop(): blocked before any thread. */
+	run_signals_block();
 	raise_nofile(dv.clients);
 
 	struct shared *sh = shared_new(c, &dv);

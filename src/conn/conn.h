@@ -1,5 +1,6 @@
 /* conn.h: one IMAP client connection over a bufferevent, the engine every
- * driver (the stress mix, profile users, init) runs its sessions on.  It
+ * driver (the stress mix, profile users, init, the scripted tests) runs
+ * its sessions on.  It
  * walks connect -> (TLS) -> greeting -> login -> the driver's commands ->
  * logout, keeps its
  * commands in flight in a small table keyed by tag, and counts each
@@ -21,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan/workload.h"
+#include "plan/ops.h"
 #include "stats/stats.h"
 
 struct bufferevent;
@@ -83,6 +84,24 @@ struct conn_hooks {
 	 * "+" that starts an IDLE of conn_idle_begin(). */
 	void (*untagged)(void *arg, struct conn *c, const struct imap_resp *r);
 	void (*idle_started)(void *arg, struct conn *c);
+	/* Optional, for a driver that speaks IMAP itself once the session
+	 * is up (the scripted tests: their own tags, CAPABILITY, LOGIN and
+	 * LOGOUT).  With it the engine sends nothing of its own but, with
+	 * --starttls, CAPABILITY (if the greeting had none) and STARTTLS
+	 * before the driver hears anything; every response after that
+	 * comes here as parsed, with no effect on the engine; the ready
+	 * hook says the session is up (once per read, as for any driver);
+	 * the driver writes with conn_raw_write and ends a session with
+	 * conn_disconnect.  At a stop the engine closes (no LOGOUT).  The
+	 * engine keeps the rest: TCP, TLS, the rawlog, the parser's limits,
+	 * the connect and greeting timeouts, the error kinds. */
+	void (*raw)(void *arg, struct conn *c, const struct imap_resp *r);
+	/* Optional: an error line of this connection goes here instead of
+	 * standard error (a driver that reports failures itself, as the
+	 * scripted tests do in their verdict); it is counted all the same,
+	 * and the closed hook follows when the error closed the session. */
+	void (*error)(void *arg, struct conn *c, enum err_kind kind,
+		      const char *line);
 };
 
 struct conn_env {
@@ -263,6 +282,9 @@ bool conn_sep_pending(const struct conn *c);
  * conn_view: that model, or NULL. */
 void conn_view_begin(struct conn *c);
 struct mbox_view *conn_view(const struct conn *c);
+/* A raw driver's octets (conn_hooks.raw), as they are: rawlogged and
+ * counted; nothing when the session is not up or is ending. */
+void conn_raw_write(struct conn *c, const char *data, size_t len);
 /* Send "<tag> <text>\r\n", or with a body "<tag> <text> {N+}\r\n<body>\r\n"
  * (APPEND; body->data is sent by reference and must outlive the command,
  * as pool messages do; msg_head's marker and Message-ID lines go before

@@ -350,7 +350,9 @@ conn_send_more(struct conn *c)
 		/* Let what is in flight finish, then leave politely. */
 		if (c->n_fl > 0)
 			return;
-		if (c->lstate == LSTATE_NONAUTH) {
+		/* A raw driver's session (its own LOGOUT would need its
+		 * own tag): closed too. */
+		if (c->lstate == LSTATE_NONAUTH || c->env->hooks->raw != NULL) {
 			conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
 		} else {
 			/* So that `imapstress learn` can tell this LOGOUT
@@ -358,6 +360,12 @@ conn_send_more(struct conn *c)
 			rawlog_note(c->rawlog, "stopping: the run is over");
 			conn_send_logout(c);
 		}
+		return;
+	}
+	if (conn_raw(c)) {
+		/* The driver speaks for the session from here. */
+		if (c->env->hooks->ready != NULL)
+			c->env->hooks->ready(c->env->hook_arg, c);
 		return;
 	}
 	if (!(c->caps & CAP_KNOWN)) {

@@ -6,11 +6,14 @@
  * conn_send_cmd, so a pipelined command crosses one file of the engine. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 
+#include "util/clock.h"
 #include "conn/conn_int.h"
+#include "net/rawlog.h"
 #include "conn/shared.h"
 #include "msg/msg.h"
 
@@ -49,6 +52,47 @@ conn_driver_send(struct conn *c, enum op op, const char *text,
 {
 	return conn_driver_send_n(c, op, text, &body, body != NULL ? 1 : 0,
 				  done, arg);
+}
+
+/* A raw driver's LOGIN or AUTHENTICATE reaches the rawlog as its tag and
+ * word only, as the engine's own login does: a password never does. */
+static bool
+conn_raw_secret(const char *data, size_t len, size_t *upto)
+{
+	const char *sp = memchr(data, ' ', len);
+
+	if (sp == NULL)
+		return false;
+	size_t rest = len - (size_t)(sp + 1 - data);
+	static const char *const words[] = { "LOGIN ", "AUTHENTICATE " };
+	for (unsigned i = 0; i < 2; i++) {
+		size_t n = strlen(words[i]);
+		if (rest >= n && strncasecmp(sp + 1, words[i], n) == 0) {
+			*upto = (size_t)(sp + 1 - data) + n;
+			return true;
+		}
+	}
+	return false;
+}
+
+void
+conn_raw_write(struct conn *c, const char *data, size_t len)
+{
+	size_t upto;
+
+	if (!conn_raw(c) || !conn_may_send(c))
+		return;
+	c->t_asked = clock_us();
+	conn_count_sent(c, len);
+	if (c->rawlog != NULL && conn_raw_secret(data, len, &upto)) {
+		rawlog_data(c->rawlog, 'C', data, upto);
+		rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+	} else {
+		rawlog_data(c->rawlog, 'C', data, len);
+	}
+	conn_out_queued(c);
+	bufferevent_write(c->bev, data, len);
+	conn_write_now(c);
 }
 
 bool

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config/config.h"
 #include "net/compress.h"
 #include "conn/conn.h"
 #include "imap/imap.h"
@@ -378,6 +379,15 @@ conn_driver_may_send(const struct conn *c)
 {
 	CONN_HOLD_VERIFY(c);
 	return !(c->hold & CONN_HOLD_DRIVER);
+}
+
+/* The session is the driver's own (conn_hooks.raw): up, and past the
+ * STARTTLS the engine does first when --starttls asks for it. */
+static inline bool
+conn_raw(const struct conn *c)
+{
+	return c->env->hooks->raw != NULL && c->st == CONN_S_SESSION &&
+	    (c->env->cfg->tls != TLS_STARTTLS || c->tls == CONN_TLS_DONE);
 }
 
 /* A new in-flight slot, the last of c->fl; a session's first command

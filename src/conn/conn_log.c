@@ -50,6 +50,14 @@ conn_vlog_line(struct conn *c, _Atomic unsigned *logged, const char *fmt,
 static void
 conn_vlog_err(struct conn *c, enum err_kind kind, const char *fmt, va_list ap)
 {
+	if (c->env->hooks->error != NULL) {
+		/* The driver reports it (conn_hooks.error), uncapped: its
+		 * own report says each failure once. */
+		char msg[1024];
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		c->env->hooks->error(c->env->hook_arg, c, kind, msg);
+		return;
+	}
 	conn_vlog_line(c, &c->env->sh->live->err_logged[kind], fmt, ap);
 }
 

@@ -553,6 +553,11 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 
 	if (c->st == CONN_S_GREETING)
 		return conn_greeting(c, r);
+	if (conn_raw(c)) {
+		/* The driver's session: nothing here acts on it. */
+		c->env->hooks->raw(c->env->hook_arg, c, r);
+		return c->quit == CONN_QUIT_NOW ? 1 : 0;
+	}
 	switch (r->kind) {
 	case IMAP_CONTINUATION:
 		if (c->idle == CONN_IDLE_STARTING) {

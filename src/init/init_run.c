@@ -5,7 +5,6 @@
  * policy), which calls back here for the progress line; at the end, the
  * check (init_report.c). */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +98,6 @@ init_run(const struct config *cfg, const struct shared *sh,
 	unsigned n = sh->n_workers;
 	/* init writes no latency log (--latency-log is the stress run's). */
 	struct worker_group wg = { .latency_log_fd = -1 };
-	sigset_t sigs;
 	uint64_t t0 = clock_us();
 	bool tty = isatty(STDERR_FILENO);
 	struct init_watch iw = {
@@ -110,13 +108,7 @@ init_run(const struct config *cfg, const struct shared *sh,
 	iw.next = t0 + iw.every;
 	iw.next_users = iw.tenth;
 
-	/* Signals are the runner's (sigtimedwait): blocked before any
-	 * worker exists, so every thread inherits the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	run_signals_block();	/* before any worker exists */
 	struct init_driver *d = init_driver_new(&job);
 	struct worker **w = xcalloc(n, sizeof(*w));
 	for (unsigned i = 0; i < n; i++)

@@ -46,6 +46,14 @@ enum op_need {
 	OP_NEED_SELECTED
 };
 
+/* The IMAP session state, ordered like enum op_need (here, not beside
+ * the plan: the engine knows a session's state, never the plan). */
+enum lstate {
+	LSTATE_NONAUTH = OP_NEED_NONAUTH,
+	LSTATE_AUTH = OP_NEED_AUTH,
+	LSTATE_SELECTED = OP_NEED_SELECTED
+};
+
 /* imaptest's state flags: they decide what may be pipelined together. */
 enum op_flags {
 	OPF_STATECHANGE = 1 << 0,	/* changes login state: wait for it */

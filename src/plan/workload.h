@@ -13,13 +13,6 @@
 #include "plan/ops.h"
 #include "util/rng.h"
 
-/* The IMAP session state, ordered like enum op_need. */
-enum lstate {
-	LSTATE_NONAUTH = OP_NEED_NONAUTH,
-	LSTATE_AUTH = OP_NEED_AUTH,
-	LSTATE_SELECTED = OP_NEED_SELECTED
-};
-
 /* imaptest sizes its plan by its state count; a MULTIAPPEND carries as
  * many messages as there are APPENDs at the head of the plan, which is
  * why its APPENDs carry ~28 messages when only APPEND is enabled. */

@@ -1,7 +1,8 @@
 /* driver.h: THE contract between a worker and what its connections do.
  * Every mode is a driver: the stress mix (src/drivers/stress/), the
  * profile and LoadSim users (src/users/), `imapstress init`
- * (src/drivers/init/).  A worker always has one; it
+ * (src/drivers/init/), the scripted tests (src/drivers/script/).  A
+ * worker always has one; it
  * makes the connections the driver asks for, runs the loop, the 100 ms
  * tick and the ramp, and calls the driver only through this table, so
  * the run folder never names a driver's code.  The driver reaches the

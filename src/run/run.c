@@ -4,6 +4,7 @@
  * (secs=, grace, signals, error_quit, a server that never lets anyone in)
  * and the final totals. */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +402,18 @@ run_turns(struct run_state *rs, const sigset_t *sigs)
 		if ((rs->phase != PHASE_RUN || rs->finite) && run_all_done(rs))
 			return clock_us();
 	}
+}
+
+void
+run_signals_block(void)
+{
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static void

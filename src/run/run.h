@@ -21,6 +21,12 @@ struct run_sinks {
 	struct srv_watch *srv;		/* --server-pid */
 };
 
+/* Before any worker exists, in every mode: SIGINT and SIGTERM blocked
+ * (the runner takes them with sigtimedwait, and every thread inherits
+ * the mask), SIGPIPE ignored (a server that closes is an error counted,
+ * not the end of the process). */
+void run_signals_block(void);
+
 /* Workers must be started, and SIGINT/SIGTERM blocked in every thread.
  * Returns the exit status: 0 clean, 1 errors / SLA failed / unfinished
  * commands, 3 server unusable. */

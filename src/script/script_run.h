@@ -1,7 +1,7 @@
 /* script_run.h: one scripted test as a state machine over an abstract
  * session interface.  No sockets and no event loop here: a connection
- * driver (the stopgap in script_net.c today, the connection engine's
- * script driver later) opens connections, writes what it is told to
+ * driver (drivers/script/: the engine's connections in raw mode)
+ * opens connections, writes what it is told to
  * write, parses the server's bytes with imap.h and hands each response
  * to script_on_resp().
  *

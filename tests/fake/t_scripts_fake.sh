@@ -6,7 +6,9 @@
 # exit 1.  A server that refuses CREATE of the test mailbox: the failure
 # names the mailbox (under NAMESPACE's prefix when offered), shows the
 # server's line escaped, and hints at box=.  A clean-up after the last
-# test that the server refuses is a warning naming the server's line.
+# test that the server refuses is a warning naming the server's line.  A
+# server that stops answering fails the test after --cmd-timeout; an
+# endless line is cut at --max-line.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/fake/fault_lib.sh"
@@ -96,6 +98,29 @@ assert_match '^0 passed, 1 failed, 0 skipped$' "$(cat "$TEST_TMP/cleanup.out")" 
 assert_eq "imapstress: the clean-up after the last test failed; the test mailboxes may still be there:
   set-up: DELETE of an old test mailbox: the server sent 'u5 NO [CANNOT] not today'" \
 	"$(cat "$TEST_TMP/cleanup.err")" "clean-up refused: the warning and the server's line"
+
+# The engine's connections (drivers/script/): a server that stops
+# answering fails the test after --cmd-timeout (and its connection is
+# closed, or the run would never end); one that sends an endless line is
+# cut by the engine's --max-line, and the verdict says why.
+fault_server stall --mode stall
+rc=0
+run_with_timeout 30 "$IMAPSTRESS" test="$script" port="$FAULT_PORT" user=u pass=p \
+	--cmd-timeout 1 >"$TEST_TMP/stall.out" 2>&1 || rc=$?
+cat "$TEST_TMP/stall.out" >&2
+assert_eq 1 "$rc" "a stalled server: exit status"
+assert_match '^select: FAILED$' "$(cat "$TEST_TMP/stall.out")" "a stalled server: the test fails"
+assert_match '^  connection 1 closed: no reply within 1 s \(--cmd-timeout\)$' \
+	"$(cat "$TEST_TMP/stall.out")" "a stalled server: why"
+assert_match '^0 passed, 1 failed, 0 skipped$' "$(cat "$TEST_TMP/stall.out")" "a stalled server: totals"
+fault_server endless --mode endless-line
+rc=0
+run_with_timeout 30 "$IMAPSTRESS" test="$script" port="$FAULT_PORT" user=u pass=p \
+	--max-line 4096 >"$TEST_TMP/endless.out" 2>&1 || rc=$?
+cat "$TEST_TMP/endless.out" >&2
+assert_eq 1 "$rc" "an endless line: exit status"
+assert_match '^  connection 1 closed: .*4096' "$(cat "$TEST_TMP/endless.out")" \
+	"an endless line: the engine's limit is the reason"
 
 # A malformed test file: nothing is sent, one line naming file and line,
 # exit 2 (the good server is still up: it must not be reached).

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Our scripted tests (tests/scripts, imaptest's format) against a private
 # Dovecot: every one passes, the totals line and the JSON say so, exit 0;
-# the same over implicit TLS (verified against the instance's CA), and a
+# the same over implicit TLS (verified against the instance's CA) and over
+# STARTTLS with the engine's rawlog (the script's LOGIN after the
+# handshake), and a
 # certificate nobody vouches for fails the test naming the reason; an
 # empty test directory is refused (exit 2).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
@@ -41,6 +43,28 @@ run_with_timeout 60 "$IMAPSTRESS" test="$ROOT/tests/scripts/select" host=127.0.0
 	pass="$DOVECOT_PASS" >"$TEST_TMP/tls.out" 2>&1 || rc=$?
 assert_eq 0 "$rc" "select over TLS: exit status ($(head -c 300 "$TEST_TMP/tls.out"))"
 assert_match '^select: ok$' "$(cat "$TEST_TMP/tls.out")" "select over TLS"
+# STARTTLS on the plain port (the engine's, before the script speaks),
+# with the engine's rawlog: the script's commands go after the
+# handshake, and its LOGIN carries the password only inside TLS.
+rc=0
+mkdir "$TEST_TMP/raw"
+run_with_timeout 60 "$IMAPSTRESS" test="$ROOT/tests/scripts/select" host=127.0.0.1 \
+	port="$DOVECOT_PORT" --starttls ssl_ca_file="$DOVECOT_CA" user=scripts \
+	pass="$DOVECOT_PASS" --rawlog --rawlog-dir "$TEST_TMP/raw" \
+	>"$TEST_TMP/starttls.out" 2>&1 || rc=$?
+assert_eq 0 "$rc" "select over STARTTLS: exit status ($(head -c 300 "$TEST_TMP/starttls.out"))"
+assert_match '^select: ok$' "$(cat "$TEST_TMP/starttls.out")" "select over STARTTLS"
+raw=$(cat "$TEST_TMP/raw/rawlog.0")
+assert_match 'STARTTLS' "$raw" "rawlog: the engine's STARTTLS"
+assert_match 'TLS established' "$raw" "rawlog: the handshake"
+# The script's own set-up after it, in its own tags (u1 ...).
+assert_eq 1 "$(sed -n '/TLS established/,$p' "$TEST_TMP/raw/rawlog.0" | grep -c ' u[0-9]* LOGIN ')" \
+	"rawlog: the script's LOGIN after the handshake"
+assert_eq 0 "$(sed -n '1,/TLS established/p' "$TEST_TMP/raw/rawlog.0" | grep -c ' LOGIN ')" \
+	"rawlog: no LOGIN before the handshake"
+assert_eq 0 "$(grep -c -F -- "$DOVECOT_PASS" "$TEST_TMP/raw/rawlog.0")" \
+	"rawlog: the password is redacted"
+
 rc=0
 run_with_timeout 60 "$IMAPSTRESS" test="$ROOT/tests/scripts/select" host=127.0.0.1 \
 	port="$DOVECOT_TLS_PORT" ssl user=scripts pass="$DOVECOT_PASS" \

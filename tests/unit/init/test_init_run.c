@@ -375,12 +375,7 @@ setup_run(void)
 	}
 	/* The runner takes SIGINT/SIGTERM with sigtimedwait: blocked before
 	 * any worker exists, as init_run does. */
-	sigset_t sigs;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	run_signals_block();
 }
 
 static void
