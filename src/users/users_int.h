@@ -49,6 +49,7 @@
 struct act_stats;
 struct event;
 struct lmtp_client;
+struct tls_ctx;
 struct push_track;
 struct worker;
 struct hist;
@@ -334,6 +335,9 @@ struct users {
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
+	/* submission_tls = starttls: the context every worker's submission
+	 * client verifies with (made on the main thread, users.c). */
+	struct tls_ctx *submit_tls;
 };
 
 /* users_heap.c */
@@ -507,13 +511,15 @@ bool ulmtp_busy(const struct uworker *uw);
 struct lmtp_result;
 void ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
 		   int act);
-/* This worker's share of lmtp_max_parallel_count (0: no limit). */
-unsigned ulmtp_share(const struct uworker *uw);
-/* env's address: host (numeric; NULL: the IMAP server's) and port. */
+/* An LMTP or submission client's env for this worker: its loop, host
+ * (numeric; NULL: the IMAP server's) and port, its share of
+ * lmtp_max_parallel_count, the message pool, stats and callback (cb_arg
+ * uw). */
 struct lmtp_env;
-struct shared;
-void ulmtp_addr(struct lmtp_env *env, const struct shared *sh,
-		const char *host, unsigned port);
+struct lmtp_stats;
+void ulmtp_env(struct lmtp_env *env, struct uworker *uw, const char *host,
+	       unsigned port, struct lmtp_stats *stats,
+	       void (*on_result)(void *, const struct lmtp_result *));
 
 /* users_submit.c: users' sends over SMTP submission, authenticated as
  * themselves (uw->submit, when the profile gives submission_port). */
@@ -523,6 +529,11 @@ void usubmit_detach(struct uworker *uw);
  * submission_port, else ulmtp_send. */
 void usubmit_send(struct user *from, struct user *to);
 bool usubmit_busy(const struct uworker *uw);
+/* submission_tls = starttls: run->submit_tls, on the main thread before
+ * any worker (tls.c's warm-up); 0, or -1 with a message.  _free: NULL
+ * ok. */
+int usubmit_tls_new(struct users *run, char *err, size_t n);
+void usubmit_tls_free(struct users *run);
 
 /* users_count.c: the one place the driver's counts go. */
 enum ucount_kind {
