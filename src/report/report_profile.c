@@ -321,7 +321,8 @@ static const char *const csv_cols[] = {
 	"push_exists_count", "push_exists_p50_us", "push_exists_p95_us",
 	"push_exists_p99_us", "push_exists_max_us", "push_fetch_count",
 	"push_fetch_p50_us", "push_fetch_p95_us", "push_fetch_p99_us",
-	"push_fetch_max_us",
+	"push_fetch_max_us", "submissions_ok", "submissions_tempfail",
+	"submissions_permfail", "submissions_no_reply",
 };
 enum csv_act_col { CSV_ACT_OK, CSV_ACT_FAILED, CSV_ACT_P95, CSV_ACT_COLS };
 static const char *const csv_act_col_name[CSV_ACT_COLS] = {
@@ -363,6 +364,11 @@ report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 		a->lmtp.rcpt_local, a->push_missed);
 	csv_push(f, a->push[PUSH_EXISTS]);
 	csv_push(f, a->push[PUSH_FETCH]);
+	/* Recipients by their reply to submission (each RCPT of a message
+	 * once), as deliveries_* are LMTP's. */
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		a->submit.rcpt_ok, a->submit.rcpt_tempfail,
+		a->submit.rcpt_permfail, a->submit.rcpt_local);
 	for (int i = 0; i < ACT_COUNT; i++)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
 			a->failed[i], hist_percentile(a->lat[i], 95));

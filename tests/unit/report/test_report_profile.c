@@ -38,6 +38,12 @@ seed_profile(struct stats_snap *w)
 	a->lmtp.sessions_open = 2;
 	a->lmtp.queued_max = 3;
 	hist_record_n(a->lmtp.lat_total, 900, 4);
+	/* 3 submissions to 3 recipients each (submission_rcpt_count = 3) */
+	a->submit.deliveries = 3;
+	a->submit.rcpts = 9;
+	a->submit.rcpt_ok = 6;
+	a->submit.rcpt_permfail = 2;
+	a->submit.rcpt_local = 1;
 }
 
 /* One tick and the final of a run, text and JSON and CSV, into strings. */
@@ -187,6 +193,10 @@ START_TEST(test_profile_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_missed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_exists_p50_us")), 20015);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_fetch_max_us")), 25000);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_ok")), 6);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_tempfail")), 0);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_permfail")), 2);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_no_reply")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_read_ok")), 2);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_reply_failed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_logoff_p95_us")), 0);
