@@ -1,6 +1,7 @@
 /* lmtp_int.h: private between src/lmtp/ files: the wire helpers
- * (lmtp_wire.c), a delivery and its results (lmtp_delivery.c) and the
- * client (lmtp_client.c). */
+ * (lmtp_wire.c), a delivery and its results (lmtp_delivery.c), the
+ * client and its sessions (lmtp_client.c), a transaction's steps
+ * (lmtp_txn.c) and submission's (lmtp_submit.c). */
 #ifndef IMAPSTRESS_LMTP_INT_H
 #define IMAPSTRESS_LMTP_INT_H
 

@@ -1,5 +1,5 @@
-/* profile_submit.c: the keys of the mail endpoints beside IMAP.  Those
- * that make profile users send their mail by SMTP submission (RFC 6409)
+/* profile_submit.c: the keys of the mail endpoints beside IMAP
+ * (submission_* and lmtp_host).  Those that make profile users send their mail by SMTP submission (RFC 6409)
  * instead of LMTP: submission_host (a numeric IPv4 or IPv6 address: no
  * name lookup at start-up or in a worker; default the IMAP server's
  * address), submission_port (1..65535; without it a user's send goes to

@@ -528,6 +528,10 @@ void usubmit_detach(struct uworker *uw);
 /* A user's send to `to`: by submission when the profile has a
  * submission_port, else ulmtp_send. */
 void usubmit_send(struct user *from, struct user *to);
+/* A message to n users of from's worker (LoadSim's recipients and
+ * meeting attendees): with submission one message with n RCPTs (distinct,
+ * at most the worker's users), else n LMTP deliveries. */
+void usubmit_send_list(struct user *from, unsigned n);
 bool usubmit_busy(const struct uworker *uw);
 /* submission_tls = starttls: run->submit_tls, on the main thread before
  * any worker (tls.c's warm-up); 0, or -1 with a message.  _free: NULL

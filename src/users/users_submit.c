@@ -7,7 +7,9 @@
  * (users_lmtp.c).  A final 2xx counts as delivered and starts the
  * recipient's push clock, so the push latency of a run with submission is
  * the whole path: submission's 250 -> MTA -> store -> the EXISTS in the
- * recipient's IDLE. */
+ * recipient's IDLE.  A message may have several recipients (a
+ * distribution list: submission_rcpt_count, or LoadSim's recipients and
+ * attendees): one RCPT each, each reply counted for its recipient. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,16 +54,19 @@ usubmit_addr(char *out, size_t n, const char *name, const char *dom)
 	snprintf(out, n, "%s%s%s", name, bare ? "@" : "", bare ? dom : "");
 }
 
-/* to, then submission_rcpt_count - 1 other users of this worker drawn at
- * random, none twice (an MTA delivers a repeated address once): at most
- * the worker's users. */
+/* to, then want - 1 other users of this worker drawn at random, none
+ * twice (an MTA delivers a repeated address once): at most the worker's
+ * users, and PROFILE_MAX_RCPTS. */
 static unsigned
-usubmit_pick(struct user *from, struct user *to, struct user **out)
+usubmit_pick(struct user *from, struct user *to, unsigned want,
+	     struct user **out)
 {
 	struct uworker *uw = from->uw;
-	unsigned want = uw->run->p->submission_rcpts, n = 1;
+	unsigned n = 1;
 
 	out[0] = to;
+	if (want > PROFILE_MAX_RCPTS)
+		want = PROFILE_MAX_RCPTS;
 	if (want > uw->n_u)
 		want = uw->n_u;
 	while (n < want) {
@@ -75,8 +80,9 @@ usubmit_pick(struct user *from, struct user *to, struct user **out)
 	return n;
 }
 
-void
-usubmit_send(struct user *from, struct user *to)
+/* One message from `from` to `to` and want - 1 others. */
+static void
+usubmit_list(struct user *from, struct user *to, unsigned want)
 {
 	struct uworker *uw = from->uw;
 	const struct users *run = uw->run;
@@ -87,13 +93,9 @@ usubmit_send(struct user *from, struct user *to)
 	struct user *who[PROFILE_MAX_RCPTS];
 	struct lmtp_sender s = { .mail_from = sender };
 
-	if (uw->submit == NULL) {
-		ulmtp_send(from, to);
-		return;
-	}
 	if (uw->stopping)
 		return;
-	unsigned n = usubmit_pick(from, to, who);
+	unsigned n = usubmit_pick(from, to, want, who);
 	struct usubmit_list *l = xcalloc(1, sizeof(*l));
 	for (unsigned i = 0; i < n; i++) {
 		usubmit_addr(rcpt[i], sizeof(rcpt[i]), who[i]->pu->name, dom);
@@ -114,6 +116,32 @@ usubmit_send(struct user *from, struct user *to)
 			ucount(who[i], UC_DELIVER_FAILED, UF_INBOX);
 		free(l);
 	}
+}
+
+void
+usubmit_send(struct user *from, struct user *to)
+{
+	unsigned want = from->uw->run->p->submission_rcpts;
+
+	if (from->uw->submit == NULL)
+		ulmtp_send(from, to);
+	else
+		usubmit_list(from, to, want ? want : 1);
+}
+
+void
+usubmit_send_list(struct user *from, unsigned n)
+{
+	struct uworker *uw = from->uw;
+
+	if (uw->n_u == 0)
+		return;
+	if (uw->submit != NULL) {
+		usubmit_list(from, uw->u[rng_below(&from->rng, uw->n_u)], n);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		ulmtp_send(from, uw->u[rng_below(&from->rng, uw->n_u)]);
 }
 
 void
