@@ -87,9 +87,20 @@ text_latencies(const struct report_run *run, const struct act_snap *a,
 	static const char *const label[PUSH_COUNT] = {
 		[PUSH_EXISTS] = "250->EXISTS",
 		[PUSH_FETCH] = "250->FETCH",
+		[PUSH_EXISTS_LMTP] = "  from LMTP",
+		[PUSH_EXISTS_SUBMIT] = "  submitted",
 	};
+	/* 250->EXISTS split by source under it, only when users submitted
+	 * (without submission it is 250->EXISTS again). */
+	static const int order[] = { PUSH_EXISTS, PUSH_EXISTS_LMTP,
+				     PUSH_EXISTS_SUBMIT, PUSH_FETCH };
+	bool split = a->submit.rcpts > 0;
+
 	fputs(PUSH_TABLE_HEAD, o);
-	for (int k = 0; k < PUSH_COUNT; k++) {
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int k = order[i];
+		if (!split && (k == PUSH_EXISTS_LMTP || k == PUSH_EXISTS_SUBMIT))
+			continue;
 		uint64_t n = hist_count(a->push[k]);
 		print_lat_row(o, label[k], n,
 			      report_div((double)n, run->measured_s), a->push[k]);

@@ -36,6 +36,8 @@ const char *const lmtp_fail_name[LMTP_FAIL_SLOTS] = {
 const char *const push_kind_name[PUSH_COUNT] = {
 	[PUSH_EXISTS] = "exists",
 	[PUSH_FETCH] = "fetch",
+	[PUSH_EXISTS_LMTP] = "exists_lmtp",
+	[PUSH_EXISTS_SUBMIT] = "exists_submit",
 };
 
 int

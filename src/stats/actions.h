@@ -60,10 +60,15 @@ int action_from_name(const char *name);
 enum push_kind {
 	PUSH_EXISTS,	/* ... the `* N EXISTS` on that user's IDLE connection */
 	PUSH_FETCH,	/* ... the FETCH response for that message */
+	/* PUSH_EXISTS split by where the mail came from: from outside over
+	 * LMTP, or from a user by SMTP submission (through the MTA). */
+	PUSH_EXISTS_LMTP,
+	PUSH_EXISTS_SUBMIT,
 	PUSH_COUNT
 };
 
-extern const char *const push_kind_name[PUSH_COUNT];	/* "exists", "fetch" */
+/* "exists", "fetch", "exists_lmtp", "exists_submit" */
+extern const char *const push_kind_name[PUSH_COUNT];
 
 /* --push-timeout's default: a delivery not seen in IDLE within this long
  * is "push missed" (imaptest waits as long for a delivered mail). */

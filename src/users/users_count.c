@@ -81,9 +81,9 @@ ucount_users_in(struct user *u, int delta)
 }
 
 void
-ucount_push_delivered(struct user *u, uint64_t t)
+ucount_push_delivered(struct user *u, uint64_t t, bool submitted)
 {
-	push_track_delivered(u->push, u->uw->act, t);
+	push_track_delivered_via(u->push, u->uw->act, t, submitted);
 }
 
 void

@@ -557,7 +557,7 @@ void ucount(struct user *u, enum ucount_kind k, enum ufolder f);
 void ucount_action(struct user *u, int action, bool ok, uint64_t t0);
 void ucount_users_in(struct user *u, int delta);
 /* Push latency: a 250 for INBOX, n new messages seen, n fetched. */
-void ucount_push_delivered(struct user *u, uint64_t t);
+void ucount_push_delivered(struct user *u, uint64_t t, bool submitted);
 void ucount_push_exists(struct user *u, unsigned n);
 void ucount_push_fetched(struct user *u, unsigned n);
 void ucount_push_reset(struct user *u);

@@ -34,7 +34,8 @@ ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
 	if (ok) {
 		ucount(u, UC_DELIVERED, d->f);
 		if (d->f == UF_INBOX)
-			ucount_push_delivered(u, r->t_reply_us);
+			ucount_push_delivered(u, r->t_reply_us,
+					      act == ACT_SUBMIT);
 	} else {
 		ucount(u, UC_DELIVER_FAILED, d->f);
 		/* No greeting or LHLO reply in time: the server did not

@@ -152,6 +152,11 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(strstr(text, "\nreply             1   0.00"));
 	ck_assert_ptr_nonnull(strstr(text, "\n250->EXISTS       2   2.00"));
 	ck_assert_ptr_nonnull(strstr(text, "\n250->FETCH        1   1.00"));
+	/* Users submitted (submit.rcpts): 250->EXISTS split by source under
+	 * it, no samples in either here. */
+	ck_assert_ptr_nonnull(strstr(text, "\n250->EXISTS       2   2.00"));
+	ck_assert_msg(strstr(text, "\n  from LMTP       0 ") != NULL &&
+		      strstr(text, "\n  submitted       0 ") != NULL, "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "push missed: 1 deliveries not "
 				     "announced in IDLE within 30 s\n"));
 	ck_assert_ptr_nonnull(strstr(text, "users logged in: 3 at the end\n"));
