@@ -25,6 +25,8 @@
 #   mailstack_start [ARGS]           a private Postfix in front of a private
 #                                    Dovecot (scripts/mailstack-private):
 #                                    MAILSTACK_*, DOVECOT_*; stopped on exit
+#   mailstack_drained                Postfix's queue empty (bounded wait),
+#                                    nothing relayed elsewhere
 #   on_exit CMD                      also run CMD (eval'd) at exit
 #   IMAP_SERVER          which real server the server_* helpers start:
 #                        dovecot (default) or cyrus
@@ -274,6 +276,20 @@ mailstack_start() {
 	on_exit "timeout 60 \"\$ROOT/scripts/mailstack-private\" stop --dir $(printf %q "$MAILSTACK_DIR") >&2"
 }
 
+# mailstack_drained: Postfix's queue empties within 60 s (each message
+# goes to LMTP within seconds), and it delivered nowhere but the private
+# Dovecot's LMTP; fails otherwise.
+mailstack_drained() {
+	for _ in $(seq 1 600); do
+		[ "$("$ROOT/scripts/mailstack-private" queue)" = 0 ] && break
+		sleep 0.1
+	done
+	assert_eq 0 "$("$ROOT/scripts/mailstack-private" queue)" "messages left in Postfix's queue after 60 s"
+	local relayed
+	relayed=$("$ROOT/scripts/mailstack-private" relayed)
+	[ -z "$relayed" ] || fail "Postfix delivered elsewhere than the private LMTP: $relayed"
+}
+
 dovecot_lmtp_start() {
 	need_cmd "${DOVECOT:-/usr/sbin/dovecot}"
 	[ -x /usr/lib/dovecot/lmtp ] || skip "Dovecot's lmtp is not installed (dovecot-lmtpd)"
@@ -330,8 +346,11 @@ server_start() {
 # the private Dovecot holds (dovecot-private count); the first that is not
 # is printed, status 1.
 dovecot_counts_match() {
-	local user folder n got
-	while read -r user folder n; do
+	local user rest folder n got
+	# The folder may have blanks ("Deleted Items"): the count is the last word.
+	while read -r user rest; do
+		folder=${rest% *}
+		n=${rest##* }
 		got=$("$DOVECOT_PRIVATE" count "$user" "$folder")
 		if [ "$got" != "$n" ]; then
 			echo "$user $folder: the run says $n, the server holds $got"

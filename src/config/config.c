@@ -560,8 +560,11 @@ config_validate_inner(struct config *cfg, char *err, size_t errlen)
 		return -1;
 	split_login_chance(cfg);
 	if (cfg->tls == TLS_NONE) {
-		const char *what = cfg->tls_insecure ? "--insecure"
-			: cfg->ca_file != NULL ? "--ca-file"
+		/* A profile's submission_tls uses them too: checked once the
+		 * profile is read (profile_submit_cli). */
+		bool sub = cfg->profile_path != NULL;
+		const char *what = cfg->tls_insecure && !sub ? "--insecure"
+			: cfg->ca_file != NULL && !sub ? "--ca-file"
 			: cfg->tls_resume ? "--tls-resume" : NULL;
 		if (what != NULL) {
 			snprintf(err, errlen, "%s needs --tls or --starttls",
@@ -634,7 +637,7 @@ config_free(struct config *cfg)
 		&cfg->latency_log, &cfg->args_key, &cfg->hdr_log_path,
 		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
 		&cfg->profile_counts, &cfg->submission_host,
-		&cfg->submission_auth,
+		&cfg->submission_auth, &cfg->submission_tls, &cfg->lmtp_host,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

@@ -194,11 +194,15 @@ struct config {
 	/* --push-timeout: a delivery its IDLE user has not seen by then is
 	 * "push missed"; default 30 s (PUSH_TIMEOUT_DEFAULT_S, actions.h) */
 	double push_timeout_s;
-	/* --submission-host/-port/-auth: the profile's submission_* keys
-	 * (profile_submit.c), which these override; NULL/0 = the file's */
+	/* --submission-host/-port/-auth/-tls/-rcpts and --lmtp-host: the
+	 * profile's submission_* and lmtp_host keys (profile_submit.c),
+	 * which these override; NULL/0 = the file's */
 	char *submission_host;
 	unsigned submission_port;
 	char *submission_auth;
+	char *submission_tls;
+	unsigned submission_rcpts;
+	char *lmtp_host;
 };
 
 extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */

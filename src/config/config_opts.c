@@ -459,6 +459,10 @@ const struct opt config_opts[] = {
 	{ NULL, "submission-port", 0, ARG_REQ, h_uint, OFF(submission_port),
 	  1, 65535 },
 	{ NULL, "submission-auth", 0, ARG_REQ, h_str, OFF(submission_auth), 0, 0 },
+	{ NULL, "submission-tls", 0, ARG_REQ, h_str, OFF(submission_tls), 0, 0 },
+	{ NULL, "submission-rcpts", 0, ARG_REQ, h_uint, OFF(submission_rcpts),
+	  1, 100 },	/* PROFILE_MAX_RCPTS */
+	{ NULL, "lmtp-host", 0, ARG_REQ, h_str, OFF(lmtp_host), 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },

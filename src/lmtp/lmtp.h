@@ -19,7 +19,7 @@
  * lmtp_stats given (single writer: the loop's thread).
  *
  * Submission differs in what the protocols differ in: EHLO instead of
- * LHLO, then AUTH PLAIN (or LOGIN when PLAIN is not offered) as the
+ * LHLO, STARTTLS and EHLO again when env.tls is set, then AUTH PLAIN (or LOGIN when PLAIN is not offered) as the
  * delivery's sender when it gives a user, MAIL FROM with SIZE= and
  * BODY=8BITMIME when the server offers them, and one reply after the dot
  * for every accepted recipient.  A submission session sends one message,
@@ -42,6 +42,7 @@
 struct event_base;
 struct bufferevent;
 struct msg_pool;
+struct tls_ctx;
 
 /* Why a recipient has no server reply. */
 enum lmtp_fail {
@@ -112,6 +113,10 @@ struct lmtp_env {
 	struct event_base *base;
 	enum lmtp_proto proto;
 	enum lmtp_auth auth_mech;	/* submission with a sender's user */
+	/* Submission: STARTTLS after EHLO, required (a server that does not
+	 * offer it fails the delivery), with this context's verification;
+	 * NULL: no TLS. */
+	struct tls_ctx *tls;
 	/* Where to connect (TCP), unless open is set. */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;

@@ -1,76 +1,26 @@
 /* lmtp_client.c: LMTP and submission sessions and the delivery queue
  * (see lmtp.h).
  *
- * A transaction is a list of steps (RSET when the session was used
- * before, MAIL, RCPT per recipient, DATA).  Steps are written in order,
- * all at once with PIPELINING or one per reply without, and each reply is
- * matched to the oldest step not yet answered; after the DATA command's
- * 354 the body goes out and one reply per accepted recipient follows.
+ * A session says LHLO (or EHLO), then runs transactions (lmtp_txn.c).
  * A session that dies is unlinked at once and freed from an event of its
- * own, never inside its own callback.  Submission adds AUTH between EHLO
- * and the transaction and a QUIT after it. */
+ * own, never inside its own callback.  Submission adds STARTTLS and AUTH
+ * between EHLO and the transaction (lmtp_submit.c's steps) and a QUIT
+ * after it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/queue.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "util/b64.h"
+#include "net/tls.h"
 #include "util/clock.h"
 #include "stats/hist.h"
 #include "lmtp/lmtp_int.h"
 #include "msg/msg.h"
 #include "util/xmalloc.h"
-
-#define LMTP_TEXT 160	/* reply text kept for on_result */
-
-enum step_kind { ST_RSET, ST_MAIL, ST_RCPT, ST_DATA };
-
-struct step {
-	enum step_kind kind;
-	unsigned rcpt;
-};
-
-/* SS_LHLO is EHLO's too; SS_AUTH waits for 235 (or LOGIN's 334s). */
-enum sess_state { SS_GREETING, SS_LHLO, SS_AUTH, SS_IDLE, SS_TXN, SS_DOT,
-		  SS_QUIT, SS_DEAD };
-
-struct session {
-	TAILQ_ENTRY(session) link;	/* c->sessions, then c->dead */
-	struct lmtp_client *c;
-	struct bufferevent *bev;
-	enum sess_state st;
-	bool connected, pipelining, used, await_drain, mail_failed;
-	bool direct;			/* lmtp_bev_direct(bev) */
-	struct lmtp_ext ext;		/* what LHLO/EHLO offered */
-	unsigned auth_step;		/* AUTH LOGIN: 1 user, 2 password */
-	struct delivery *cur;
-	struct step *steps;
-	unsigned n_steps, next_send, next_reply;
-	unsigned *accepted;		/* rcpt indices, in RCPT order */
-	unsigned n_accepted, n_dot;
-	int reply_code;			/* of the reply being read */
-	unsigned reply_lines;
-	char reply_text[LMTP_TEXT];
-	char *line;			/* max_line + 1 */
-};
-
-struct lmtp_client {
-	struct lmtp_env env;
-	TAILQ_HEAD(, delivery) queue;
-	unsigned n_queued;
-	TAILQ_HEAD(, session) sessions;
-	unsigned n_sessions;
-	TAILQ_HEAD(, session) dead;
-	struct event *reap;
-	unsigned busy;
-	uint32_t seq;
-	bool freeing, kicking;
-};
 
 static void kick(struct lmtp_client *c);
 
@@ -83,7 +33,7 @@ delivery_finish(struct lmtp_client *c, struct delivery *d)
 }
 
 static void
-session_free(struct session *s)
+session_free(struct lmtp_session *s)
 {
 	if (s->bev != NULL)
 		bufferevent_free(s->bev);
@@ -97,7 +47,7 @@ static void
 reap_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct lmtp_client *c = arg;
-	struct session *s;
+	struct lmtp_session *s;
 
 	while ((s = TAILQ_FIRST(&c->dead)) != NULL) {
 		TAILQ_REMOVE(&c->dead, s, link);
@@ -108,7 +58,7 @@ reap_cb(evutil_socket_t fd, short what, void *arg)
 /* End the session: its delivery's recipients without a result fail with
  * `why`, and queued work may start new sessions. */
 static void
-session_kill(struct session *s, enum lmtp_fail why, const char *text)
+session_kill(struct lmtp_session *s, enum lmtp_fail why, const char *text)
 {
 	struct lmtp_client *c = s->c;
 
@@ -134,7 +84,7 @@ session_kill(struct session *s, enum lmtp_fail why, const char *text)
 }
 
 static void
-txn_end(struct session *s)
+txn_end(struct lmtp_session *s)
 {
 	struct lmtp_client *c = s->c;
 	struct delivery *d = s->cur;
@@ -156,7 +106,7 @@ txn_end(struct session *s)
 
 /* The output buffer just emptied: the final dot is on its way. */
 static void
-out_drained(struct session *s)
+out_drained(struct lmtp_session *s)
 {
 	if (s->await_drain && s->st == SS_DOT && s->cur != NULL) {
 		s->cur->t_data_end = clock_us();
@@ -167,7 +117,7 @@ out_drained(struct session *s)
 /* What was queued goes to the socket now, not a loop turn later; the
  * write event is on only while the kernel has not taken all of it. */
 static void
-flush_now(struct session *s)
+flush_now(struct lmtp_session *s)
 {
 	if (!s->direct || !s->connected || s->st == SS_DEAD)
 		return;	/* (a pair or a filter keeps its write event on) */
@@ -176,265 +126,70 @@ flush_now(struct session *s)
 }
 
 static void
-send_body(struct session *s)
+txn_start(struct lmtp_session *s, struct delivery *d)
 {
-	lmtp_delivery_write(&s->c->env, s->cur, bufferevent_get_output(s->bev));
-	s->await_drain = true;
-	s->st = SS_DOT;
-	s->n_dot = 0;
-}
-
-/* MAIL FROM, with SIZE= and BODY=8BITMIME where EHLO offered them
- * (submission). */
-static void
-send_mail(struct session *s)
-{
-	const struct lmtp_env *env = &s->c->env;
-	struct evbuffer *out = bufferevent_get_output(s->bev);
-	const char *from = s->cur->mail_from ? s->cur->mail_from : env->mail_from;
-
-	evbuffer_add_printf(out, "MAIL FROM:<%s>", from);
-	/* Submission only: LMTP's MAIL FROM stays as it always was. */
-	if (s->ext.size && env->proto == LMTP_PROTO_SUBMIT)
-		evbuffer_add_printf(out, " SIZE=%zu",
-				    lmtp_delivery_size(env, s->cur));
-	if (s->ext.eightbit && env->proto == LMTP_PROTO_SUBMIT)
-		evbuffer_add(out, " BODY=8BITMIME", 14);
-	evbuffer_add(out, "\r\n", 2);
-}
-
-static void
-send_steps(struct session *s)
-{
-	struct delivery *d = s->cur;
-
-	while (s->st == SS_TXN && s->next_send < s->n_steps &&
-	       (s->pipelining || s->next_send == s->next_reply)) {
-		const struct step *st = &s->steps[s->next_send];
-		if (st->kind == ST_DATA && !s->pipelining && s->n_accepted == 0) {
-			/* Every recipient refused: their results are in,
-			 * and DATA would only earn a 503. */
-			txn_end(s);
-			return;
-		}
-		switch (st->kind) {
-		case ST_RSET:
-			evbuffer_add(bufferevent_get_output(s->bev), "RSET\r\n", 6);
-			break;
-		case ST_MAIL:
-			send_mail(s);
-			break;
-		case ST_RCPT:
-			evbuffer_add_printf(bufferevent_get_output(s->bev), "RCPT TO:<%s>\r\n",
-					    d->rcpt[st->rcpt]);
-			break;
-		case ST_DATA:
-			evbuffer_add(bufferevent_get_output(s->bev), "DATA\r\n", 6);
-			break;
-		}
-		s->next_send++;
-	}
-}
-
-static void
-txn_start(struct session *s, struct delivery *d)
-{
-	unsigned n = 0;
-
-	s->cur = d;
-	s->steps = xrealloc(s->steps, (d->n + 3) * sizeof(*s->steps));
-	s->accepted = xrealloc(s->accepted, d->n * sizeof(*s->accepted));
-	if (s->used)
-		s->steps[n++] = (struct step){ ST_RSET, 0 };
-	s->steps[n++] = (struct step){ ST_MAIL, 0 };
-	for (unsigned i = 0; i < d->n; i++)
-		s->steps[n++] = (struct step){ ST_RCPT, i };
-	s->steps[n++] = (struct step){ ST_DATA, 0 };
-	s->n_steps = n;
-	s->next_send = s->next_reply = 0;
-	s->n_accepted = 0;
-	s->mail_failed = false;
-	s->used = true;
-	s->st = SS_TXN;
 	if (s->c->env.stats != NULL)
 		ctr_add(&s->c->env.stats->transactions, 1);
 	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
-	send_steps(s);
+	lmtp_txn_start(s, d);
 	flush_now(s);
 }
 
-/* A complete reply while in a transaction. */
-static void
-step_reply(struct session *s, int code, const char *text)
-{
-	struct lmtp_client *c = s->c;
-	struct delivery *d = s->cur;
-	bool ok = code / 100 == 2;
+static void read_cb(struct bufferevent *bev, void *arg);
+static void write_cb(struct bufferevent *bev, void *arg);
+static void event_cb(struct bufferevent *bev, short what, void *arg);
 
-	if (s->next_reply >= s->next_send) {
-		session_kill(s, LMTP_F_PROTOCOL, "reply to no command");
+/* STARTTLS's 220: the TLS filter takes over the socket.  What the server
+ * sent after the 220 is dropped unread (RFC 3207 5: it could be a reply
+ * injected before the handshake). */
+static void
+session_upgrade(struct lmtp_session *s)
+{
+	struct evbuffer *in = bufferevent_get_input(s->bev);
+
+	evbuffer_drain(in, evbuffer_get_length(in));
+	bufferevent_setcb(s->bev, NULL, NULL, NULL, NULL);
+	struct bufferevent *tls = lmtp_sub_upgrade(s);
+	if (tls == NULL) {
+		lmtp_delivery_fail_all(&s->c->env, s->cur, 0, LMTP_F_PROTOCOL,
+				       LMTP_P_SESSION, "STARTTLS: cannot set up TLS");
+		session_kill(s, LMTP_F_PROTOCOL, "STARTTLS: cannot set up TLS");
 		return;
 	}
-	const struct step *st = &s->steps[s->next_reply++];
-	switch (st->kind) {
-	case ST_RSET:
-		if (!ok) {
-			session_kill(s, LMTP_F_PROTOCOL, "RSET refused");
-			return;
-		}
-		break;
-	case ST_MAIL:
-		if (!ok) {
-			s->mail_failed = true;
-			lmtp_delivery_fail_all(&c->env, d, code, LMTP_F_NONE,
-					       LMTP_P_MAIL, text);
-			if (!s->pipelining) {
-				txn_end(s);
-				return;
-			}
-		}
-		break;
-	case ST_RCPT:
-		if (s->mail_failed)
-			break;
-		if (ok)
-			s->accepted[s->n_accepted++] = st->rcpt;
-		else
-			lmtp_delivery_result(&c->env, d, st->rcpt, code,
-					     LMTP_F_NONE, LMTP_P_RCPT, text);
-		break;
-	case ST_DATA:
-		if (s->mail_failed || s->n_accepted == 0) {
-			/* RFC 2033 4.2: without a successful RCPT the
-			 * server must refuse DATA (503). */
-			if (code == 354)
-				session_kill(s, LMTP_F_PROTOCOL, "354 to DATA "
-					     "without an accepted recipient");
-			else
-				txn_end(s);
-			return;
-		}
-		if (code == 354) {
-			send_body(s);
-			return;
-		}
-		lmtp_delivery_fail_all(&c->env, d, code, LMTP_F_NONE,
-				       LMTP_P_DATA, text);
-		txn_end(s);
+	s->bev = tls;
+	s->direct = false;	/* bytes go through the filter */
+	bufferevent_setcb(tls, read_cb, write_cb, event_cb, s);
+	lmtp_set_timeout(tls, s->c->env.timeout_s, true);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
+/* What a submission step (lmtp_submit.c) said to do next. */
+static void
+session_next(struct lmtp_session *s, enum lmtp_next next, const char *why)
+{
+	switch (next) {
+	case LMTP_N_WAIT:
 		return;
-	}
-	send_steps(s);
-}
-
-static void
-dot_reply(struct session *s, int code, const char *text)
-{
-	if (s->c->env.proto == LMTP_PROTO_SUBMIT) {
-		/* SMTP: one reply for every accepted recipient. */
-		while (s->n_dot < s->n_accepted)
-			lmtp_delivery_result(&s->c->env, s->cur,
-					     s->accepted[s->n_dot++], code,
-					     LMTP_F_NONE, LMTP_P_DOT, text);
-		txn_end(s);
-		return;
-	}
-	unsigned i = s->accepted[s->n_dot++];
-
-	lmtp_delivery_result(&s->c->env, s->cur, i, code, LMTP_F_NONE,
-			     LMTP_P_DOT, text);
-	if (s->n_dot == s->n_accepted)
-		txn_end(s);
-}
-
-/* Queue one AUTH line: "AUTH PLAIN <b64>", or LOGIN's user or password. */
-static void
-send_auth(struct session *s)
-{
-	const struct delivery *d = s->cur;
-	struct evbuffer *out = bufferevent_get_output(s->bev);
-	size_t ul = strlen(d->auth_user), pl = strlen(d->auth_pass);
-	char *raw = xmalloc(ul + pl + 2);
-	char *b = xmalloc(B64_ENCODED_SIZE(ul + pl + 2));
-
-	if (s->auth_step == 0) {
-		/* RFC 4616: authzid (empty) NUL authcid NUL passwd */
-		raw[0] = '\0';
-		memcpy(raw + 1, d->auth_user, ul);
-		raw[1 + ul] = '\0';
-		memcpy(raw + 2 + ul, d->auth_pass, pl);
-		b64_encode(raw, ul + pl + 2, b);
-		evbuffer_add_printf(out, "AUTH PLAIN %s\r\n", b);
-	} else {
-		const char *v = s->auth_step == 1 ? d->auth_user : d->auth_pass;
-		b64_encode(v, strlen(v), b);
-		evbuffer_add_printf(out, "%s\r\n", b);
-	}
-	free(raw);
-	free(b);
-}
-
-/* After EHLO: AUTH as the delivery's user when it has one, with
- * env.auth_mech (any: PLAIN when offered, else LOGIN); then the
- * transaction. */
-static void
-auth_start(struct session *s)
-{
-	struct lmtp_client *c = s->c;
-
-	if (c->env.proto != LMTP_PROTO_SUBMIT || s->cur->auth_user == NULL) {
+	case LMTP_N_TXN:
 		txn_start(s, s->cur);
 		return;
-	}
-	enum lmtp_auth m = c->env.auth_mech;
-	if (s->ext.auth_plain && m != LMTP_AUTH_LOGIN) {
-		s->auth_step = 0;
-		send_auth(s);
-	} else if (s->ext.auth_login && m != LMTP_AUTH_PLAIN) {
-		s->auth_step = 1;
-		evbuffer_add(bufferevent_get_output(s->bev), "AUTH LOGIN\r\n", 12);
-	} else {
-		lmtp_delivery_fail_all(&c->env, s->cur, 0, LMTP_F_PROTOCOL,
-				       LMTP_P_AUTH, "the AUTH mechanism is not offered");
-		session_kill(s, LMTP_F_PROTOCOL, "the AUTH mechanism is not offered");
+	case LMTP_N_END:
+		txn_end(s);
+		return;
+	case LMTP_N_KILL:
+		session_kill(s, LMTP_F_PROTOCOL, why);
+		return;
+	case LMTP_N_UPGRADE:
+		session_upgrade(s);
 		return;
 	}
-	s->st = SS_AUTH;
 }
 
 static void
-auth_reply(struct session *s, int code, const char *text)
+reply_done(struct lmtp_session *s, int code, const char *text)
 {
 	struct lmtp_client *c = s->c;
-
-	if (code == 235) {
-		txn_start(s, s->cur);
-		return;
-	}
-	if (code == 334 && s->auth_step == 1) {
-		send_auth(s);
-		s->auth_step = 2;
-		return;
-	}
-	if (code == 334 && s->auth_step == 2) {
-		send_auth(s);
-		s->auth_step = 3;
-		return;
-	}
-	/* Refused (535, 454...): the recipients fail with its code; a 334
-	 * out of turn is the server's fault. */
-	if (code == 334) {
-		session_kill(s, LMTP_F_PROTOCOL, "334 out of turn");
-		return;
-	}
-	lmtp_delivery_fail_all(&c->env, s->cur, code, LMTP_F_NONE, LMTP_P_AUTH,
-			       text);
-	txn_end(s);
-}
-
-static void
-reply_done(struct session *s, int code, const char *text)
-{
-	struct lmtp_client *c = s->c;
+	const char *why = "";
 
 	switch (s->st) {
 	case SS_GREETING:
@@ -457,16 +212,15 @@ reply_done(struct session *s, int code, const char *text)
 			return;
 		}
 		s->pipelining = s->ext.pipelining;
-		auth_start(s);
+		session_next(s, lmtp_sub_ehlo_done(s, &why), why);
 		return;
+	case SS_TLS:
 	case SS_AUTH:
-		auth_reply(s, code, text);
+		session_next(s, lmtp_sub_reply(s, code, text, &why), why);
 		return;
 	case SS_TXN:
-		step_reply(s, code, text);
-		return;
 	case SS_DOT:
-		dot_reply(s, code, text);
+		session_next(s, lmtp_txn_reply(s, code, text, &why), why);
 		return;
 	case SS_QUIT:
 		session_kill(s, LMTP_F_NONE, "");
@@ -482,7 +236,7 @@ reply_done(struct session *s, int code, const char *text)
 }
 
 static void
-handle_line(struct session *s, const char *line, size_t len)
+handle_line(struct lmtp_session *s, const char *line, size_t len)
 {
 	const char *text;
 	size_t tlen;
@@ -515,7 +269,7 @@ handle_line(struct session *s, const char *line, size_t len)
 static void
 read_cb(struct bufferevent *bev, void *arg)
 {
-	struct session *s = arg;
+	struct lmtp_session *s = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 	size_t max = s->c->env.max_line;
 
@@ -538,6 +292,8 @@ read_cb(struct bufferevent *bev, void *arg)
 		s->line[p.pos] = '\0';
 		evbuffer_drain(in, eol_len);
 		handle_line(s, s->line, (size_t)p.pos);
+		if (s->bev != bev)
+			return;	/* STARTTLS: the filter reads from here on */
 	}
 	flush_now(s);	/* what the replies queued */
 }
@@ -551,15 +307,23 @@ write_cb(struct bufferevent *bev, void *arg)
 static void
 event_cb(struct bufferevent *bev, short what, void *arg)
 {
-	struct session *s = arg;
+	struct lmtp_session *s = arg;
 
 	if (what & BEV_EVENT_CONNECTED) {
 		s->connected = true;
 		return;
 	}
+	char why[LMTP_TEXT + 8], tls[LMTP_TEXT];
+	bool verify;
+
 	if (what & BEV_EVENT_TIMEOUT)
 		session_kill(s, LMTP_F_TIMEOUT, "no reply in time");
-	else if (!s->connected)
+	else if (s->tls && (what & BEV_EVENT_ERROR) &&
+		 tls_bev_error(bev, tls, sizeof(tls), &verify)) {
+		/* A refused handshake or certificate, named. */
+		snprintf(why, sizeof(why), "TLS: %s", tls);
+		session_kill(s, LMTP_F_PROTOCOL, why);
+	} else if (!s->connected)
 		session_kill(s, LMTP_F_CONNECT, "connect failed");
 	else
 		session_kill(s, LMTP_F_DISCONNECT, "the server closed the session");
@@ -589,7 +353,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 		delivery_finish(c, d);
 		return;
 	}
-	struct session *s = xcalloc(1, sizeof(*s));
+	struct lmtp_session *s = xcalloc(1, sizeof(*s));
 	s->c = c;
 	s->bev = bev;
 	s->connected = connected;
@@ -618,7 +382,7 @@ kick(struct lmtp_client *c)
 		return;
 	c->kicking = true;
 	while (!TAILQ_EMPTY(&c->queue)) {
-		struct session *s, *idle = NULL;
+		struct lmtp_session *s, *idle = NULL;
 		TAILQ_FOREACH(s, &c->sessions, link)
 			if (s->st == SS_IDLE) {
 				idle = s;
@@ -712,7 +476,7 @@ lmtp_client_sessions(const struct lmtp_client *c)
 void
 lmtp_client_free(struct lmtp_client *c)
 {
-	struct session *s;
+	struct lmtp_session *s;
 	struct delivery *d;
 
 	if (c == NULL)

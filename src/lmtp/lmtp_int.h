@@ -1,6 +1,7 @@
 /* lmtp_int.h: private between src/lmtp/ files: the wire helpers
- * (lmtp_wire.c), a delivery and its results (lmtp_delivery.c) and the
- * client (lmtp_client.c). */
+ * (lmtp_wire.c), a delivery and its results (lmtp_delivery.c), the
+ * client and its sessions (lmtp_client.c), a transaction's steps
+ * (lmtp_txn.c) and submission's (lmtp_submit.c). */
 #ifndef IMAPSTRESS_LMTP_INT_H
 #define IMAPSTRESS_LMTP_INT_H
 
@@ -95,5 +96,85 @@ bool lmtp_write_now(struct bufferevent *bev);
 
 /* An address lmtp_deliver accepts. */
 bool lmtp_addr_ok(const char *a);
+
+/* The client and its sessions (lmtp_client.c), shared with the
+ * transaction's steps (lmtp_txn.c) and submission's (lmtp_submit.c). */
+#define LMTP_TEXT 160	/* reply text kept for on_result */
+
+enum lmtp_step_kind { ST_RSET, ST_MAIL, ST_RCPT, ST_DATA };
+
+struct lmtp_step {
+	enum lmtp_step_kind kind;
+	unsigned rcpt;
+};
+
+/* SS_LHLO is EHLO's too; SS_AUTH waits for 235 (or LOGIN's 334s);
+ * SS_TLS for STARTTLS's 220. */
+enum lmtp_sess_state { SS_GREETING, SS_LHLO, SS_TLS, SS_AUTH, SS_IDLE,
+		       SS_TXN, SS_DOT, SS_QUIT, SS_DEAD };
+
+struct lmtp_session {
+	TAILQ_ENTRY(lmtp_session) link;	/* c->sessions, then c->dead */
+	struct lmtp_client *c;
+	struct bufferevent *bev;
+	enum lmtp_sess_state st;
+	bool connected, pipelining, used, await_drain, mail_failed;
+	bool direct;			/* lmtp_bev_direct(bev) */
+	bool tls;			/* STARTTLS done: bev is the filter */
+	struct lmtp_ext ext;		/* what LHLO/EHLO offered */
+	unsigned auth_step;		/* AUTH LOGIN: 1 user, 2 password */
+	struct delivery *cur;
+	struct lmtp_step *steps;
+	unsigned n_steps, next_send, next_reply;
+	unsigned *accepted;		/* rcpt indices, in RCPT order */
+	unsigned n_accepted, n_dot;
+	int reply_code;			/* of the reply being read */
+	unsigned reply_lines;
+	char reply_text[LMTP_TEXT];
+	char *line;			/* max_line + 1 */
+};
+
+struct lmtp_client {
+	struct lmtp_env env;
+	TAILQ_HEAD(, delivery) queue;
+	unsigned n_queued;
+	TAILQ_HEAD(, lmtp_session) sessions;
+	unsigned n_sessions;
+	TAILQ_HEAD(, lmtp_session) dead;
+	struct event *reap;
+	unsigned busy;
+	uint32_t seq;
+	bool freeing, kicking;
+};
+
+/* What the client does after a step of lmtp_txn.c or lmtp_submit.c:
+ * each says so, so that those files never call back into the client. */
+enum lmtp_next {
+	LMTP_N_WAIT,		/* a command went out: wait for its reply */
+	LMTP_N_TXN,		/* start the transaction */
+	LMTP_N_END,		/* the delivery has its results: end it */
+	LMTP_N_KILL,		/* end the session (*why says why) */
+	LMTP_N_UPGRADE		/* STARTTLS's 220: put TLS over the socket */
+};
+
+/* lmtp_submit.c: what submission adds to a session. */
+/* lmtp_txn.c: the transaction of delivery d on session s (its steps
+ * queued on s->bev: the client flushes them). */
+void lmtp_txn_start(struct lmtp_session *s, struct delivery *d);
+/* A complete reply in SS_TXN or SS_DOT. */
+enum lmtp_next lmtp_txn_reply(struct lmtp_session *s, int code,
+			      const char *text, const char **why);
+
+/* MAIL FROM's SIZE= and BODY=8BITMIME where EHLO offered them. */
+void lmtp_sub_mail_params(const struct lmtp_session *s, struct evbuffer *out);
+/* EHLO said 250: STARTTLS (env.tls set, not yet done), AUTH as the
+ * delivery's user, or the transaction. */
+enum lmtp_next lmtp_sub_ehlo_done(struct lmtp_session *s, const char **why);
+/* A reply in SS_TLS or SS_AUTH. */
+enum lmtp_next lmtp_sub_reply(struct lmtp_session *s, int code,
+			      const char *text, const char **why);
+/* After LMTP_N_UPGRADE: the TLS filter over s->bev (which it owns from
+ * now), or NULL; EHLO again is queued on it. */
+struct bufferevent *lmtp_sub_upgrade(struct lmtp_session *s);
 
 #endif

@@ -132,7 +132,15 @@ struct profile {
 	 * (an MTA may refuse a bare name, as Dovecot's submission does);
 	 * NULL: names as they are. */
 	char *submission_domain;
-	unsigned submission_seen[4];	/* lines of the four keys */
+	bool submission_tls;		/* submission_tls = starttls */
+	/* Recipients of each message a user sends by submission (a
+	 * distribution list): 1..PROFILE_MAX_RCPTS, default 1. */
+	unsigned submission_rcpts;
+	/* LMTP's own host (numeric), separate from the IMAP server's (a
+	 * proxy in front of IMAP, LMTP straight to a backend); NULL: the
+	 * IMAP server's address. */
+	char *lmtp_host;
+	unsigned submission_seen[7];	/* lines of profile_submit.c's keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
 	/* msg_sizes = SPEC: the run's message sizes as --msg-sizes gives
 	 * them (which wins); .n == 0 when the file has none. */
@@ -171,8 +179,11 @@ int profile_expand(struct profile *p, uint64_t seed, char *err, size_t errlen);
 
 void profile_free(struct profile *p);		/* NULL is a no-op */
 
-/* --submission-host/-port/-auth over the file's submission_* keys, and
- * the check that a host or auth has a port: 0, or -1 with a message. */
+#define PROFILE_MAX_RCPTS 100
+
+/* --submission-* and --lmtp-host over the file's submission_* and
+ * lmtp_host keys, and the check that a submission key has a port: 0, or
+ * -1 with a message. */
 struct config;
 int profile_submit_cli(struct profile *p, const struct config *cfg,
 		       char *err, size_t n);

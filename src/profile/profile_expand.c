@@ -345,11 +345,16 @@ profile_print_plan(const struct profile *p, FILE *out)
 			"gives --msg-sizes, mbox= or random_msg_size=): %s\n",
 			spec);
 	}
+	if (p->lmtp_host != NULL)
+		fprintf(out, "LMTP on %s (not the IMAP host)\n", p->lmtp_host);
 	if (p->submission_port != 0)
-		fprintf(out, "users send by submission to %s port %u, AUTH %s\n",
+		fprintf(out, "users send by submission to %s port %u, %sAUTH %s, "
+			"%u recipient%s a message\n",
 			p->submission_host ? p->submission_host : "the IMAP host",
-			p->submission_port,
-			profile_submit_auth_name(p->submission_auth));
+			p->submission_port, p->submission_tls ? "STARTTLS, " : "",
+			profile_submit_auth_name(p->submission_auth),
+			p->submission_rcpts ? p->submission_rcpts : 1,
+			p->submission_rcpts > 1 ? "s" : "");
 	for (unsigned b = 0; b < p->n_user_blocks; b++) {
 		print_user_block(p, b, first, out);
 		first += p->users[b].n_users;

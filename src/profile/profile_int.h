@@ -18,7 +18,7 @@ int profile_parse_fetch(const char *s, char **out, const char **why);
 int profile_parse_template(const char *s, struct profile_template *t,
 			   const char **why);
 void profile_template_free(struct profile_template *t);
-/* submission_host, submission_port, submission_auth (profile_submit.c):
+/* submission_* and lmtp_host (profile_submit.c):
  * 0 when set, -1 with why, 1 when key is none of them. */
 int profile_submit_key(struct profile *p, const char *key, const char *val,
 		       unsigned line, char *why, size_t n);

@@ -562,6 +562,7 @@ profile_free(struct profile *p)
 	}
 	free(p->submission_host);
 	free(p->submission_domain);
+	free(p->lmtp_host);
 	for (unsigned i = 0; i < p->n_client_blocks; i++) {
 		free(p->clients[i].fetch_immediate);
 		free(p->clients[i].fetch_manual);

@@ -1,11 +1,15 @@
-/* profile_submit.c: the keys that make profile users send their mail by
- * SMTP submission (RFC 6409) instead of LMTP: submission_host (a numeric
- * IPv4 or IPv6 address: no name lookup at start-up or in a worker; default
- * the IMAP server's address), submission_port (1..65535; without it a
- * user's send goes to nobody, as imaptest's, and LoadSim's over LMTP),
- * submission_auth (any, plain, login or none) and
- * submission_domain (added to bare user names in the envelope).  The
- * long options --submission-host/-port/-auth override them. */
+/* profile_submit.c: the keys of the mail endpoints beside IMAP
+ * (submission_* and lmtp_host).  Those that make profile users send their mail by SMTP submission (RFC 6409)
+ * instead of LMTP: submission_host (a numeric IPv4 or IPv6 address: no
+ * name lookup at start-up or in a worker; default the IMAP server's
+ * address), submission_port (1..65535; without it a user's send goes to
+ * nobody, as imaptest's, and LoadSim's over LMTP), submission_auth (any,
+ * plain, login or none), submission_domain (added to bare user names in
+ * the envelope), submission_tls (none or starttls) and
+ * submission_rcpt_count (recipients per message); and lmtp_host, LMTP's
+ * own address (default the IMAP server's).  The long options
+ * --submission-host/-port/-auth/-tls/-rcpts and --lmtp-host override
+ * them. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -26,7 +30,7 @@ static const char *const auth_name[] = {
 };
 
 static int
-set_host(struct profile *p, const char *val, char *why, size_t n)
+set_host(char **host, const char *val, char *why, size_t n)
 {
 	struct in6_addr a6;
 	struct in_addr a4;
@@ -38,8 +42,8 @@ set_host(struct profile *p, const char *val, char *why, size_t n)
 		snprintf(why, n, "'%s': not a numeric IPv4 or IPv6 address", v);
 		return -1;
 	}
-	free(p->submission_host);
-	p->submission_host = xstrdup(val);
+	free(*host);
+	*host = xstrdup(val);
 	return 0;
 }
 
@@ -56,6 +60,38 @@ set_auth(struct profile *p, const char *val, char *why, size_t n)
 	escape_text(v, sizeof(v), val, strlen(val));
 	snprintf(why, n, "'%s': not any, plain, login or none", v);
 	return -1;
+}
+
+static int
+set_tls(struct profile *p, const char *val, char *why, size_t n)
+{
+	char v[80];
+
+	if (strcmp(val, "none") == 0 || strcmp(val, "starttls") == 0) {
+		p->submission_tls = val[0] == 's';
+		return 0;
+	}
+	escape_text(v, sizeof(v), val, strlen(val));
+	snprintf(why, n, "'%s': not none or starttls", v);
+	return -1;
+}
+
+/* A number in lo..hi, or -1 with why. */
+static int
+set_uint(unsigned *out, const char *val, unsigned lo, unsigned hi,
+	 char *why, size_t n)
+{
+	uint64_t u;
+	const char *w;
+
+	if (units_parse_uint(val, lo, hi, &u, &w) < 0) {
+		char v[80];
+		escape_text(v, sizeof(v), val, strlen(val));
+		snprintf(why, n, "'%s': %s (%u..%u)", v, w, lo, hi);
+		return -1;
+	}
+	*out = (unsigned)u;
+	return 0;
 }
 
 static int
@@ -81,15 +117,14 @@ int
 profile_submit_key(struct profile *p, const char *key, const char *val,
 		   unsigned line, char *why, size_t n)
 {
-	static const char *const keys[4] = {
+	static const char *const keys[7] = {
 		"submission_host", "submission_port", "submission_auth",
-		"submission_domain",
+		"submission_domain", "submission_tls", "submission_rcpt_count",
+		"lmtp_host",
 	};
 	int k = -1;
-	uint64_t port;
-	const char *w;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 7; i++)
 		if (strcmp(key, keys[i]) == 0)
 			k = i;
 	if (k < 0)
@@ -100,20 +135,23 @@ profile_submit_key(struct profile *p, const char *key, const char *val,
 		return -1;
 	}
 	p->submission_seen[k] = line;
-	if (k == 0)
-		return set_host(p, val, why, n);
-	if (k == 2)
+	switch (k) {
+	case 0:
+		return set_host(&p->submission_host, val, why, n);
+	case 1:
+		return set_uint(&p->submission_port, val, 1, 65535, why, n);
+	case 2:
 		return set_auth(p, val, why, n);
-	if (k == 3)
+	case 3:
 		return set_domain(p, val, why, n);
-	if (units_parse_uint(val, 1, 65535, &port, &w) < 0) {
-		char v[80];
-		escape_text(v, sizeof(v), val, strlen(val));
-		snprintf(why, n, "'%s': %s (1..65535)", v, w);
-		return -1;
+	case 4:
+		return set_tls(p, val, why, n);
+	case 5:
+		return set_uint(&p->submission_rcpts, val, 1,
+				PROFILE_MAX_RCPTS, why, n);
+	default:
+		return set_host(&p->lmtp_host, val, why, n);
 	}
-	p->submission_port = (unsigned)port;
-	return 0;
 }
 
 int
@@ -123,8 +161,14 @@ profile_submit_cli(struct profile *p, const struct config *cfg, char *err,
 	char why[160];
 
 	if (cfg->submission_host != NULL &&
-	    set_host(p, cfg->submission_host, why, sizeof(why)) < 0) {
+	    set_host(&p->submission_host, cfg->submission_host, why,
+		     sizeof(why)) < 0) {
 		snprintf(err, n, "--submission-host %s", why);
+		return -1;
+	}
+	if (cfg->lmtp_host != NULL &&
+	    set_host(&p->lmtp_host, cfg->lmtp_host, why, sizeof(why)) < 0) {
+		snprintf(err, n, "--lmtp-host %s", why);
 		return -1;
 	}
 	if (cfg->submission_auth != NULL &&
@@ -132,12 +176,33 @@ profile_submit_cli(struct profile *p, const struct config *cfg, char *err,
 		snprintf(err, n, "--submission-auth %s", why);
 		return -1;
 	}
+	if (cfg->submission_tls != NULL &&
+	    set_tls(p, cfg->submission_tls, why, sizeof(why)) < 0) {
+		snprintf(err, n, "--submission-tls %s", why);
+		return -1;
+	}
 	if (cfg->submission_port != 0)
 		p->submission_port = cfg->submission_port;
-	/* A host or an auth without a port would be silently unused. */
+	if (cfg->submission_rcpts != 0)
+		p->submission_rcpts = cfg->submission_rcpts;
+	if (p->submission_rcpts == 0)
+		p->submission_rcpts = 1;
+	/* Without TLS anywhere, --ca-file and --insecure would be unused. */
+	bool tls = cfg->tls != TLS_NONE ||
+	    (p->submission_port != 0 && p->submission_tls);
+	if (!tls && (cfg->ca_file != NULL || cfg->tls_insecure)) {
+		snprintf(err, n, "%s: %s needs --tls, --starttls or "
+			 "submission_tls = starttls",
+			 p->path != NULL ? p->path : "profile",
+			 cfg->tls_insecure ? "--insecure" : "--ca-file");
+		return -1;
+	}
+	/* A submission key without a port would be silently unused. */
 	if (p->submission_port == 0 &&
 	    (p->submission_host != NULL || p->submission_seen[2] != 0 ||
-	     p->submission_domain != NULL || cfg->submission_auth != NULL)) {
+	     p->submission_domain != NULL || cfg->submission_auth != NULL ||
+	     p->submission_seen[4] != 0 || cfg->submission_tls != NULL ||
+	     p->submission_rcpts > 1)) {
 		snprintf(err, n, "%s: submission_port: missing (another "
 			 "submission_ key is set; or give --submission-port)",
 			 p->path != NULL ? p->path : "profile");

@@ -99,11 +99,26 @@ text_latencies(const struct report_run *run, const struct act_snap *a,
 		[PUSH_FETCH] = "250->FETCH",
 		[PUSH_NOTIFY_EXISTS] = "250->N.EXISTS",
 		[PUSH_NOTIFY_FETCH] = "250->N.FETCH",
+		[PUSH_EXISTS_LMTP] = "  from LMTP",
+		[PUSH_EXISTS_SUBMIT] = "  submitted",
 	};
-	/* NOTIFY's rows only when a NOTIFY client took part. */
-	int kinds = report_push_notify_on(a) ? PUSH_COUNT : PUSH_NOTIFY_EXISTS;
+	/* 250->EXISTS split by source under it, only when users submitted
+	 * (without submission it is 250->EXISTS again; the split counts the
+	 * announcements of both mechanisms); NOTIFY's rows only when a
+	 * NOTIFY client took part. */
+	static const int order[] = { PUSH_EXISTS, PUSH_EXISTS_LMTP,
+				     PUSH_EXISTS_SUBMIT, PUSH_FETCH,
+				     PUSH_NOTIFY_EXISTS, PUSH_NOTIFY_FETCH };
+	bool split = a->submit.rcpts > 0;
+	bool notify = report_push_notify_on(a);
+
 	fputs(PUSH_TABLE_HEAD, o);
-	for (int k = 0; k < kinds; k++) {
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		int k = order[i];
+		if (!split && (k == PUSH_EXISTS_LMTP || k == PUSH_EXISTS_SUBMIT))
+			continue;
+		if (!notify && (k == PUSH_NOTIFY_EXISTS || k == PUSH_NOTIFY_FETCH))
+			continue;
 		uint64_t n = hist_count(a->push[k]);
 		print_lat_row(o, label[k], n,
 			      report_div((double)n, run->measured_s), a->push[k]);
@@ -338,7 +353,8 @@ static const char *const csv_cols[] = {
 	"push_exists_count", "push_exists_p50_us", "push_exists_p95_us",
 	"push_exists_p99_us", "push_exists_max_us", "push_fetch_count",
 	"push_fetch_p50_us", "push_fetch_p95_us", "push_fetch_p99_us",
-	"push_fetch_max_us",
+	"push_fetch_max_us", "submissions_ok", "submissions_tempfail",
+	"submissions_permfail", "submissions_no_reply",
 };
 enum csv_act_col { CSV_ACT_OK, CSV_ACT_FAILED, CSV_ACT_P95, CSV_ACT_COLS };
 static const char *const csv_act_col_name[CSV_ACT_COLS] = {
@@ -381,6 +397,11 @@ report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 		a->lmtp.rcpt_local, a->push_missed);
 	csv_push(f, a->push[PUSH_EXISTS]);
 	csv_push(f, a->push[PUSH_FETCH]);
+	/* Recipients by their reply to submission (each RCPT of a message
+	 * once), as deliveries_* are LMTP's. */
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		a->submit.rcpt_ok, a->submit.rcpt_tempfail,
+		a->submit.rcpt_permfail, a->submit.rcpt_local);
 	for (int i = 0; i < ACT_COUNT; i++)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
 			a->failed[i], hist_percentile(a->lat[i], 95));

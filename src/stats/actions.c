@@ -38,6 +38,8 @@ const char *const push_kind_name[PUSH_COUNT] = {
 	[PUSH_FETCH] = "fetch",
 	[PUSH_NOTIFY_EXISTS] = "notify_exists",
 	[PUSH_NOTIFY_FETCH] = "notify_fetch",
+	[PUSH_EXISTS_LMTP] = "exists_lmtp",
+	[PUSH_EXISTS_SUBMIT] = "exists_submit",
 };
 
 const char *const push_mech_name[PUSH_MECHS] = {

@@ -69,16 +69,24 @@ enum push_kind {
 	PUSH_NOTIFY_EXISTS,	/* ... the EXISTS (or STATUS of INBOX) that
 				 * NOTIFY brought */
 	PUSH_NOTIFY_FETCH,	/* ... the FETCH, by a NOTIFY client */
+	/* The EXISTS (of either mechanism) split by where the mail came
+	 * from: from outside over LMTP, or from a user by SMTP submission
+	 * (through the MTA). */
+	PUSH_EXISTS_LMTP,
+	PUSH_EXISTS_SUBMIT,
 	PUSH_COUNT
 };
 
+/* PUSH_EXISTS or PUSH_FETCH as seen by a client of mechanism m (the
+ * first four kinds are ordered for this). */
 static inline enum push_kind
 push_kind_of(enum push_mech m, enum push_kind step)	/* step: EXISTS, FETCH */
 {
 	return (enum push_kind)((unsigned)m * 2 + (unsigned)step);
 }
 
-/* "exists", "fetch", "notify_exists", "notify_fetch" */
+/* "exists", "fetch", "notify_exists", "notify_fetch", "exists_lmtp",
+ * "exists_submit" */
 extern const char *const push_kind_name[PUSH_COUNT];
 extern const char *const push_mech_name[PUSH_MECHS];	/* "idle", "notify" */
 

@@ -13,6 +13,7 @@ struct push_wait {
 	uint64_t t_250;		/* LMTP's 250 */
 	uint64_t t_exists;	/* EXISTS seen; 0 until then */
 	bool missed;		/* counted as missed: no more samples */
+	bool submitted;		/* by submission, else over LMTP */
 };
 
 struct push_track {
@@ -81,6 +82,13 @@ grow(struct push_track *p)
 void
 push_track_delivered(struct push_track *p, struct act_stats *a, uint64_t t_us)
 {
+	push_track_delivered_via(p, a, t_us, false);
+}
+
+void
+push_track_delivered_via(struct push_track *p, struct act_stats *a,
+			 uint64_t t_us, bool submitted)
+{
 	if (p->len == PUSH_TRACK_MAX) {
 		struct push_wait *old = at(p, 0);
 		if (p->announced == 0 && !old->missed) {
@@ -94,7 +102,8 @@ push_track_delivered(struct push_track *p, struct act_stats *a, uint64_t t_us)
 	p->n.delivered++;
 	if (p->len == p->cap)
 		grow(p);
-	*at(p, p->len) = (struct push_wait){ .t_250 = t_us };
+	*at(p, p->len) = (struct push_wait){ .t_250 = t_us,
+					     .submitted = submitted };
 	p->len++;
 }
 
@@ -111,9 +120,12 @@ push_track_exists(struct push_track *p, struct act_stats *a, unsigned n,
 	while (n > 0 && p->announced < p->len) {
 		struct push_wait *e = at(p, p->announced);
 		e->t_exists = now ? now : 1;
-		if (!e->missed)
-			act_push(a, push_kind_of(p->mech, PUSH_EXISTS),
-				 since(now, e->t_250));
+		if (!e->missed) {
+			uint64_t us = since(now, e->t_250);
+			act_push(a, push_kind_of(p->mech, PUSH_EXISTS), us);
+			act_push(a, e->submitted ? PUSH_EXISTS_SUBMIT
+				 : PUSH_EXISTS_LMTP, us);
+		}
 		p->announced++;
 		p->n.announced++;
 		n--;

@@ -17,6 +17,7 @@
 #ifndef IMAPSTRESS_PUSH_TRACK_H
 #define IMAPSTRESS_PUSH_TRACK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "stats/actions.h"
@@ -40,6 +41,10 @@ enum push_mech push_track_mech(const struct push_track *p);
 /* LMTP's 250 for this user's INBOX, at t_us (clock_us()). */
 void push_track_delivered(struct push_track *p, struct act_stats *a,
 			  uint64_t t_us);
+/* The same for a 250 of either source: its EXISTS sample also goes to
+ * PUSH_EXISTS_SUBMIT (submitted) or PUSH_EXISTS_LMTP. */
+void push_track_delivered_via(struct push_track *p, struct act_stats *a,
+			      uint64_t t_us, bool submitted);
 /* The user's IDLE connection saw n new messages (EXISTS grew by n) at now:
  * the n oldest deliveries not yet announced get a PUSH_EXISTS sample.
  * Messages beyond those waiting (the user's own APPENDs) are ignored. */

@@ -230,6 +230,10 @@ users_new(const struct config *cfg, const struct profile *p,
 		users_free(r);
 		return NULL;
 	}
+	if (usubmit_tls_new(r, err, errlen) < 0) {
+		users_free(r);
+		return NULL;
+	}
 	r->slots = xcalloc(r->n_slots ? r->n_slots : 1, sizeof(*r->slots));
 	for (unsigned s = 0; s < r->n_slots; s++)
 		r->slots[s].slot = s;
@@ -283,6 +287,7 @@ users_free(struct users *r)
 	free(r->uw);
 	free(r->users);
 	free(r->slots);
+	usubmit_tls_free(r);
 	free(r);
 }
 

@@ -82,11 +82,11 @@ ucount_users_in(struct user *u, int delta)
 }
 
 void
-ucount_push_delivered(struct user *u, uint64_t t)
+ucount_push_delivered(struct user *u, uint64_t t, bool submitted)
 {
 	struct uworker *uw = u->uw;
 
-	push_track_delivered(u->push, uw->act, t);
+	push_track_delivered_via(u->push, uw->act, t, submitted);
 	if (u->push_listed)
 		return;
 	if (uw->n_push_users == uw->cap_push_users) {

@@ -52,6 +52,7 @@
 struct act_stats;
 struct event;
 struct lmtp_client;
+struct tls_ctx;
 struct push_track;
 struct worker;
 struct hist;
@@ -363,6 +364,9 @@ struct users {
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
+	/* submission_tls = starttls: the context every worker's submission
+	 * client verifies with (made on the main thread, users.c). */
+	struct tls_ctx *submit_tls;
 };
 
 /* users_heap.c */
@@ -544,13 +548,15 @@ bool ulmtp_busy(const struct uworker *uw);
 struct lmtp_result;
 void ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
 		   int act);
-/* This worker's share of lmtp_max_parallel_count (0: no limit). */
-unsigned ulmtp_share(const struct uworker *uw);
-/* env's address: host (numeric; NULL: the IMAP server's) and port. */
+/* An LMTP or submission client's env for this worker: its loop, host
+ * (numeric; NULL: the IMAP server's) and port, its share of
+ * lmtp_max_parallel_count, the message pool, stats and callback (cb_arg
+ * uw). */
 struct lmtp_env;
-struct shared;
-void ulmtp_addr(struct lmtp_env *env, const struct shared *sh,
-		const char *host, unsigned port);
+struct lmtp_stats;
+void ulmtp_env(struct lmtp_env *env, struct uworker *uw, const char *host,
+	       unsigned port, struct lmtp_stats *stats,
+	       void (*on_result)(void *, const struct lmtp_result *));
 
 /* users_submit.c: users' sends over SMTP submission, authenticated as
  * themselves (uw->submit, when the profile gives submission_port). */
@@ -559,7 +565,16 @@ void usubmit_detach(struct uworker *uw);
 /* A user's send to `to`: by submission when the profile has a
  * submission_port, else ulmtp_send. */
 void usubmit_send(struct user *from, struct user *to);
+/* A message to n users of from's worker (LoadSim's recipients and
+ * meeting attendees): with submission one message with n RCPTs (distinct,
+ * at most the worker's users), else n LMTP deliveries. */
+void usubmit_send_list(struct user *from, unsigned n);
 bool usubmit_busy(const struct uworker *uw);
+/* submission_tls = starttls: run->submit_tls, on the main thread before
+ * any worker (tls.c's warm-up); 0, or -1 with a message.  _free: NULL
+ * ok. */
+int usubmit_tls_new(struct users *run, char *err, size_t n);
+void usubmit_tls_free(struct users *run);
 
 /* users_notify.c */
 /* uc's client block says push = notify. */
@@ -589,7 +604,7 @@ void ucount(struct user *u, enum ucount_kind k, enum ufolder f);
 void ucount_action(struct user *u, int action, bool ok, uint64_t t0);
 void ucount_users_in(struct user *u, int delta);
 /* Push latency: a 250 for INBOX, n new messages seen, n fetched. */
-void ucount_push_delivered(struct user *u, uint64_t t);
+void ucount_push_delivered(struct user *u, uint64_t t, bool submitted);
 void ucount_push_exists(struct user *u, unsigned n);
 void ucount_push_fetched(struct user *u, unsigned n);
 void ucount_push_reset(struct user *u);

@@ -34,7 +34,8 @@ ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
 	if (ok) {
 		ucount(u, UC_DELIVERED, d->f);
 		if (d->f == UF_INBOX)
-			ucount_push_delivered(u, r->t_reply_us);
+			ucount_push_delivered(u, r->t_reply_us,
+					      act == ACT_SUBMIT);
 	} else {
 		ucount(u, UC_DELIVER_FAILED, d->f);
 		/* No greeting or LHLO reply in time: the server did not
@@ -101,7 +102,8 @@ ulmtp_deliver_own(struct user *u, enum ufolder f)
 	ulmtp_deliver(u, u, f);
 }
 
-void
+/* env's address: host (numeric; NULL: the IMAP server's) and port. */
+static void
 ulmtp_addr(struct lmtp_env *env, const struct shared *sh, const char *host,
 	   unsigned port)
 {
@@ -127,7 +129,8 @@ ulmtp_addr(struct lmtp_env *env, const struct shared *sh, const char *host,
 		in6->sin6_port = htons((uint16_t)port);
 }
 
-unsigned
+/* This worker's share of lmtp_max_parallel_count (0: no limit). */
+static unsigned
 ulmtp_share(const struct uworker *uw)
 {
 	const struct profile *p = uw->run->p;
@@ -140,22 +143,33 @@ ulmtp_share(const struct uworker *uw)
 }
 
 void
-ulmtp_attach(struct uworker *uw)
+ulmtp_env(struct lmtp_env *env, struct uworker *uw, const char *host,
+	  unsigned port, struct lmtp_stats *stats,
+	  void (*on_result)(void *, const struct lmtp_result *))
 {
 	const struct shared *sh = uw->w->sh;
+
+	memset(env, 0, sizeof(*env));
+	env->base = uw->w->base;
+	ulmtp_addr(env, sh, host, port);
+	/* Submission gets the same share of lmtp_max_parallel_count. */
+	env->max_sessions = ulmtp_share(uw);
+	env->pool = sh->pool;
+	env->run_id = sh->run_id;
+	env->stats = stats;	/* the shard's (actions.h) */
+	env->on_result = on_result;
+	env->cb_arg = uw;
+}
+
+void
+ulmtp_attach(struct uworker *uw)
+{
 	const struct profile *p = uw->run->p;
 	struct lmtp_env env;
 
-	memset(&env, 0, sizeof(env));
-	env.base = uw->w->base;
-	/* The host is the IMAP server's (imaptest's rule). */
-	ulmtp_addr(&env, sh, NULL, p->lmtp_port);
-	env.max_sessions = ulmtp_share(uw);
-	env.pool = sh->pool;
-	env.run_id = sh->run_id;
-	env.stats = &uw->w->stats->act.lmtp;	/* the shard's (actions.h) */
-	env.on_result = ulmtp_result;
-	env.cb_arg = uw;
+	/* lmtp_host, else the IMAP server's (imaptest's rule). */
+	ulmtp_env(&env, uw, p->lmtp_host, p->lmtp_port,
+		  &uw->w->stats->act.lmtp, ulmtp_result);
 	uw->lmtp = lmtp_client_new(&env);
 	uw->ev_idle = evtimer_new(uw->w->base, ulmtp_idle_cb, uw);
 }

@@ -213,14 +213,12 @@ uls_attendees(struct user *u)
 			     ls->dl_avg, ls->dl_max);
 }
 
-/* n LMTP deliveries from u to users of its worker. */
+/* u's mail to n users of its worker: one message with n recipients by
+ * submission, else n LMTP deliveries. */
 static void
 uls_deliver(struct user *u, unsigned n)
 {
-	struct uworker *uw = u->uw;
-
-	for (unsigned i = 0; i < n && uw->n_u > 0; i++)
-		usubmit_send(u, uw->u[rng_below(&u->rng, uw->n_u)]);
+	usubmit_send_list(u, n);
 }
 
 static const struct msg *

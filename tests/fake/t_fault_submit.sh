@@ -12,6 +12,11 @@
 # accepted after the dot: nothing counts as delivered that the server did
 # not take.  The clean server (PLAIN, and LOGIN-only) takes all 6, exit 0;
 # --auth plain against a LOGIN-only server fails locally, before MAIL.
+# STARTTLS (--starttls CA): a server that refuses AUTH before TLS takes
+# all 6, each message logged as come over TLS; a server that does not
+# offer STARTTLS, or one whose certificate another CA signed, gets
+# nothing (local, before AUTH); one that answers STARTTLS 454 fails all 6
+# with its code.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -29,7 +34,8 @@ fault() {
 	shift 7
 	local d=$TEST_TMP/$name.$RANDOM pid rc=0 t0 t1 line accepted
 	mkdir -p "$d"
-	"$PY" "$FAKE_SMTP" --fault "${name%%.*}" --port-file "$d/port" --log "$d/log" &
+	"$PY" "$FAKE_SMTP" --fault "${name%%.*}" --port-file "$d/port" --log "$d/log" \
+		--cert "$TEST_TMP/tls/server.pem" --key "$TEST_TMP/tls/server.key" &
 	pid=$!
 	on_exit "stop_bg $pid"
 	for _ in $(seq 1 100); do
@@ -64,6 +70,18 @@ fault() {
 	note "$name: $(grep -E '^(ok|code|esc|local) ' "$d/out" | tr '\n' ' ')"
 }
 
+# The fake's certificate for 127.0.0.1, its own CA (self-signed), and
+# another that signed nothing of it.
+command -v openssl >/dev/null || skip "no openssl command"
+mkdir -p "$TEST_TMP/tls"
+for c in server other; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$TEST_TMP/tls/$c.key" -out "$TEST_TMP/tls/$c.pem" -days 2 \
+		-subj "/CN=$c" -addext "subjectAltName=IP:127.0.0.1" \
+		2>"$TEST_TMP/openssl.log" || fail "openssl req: $(tail -n 3 "$TEST_TMP/openssl.log")"
+done
+CA=$TEST_TMP/tls/server.pem
+
 fault none 0 6 0 0 0 ""
 fault login 0 6 0 0 0 ""
 fault login.plain 1 0 0 0 6 "local protocol: 6" --auth plain
@@ -78,3 +96,9 @@ fault data554 1 0 0 6 0 "code 554: 6|esc 5.5.1: 6"
 fault dot451 1 0 6 0 0 "code 451: 6|esc 4.3.0: 6"
 fault dot554 1 0 0 6 0 "code 554: 6|esc 5.6.0: 6"
 fault stall 1 0 0 0 6 "local timeout: 6"
+fault tls 0 6 0 0 0 "" --starttls "$CA"
+grep -qvx 'accepted 2 tls' "$(ls -d "$TEST_TMP"/tls.*/log)" &&
+	fail "tls: a message not over TLS: $(cat "$TEST_TMP"/tls.*/log)"
+fault none.notls 1 0 0 0 6 "local protocol: 6" --starttls "$CA"
+fault tls454 1 0 6 0 0 "code 454: 6|esc 4.7.0: 6" --starttls "$CA"
+fault tls.badca 1 0 0 0 6 "local protocol: 6" --starttls "$TEST_TMP/tls/other.pem"

@@ -6,7 +6,11 @@
 # still comes straight over LMTP, and each sent copy is APPENDed to Sent.
 # Run 1: 20 s through Postfix's submission port (the profile's
 # submission_port); run 2: 8 s through Dovecot's own submission service
-# (--submission-port overriding the profile's key), which relays to Postfix.
+# (--submission-port overriding the profile's key), which relays to Postfix;
+# run 3: 8 s through Postfix's port that requires STARTTLS
+# (--submission-tls starttls, the instance's CA), each message to 3
+# recipients (--submission-rcpts 3; 2 workers: 3 users each, the most a
+# message can go to).
 # Then, once Postfix's queue is empty (bounded wait):
 #  - every run exits 0 with no command error and no failed submission;
 #  - the submissions the runs counted ok = the recipients Postfix's log
@@ -16,7 +20,9 @@
 #    runs claim (--profile-counts: delivered - expunged, appended -
 #    expunged), so nothing submitted was lost or doubled;
 #  - the end-to-end latency (submission's 250 -> the EXISTS in the
-#    recipient's IDLE) has samples.
+#    recipient's IDLE) has samples;
+#  - run 3: every submission came over TLS (Postfix's log), and its
+#    recipients ok are 3 per submission session.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -72,18 +78,14 @@ run() {
 }
 run 1 20
 run 2 8 --submission-port "$MAILSTACK_DOVECOT_SUBMISSION_PORT"
+run 3 8 --submission-port "$MAILSTACK_SUBMISSION_TLS_PORT" --submission-tls starttls \
+	--ca-file "$MAILSTACK_CA_FILE" --submission-rcpts 3 --workers 2
 
 # Postfix's queue empties (each message goes to LMTP within seconds).
-for _ in $(seq 1 600); do
-	[ "$("$ROOT/scripts/mailstack-private" queue)" = 0 ] && break
-	sleep 0.1
-done
-assert_eq 0 "$("$ROOT/scripts/mailstack-private" queue)" "messages left in Postfix's queue after 60 s"
-relayed=$("$ROOT/scripts/mailstack-private" relayed)
-[ -z "$relayed" ] || fail "Postfix delivered elsewhere than the private LMTP: $relayed"
+mailstack_drained
 
 # The runs' submission figures (JSON summaries).
-read -r sub_ok sub_failed sub_rcpt_ok exists <<<"$("$PY" - "$TEST_TMP"/run.[12].json <<'PYEOF'
+read -r sub_ok sub_failed sub_rcpt_ok exists <<<"$("$PY" - "$TEST_TMP"/run.[123].json <<'PYEOF'
 import json, sys
 ok = failed = rcpt_ok = exists = 0
 for path in sys.argv[1:]:
@@ -103,8 +105,23 @@ sent=$(grep -cE 'postfix/lmtp\[[0-9]+\]: [0-9A-F]+: to=.* status=sent ' "$MAILST
 assert_eq "$sub_ok" "$sent" "submissions ok = Postfix's LMTP deliveries (status=sent)"
 assert_ge "$exists" 1 "end-to-end latency samples (250 -> EXISTS)"
 
+# Run 3: 3 recipients a message, every session over TLS.
+read -r tls_sessions tls_rcpt_ok <<<"$("$PY" - "$TEST_TMP"/run.3.json <<'PYEOF'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][0]
+sub = s["profile"]["submit"]
+print(sub["sessions"], sub["ok"])
+PYEOF
+)" || fail "unreadable JSON summary of run 3"
+assert_ge "$tls_sessions" 3 "run 3: submission sessions"
+assert_eq $((tls_sessions * 3)) "$tls_rcpt_ok" "run 3: recipients ok = 3 per submission"
+tls_est=$(grep -cE 'postfix/submission-tls/smtpd\[[0-9]+\]: .*TLS connection established' "$MAILSTACK_LOG" || true)
+tls_auth=$(grep -cE 'postfix/submission-tls/smtpd\[[0-9]+\]: [0-9A-F]+: client=.*sasl_username=' "$MAILSTACK_LOG" || true)
+assert_eq "$tls_sessions" "$tls_auth" "run 3: submissions Postfix's TLS port took (AUTH only over TLS)"
+assert_ge "$tls_est" "$tls_sessions" "run 3: TLS connections established"
+
 # Every user's INBOX and Sent, server against the runs' claims.
-"$PY" - "$TEST_TMP"/counts.[12].json >"$TEST_TMP/expected" <<'PYEOF'
+"$PY" - "$TEST_TMP"/counts.[123].json >"$TEST_TMP/expected" <<'PYEOF'
 import json, sys
 hold = {}
 for path in sys.argv[1:]:

@@ -7,7 +7,7 @@
  *                [--rcpts R] [--spam-every N] [--parallel S]
  *                [--user-format FMT] [--seed N] [--msg-size BYTES]
  *                [--timeout SECS] [--submit [--auth any|plain|login|none]
- *                [--pass PASS]]
+ *                [--pass PASS] [--starttls CAFILE]]
  *
  * Message k goes to R distinct users ((k*R + j) mod U, j < R; R <= U); a
  * recipient whose running number is a multiple of N goes to user+Spam.
@@ -20,7 +20,9 @@
  * by user k mod U, authenticated as that user with PASS (default "pass")
  * unless --auth none, one session per message.  Replies other than 2xx
  * are also printed by enhanced status code ("esc 5.7.1: n"), and
- * recipients without a reply by kind ("local timeout: n"). */
+ * recipients without a reply by kind ("local timeout: n").  --starttls
+ * requires STARTTLS before AUTH, the server's certificate verified with
+ * CAFILE for --host's address. */
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -34,6 +36,7 @@
 #include "stats/hist.h"
 #include "lmtp/lmtp.h"
 #include "msg/msg.h"
+#include "net/tls.h"
 #include "util/units.h"
 #include "util/xmalloc.h"
 
@@ -116,7 +119,8 @@ main(int argc, char **argv)
 		{ "parallel", 1, 0, 'P' }, { "user-format", 1, 0, 'f' },
 		{ "seed", 1, 0, 'S' }, { "msg-size", 1, 0, 'm' },
 		{ "timeout", 1, 0, 't' }, { "submit", 0, 0, 'B' },
-		{ "auth", 1, 0, 'A' }, { "pass", 1, 0, 'w' }, { 0, 0, 0, 0 }
+		{ "auth", 1, 0, 'A' }, { "pass", 1, 0, 'w' },
+		{ "starttls", 1, 0, 'T' }, { 0, 0, 0, 0 }
 	};
 	const char *host = "127.0.0.1", *fmt = "lmtpu%u";
 	unsigned port = 0, users = 10, msgs = 100, rcpts = 1, spam_every = 0;
@@ -124,7 +128,7 @@ main(int argc, char **argv)
 	int o;
 	bool submit = false, auth = true;
 	enum lmtp_auth mech = LMTP_AUTH_ANY;
-	const char *pass = "pass";
+	const char *pass = "pass", *ca_file = NULL;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (o) {
@@ -141,6 +145,7 @@ main(int argc, char **argv)
 		case 't': timeout = num("--timeout", optarg, 1, 3600); break;
 		case 'B': submit = true; break;
 		case 'w': pass = optarg; break;
+		case 'T': ca_file = optarg; break;
 		case 'A':
 			if (strcmp(optarg, "any") == 0) mech = LMTP_AUTH_ANY;
 			else if (strcmp(optarg, "plain") == 0) mech = LMTP_AUTH_PLAIN;
@@ -169,6 +174,16 @@ main(int argc, char **argv)
 	    (ntohl(sin->sin_addr.s_addr) >> 24) != 127)
 		usage("--host must be an IPv4 loopback address (127.x.y.z)");
 	env.addrlen = sizeof(*sin);
+	if (ca_file != NULL) {
+		struct config tc = { .host = (char *)host, .ca_file = (char *)ca_file };
+		char err[512];
+		if (!submit)
+			usage("--starttls needs --submit");
+		if ((env.tls = tls_ctx_new(&tc, err, sizeof(err))) == NULL) {
+			fprintf(stderr, "lmtp-deliver: --starttls: %s\n", err);
+			return 2;
+		}
+	}
 
 	struct run run = { .users = users };
 	run.base = event_base_new();
@@ -267,6 +282,7 @@ main(int argc, char **argv)
 	free(run.spam);
 	lmtp_stats_free(st);
 	msg_pool_free((struct msg_pool *)env.pool);
+	tls_ctx_free(env.tls);
 	event_base_free(run.base);
 	return fflush(stdout) == 0 ? rc : 1;
 }

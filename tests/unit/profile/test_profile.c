@@ -69,6 +69,12 @@ static const struct {
 	{ G, "submission_port = 587\nsubmission_host = ::1", GB(submission_host), 0, 0, "::1" },
 	{ G, "submission_port = 587\nsubmission_domain = mail.example-1.org",
 	  GB(submission_domain), 0, 0, "mail.example-1.org" },
+	{ G, "submission_port = 587\nsubmission_tls = starttls", GB(submission_tls), 1,
+	  1, NULL },
+	{ G, "submission_port = 587\nsubmission_tls = none", GB(submission_tls), 1, 0, NULL },
+	{ G, "submission_port = 587\nsubmission_rcpt_count = 100", GB(submission_rcpts),
+	  4, 100, NULL },
+	{ G, "lmtp_host = 127.0.0.3", GB(lmtp_host), 0, 0, "127.0.0.3" },
 	{ G, "total_user_count = 500", GB(total_users), 4, 500, NULL },
 	{ G, "rampup_time = 5s", GB(rampup_us), 8, 5000000, NULL },
 	{ G, "rampup_time=2 secs", GB(rampup_us), 8, 2000000, NULL },
@@ -169,6 +175,12 @@ static const struct {
 	{ G, "submission_auth = cram-md5", "submission_auth",
 	  "'cram-md5': not any, plain, login or none", 0 },
 	{ G, "submission_domain = a b", "submission_domain", "not a domain", 0 },
+	{ G, "submission_tls = yes", "submission_tls", "'yes': not none or starttls", 0 },
+	{ G, "submission_rcpt_count = 0", "submission_rcpt_count", "(1..100)", 0 },
+	{ G, "submission_rcpt_count = 101", "submission_rcpt_count", "(1..100)", 0 },
+	{ G, "lmtp_host = backend", "lmtp_host",
+	  "'backend': not a numeric IPv4 or IPv6 address", 0 },
+	{ G, "lmtp_host = ::1\nlmtp_host = ::1", "lmtp_host", "given twice", 4 },
 	{ G, "submission_port = 25\nsubmission_port = 26", "submission_port",
 	  "given twice (first on line 3)", 4 },
 	{ U, "submission_port = 25", "submission_port", "unknown key in a user", 0 },
@@ -258,6 +270,28 @@ START_TEST(test_submission_cli)
 	cfg.submission_host = (char *)"mail.example";
 	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "--submission-host 'mail.example': not a numeric IPv4 or IPv6 address");
+	cfg.submission_host = NULL;
+	/* --lmtp-host, --submission-tls, --submission-rcpts */
+	cfg.lmtp_host = (char *)"10.0.0.1";
+	cfg.submission_tls = (char *)"starttls";
+	cfg.submission_rcpts = 7;
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), 0);
+	ck_assert_str_eq(p->lmtp_host, "10.0.0.1");
+	ck_assert(p->submission_tls);
+	ck_assert_uint_eq(p->submission_rcpts, 7);
+	cfg.lmtp_host = (char *)"lmtp.example";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--lmtp-host 'lmtp.example': not a numeric IPv4 or IPv6 address");
+	cfg.lmtp_host = NULL;
+	cfg.submission_tls = (char *)"tls";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--submission-tls 'tls': not none or starttls");
+	/* --ca-file with TLS nowhere: unused, refused */
+	cfg.submission_tls = (char *)"none";
+	cfg.ca_file = (char *)"ca.pem";
+	ck_assert_int_eq(profile_submit_cli(p, &cfg, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "--ca-file needs --tls, --starttls or "
+			      "submission_tls = starttls") != NULL, "%s", err);
 	profile_free(p);
 }
 END_TEST

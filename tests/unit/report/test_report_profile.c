@@ -38,6 +38,12 @@ seed_profile(struct stats_snap *w)
 	a->lmtp.sessions_open = 2;
 	a->lmtp.queued_max = 3;
 	hist_record_n(a->lmtp.lat_total, 900, 4);
+	/* 3 submissions to 3 recipients each (submission_rcpt_count = 3) */
+	a->submit.deliveries = 3;
+	a->submit.rcpts = 9;
+	a->submit.rcpt_ok = 6;
+	a->submit.rcpt_permfail = 2;
+	a->submit.rcpt_local = 1;
 }
 
 /* NOTIFY clients beside the IDLE ones: 3 seen (10, 20, 4000 ms), one
@@ -184,6 +190,11 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(strstr(text, "\nreply             1   0.00"));
 	ck_assert_ptr_nonnull(strstr(text, "\n250->EXISTS       2   2.00"));
 	ck_assert_ptr_nonnull(strstr(text, "\n250->FETCH        1   1.00"));
+	/* Users submitted (submit.rcpts): 250->EXISTS split by source under
+	 * it, no samples in either here. */
+	ck_assert_ptr_nonnull(strstr(text, "\n250->EXISTS       2   2.00"));
+	ck_assert_msg(strstr(text, "\n  from LMTP       0 ") != NULL &&
+		      strstr(text, "\n  submitted       0 ") != NULL, "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "push missed: 1 deliveries not "
 				     "announced in IDLE within 30 s\n"));
 	/* No NOTIFY client: no NOTIFY rows, no side-by-side table. */
@@ -229,6 +240,10 @@ START_TEST(test_profile_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_missed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_exists_p50_us")), 20015);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_fetch_max_us")), 25000);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_ok")), 6);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_tempfail")), 0);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_permfail")), 2);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_no_reply")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_read_ok")), 2);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_reply_failed")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "act_logoff_p95_us")), 0);

@@ -172,6 +172,31 @@ START_TEST(test_snapshots)
 }
 END_TEST
 
+/* 250->EXISTS split by source: each sample also under the source of the
+ * delivery it was matched to. */
+START_TEST(test_push_by_source)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *p = push_track_new();
+
+	ck_assert_str_eq(push_kind_name[PUSH_EXISTS_LMTP], "exists_lmtp");
+	ck_assert_str_eq(push_kind_name[PUSH_EXISTS_SUBMIT], "exists_submit");
+	push_track_delivered_via(p, a, 1000, true);
+	push_track_delivered(p, a, 2000);		/* LMTP's */
+	push_track_delivered_via(p, a, 3000, true);
+	push_track_exists(p, a, 3, 11000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 3);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS_SUBMIT]), 2);
+	ck_assert_uint_eq(hist_min(a->push[PUSH_EXISTS_SUBMIT]), 8000);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS_SUBMIT]), 10000);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS_LMTP]), 1);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS_LMTP]), 9000);
+	push_track_free(p);
+	stats_free(s);
+}
+END_TEST
+
 START_TEST(test_push_match)
 {
 	struct stats *s = stats_new();
@@ -367,6 +392,7 @@ actions_suite(void)
 	tcase_add_test(tc, test_counting);
 	tcase_add_test(tc, test_snapshots);
 	tcase_add_test(tc, test_push_match);
+	tcase_add_test(tc, test_push_by_source);
 	tcase_add_test(tc, test_push_missed);
 	tcase_add_test(tc, test_push_ring);
 	tcase_add_test(tc, test_push_mech);
