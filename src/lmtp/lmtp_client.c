@@ -45,7 +45,7 @@ struct session {
 	struct bufferevent *bev;
 	enum sess_state st;
 	bool connected, pipelining, used, await_drain, mail_failed;
-	bool direct;			/* lmtp_bev_direct(bev) */
+	bool direct;			/* bevio_direct(bev) */
 	struct lmtp_ext ext;		/* what LHLO/EHLO offered */
 	unsigned auth_step;		/* AUTH LOGIN: 1 user, 2 password */
 	struct delivery *cur;
@@ -147,7 +147,7 @@ txn_end(struct session *s)
 		s->st = SS_QUIT;
 	} else {
 		s->st = SS_IDLE;
-		lmtp_set_timeout(s->bev, s->c->env.timeout_s, false);
+		bevio_set_timeout(s->bev, s->c->env.timeout_s, false);
 	}
 	if (d != NULL)
 		delivery_finish(c, d);
@@ -171,7 +171,7 @@ flush_now(struct session *s)
 {
 	if (!s->direct || !s->connected || s->st == SS_DEAD)
 		return;	/* (a pair or a filter keeps its write event on) */
-	if (lmtp_write_now(s->bev))
+	if (bevio_write_now(s->bev))
 		out_drained(s);
 }
 
@@ -258,7 +258,7 @@ txn_start(struct session *s, struct delivery *d)
 	s->st = SS_TXN;
 	if (s->c->env.stats != NULL)
 		ctr_add(&s->c->env.stats->transactions, 1);
-	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
+	bevio_set_timeout(s->bev, s->c->env.timeout_s, true);
 	send_steps(s);
 	flush_now(s);
 }
@@ -571,18 +571,8 @@ session_open(struct lmtp_client *c, struct delivery *d)
 	struct bufferevent *bev;
 	bool connected = false;
 
-	if (c->env.open != NULL) {
-		bev = c->env.open(c->env.open_arg, c->env.base);
-		connected = true;
-	} else {
-		bev = bufferevent_socket_new(c->env.base, -1, BEV_OPT_CLOSE_ON_FREE);
-		if (bev != NULL &&
-		    bufferevent_socket_connect(bev, (struct sockaddr *)&c->env.addr,
-					       (int)c->env.addrlen) != 0) {
-			bufferevent_free(bev);
-			bev = NULL;
-		}
-	}
+	bev = bevio_open(c->env.open, c->env.open_arg, c->env.base,
+			 &c->env.addr, c->env.addrlen, &connected);
 	if (bev == NULL) {
 		lmtp_delivery_fail_all(&c->env, d, 0, LMTP_F_CONNECT,
 				       LMTP_P_SESSION, "connect failed");
@@ -593,7 +583,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 	s->c = c;
 	s->bev = bev;
 	s->connected = connected;
-	s->direct = lmtp_bev_direct(bev);
+	s->direct = bevio_direct(bev);
 	s->st = SS_GREETING;
 	s->cur = d;
 	s->line = xmalloc(c->env.max_line + 1);
@@ -604,7 +594,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 		ctr_set(&c->env.stats->sessions_open, c->n_sessions);
 	}
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
-	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
+	bevio_set_timeout(s->bev, s->c->env.timeout_s, true);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 

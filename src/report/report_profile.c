@@ -50,6 +50,7 @@ report_profile_text_tick(struct report *r, const struct stats_snap *win,
 	}
 	if (a->push_missed > 0)
 		fprintf(o, " pmiss=%" PRIu64, a->push_missed);
+	report_pop3_text_tick(r, win);
 }
 
 #define ACT_TABLE_HEAD							\
@@ -159,6 +160,7 @@ report_profile_text_final(struct report *r, const struct report_run *run,
 	text_lmtp(run, &a->lmtp, "deliveries", "LMTP", o);
 	if (a->submit.deliveries > 0)
 		text_lmtp(run, &a->submit, "submissions", "SMTP", o);
+	report_pop3_text_final(r, run, tot);
 	fputc('\n', o);
 }
 
@@ -287,6 +289,7 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	json_lmtp(f, "lmtp", &a->lmtp, false);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, false);
+	report_pop3_json(r, win, false);
 	fputc('}', f);
 }
 
@@ -310,6 +313,7 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_lmtp(f, "lmtp", &a->lmtp, true);
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, true);
+	report_pop3_json(r, tot, true);
 	fputc('}', f);
 }
 
@@ -337,6 +341,7 @@ report_profile_csv_header(struct report *r)
 		for (int c = 0; c < CSV_ACT_COLS; c++)
 			fprintf(r->csv, ",act_%s_%s", action_name[i],
 				csv_act_col_name[c]);
+	report_pop3_csv_header(r);
 }
 
 static void
@@ -366,4 +371,5 @@ report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 	for (int i = 0; i < ACT_COUNT; i++)
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
 			a->failed[i], hist_percentile(a->lat[i], 95));
+	report_pop3_csv_tick(r, win);
 }

@@ -168,6 +168,8 @@ live_hists(const struct act_stats *a, struct hist **h)
 	h[n++] = a->lmtp.lat_data;
 	h[n++] = a->submit.lat_total;
 	h[n++] = a->submit.lat_data;
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		h[n++] = a->pop3.lat[c];
 }
 
 static void
@@ -182,6 +184,8 @@ snap_hists(const struct act_snap *d, struct hist **h)
 	h[n++] = d->lmtp.lat_data;
 	h[n++] = d->submit.lat_total;
 	h[n++] = d->submit.lat_data;
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		h[n++] = d->pop3.lat[c];
 }
 
 static void
@@ -196,6 +200,8 @@ set_snap_hists(struct act_snap *d, struct hist **h)
 	d->lmtp.lat_data = h[n++];
 	d->submit.lat_total = h[n++];
 	d->submit.lat_data = h[n++];
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		d->pop3.lat[c] = h[n++];
 }
 
 /* ---- lifecycle ---- */
@@ -212,6 +218,8 @@ act_stats_init(struct act_stats *a)
 	a->lmtp.lat_data = hist_new();
 	a->submit.lat_total = hist_new();
 	a->submit.lat_data = hist_new();
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		a->pop3.lat[c] = hist_new();
 }
 
 void
@@ -299,6 +307,7 @@ act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 	}
 	blk_copy_counts(&d->lmtp, &s->lmtp);
 	blk_copy_counts(&d->submit, &s->submit);
+	pop3_stats_copy_counts(&d->pop3, &s->pop3);
 }
 #undef C
 
@@ -375,6 +384,7 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 	d->users_in += ctr_get(&s->users_in);
 	blk_add_live(&d->lmtp, &s->lmtp);
 	blk_add_live(&d->submit, &s->submit);
+	pop3_snap_add_live_counts(&d->pop3, &s->pop3);
 }
 
 void
@@ -401,6 +411,7 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 	d->users_in += s->users_in;
 	blk_add(&d->lmtp, &s->lmtp);
 	blk_add(&d->submit, &s->submit);
+	pop3_snap_add_counts(&d->pop3, &s->pop3);
 	snap_hists(d, hd);
 	snap_hists(s, hs);
 	for (unsigned i = 0; i < ACT_N_HISTS; i++)
@@ -420,6 +431,7 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 	d->users_in = a->users_in;
 	blk_diff(&d->lmtp, &a->lmtp, &b->lmtp);
 	blk_diff(&d->submit, &a->submit, &b->submit);
+	pop3_snap_diff_counts(&d->pop3, &a->pop3, &b->pop3);
 }
 
 void
@@ -489,6 +501,9 @@ act_snap_hist(const struct act_snap *d, unsigned i,
 	else if (i < ACT_COUNT + PUSH_COUNT)
 		snprintf(name, ACT_HIST_NAME_MAX, "push.%s",
 			 push_kind_name[i - ACT_COUNT]);
+	else if (i >= ACT_COUNT + PUSH_COUNT + 4)
+		snprintf(name, ACT_HIST_NAME_MAX, "pop3.%s",
+			 pop3_cmd_name[i - ACT_COUNT - PUSH_COUNT - 4]);
 	else
 		snprintf(name, ACT_HIST_NAME_MAX, "%s.%s",
 			 i < ACT_COUNT + PUSH_COUNT + 2 ? "lmtp" : "submit",
