@@ -61,6 +61,10 @@ $chroot_line
   inet_listener pop3s {
     port = 0
   }
+  # As imap-login: long-lived login processes, no fork per login.
+  service_count = 0
+  process_min_avail = $login_procs
+  process_limit = $((login_procs * 2))
 $chroot_line
 }
 protocol pop3 {

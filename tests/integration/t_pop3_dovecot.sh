@@ -1,0 +1,132 @@
+#!/bin/bash
+# Profile mode's POP3 users against the private Dovecot (its pop3 and
+# lmtp), in the shape of Dovecot's documented POP3 test (running_imaptest:
+# users receive mail over LMTP; 95% of the POP3 clients log in every 7 s,
+# retrieve and delete, 5% keep their mail and log in every minute), with
+# short intervals, for 6 s (then drained).  Afterwards:
+#   - per user, the server's INBOX holds what was delivered less what the
+#     run says QUIT committed as deleted (--profile-counts), exactly;
+#   - the server's own POP3 log lines (Dovecot's pop3_logout_format:
+#     retr=N/bytes, del=N/M) sum to our retrieved and deleted counts;
+#   - the report's POP3 totals (JSON) equal the counts file's; no -ERR,
+#     no failed session, no DELE lost; the keeping users deleted nothing;
+#   - the text report names every POP3 command it sent.
+# A binary without POP3 refused this profile (exit 2).
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+. "$(dirname "$0")/../lib.sh"
+
+need_cmd python3
+[ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
+[ -x /usr/lib/dovecot/pop3 ] || skip "Dovecot's pop3 is not installed (dovecot-pop3d)"
+
+dovecot_lmtp_start
+[ -n "${DOVECOT_POP3_PORT:-}" ] || fail "dovecot-private printed no DOVECOT_POP3_PORT"
+
+P=$TEST_TMP/pop3.profile
+cat >"$P" <<PROFILE
+lmtp_port = $DOVECOT_LMTP_PORT
+pop3_port = $DOVECOT_POP3_PORT
+lmtp_max_parallel_count = 4
+total_user_count = 20
+rampup_time = 1s
+
+user aggressive {
+  username_format = testuser_%03n@example.com
+  username_start_index = 501
+  count = 100%
+  mail_inbox_delivery_interval = 400ms
+  mail_spam_delivery_interval = 0
+  mail_action_delay = 2s
+  mail_action_repeat_delay = 1s
+}
+
+client pop3 {
+  count = 95%
+  connection_max_count = 1
+  protocol = pop3
+  pop3_keep_mails = no
+  login_interval = 700ms
+}
+
+client pop3 {
+  count = 5%
+  connection_max_count = 1
+  protocol = pop3
+  pop3_keep_mails = yes
+  login_interval = 2s
+}
+PROFILE
+
+out=$TEST_TMP/run
+rc=0
+run_with_timeout 120 "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
+	--duration 6 --seed 7 --profile-counts "$out.counts.json" \
+	--json "$out.json" >"$out.out" 2>"$out.err" || rc=$?
+assert_eq 0 "$rc" "exit status (stderr: $(tail -n 5 "$out.err"))"
+note "$(grep -E '^POP3:' "$out.out")"
+
+# Per user: INBOX = delivered - deleted (POP3 deletions count as expunged).
+python3 - "$out.counts.json" >"$TEST_TMP/expected" <<'PY' || fail "unreadable counts file"
+import json, sys
+for u in json.load(open(sys.argv[1]))["users"]:
+    print(u["user"], "INBOX", u["delivered"]["INBOX"] - u["expunged"]["INBOX"])
+PY
+assert_eq 20 "$(wc -l <"$TEST_TMP/expected")" "one entry per user"
+why=$(dovecot_counts_match <"$TEST_TMP/expected") || fail "server and run disagree: $why"
+note "server INBOX counts match delivered - deleted for all 20 users"
+
+# The counts file's totals, the report's, and the server's log.
+read -r c_retr c_del c_lost c_sess c_dlv <<<"$(python3 - "$out.counts.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+p = t["pop3"]
+print(p["retrieved"], p["deleted"], p["delete_lost"], p["sessions"],
+      t["delivered"]["INBOX"])
+PY
+)" || fail "unreadable counts totals"
+read -r j_retr j_del j_lost j_err j_fail cmds <<<"$(python3 - "$out.json" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][-1]
+p = s["profile"]["pop3"]
+err = sum(c["err"] + c["failed"] for c in p["commands"].values())
+print(p["retrieved"], p["deleted"], p["delete_lost"], err,
+      sum(p["failed_sessions"].values()), ",".join(sorted(p["commands"])))
+PY
+)" || fail "unreadable JSON summary"
+read -r s_retr s_del s_sess <<<"$(python3 - "$DOVECOT_DIR/dovecot.log" <<'PY'
+import re, sys
+r = d = n = 0
+for line in open(sys.argv[1], errors="replace"):
+    m = re.search(r"pop3\(.*Disconnected: Logged out .*retr=(\d+)/\d+, del=(\d+)/", line)
+    if m:
+        r += int(m.group(1)); d += int(m.group(2)); n += 1
+print(r, d, n)
+PY
+)"
+note "delivered $c_dlv; retrieved $c_retr, deleted $c_del in $c_sess sessions; server log: retr $s_retr, del $s_del in $s_sess sessions"
+assert_ge "$c_retr" 1 "messages retrieved"
+assert_ge "$c_del" 1 "messages deleted"
+assert_eq "$c_retr" "$j_retr" "retrieved: counts file = report"
+assert_eq "$c_del" "$j_del" "deleted: counts file = report"
+assert_eq "$s_retr" "$c_retr" "retrieved: server log = ours"
+assert_eq "$s_del" "$c_del" "deleted: server log = ours"
+assert_eq "$s_sess" "$c_sess" "sessions logged out: server log = ours"
+assert_eq 0 "$c_lost" "no DELE left uncommitted"
+assert_eq 0 "$j_lost" "no DELE left uncommitted (report)"
+assert_eq 0 "$j_err" "no -ERR and no command cut off"
+assert_eq 0 "$j_fail" "no failed session"
+assert_eq "capa,dele,greeting,pass,quit,retr,stat,uidl,user" "$cmds" "the commands a session sends"
+
+# Keeping users (5%: user 1 of 20) delete nothing.
+kept=$(python3 - "$out.counts.json" <<'PY'
+import json, sys
+print(sum(1 for u in json.load(open(sys.argv[1]))["users"]
+          if u["pop3"]["retrieved"] > 0 and u["pop3"]["deleted"] == 0))
+PY
+)
+assert_ge "$kept" 1 "a keeping user retrieved and deleted nothing"
+
+text=$(cat "$out.out")
+for c in greeting capa user pass stat uidl retr dele quit; do
+	assert_match "^$c +[0-9]+ +0 +0 " "$text" "text report row for $c"
+done
