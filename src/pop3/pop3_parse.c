@@ -127,17 +127,21 @@ pop3_parser_feed(struct pop3_parser *p, const char *data, size_t n,
 	while (p->err == POP3_PE_NONE && i < n) {
 		const char *nl = memchr(data + i, '\n', n - i);
 		size_t take = nl != NULL ? (size_t)(nl - (data + i)) : n - i;
-		/* Every byte counts, line ends too. */
-		p->resp_bytes += take + (nl != NULL);
-		if (p->resp_bytes > p->max_resp) {
+		/* As if byte by byte, so that where the input is cut never
+		 * changes the outcome: each byte counts towards the response
+		 * (line ends too) before it joins the line, and a line may
+		 * hold max_line bytes plus the CR of its CRLF. */
+		uint64_t room_resp = p->max_resp - p->resp_bytes;
+		size_t room_line = p->max_line + 1 - p->len;
+		if (room_resp < take + (nl != NULL) && room_resp <= room_line) {
 			p->err = POP3_PE_SIZE;
 			break;
 		}
-		if (p->len + take > p->max_line + 1) {
-			/* (one more than max_line: the CR of a CRLF) */
+		if (room_line < take) {
 			p->err = POP3_PE_LINE;
 			break;
 		}
+		p->resp_bytes += take + (nl != NULL);
 		memcpy(p->line + p->len, data + i, take);
 		p->len += take;
 		i += take;

@@ -173,6 +173,38 @@ START_TEST(test_response_bound)
 }
 END_TEST
 
+/* Where the input is cut never changes which bound stops it: the byte
+ * that first passes one decides (the fuzz harness found a cut that did). */
+START_TEST(test_bounds_independent_of_cuts)
+{
+	static const struct {
+		const char *in; uint64_t resp; enum pop3_perr e;
+	} c[] = {
+		/* max_line 4: the line's 6th byte ('f', the response's
+		 * 11th) passes it before the CR passes 13 */
+		{ "+OK\r\nabcdefgh\r\n", 13, POP3_PE_LINE },
+		/* ... and with a bound of 10 the 'f' passes both: size */
+		{ "+OK\r\nabcdefgh\r\n", 10, POP3_PE_SIZE },
+		{ "+OK\r\nab\r\ncdefgh\r\n", 11, POP3_PE_SIZE },
+	};
+	for (unsigned k = 0; k < 3; k++) {
+		size_t n = strlen(c[k].in);
+		for (size_t cut = 0; cut <= n; cut++) {
+			struct pop3_parser p;
+			struct rec r = { .body = 1 };
+			pop3_parser_init(&p, 4, c[k].resp);
+			enum pop3_perr e = pop3_parser_feed(&p, c[k].in, cut,
+							    rec_ev, &r, NULL);
+			if (e == POP3_PE_NONE)
+				e = pop3_parser_feed(&p, c[k].in + cut, n - cut,
+						     rec_ev, &r, NULL);
+			ck_assert_msg(e == c[k].e, "case %u cut %zu: %d", k, cut, e);
+			pop3_parser_free(&p);
+		}
+	}
+}
+END_TEST
+
 static int
 stop_ev(void *arg, const struct pop3_ev *ev)
 {
@@ -538,6 +570,7 @@ pop3_suite(void)
 	tcase_add_loop_test(tc, test_parse_split_everywhere, 0, N(pcases));
 	tcase_add_test(tc, test_line_bound);
 	tcase_add_test(tc, test_response_bound);
+	tcase_add_test(tc, test_bounds_independent_of_cuts);
 	tcase_add_test(tc, test_callback_stops);
 	tcase_add_test(tc, test_scanners);
 	suite_add_tcase(s, tc);
