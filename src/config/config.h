@@ -197,6 +197,8 @@ struct config {
 	char *submission_host;
 	unsigned submission_port;
 	char *submission_auth;
+	/* --pop3-port: the profile's pop3_port, overridden; 0 = the file's */
+	unsigned pop3_port;
 };
 
 extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */

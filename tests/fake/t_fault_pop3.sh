@@ -5,7 +5,8 @@
 # (the client falls back to LIST), to message 1's RETR and DELE, and to
 # QUIT; a server that goes silent after PASS; one whose RETR body is a
 # 4 MB line without an end; one that answers STAT with an IMAP line.
-# Two users, 3 messages each, 2 s, --cmd-timeout 1.  For each fault: the
+# Two users, 3 messages each, 2 s, --cmd-timeout 1, the fake's port by
+# --pop3-port over the file's pop3_port (a closed port).  For each fault: the
 # -ERR is counted for its command (JSON summary profile.pop3.commands),
 # a broken session by its kind (failed_sessions), the exit status says
 # whether the server failed (1: timeout, protocol; 0: -ERR replies are
@@ -32,7 +33,7 @@ fault() {
 	pid=$FAKE_PID
 	cat >"$d/profile" <<PROFILE
 lmtp_port = 9
-pop3_port = $(cat "$d/port")
+pop3_port = 9
 total_user_count = 2
 user u {
   username_format = fu%n
@@ -45,7 +46,8 @@ client pop3 {
 }
 PROFILE
 	run_with_timeout 60 "$IMAPSTRESS" --profile "$d/profile" --port 9 \
-		--duration 2 --cmd-timeout 1 --json "$d/json" >"$d/out" 2>"$d/err" || rc=$?
+		--pop3-port "$(cat "$d/port")" --duration 2 --cmd-timeout 1 \
+		--json "$d/json" >"$d/out" 2>"$d/err" || rc=$?
 	stop_bg "$pid"
 	assert_eq "$want_rc" "$rc" "$name: exit status (stderr: $(tail -n 3 "$d/err"))"
 	if grep -q $'\x1b' "$d/out" "$d/err"; then
