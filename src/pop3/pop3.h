@@ -4,7 +4,9 @@
  *
  * One `struct pop3_client` per event loop (a worker's).  A session is one
  * mailbox visit, as imaptest's POP3 client makes it: the greeting, CAPA,
- * USER and PASS, STAT, UIDL (LIST when UIDL is refused), then RETR of every message the user has not
+ * STLS and CAPA again when asked (RFC 2595: what CAPA said before TLS
+ * is forgotten), USER and PASS, STAT, UIDL (LIST when UIDL is refused),
+ * then RETR of every message the user has not
  * retrieved before and (unless it keeps its mail) DELE of each once its
  * body is in, then QUIT.  With PIPELINING in the CAPA reply, up to
  * `window` commands are in flight at once; without it, one.  A message's
@@ -36,6 +38,12 @@
 
 struct event_base;
 struct bufferevent;
+struct tls_ctx;
+
+/* TLS for a session: none, from the first byte (POP3S), or STLS (RFC
+ * 2595) after the first CAPA, which must offer it: a refused or missing
+ * STLS ends the session (P3F_TLS), never a login in clear. */
+enum pop3_tls { POP3_TLS_NONE, POP3_TLS_IMPLICIT, POP3_TLS_STLS };
 
 #define POP3_TIMEOUT_DEFAULT_S 30
 #define POP3_WINDOW_DEFAULT 8		/* commands in flight, pipelining */
@@ -84,6 +92,8 @@ struct pop3_env {
 	double timeout_s;		/* 0: POP3_TIMEOUT_DEFAULT_S */
 	size_t max_line;		/* 0: POP3_MAX_LINE_DEFAULT */
 	uint64_t max_resp;		/* 0: POP3_MAX_RESP_DEFAULT */
+	enum pop3_tls tls_mode;
+	struct tls_ctx *tls;		/* the run's (tls.h); needed for TLS */
 	struct pop3_stats *stats;	/* NULL: not counted */
 	pop3_result_fn on_result;
 	void *cb_arg;

@@ -17,6 +17,7 @@
 #include <event2/event.h>
 
 #include "net/bevio.h"
+#include "net/tls.h"
 #include "pop3/pop3.h"
 #include "pop3/pop3_parse.h"
 #include "stats/stats.h"
@@ -48,6 +49,9 @@ struct p3sess {
 	struct pop3_parser ps;
 	struct p3job *job;
 	bool connected, direct, dead, pipelining, quit_sent, in_body;
+	bool stls_offered, tls_on;	/* CAPA said STLS; a TLS layer is on */
+	bool tls_due;			/* STLS +OK: the layer goes on once
+					 * its line has left the input */
 	struct p3cmd q[WINDOW_MAX];
 	unsigned q_head, q_n, window;
 	uint64_t *uidl;			/* hashes, by message number - 1 */
@@ -69,6 +73,8 @@ struct pop3_client {
 };
 
 static void kick(struct pop3_client *c);
+static struct bufferevent *tls_layer(struct p3sess *s, struct bufferevent *bev);
+static int tls_start(struct p3sess *s);
 
 uint64_t
 pop3_uidl_hash(const char *s, size_t n)
@@ -267,10 +273,27 @@ advance(struct p3sess *s, const struct p3cmd *q, bool ok, const char *text,
 		send_cmd(s, P3_CAPA, 0);
 		break;
 	case P3_CAPA:
+		if (s->c->env.tls_mode == POP3_TLS_STLS && !s->tls_on) {
+			if (!s->stls_offered) {
+				sess_fail(s, P3F_TLS, "STLS is not offered (CAPA)");
+				return -1;
+			}
+			send_cmd(s, P3_STLS, 0);
+			break;
+		}
 		/* -ERR: an RFC 1939 server without CAPA; no pipelining. */
 		s->window = s->pipelining ? s->c->env.window : 1;
 		send_cmd(s, P3_USER, 0);
 		break;
+	case P3_STLS:
+		if (!ok) {
+			sess_fail(s, P3F_TLS, "STLS refused");
+			return -1;
+		}
+		/* The parser stops here: the bytes after this line are
+		 * TLS, for the layer read_cb puts on (tls_start). */
+		s->tls_due = true;
+		return -1;
 	case P3_USER:
 		send_cmd(s, ok ? P3_PASS : P3_QUIT, 0);
 		break;
@@ -335,6 +358,23 @@ advance(struct p3sess *s, const struct p3cmd *q, bool ok, const char *text,
 	return 0;
 }
 
+/* After STLS's +OK (nothing else in flight: STLS is sent alone) and its
+ * line drained (a TLS filter reads what its underlying input holds at
+ * once), the TLS layer goes on, the parser starts afresh, and CAPA is
+ * asked again. */
+static int
+tls_start(struct p3sess *s)
+{
+	struct bufferevent *tls = tls_layer(s, s->bev);
+
+	if (tls == NULL)
+		return -1;
+	pop3_parser_reset(&s->ps);
+	s->pipelining = s->stls_offered = false;
+	send_cmd(s, P3_CAPA, 0);
+	return 0;
+}
+
 static bool
 wants_body(enum pop3_cmd c)
 {
@@ -342,12 +382,20 @@ wants_body(enum pop3_cmd c)
 }
 
 /* A CAPA line: the capabilities this client uses. */
+static bool
+capa_is(const char *t, size_t n, const char *kw)
+{
+	size_t k = strlen(kw);
+	return n >= k && strncasecmp(t, kw, k) == 0 && (n == k || t[k] == ' ');
+}
+
 static void
 capa_line(struct p3sess *s, const char *t, size_t n)
 {
-	if (n >= 10 && strncasecmp(t, "PIPELINING", 10) == 0 &&
-	    (n == 10 || t[10] == ' '))
+	if (capa_is(t, n, "PIPELINING"))
 		s->pipelining = true;
+	else if (capa_is(t, n, "STLS"))
+		s->stls_offered = true;
 }
 
 /* A UIDL line ("N uid") or a LIST line ("N size"), N from 1 up in
@@ -438,6 +486,13 @@ read_cb(struct bufferevent *bev, void *arg)
 		}
 		if (s->dead)
 			return;		/* (the event freed nothing yet) */
+		if (s->tls_due) {
+			s->tls_due = false;
+			evbuffer_drain(in, took);
+			if (tls_start(s) == 0)
+				flush_now(s);
+			return;		/* the TLS layer reads from now */
+		}
 		if (e != POP3_PE_NONE) {
 			sess_fail(s, P3F_PROTOCOL, pop3_perr_text(e));
 			return;
@@ -457,12 +512,49 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 		flush_now(s);
 		return;
 	}
+	char why[POP3_TEXT];
+	bool verify;
+	/* A TLS layer may report the close with the last reply (QUIT's
+	 * +OK) still unread: read it first. */
+	if (!(what & BEV_EVENT_TIMEOUT) &&
+	    evbuffer_get_length(bufferevent_get_input(bev)) > 0) {
+		read_cb(bev, s);
+		if (s->dead)
+			return;
+	}
 	if (what & BEV_EVENT_TIMEOUT)
 		sess_fail(s, P3F_TIMEOUT, "no response in time");
+	else if (s->tls_on && tls_bev_error(bev, why, sizeof(why), &verify))
+		sess_fail(s, P3F_TLS, why);
 	else if (!s->connected)
 		sess_fail(s, P3F_CONNECT, "connect failed");
 	else
 		sess_fail(s, P3F_DISCONNECT, "the server closed the session");
+}
+
+/* A TLS filter over bev (its owner from now on) as the session's
+ * bufferevent; NULL (the session failed) when it cannot be made. */
+static struct bufferevent *
+tls_layer(struct p3sess *s, struct bufferevent *bev)
+{
+	struct pop3_client *c = s->c;
+	struct bufferevent *tls = NULL;
+
+	bufferevent_setcb(bev, NULL, NULL, NULL, NULL);
+	if (c->env.tls != NULL)
+		tls = tls_bev_upgrade(c->env.tls, c->env.base, bev, NULL);
+	if (tls == NULL) {
+		s->bev = bev;
+		sess_fail(s, P3F_TLS, "cannot set up TLS");
+		return NULL;
+	}
+	s->bev = tls;
+	s->tls_on = true;
+	s->direct = false;	/* its bytes go through the TLS layer */
+	bufferevent_setcb(tls, read_cb, NULL, event_cb, s);
+	bevio_set_timeout(tls, c->env.timeout_s, true);
+	bufferevent_enable(tls, EV_READ | EV_WRITE);
+	return tls;
 }
 
 static void
@@ -497,6 +589,10 @@ sess_open(struct pop3_client *c, struct p3job *j)
 	s->bev = bev;
 	s->connected = connected;
 	s->direct = bevio_direct(bev);
+	if (c->env.tls_mode == POP3_TLS_IMPLICIT) {
+		(void)tls_layer(s, bev);	/* POP3S: TLS from the start */
+		return;
+	}
 	bufferevent_setcb(bev, read_cb, NULL, event_cb, s);
 	bevio_set_timeout(bev, c->env.timeout_s, true);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);

@@ -321,6 +321,7 @@ struct uworker {
 	struct lmtp_client *lmtp;
 	struct lmtp_client *submit;	/* NULL: no submission_port */
 	struct pop3_client *pop3;	/* NULL: no POP3 user here */
+	unsigned pop3_logged;		/* failed POP3 visits logged */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
 	struct ucounts tot;		/* summed over this worker's users */

@@ -26,6 +26,7 @@
 
 #define POP3_DEFAULT_PORT 110
 #define RETRY_US 1000000u	/* after a failed visit, as usess_closed */
+#define LOG_FAILS 10		/* failed visits named per worker */
 
 static void
 upop3_result(void *arg, const struct pop3_result *res)
@@ -34,6 +35,13 @@ upop3_result(void *arg, const struct pop3_result *res)
 	struct uworker *uw = arg;
 
 	u->p3_on = false;
+	/* Name why a visit broke (the text is escaped by the client), the
+	 * first few times: the counts say how often. */
+	if (res->failed && res->fail != P3F_SHUTDOWN && uw->pop3_logged < LOG_FAILS)
+		log_error("pop3(%s): %s: %s%s", u->pu->name,
+			  pop3_fail_name[res->fail], res->text,
+			  ++uw->pop3_logged == LOG_FAILS ?
+			  " (no more POP3 failures are named)" : "");
 	u->cnt.pop3_retrieved += res->retrieved;
 	u->cnt.pop3_deleted += res->deleted;
 	u->cnt.pop3_delete_lost += res->delete_lost;
@@ -122,6 +130,10 @@ upop3_attach(struct uworker *uw)
 	/* No progress for --cmd-timeout ends a session (P3F_TIMEOUT). */
 	env.timeout_s = r->cfg->cmd_timeout;
 	env.stats = &uw->w->stats->act.pop3;
+	/* --starttls is STLS, ssl (--tls) POP3S, on the run's TLS context. */
+	env.tls = uw->w->sh->tls;
+	env.tls_mode = r->cfg->tls == TLS_STARTTLS ? POP3_TLS_STLS :
+	    r->cfg->tls == TLS_IMPLICIT ? POP3_TLS_IMPLICIT : POP3_TLS_NONE;
 	env.on_result = upop3_result;
 	env.cb_arg = uw;
 	uw->pop3 = pop3_client_new(&env);

@@ -10,7 +10,11 @@
 #     retr=N/bytes, del=N/M) sum to our retrieved and deleted counts;
 #   - the report's POP3 totals (JSON) equal the counts file's; no -ERR,
 #     no failed session, no DELE lost; the keeping users deleted nothing;
-#   - the text report names every POP3 command it sent.
+#   - the text report names every POP3 command it sent;
+#   - a second run with --starttls (STLS, RFC 2595, on Dovecot's ssl = yes)
+#     logs every visit in over TLS (stls +OK, no failed session, Dovecot
+#     logs the logins as TLS), and the server still holds, per user, what
+#     both runs delivered less what both deleted.
 # A binary without POP3 refused this profile (exit 2).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +23,7 @@ need_cmd python3
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 [ -x /usr/lib/dovecot/pop3 ] || skip "Dovecot's pop3 is not installed (dovecot-pop3d)"
 
-dovecot_lmtp_start
+dovecot_lmtp_start --tls
 [ -n "${DOVECOT_POP3_PORT:-}" ] || fail "dovecot-private printed no DOVECOT_POP3_PORT"
 
 P=$TEST_TMP/pop3.profile
@@ -66,11 +70,19 @@ assert_eq 0 "$rc" "exit status (stderr: $(tail -n 5 "$out.err"))"
 note "$(grep -E '^POP3:' "$out.out")"
 
 # Per user: INBOX = delivered - deleted (POP3 deletions count as expunged).
-python3 - "$out.counts.json" >"$TEST_TMP/expected" <<'PY' || fail "unreadable counts file"
+# expected FILE...: "USER INBOX N", N summed over the runs' counts.
+expected() {
+	python3 - "$@" <<'PY'
 import json, sys
-for u in json.load(open(sys.argv[1]))["users"]:
-    print(u["user"], "INBOX", u["delivered"]["INBOX"] - u["expunged"]["INBOX"])
+hold = {}
+for path in sys.argv[1:]:
+    for u in json.load(open(path))["users"]:
+        hold[u["user"]] = hold.get(u["user"], 0) + u["delivered"]["INBOX"] - u["expunged"]["INBOX"]
+for user, n in hold.items():
+    print(user, "INBOX", n)
 PY
+}
+expected "$out.counts.json" >"$TEST_TMP/expected" || fail "unreadable counts file"
 assert_eq 20 "$(wc -l <"$TEST_TMP/expected")" "one entry per user"
 why=$(dovecot_counts_match <"$TEST_TMP/expected") || fail "server and run disagree: $why"
 note "server INBOX counts match delivered - deleted for all 20 users"
@@ -130,3 +142,28 @@ text=$(cat "$out.out")
 for c in greeting capa user pass stat uidl retr dele quit; do
 	assert_match "^$c +[0-9]+ +0 +0 " "$text" "text report row for $c"
 done
+
+# STLS: the same users again, every visit over TLS.
+tls=$TEST_TMP/tls
+rc=0
+run_with_timeout 120 "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
+	--starttls --ca-file "$DOVECOT_CA" --duration 3 --seed 8 \
+	--profile-counts "$tls.counts.json" --json "$tls.json" >"$tls.out" 2>"$tls.err" || rc=$?
+assert_eq 0 "$rc" "STLS run exit status (stderr: $(tail -n 5 "$tls.err"))"
+note "STLS: $(grep -E '^POP3:' "$tls.out")"
+read -r stls capa logins failed <<<"$(python3 - "$tls.json" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][-1]
+p = s["profile"]["pop3"]
+print(p["commands"]["stls"]["ok"], p["commands"]["capa"]["ok"], p["logins"],
+      sum(p["failed_sessions"].values()))
+PY
+)" || fail "unreadable STLS JSON summary"
+assert_ge "$stls" 1 "STLS +OK"
+assert_eq $((2 * stls)) "$capa" "CAPA before and after TLS in each visit"
+assert_eq "$stls" "$logins" "every login after STLS"
+assert_eq 0 "$failed" "no failed session over TLS"
+clear=$(grep -ac 'pop3-login: Info: Login: .*, TLS' "$DOVECOT_DIR/dovecot.log" || true)
+assert_ge "$clear" "$logins" "Dovecot logged the logins as over TLS"
+expected "$out.counts.json" "$tls.counts.json" >"$TEST_TMP/expected2" || fail "unreadable counts"
+why=$(dovecot_counts_match <"$TEST_TMP/expected2") || fail "server and runs disagree after STLS: $why"

@@ -544,6 +544,42 @@ START_TEST(test_hostile_endless_and_silent)
 }
 END_TEST
 
+/* STLS asked for and not offered: the session ends before USER, so no
+ * password goes out in clear. */
+START_TEST(test_stls_not_offered)
+{
+	struct srv s = { .base = event_base_new(), .n_msgs = 2 };
+	struct got g = { 0 };
+	struct pop3_stats st;
+	stats_init(&st);
+	struct pop3_env env = { 0 };
+	env.base = s.base;
+	env.open = srv_open;
+	env.open_arg = &s;
+	env.timeout_s = 5;
+	env.tls_mode = POP3_TLS_STLS;
+	env.stats = &st;
+	env.on_result = got_result;
+	env.cb_arg = &g;
+	g.base = s.base;
+	struct pop3_client *c = pop3_client_new(&env);
+	struct pop3_login who = { .user = "u1", .pass = "p" };
+
+	pop3_session_start(c, &who, &g);
+	event_base_dispatch(s.base);
+	ck_assert(g.r.failed);
+	ck_assert_int_eq(g.r.fail, P3F_TLS);
+	ck_assert_str_eq(g.text, "STLS is not offered (CAPA)");
+	ck_assert_uint_eq(ctr_get(&st.ok[P3_USER]) + ctr_get(&st.err[P3_USER]) +
+			  ctr_get(&st.failed[P3_USER]), 0);
+	ck_assert_uint_eq(ctr_get(&st.fails[P3F_TLS]), 1);
+	pop3_client_free(c);
+	bufferevent_free(s.bev);
+	stats_fini(&st);
+	event_base_free(s.base);
+}
+END_TEST
+
 START_TEST(test_bad_arguments)
 {
 	struct srv s = { .base = event_base_new() };
@@ -579,6 +615,7 @@ pop3_suite(void)
 	tcase_add_test(tc, test_keeping_user_skips_what_it_has);
 	tcase_add_test(tc, test_pass_refused);
 	tcase_add_loop_test(tc, test_hostile_endless_and_silent, 0, 2);
+	tcase_add_test(tc, test_stls_not_offered);
 	tcase_add_test(tc, test_bad_arguments);
 	suite_add_tcase(s, tc);
 	return s;
