@@ -10,7 +10,8 @@
 #     retr=N/bytes, del=N/M) sum to our retrieved and deleted counts;
 #   - the report's POP3 totals (JSON) equal the counts file's; no -ERR,
 #     no failed session, no DELE lost; the keeping users deleted nothing;
-#   - the text report names every POP3 command it sent;
+#   - the text report names every POP3 command it sent, and `imapstress
+#     merge` of the run's result file gives the same POP3 counts;
 #   - a second run with --starttls (STLS, RFC 2595, on Dovecot's ssl = yes)
 #     logs every visit in over TLS (stls +OK, no failed session, Dovecot
 #     logs the logins as TLS), and the server still holds, per user, what
@@ -65,7 +66,7 @@ out=$TEST_TMP/run
 rc=0
 run_with_timeout 120 "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
 	--duration 6 --seed 7 --profile-counts "$out.counts.json" \
-	--json "$out.json" >"$out.out" 2>"$out.err" || rc=$?
+	--result "$out.res" --json "$out.json" >"$out.out" 2>"$out.err" || rc=$?
 assert_eq 0 "$rc" "exit status (stderr: $(tail -n 5 "$out.err"))"
 note "$(grep -E '^POP3:' "$out.out")"
 
@@ -142,6 +143,21 @@ text=$(cat "$out.out")
 for c in greeting capa user pass stat uidl retr dele quit; do
 	assert_match "^$c +[0-9]+ +0 +0 " "$text" "text report row for $c"
 done
+
+# The result file merged: the same POP3 block as the run's own summary.
+"$IMAPSTRESS" merge -q --json "$TEST_TMP/m.json" "$out.res" >/dev/null 2>"$TEST_TMP/m.err" ||
+	fail "merge failed: $(cat "$TEST_TMP/m.err")"
+pop3_of() {
+	python3 - "$1" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][-1]
+p = s["profile"]["pop3"]
+print(p["sessions"], p["retrieved"], p["deleted"],
+      " ".join("%s=%d/%d" % (k, c["ok"], c["err"]) for k, c in sorted(p["commands"].items())),
+      p["commands"]["retr"]["latency_us"]["p50"])
+PY
+}
+assert_eq "$(pop3_of "$out.json")" "$(pop3_of "$TEST_TMP/m.json")" "merged POP3 counts = the run's"
 
 # STLS: the same users again, every visit over TLS.
 tls=$TEST_TMP/tls
