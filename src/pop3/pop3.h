@@ -1,6 +1,6 @@
-/* pop3.h: a non-blocking POP3 client (RFC 1939, RFC 2449 CAPA and
- * PIPELINING) on a libevent loop, for profile mode's POP3 users
- * (imaptest's `protocol = pop3` client kind).
+/* pop3.h: a POP3 client on a libevent loop (RFC 1939; RFC 2449 CAPA and
+ * PIPELINING; RFC 2595 STLS), for profile mode's POP3 users.  They are
+ * imaptest's `protocol = pop3` client kind.
  *
  * One `struct pop3_client` per event loop (a worker's).  A session is one
  * mailbox visit, as imaptest's POP3 client makes it: the greeting, CAPA,
