@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #include "config/config.h"
 #include "conn/shared.h"
 #include "lmtp/lmtp.h"
@@ -62,9 +64,11 @@ upop3_result(void *arg, const struct pop3_result *res)
 	if (uw->pop3 == NULL)
 		return;		/* upop3_detach: the worker is gone */
 	if (uw->stopping) {
-		/* Draining: the worker may be done once this session has
-		 * left the client (after this returns). */
-		worker_driver_idle(uw->w);
+		/* Draining: the worker may be done now that this session
+		 * has left the client; asked from an event of its own, as
+		 * for LMTP, not from inside the client's callback. */
+		if (uw->ev_idle != NULL)
+			event_active(uw->ev_idle, EV_TIMEOUT, 0);
 		return;
 	}
 	uint64_t wait = res->quit_ok && res->n_err == 0 ?
