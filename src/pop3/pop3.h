@@ -96,6 +96,9 @@ struct pop3_env {
 	struct tls_ctx *tls;		/* the run's (tls.h); needed for TLS */
 	struct pop3_stats *stats;	/* NULL: not counted */
 	pop3_result_fn on_result;
+	/* Optional: PASS got +OK in the session of `arg` (its on_result
+	 * follows, with logged_in set). */
+	void (*on_login)(void *cb_arg, void *arg);
 	void *cb_arg;
 };
 

@@ -302,6 +302,8 @@ advance(struct p3sess *s, const struct p3cmd *q, bool ok, const char *text,
 			s->r.logged_in = true;
 			if (ps != NULL)
 				ctr_add(&ps->logins, 1);
+			if (s->c->env.on_login != NULL)
+				s->c->env.on_login(s->c->env.cb_arg, s->r.arg);
 		}
 		send_cmd(s, ok ? P3_STAT : P3_QUIT, 0);
 		break;

@@ -30,6 +30,14 @@
 #define RETRY_US 1000000u	/* after a failed visit, as usess_closed */
 #define LOG_FAILS 10		/* failed visits named per worker */
 
+/* Logged in: the user counts as in (users=, users_in) until its visit
+ * ends. */
+static void
+upop3_login(void *arg, void *user)
+{
+	ucount_users_in(user, 1);
+}
+
 static void
 upop3_result(void *arg, const struct pop3_result *res)
 {
@@ -37,6 +45,8 @@ upop3_result(void *arg, const struct pop3_result *res)
 	struct uworker *uw = arg;
 
 	u->p3_on = false;
+	if (res->logged_in)
+		ucount_users_in(u, -1);
 	/* Name why a visit broke (the text is escaped by the client), the
 	 * first few times: the counts say how often. */
 	if (res->failed && res->fail != P3F_SHUTDOWN && uw->pop3_logged < LOG_FAILS)
@@ -139,6 +149,7 @@ upop3_attach(struct uworker *uw)
 	env.tls_mode = r->cfg->tls == TLS_STARTTLS ? POP3_TLS_STLS :
 	    r->cfg->tls == TLS_IMPLICIT ? POP3_TLS_IMPLICIT : POP3_TLS_NONE;
 	env.on_result = upop3_result;
+	env.on_login = upop3_login;
 	env.cb_arg = uw;
 	uw->pop3 = pop3_client_new(&env);
 }

@@ -97,13 +97,15 @@ print(p["retrieved"], p["deleted"], p["delete_lost"], p["sessions"],
       t["delivered"]["INBOX"])
 PY
 )" || fail "unreadable counts totals"
-read -r j_retr j_del j_lost j_err j_fail cmds <<<"$(python3 - "$out.json" <<'PY'
+read -r j_retr j_del j_lost j_err j_fail cmds most_in <<<"$(python3 - "$out.json" <<'PY'
 import json, sys
-s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][-1]
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":')]
+s = [l for l in lines if l["type"] == "summary"][-1]
 p = s["profile"]["pop3"]
 err = sum(c["err"] + c["failed"] for c in p["commands"].values())
+most = max(l.get("profile", {}).get("users_in", 0) for l in lines if l["type"] == "tick")
 print(p["retrieved"], p["deleted"], p["delete_lost"], err,
-      sum(p["failed_sessions"].values()), ",".join(sorted(p["commands"])))
+      sum(p["failed_sessions"].values()), ",".join(sorted(p["commands"])), most)
 PY
 )" || fail "unreadable JSON summary"
 read -r s_retr s_del s_sess <<<"$(python3 - "$DOVECOT_DIR/dovecot.log" <<'PY'
@@ -128,6 +130,8 @@ assert_eq 0 "$c_lost" "no DELE left uncommitted"
 assert_eq 0 "$j_lost" "no DELE left uncommitted (report)"
 assert_eq 0 "$j_err" "no -ERR and no command cut off"
 assert_eq 0 "$j_fail" "no failed session"
+assert_ge "$most_in" 1 "POP3 users counted as logged in during their visits"
+[ "$most_in" -le 20 ] || fail "users logged in: $most_in in one tick, more than the 20 users"
 assert_eq "capa,dele,greeting,pass,quit,retr,stat,uidl,user" "$cmds" "the commands a session sends"
 
 # Keeping users (5%: user 1 of 20) delete nothing.

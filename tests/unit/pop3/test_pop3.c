@@ -367,9 +367,18 @@ struct got {
 	struct pop3_result r;
 	uint64_t seen[16];
 	char text[POP3_TEXT];
-	unsigned n;
+	unsigned n, logins;
 	struct event_base *base;
 };
+
+static void
+got_login(void *arg, void *sess_arg)
+{
+	struct got *g = arg;
+	ck_assert_ptr_eq(sess_arg, g);	/* pop3_session_start's arg */
+	ck_assert_uint_eq(g->logins, g->n);	/* before its result */
+	g->logins++;
+}
 
 static void
 got_result(void *arg, const struct pop3_result *r)
@@ -395,6 +404,7 @@ client_new(struct srv *s, struct got *g, struct pop3_stats *st, double timeout)
 	env.max_line = 512;
 	env.stats = st;
 	env.on_result = got_result;
+	env.on_login = got_login;
 	env.cb_arg = g;
 	g->base = s->base;
 	return pop3_client_new(&env);
@@ -427,6 +437,7 @@ START_TEST(test_visit_retr_dele_quit)
 	ck_assert_int_eq(pop3_session_start(c, &who, &g), 0);
 	event_base_dispatch(s.base);
 	ck_assert_uint_eq(g.n, 1);
+	ck_assert_uint_eq(g.logins, 1);
 	ck_assert(g.r.quit_ok);
 	ck_assert(g.r.logged_in);
 	ck_assert_uint_eq(g.r.stat_n, 5);
