@@ -387,7 +387,9 @@ got_result(void *arg, const struct pop3_result *r)
 
 	g->r = *r;
 	g->n++;
-	memcpy(g->seen, r->seen, (r->n_seen < 16 ? r->n_seen : 16) * sizeof(uint64_t));
+	if (r->n_seen > 0)
+		memcpy(g->seen, r->seen, (r->n_seen < 16 ? r->n_seen : 16) *
+		       sizeof(uint64_t));
 	snprintf(g->text, sizeof(g->text), "%s", r->text);
 	event_base_loopexit(g->base, NULL);
 }
