@@ -42,6 +42,7 @@
 #define PROFILE_MAX_FILE (1u << 20)	/* bytes of profile text */
 #define PROFILE_MAX_FETCH 1024		/* imap_fetch_* value length */
 #define PROFILE_MAX_NAME 64		/* block name length */
+#define PROFILE_POP3_PORT_DEFAULT 110	/* pop3_port unset (imaptest's) */
 
 /* username_format, compiled: a literal prefix and suffix around one index
  * (imaptest's templates hold at most one), padded to `width` with `pad`. */
@@ -116,7 +117,7 @@ enum profile_submit_auth {
 struct profile {
 	char *path;
 	unsigned lmtp_port;		/* required, 1..65535 */
-	unsigned pop3_port;		/* POP3 clients' port; 0: 110 */
+	unsigned pop3_port;		/* POP3 clients' port; 0: the default */
 	/* Users send their mail by SMTP submission when submission_port is
 	 * set (profile_submit.c); mail from outside stays on LMTP. */
 	char *submission_host;		/* NULL: the IMAP server's address */

@@ -357,7 +357,7 @@ profile_print_plan(const struct profile *p, FILE *out)
 				"log in again %s after\n",
 				cb->name[0] ? cb->name : "(unnamed)", cb->line,
 				cb->n_users, cb->count_pct,
-				p->pop3_port ? p->pop3_port : 110,
+				p->pop3_port ? p->pop3_port : PROFILE_POP3_PORT_DEFAULT,
 				cb->pop3_keep_mails ? " (kept: no DELE)" : ", DELE it",
 				dur(d1, sizeof(d1), cb->login_interval_us, "at once"));
 			continue;

@@ -9,8 +9,10 @@
  * the IMAP server's host and the profile's pop3_port (default 110); they
  * take no IMAP slot, and with clients= a worker opens at most its share
  * of clients= POP3 sessions at once (the others wait in the client's
- * queue).  What QUIT's +OK committed counts as expunged from INBOX, so
- * the server's INBOX holds delivered - deleted. */
+ * queue).  --starttls makes them send STLS, ssl POP3S.  A user counts as
+ * logged in from PASS's +OK to its visit's end.  What QUIT's +OK
+ * committed counts as expunged from INBOX, so the server's INBOX holds
+ * delivered - deleted. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,11 +24,9 @@
 #include "pop3/pop3.h"
 #include "run/worker.h"
 #include "users/users_int.h"
-#include "util/clock.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 
-#define POP3_DEFAULT_PORT 110
 #define RETRY_US 1000000u	/* after a failed visit, as usess_closed */
 #define LOG_FAILS 10		/* failed visits named per worker */
 
@@ -136,7 +136,7 @@ upop3_attach(struct uworker *uw)
 	memset(&env, 0, sizeof(env));
 	/* The IMAP server's host, as imaptest connects its POP3 clients. */
 	ulmtp_addr(&addr, uw->w->sh, NULL,
-		   r->p->pop3_port ? r->p->pop3_port : POP3_DEFAULT_PORT);
+		   r->p->pop3_port ? r->p->pop3_port : PROFILE_POP3_PORT_DEFAULT);
 	memcpy(&env.addr, &addr.addr, sizeof(env.addr));
 	env.addrlen = addr.addrlen;
 	env.base = uw->w->base;
