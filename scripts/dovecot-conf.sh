@@ -1,7 +1,7 @@
 # scripts/dovecot-conf.sh: the config writer of scripts/dovecot-private,
 # sourced by it (not a program).  write_conf writes $dir/dovecot.conf from
 # cmd_start's locals (format, fsync, TLS, ports, limits, LMTP, SCRAM,
-# namespace prefix, rawlog_dir, the MTA's auth socket, submission), and
+# namespace prefix, rawlog_dir, the MTA's auth socket, submission, POP3), and
 # check_path_chars refuses a directory the config could not hold.
 # shellcheck shell=bash disable=SC2154  # cmd_start's locals, set before the call
 
@@ -18,6 +18,7 @@ check_path_chars() {
 write_conf() {
 	local tls_listener='' ssl_block='ssl = no' lmtp_proto='' lmtp_block=''
 	local ns_block='' auth_block='' sub_proto='' sub_block=''
+	local pop3_proto='' pop3_block=''
 	if [ "$auth_socket" = 1 ]; then
 		# An MTA's SASL (Postfix's smtpd_sasl_type = dovecot) asks this
 		# instance's passdb through a socket of its own; mode 0666
@@ -46,6 +47,28 @@ service submission-login {
     port = $sub_port
   }
 $chroot_line
+}"
+	fi
+	if [ -n "$pop3_port" ]; then
+		# POP3 (RFC 1939) for profile mode's POP3 users: the same
+		# mailboxes; STLS when ssl is on (--tls).
+		pop3_proto=' pop3'
+		pop3_block="service pop3-login {
+  inet_listener pop3 {
+    address = 127.0.0.1
+    port = $pop3_port
+  }
+  inet_listener pop3s {
+    port = 0
+  }
+  # As imap-login: long-lived login processes, no fork per login.
+  service_count = 0
+  process_min_avail = $login_procs
+  process_limit = $((login_procs * 2))
+$chroot_line
+}
+protocol pop3 {
+  mail_max_userip_connections = 100000
 }"
 	fi
 	if [ -n "$ns_prefix" ]; then
@@ -94,7 +117,7 @@ log_path = $dir/dovecot.log
 info_log_path = $dir/dovecot.log
 debug_log_path = $dir/dovecot.log
 
-protocols = imap$lmtp_proto$sub_proto
+protocols = imap$lmtp_proto$sub_proto$pop3_proto
 listen = 127.0.0.1
 $ssl_block
 # Plain LOGIN over loopback without TLS is what a benchmark sends.
@@ -154,6 +177,7 @@ service imap {
 $imap_service
 }
 $lmtp_block
+$pop3_block
 $auth_block
 $sub_block
 $rootless_services

@@ -19,6 +19,8 @@
 #                                    `dovecot-private start`), export its
 #                                    DOVECOT_* variables, stop it on exit
 #   dovecot_stop [DIR]               stop one now (default $DOVECOT_DIR)
+#   fake_line_start DIR SCRIPT ARGS  a python line-protocol fake in the
+#                                    background (port in DIR/port, FAKE_PID)
 #   dovecot_lmtp_start [ARGS]        dovecot_start for a test that needs
 #                                    Dovecot's LMTP too: skip without it,
 #                                    fail without DOVECOT_LMTP_PORT
@@ -288,6 +290,24 @@ mailstack_drained() {
 	local relayed
 	relayed=$("$ROOT/scripts/mailstack-private" relayed)
 	[ -z "$relayed" ] || fail "Postfix delivered elsewhere than the private LMTP: $relayed"
+}
+
+# fake_line_start DIR SCRIPT ARGS...: a line-protocol fake (tests/fake/
+# fake_smtp.py, fake_pop3.py) started in the background with --port-file
+# DIR/port --log DIR/log, stopped on exit; waits for its port file (FAKE_PID
+# is its pid).
+fake_line_start() {
+	local dir=$1 script=$2 py=/usr/bin/python3
+	shift 2
+	[ -x "$py" ] || py=python3
+	"$py" "$script" --port-file "$dir/port" --log "$dir/log" "$@" &
+	FAKE_PID=$!
+	on_exit "stop_bg $FAKE_PID"
+	for _ in $(seq 1 100); do
+		[ -s "$dir/port" ] && return 0
+		sleep 0.05
+	done
+	fail "$(basename "$script"): wrote no port in 5 s"
 }
 
 dovecot_lmtp_start() {

@@ -203,6 +203,8 @@ struct config {
 	char *submission_tls;
 	unsigned submission_rcpts;
 	char *lmtp_host;
+	/* --pop3-port: the profile's pop3_port, overridden; 0 = the file's */
+	unsigned pop3_port;
 };
 
 extern const char imapstress_version[];	/* IMAPSTRESS_VERSION (version.h) */

@@ -97,7 +97,7 @@ txn_end(struct lmtp_session *s)
 		s->st = SS_QUIT;
 	} else {
 		s->st = SS_IDLE;
-		lmtp_set_timeout(s->bev, s->c->env.timeout_s, false);
+		bevio_set_timeout(s->bev, s->c->env.timeout_s, false);
 	}
 	if (d != NULL)
 		delivery_finish(c, d);
@@ -121,7 +121,7 @@ flush_now(struct lmtp_session *s)
 {
 	if (!s->direct || !s->connected || s->st == SS_DEAD)
 		return;	/* (a pair or a filter keeps its write event on) */
-	if (lmtp_write_now(s->bev))
+	if (bevio_write_now(s->bev))
 		out_drained(s);
 }
 
@@ -130,7 +130,7 @@ txn_start(struct lmtp_session *s, struct delivery *d)
 {
 	if (s->c->env.stats != NULL)
 		ctr_add(&s->c->env.stats->transactions, 1);
-	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
+	bevio_set_timeout(s->bev, s->c->env.timeout_s, true);
 	lmtp_txn_start(s, d);
 	flush_now(s);
 }
@@ -159,7 +159,7 @@ session_upgrade(struct lmtp_session *s)
 	s->bev = tls;
 	s->direct = false;	/* bytes go through the filter */
 	bufferevent_setcb(tls, read_cb, write_cb, event_cb, s);
-	lmtp_set_timeout(tls, s->c->env.timeout_s, true);
+	bevio_set_timeout(tls, s->c->env.timeout_s, true);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
@@ -335,18 +335,8 @@ session_open(struct lmtp_client *c, struct delivery *d)
 	struct bufferevent *bev;
 	bool connected = false;
 
-	if (c->env.open != NULL) {
-		bev = c->env.open(c->env.open_arg, c->env.base);
-		connected = true;
-	} else {
-		bev = bufferevent_socket_new(c->env.base, -1, BEV_OPT_CLOSE_ON_FREE);
-		if (bev != NULL &&
-		    bufferevent_socket_connect(bev, (struct sockaddr *)&c->env.addr,
-					       (int)c->env.addrlen) != 0) {
-			bufferevent_free(bev);
-			bev = NULL;
-		}
-	}
+	bev = bevio_open(c->env.open, c->env.open_arg, c->env.base,
+			 &c->env.addr, c->env.addrlen, &connected);
 	if (bev == NULL) {
 		lmtp_delivery_fail_all(&c->env, d, 0, LMTP_F_CONNECT,
 				       LMTP_P_SESSION, "connect failed");
@@ -357,7 +347,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 	s->c = c;
 	s->bev = bev;
 	s->connected = connected;
-	s->direct = lmtp_bev_direct(bev);
+	s->direct = bevio_direct(bev);
 	s->st = SS_GREETING;
 	s->cur = d;
 	s->line = xmalloc(c->env.max_line + 1);
@@ -368,7 +358,7 @@ session_open(struct lmtp_client *c, struct delivery *d)
 		ctr_set(&c->env.stats->sessions_open, c->n_sessions);
 	}
 	bufferevent_setcb(bev, read_cb, write_cb, event_cb, s);
-	lmtp_set_timeout(s->bev, s->c->env.timeout_s, true);
+	bevio_set_timeout(s->bev, s->c->env.timeout_s, true);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
 }
 

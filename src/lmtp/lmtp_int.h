@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "lmtp/lmtp.h"
+#include "net/bevio.h"
 #include <stdint.h>
 #include <sys/queue.h>
 
@@ -78,22 +79,6 @@ int lmtp_enhanced(const char *text, int *klass, int *subject, int *detail);
  * reaches a terminal or a log raw. */
 void lmtp_printable(char *out, size_t n, const char *text, size_t len);
 
-struct bufferevent;
-/* bev's read and write timeouts: t seconds when on, none when off. */
-void lmtp_set_timeout(struct bufferevent *bev, double t, bool on);
-
-/* Writing to the socket at once instead of through the bufferevent's
- * write event, which costs an epoll_ctl() to arm, a loop turn and another
- * epoll_ctl() to disarm per command (conn_write_now does the same for
- * IMAP).  lmtp_bev_direct: bev is a plain socket (no pair, no filter
- * whose bytes must go through its layer).  lmtp_write_now: write what
- * bev's output holds; true when it is empty after that, with the write
- * event off (queuing then arms nothing: call this after each queue);
- * false when the write event is on to do the rest (or report the
- * error). */
-bool lmtp_bev_direct(struct bufferevent *bev);
-bool lmtp_write_now(struct bufferevent *bev);
-
 /* An address lmtp_deliver accepts. */
 bool lmtp_addr_ok(const char *a);
 
@@ -119,7 +104,7 @@ struct lmtp_session {
 	struct bufferevent *bev;
 	enum lmtp_sess_state st;
 	bool connected, pipelining, used, await_drain, mail_failed;
-	bool direct;			/* lmtp_bev_direct(bev) */
+	bool direct;			/* bevio_direct(bev) */
 	bool tls;			/* STARTTLS done: bev is the filter */
 	struct lmtp_ext ext;		/* what LHLO/EHLO offered */
 	unsigned auth_step;		/* AUTH LOGIN: 1 user, 2 password */

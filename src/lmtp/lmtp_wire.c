@@ -156,48 +156,6 @@ lmtp_dot_stuff(struct evbuffer *out, const char *data, size_t n, bool *at_bol)
 		evbuffer_add(out, data + start, n - start);
 }
 
-void
-lmtp_set_timeout(struct bufferevent *bev, double t, bool on)
-{
-	struct timeval tv = { (time_t)t, (suseconds_t)((t - (double)(time_t)t) * 1e6) };
-
-	if (on)
-		bufferevent_set_timeouts(bev, &tv, &tv);
-	else
-		bufferevent_set_timeouts(bev, NULL, NULL);
-}
-
-bool
-lmtp_bev_direct(struct bufferevent *bev)
-{
-	return bufferevent_getfd(bev) >= 0 && bufferevent_get_underlying(bev) == NULL;
-}
-
-bool
-lmtp_write_now(struct bufferevent *bev)
-{
-	struct evbuffer *out = bufferevent_get_output(bev);
-	bool on = (bufferevent_get_enabled(bev) & EV_WRITE) != 0;
-
-	if (evbuffer_get_length(out) > 0) {
-		/* A socket bufferevent keeps its output's start frozen but
-		 * while its own write callback writes: do as that does. */
-		evbuffer_unfreeze(out, 1);
-		evbuffer_write(out, bufferevent_getfd(bev));
-		evbuffer_freeze(out, 1);
-	}
-	if (evbuffer_get_length(out) > 0) {
-		/* EAGAIN or an error: the write event does the rest or
-		 * reports it. */
-		if (!on)
-			bufferevent_enable(bev, EV_WRITE);
-		return false;
-	}
-	if (on)	/* not pending with an empty output: no system call */
-		bufferevent_disable(bev, EV_WRITE);
-	return true;
-}
-
 struct lmtp_stats *
 lmtp_stats_new(void)
 {

@@ -410,6 +410,37 @@ act_notify_key(struct act_snap *a, const char *k)
 	return NULL;
 }
 
+/* A key of a POP3 line (result_write.c, write_pop3): "pop3" counters,
+ * "pop3fail" kinds, "pop3cmd" (cmd >= 0) ok/err/failed; NULL if none. */
+static uint64_t *
+pop3_key(struct pop3_snap *p, const char *kw, int cmd, const char *k)
+{
+	if (cmd >= 0)
+		return strcmp(k, "ok") == 0 ? &p->ok[cmd] :
+		    strcmp(k, "err") == 0 ? &p->err[cmd] :
+		    strcmp(k, "failed") == 0 ? &p->failed[cmd] : NULL;
+	if (strcmp(kw, "pop3fail") == 0) {
+		for (int f = 0; f < P3F_COUNT; f++)
+			if (strcmp(pop3_fail_name[f], k) == 0)
+				return &p->fails[f];
+		return NULL;
+	}
+#define X(f) if (strcmp(k, #f) == 0) return &p->f;
+	POP3_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	return NULL;
+}
+
+static int
+pop3_cmd_by_name(const char *name)
+{
+	for (int c = 0; name != NULL && c < P3_CMD_COUNT; c++)
+		if (strcmp(pop3_cmd_name[c], name) == 0)
+			return c;
+	return -1;
+}
+
 /* Profile mode's counter lines (result_write.c, write_act); 1 when kw is
  * not one of them. */
 static int
@@ -417,21 +448,30 @@ parse_act_line(struct result_reader *r, char *kw, char *rest,
 	       struct act_snap *a, char *err, size_t errlen)
 {
 	char *k, *v;
-	int act = -1;
+	int act = -1, cmd = -1;
 	const char *suffix = "";
 	struct lmtp_snap *b = NULL;
+	bool pop3 = strcmp(kw, "pop3") == 0 || strcmp(kw, "pop3fail") == 0;
 
 	if (strcmp(kw, "action") == 0) {
 		act = rest != NULL ? action_from_name(strsep(&rest, " ")) : -1;
 		if (act < 0)
 			return fail(r, err, errlen, "counts of an unknown action");
-	} else if (strcmp(kw, "act") != 0 &&
+	} else if (strcmp(kw, "pop3cmd") == 0) {
+		pop3 = true;
+		cmd = pop3_cmd_by_name(rest != NULL ? strsep(&rest, " ") : NULL);
+		if (cmd < 0)
+			return fail(r, err, errlen, "counts of an unknown POP3 "
+				    "command");
+	} else if (!pop3 && strcmp(kw, "act") != 0 &&
 		   (b = blk_of(a, kw, &suffix)) == NULL) {
 		return 1;
 	}
 	while (rest != NULL && (k = result_next_pair(&rest, &v)) != NULL) {
 		uint64_t *d = NULL;
-		if (act >= 0)
+		if (pop3)
+			d = pop3_key(&a->pop3, kw, cmd, k);
+		else if (act >= 0)
 			d = strcmp(k, "ok") == 0 ? &a->ok[act] :
 			    strcmp(k, "failed") == 0 ? &a->failed[act] : NULL;
 		else if (b == NULL)

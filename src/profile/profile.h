@@ -19,8 +19,8 @@
  * the program name); keys imaptest has but imapstress does not implement
  * (mail_write_size, imap_search_query, ...) are refused by name, never
  * ignored.  imap_status_interval is read and unused, as imaptest does; a
- * client block with protocol = pop3 and users is refused after the whole
- * file has been read.
+ * client block with protocol = pop3 is played by POP3 sessions
+ * (src/users/users_pop3.c) on pop3_port.
  *
  * Nothing here opens a socket or starts a timer: the profile user driver
  * (a later piece of work) reads these structs. */
@@ -43,6 +43,7 @@
 #define PROFILE_MAX_FILE (1u << 20)	/* bytes of profile text */
 #define PROFILE_MAX_FETCH 1024		/* imap_fetch_* value length */
 #define PROFILE_MAX_NAME 64		/* block name length */
+#define PROFILE_POP3_PORT_DEFAULT 110	/* pop3_port unset (imaptest's) */
 
 /* username_format, compiled: a literal prefix and suffix around one index
  * (imaptest's templates hold at most one), padded to `width` with `pad`. */
@@ -76,7 +77,7 @@ struct profile_user_block {
 	unsigned n_users;		/* after apportioning (profile_expand) */
 };
 
-/* pop3 is parsed; a POP3 block with users is refused (finish). */
+/* protocol = imap (the default) or pop3. */
 enum profile_protocol { PROFILE_PROTO_IMAP, PROFILE_PROTO_POP3 };
 /* push: how a client waits for new mail between its jobs. */
 enum profile_push {
@@ -97,7 +98,7 @@ struct profile_client_block {
 	char *fetch_manual;		/* NULL = "BODY.PEEK[]" */
 	uint64_t login_interval_us;	/* 0 = stay logged in */
 	enum profile_protocol protocol;
-	bool pop3_keep_mails;		/* parsed only (POP3 is refused) */
+	bool pop3_keep_mails;		/* POP3: RETR, never DELE */
 	uint64_t status_interval_us;	/* imap_status_interval: parsed and
 					 * unused, as in imaptest */
 	unsigned n_users;		/* after profile_expand */
@@ -123,6 +124,7 @@ enum profile_submit_auth {
 struct profile {
 	char *path;
 	unsigned lmtp_port;		/* required, 1..65535 */
+	unsigned pop3_port;		/* POP3 clients' port; 0: the default */
 	/* Users send their mail by SMTP submission when submission_port is
 	 * set (profile_submit.c); mail from outside stays on LMTP. */
 	char *submission_host;		/* NULL: the IMAP server's address */

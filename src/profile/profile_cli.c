@@ -16,6 +16,8 @@ profile_cli(const struct config *cfg, struct profile **run)
 	 * scripts/capacity steps); the blocks' count= shares still apply. */
 	if (p != NULL && cfg->profile_users > 0)
 		p->total_users = cfg->profile_users;
+	if (p != NULL && cfg->pop3_port > 0)	/* --pop3-port */
+		p->pop3_port = cfg->pop3_port;
 	if (p != NULL && profile_submit_cli(p, cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "imapstress: profile %s\n", err);
 		profile_free(p);

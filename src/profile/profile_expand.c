@@ -361,6 +361,19 @@ profile_print_plan(const struct profile *p, FILE *out)
 	}
 	for (unsigned c = 0; c < p->n_client_blocks; c++) {
 		const struct profile_client_block *cb = &p->clients[c];
+		if (cb->protocol == PROFILE_PROTO_POP3) {
+			/* imaptest's POP3 client: a visit, then the next
+			 * login_interval after its end. */
+			fprintf(out, "client %s (line %u): %u users (count = "
+				"%u%%), POP3 on port %u: RETR new mail%s, QUIT, "
+				"log in again %s after\n",
+				cb->name[0] ? cb->name : "(unnamed)", cb->line,
+				cb->n_users, cb->count_pct,
+				p->pop3_port ? p->pop3_port : PROFILE_POP3_PORT_DEFAULT,
+				cb->pop3_keep_mails ? " (kept: no DELE)" : ", DELE it",
+				dur(d1, sizeof(d1), cb->login_interval_us, "at once"));
+			continue;
+		}
 		if (cb->connection_max == 0) {
 			fprintf(out, "client %s (line %u): %u users (count = "
 				"%u%%), connection_max_count = 0: no IMAP "

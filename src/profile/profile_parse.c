@@ -52,6 +52,8 @@ static const struct key global_keys[] = {
 	  NULL },
 	{ "rampup_time", K_TIME, G(rampup_us), 0, 0, NULL },
 	{ "msg_sizes", K_SIZES, G(msg_sizes), 0, 0, NULL },
+	/* Ours: imaptest's POP3 clients use port= (its IMAP port) or 110. */
+	{ "pop3_port", K_UINT, G(pop3_port), 1, 65535, NULL },
 	{ NULL, 0, 0, 0, 0, NULL }
 };
 
@@ -94,8 +96,7 @@ static const struct key client_keys[] = {
 	{ "imap_fetch_manual", K_FETCH, C(fetch_manual), 0, 0, NULL },
 	{ "login_interval", K_TIME, C(login_interval_us), 0, 0, NULL },
 	{ "protocol", K_PROTOCOL, C(protocol), 0, 0, NULL },
-	/* Parsed so that the whole file is read; a POP3 block that would
-	 * get users is refused at the end (finish). */
+	/* A POP3 client: RETR without DELE (users_pop3.c). */
 	{ "pop3_keep_mails", K_BOOL, C(pop3_keep_mails), 0, 0, NULL },
 	/* imaptest parses it and never reads it (2013 to 2025): the same. */
 	{ "imap_status_interval", K_TIME, C(status_interval_us), 0, 0, NULL },
@@ -448,12 +449,6 @@ finish(struct parser *ps)
 	for (unsigned i = 0; i < p->n_client_blocks; i++) {
 		const struct profile_client_block *cb = &p->clients[i];
 		sum += cb->count_pct;
-		/* The whole file is read first, so this is its only error. */
-		if (cb->protocol == PROFILE_PROTO_POP3 && cb->count_pct > 0)
-			return fail(ps, cb->line, "protocol", "%s is a POP3 "
-				    "client (protocol = pop3): POP3 clients are "
-				    "not supported yet", block_desc(d, sizeof(d),
-				    "client", cb->name));
 	}
 	if (sum != 100)
 		return fail(ps, ps->count_line[1], "count", "the client blocks' "

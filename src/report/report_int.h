@@ -96,6 +96,15 @@ void report_profile_json_final(struct report *r, const struct report_run *run,
 void report_profile_csv_header(struct report *r);
 void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 			     const struct stats_snap *cum);
+/* Its POP3 part (report_pop3.c), called from report_profile.c: text and
+ * JSON only when a POP3 session ran; JSON's ",\"pop3\":{...}". */
+void report_pop3_text_tick(struct report *r, const struct stats_snap *win);
+void report_pop3_text_final(struct report *r, const struct report_run *run,
+			    const struct stats_snap *tot);
+void report_pop3_json(struct report *r, const struct stats_snap *s,
+		      bool summary);
+void report_pop3_csv_header(struct report *r);
+void report_pop3_csv_tick(struct report *r, const struct stats_snap *win);
 
 /* report_push.c: IDLE against NOTIFY, when a NOTIFY client took part. */
 bool report_push_notify_on(const struct act_snap *a);

@@ -60,6 +60,7 @@ report_profile_text_tick(struct report *r, const struct stats_snap *win,
 	tick_push(o, "push", a->push[PUSH_EXISTS], "pmiss", a->push_missed);
 	tick_push(o, "npush", a->push[PUSH_NOTIFY_EXISTS], "npmiss",
 		  a->push_missed_notify);
+	report_pop3_text_tick(r, win);
 }
 
 #define ACT_TABLE_HEAD							\
@@ -189,6 +190,7 @@ report_profile_text_final(struct report *r, const struct report_run *run,
 	text_lmtp(run, &a->lmtp, "deliveries", "LMTP", o);
 	if (a->submit.deliveries > 0)
 		text_lmtp(run, &a->submit, "submissions", "SMTP", o);
+	report_pop3_text_final(r, run, tot);
 	fputc('\n', o);
 }
 
@@ -318,6 +320,7 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, false);
 	report_push_json(f, a);
+	report_pop3_json(r, win, false);
 	fputc('}', f);
 }
 
@@ -342,6 +345,7 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, true);
 	report_push_json(f, a);
+	report_pop3_json(r, tot, true);
 	fputc('}', f);
 }
 
@@ -371,6 +375,7 @@ report_profile_csv_header(struct report *r)
 			fprintf(r->csv, ",act_%s_%s", action_name[i],
 				csv_act_col_name[c]);
 	report_push_csv_header(r->csv);
+	report_pop3_csv_header(r);
 }
 
 static void
@@ -406,4 +411,5 @@ report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->ok[i],
 			a->failed[i], hist_percentile(a->lat[i], 95));
 	report_push_csv_row(f, a, csv_push);
+	report_pop3_csv_tick(r, win);
 }

@@ -159,6 +159,29 @@ write_lmtp(FILE *f, const char *pfx, const struct lmtp_snap *b)
 	lmtp_snap_print_esc(f, head, b);
 }
 
+/* The POP3 block (pop3_stats.h), when a POP3 session ran: "pop3"
+ * counters, "pop3fail" kinds, one "pop3cmd NAME" line per command used. */
+static void
+write_pop3(FILE *f, const struct pop3_snap *p)
+{
+	if (!pop3_snap_any(p))
+		return;
+	fputs("pop3", f);
+#define X(n) fprintf(f, " " #n "=%" PRIu64, p->n);
+	POP3_COUNTERS(X)
+	X(sessions_open)
+#undef X
+	fputs("\npop3fail", f);
+	for (int k = 0; k < P3F_COUNT; k++)
+		fprintf(f, " %s=%" PRIu64, pop3_fail_name[k], p->fails[k]);
+	fputc('\n', f);
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		if (p->ok[c] + p->err[c] + p->failed[c] > 0)
+			fprintf(f, "pop3cmd %s ok=%" PRIu64 " err=%" PRIu64
+				" failed=%" PRIu64 "\n", pop3_cmd_name[c],
+				p->ok[c], p->err[c], p->failed[c]);
+}
+
 /* Profile mode's figures (actions.h): counters, then histograms. */
 static void
 write_act(FILE *f, const struct act_snap *a)
@@ -178,6 +201,7 @@ write_act(FILE *f, const struct act_snap *a)
 				action_name[i], a->ok[i], a->failed[i]);
 	write_lmtp(f, "lmtp", &a->lmtp);
 	write_lmtp(f, "submit", &a->submit);
+	write_pop3(f, &a->pop3);
 	for (unsigned i = 0; (h = act_snap_hist(a, i, name)) != NULL; i++)
 		write_hist(f, name, h);
 }

@@ -202,6 +202,11 @@ run_hard_errors(const struct stats_snap *s)
 	for (int k = 0; k < ERR_COUNT; k++)
 		if (k != ERR_NO && k != ERR_LOGIN)
 			n += s->errors[k];
+	/* POP3 sessions cut by a timeout, a close or a protocol error, as
+	 * IMAP's (a -ERR is a reply, like NO; the end of the run is not). */
+	for (int k = 0; k < P3F_COUNT; k++)
+		if (k != P3F_SHUTDOWN)
+			n += s->act.pop3.fails[k];
 	return n;
 }
 

@@ -196,6 +196,8 @@ live_hists(const struct act_stats *a, struct hist **h)
 	h[n++] = a->lmtp.lat_data;
 	h[n++] = a->submit.lat_total;
 	h[n++] = a->submit.lat_data;
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		h[n++] = a->pop3.lat[c];
 }
 
 static void
@@ -210,6 +212,8 @@ snap_hists(const struct act_snap *d, struct hist **h)
 	h[n++] = d->lmtp.lat_data;
 	h[n++] = d->submit.lat_total;
 	h[n++] = d->submit.lat_data;
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		h[n++] = d->pop3.lat[c];
 }
 
 static void
@@ -224,6 +228,8 @@ set_snap_hists(struct act_snap *d, struct hist **h)
 	d->lmtp.lat_data = h[n++];
 	d->submit.lat_total = h[n++];
 	d->submit.lat_data = h[n++];
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		d->pop3.lat[c] = h[n++];
 }
 
 /* ---- lifecycle ---- */
@@ -240,6 +246,8 @@ act_stats_init(struct act_stats *a)
 	a->lmtp.lat_data = hist_new();
 	a->submit.lat_total = hist_new();
 	a->submit.lat_data = hist_new();
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		a->pop3.lat[c] = hist_new();
 }
 
 void
@@ -330,6 +338,7 @@ act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 	}
 	blk_copy_counts(&d->lmtp, &s->lmtp);
 	blk_copy_counts(&d->submit, &s->submit);
+	pop3_stats_copy_counts(&d->pop3, &s->pop3);
 }
 #undef C
 
@@ -409,6 +418,7 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 #undef X
 	blk_add_live(&d->lmtp, &s->lmtp);
 	blk_add_live(&d->submit, &s->submit);
+	pop3_snap_add_live_counts(&d->pop3, &s->pop3);
 }
 
 void
@@ -438,6 +448,7 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 #undef X
 	blk_add(&d->lmtp, &s->lmtp);
 	blk_add(&d->submit, &s->submit);
+	pop3_snap_add_counts(&d->pop3, &s->pop3);
 	snap_hists(d, hd);
 	snap_hists(s, hs);
 	for (unsigned i = 0; i < ACT_N_HISTS; i++)
@@ -460,6 +471,7 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 #undef X
 	blk_diff(&d->lmtp, &a->lmtp, &b->lmtp);
 	blk_diff(&d->submit, &a->submit, &b->submit);
+	pop3_snap_diff_counts(&d->pop3, &a->pop3, &b->pop3);
 }
 
 void
@@ -529,6 +541,9 @@ act_snap_hist(const struct act_snap *d, unsigned i,
 	else if (i < ACT_COUNT + PUSH_COUNT)
 		snprintf(name, ACT_HIST_NAME_MAX, "push.%s",
 			 push_kind_name[i - ACT_COUNT]);
+	else if (i >= ACT_COUNT + PUSH_COUNT + 4)
+		snprintf(name, ACT_HIST_NAME_MAX, "pop3.%s",
+			 pop3_cmd_name[i - ACT_COUNT - PUSH_COUNT - 4]);
 	else
 		snprintf(name, ACT_HIST_NAME_MAX, "%s.%s",
 			 i < ACT_COUNT + PUSH_COUNT + 2 ? "lmtp" : "submit",

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "stats/hist.h"
+#include "stats/pop3_stats.h"
 
 typedef _Atomic uint64_t ctr_t;	/* as in stats.h (C11 allows the repeat) */
 
@@ -163,6 +164,7 @@ struct act_stats {
 #undef X
 	struct lmtp_stats lmtp;
 	struct lmtp_stats submit;	/* the same client, submitting */
+	struct pop3_stats pop3;		/* profile users' POP3 sessions */
 };
 
 /* A struct lmtp_stats's plain copy. */
@@ -189,6 +191,7 @@ struct act_snap {
 	ACT_NOTIFY_COUNTERS(X)
 #undef X
 	struct lmtp_snap lmtp, submit;
+	struct pop3_snap pop3;
 };
 
 /* ---- the writer's side (the profile driver, on its worker's thread) ---- */
@@ -231,7 +234,7 @@ void act_snap_copy_counts(struct act_snap *d, const struct act_snap *s);
  * histograms are the caller's, from act_stats_hists: all ACT_N_HISTS of
  * them, in one fixed order. */
 void act_stats_copy_counts(struct act_stats *d, const struct act_stats *s);
-#define ACT_N_HISTS (ACT_COUNT + PUSH_COUNT + 4)
+#define ACT_N_HISTS (ACT_COUNT + PUSH_COUNT + 4 + P3_CMD_COUNT)
 void act_stats_hists(const struct act_stats *a, struct hist *h[ACT_N_HISTS]);
 void act_snap_hists(const struct act_snap *d, struct hist *h[ACT_N_HISTS]);
 
@@ -241,8 +244,9 @@ uint64_t lmtp_snap_codes(const struct lmtp_snap *b, int klass);
 
 /* The snapshot's histograms by the names result files give them:
  * "act.NAME" per action, "push.exists", "push.fetch",
- * "push.notify_exists", "push.notify_fetch", "lmtp.total",
- * "lmtp.data", "submit.total", "submit.data".  act_snap_hist: the i-th (0, 1, ... until NULL), its name
+ * "push.notify_exists", "push.notify_fetch", "push.exists_lmtp",
+ * "push.exists_submit", "lmtp.total", "lmtp.data", "submit.total",
+ * "submit.data", "pop3.CMD" (pop3_cmd_name).  act_snap_hist: the i-th (0, 1, ... until NULL), its name
  * in *name; act_snap_hist_named: by name, or NULL. */
 #define ACT_HIST_NAME_MAX 24
 struct hist *act_snap_hist(const struct act_snap *d, unsigned i,

@@ -75,6 +75,7 @@ users_attach(void *arg, struct worker *w)
 	usubmit_attach(uw);
 	udue_attach(uw);
 	uslot_attach(uw);
+	upop3_attach(uw);	/* (after uslot_attach: n_mine) */
 	return uw;
 }
 
@@ -106,18 +107,20 @@ users_stop(void *state, bool halt)
 
 	uw->stopping = true;
 	udue_stop(uw);
+	upop3_stop(uw);
 	for (unsigned k = 0; k < uw->n_u; k++)
 		uls_stop(uw->u[k]);
 	if (halt) {
 		ulmtp_detach(uw);	/* what is in flight is not claimed */
 		usubmit_detach(uw);
+		upop3_detach(uw);
 	}
 }
 
 static bool
 users_busy(void *state)
 {
-	return ulmtp_busy(state) || usubmit_busy(state);
+	return ulmtp_busy(state) || usubmit_busy(state) || upop3_busy(state);
 }
 
 static void
@@ -128,6 +131,7 @@ users_detach(void *state)
 
 	ulmtp_detach(uw);
 	usubmit_detach(uw);
+	upop3_detach(uw);
 	uls_detach(uw);
 	udue_detach(uw);
 	uslot_detach(uw);
@@ -152,10 +156,15 @@ users_detach(void *state)
 	}
 }
 
-/* Has any user timed mail (an LMTP-only run has no slot)? */
+/* Has any user timed mail or POP3 visits (an LMTP-only run has no
+ * slot)? */
 static bool
 users_any_mail(const struct profile *p)
 {
+	for (unsigned b = 0; b < p->n_client_blocks; b++)
+		if (p->clients[b].n_users > 0 &&
+		    p->clients[b].protocol == PROFILE_PROTO_POP3)
+			return true;
 	for (unsigned b = 0; b < p->n_user_blocks; b++)
 		if (p->users[b].n_users > 0 &&
 		    (p->users[b].inbox_delivery_us > 0 ||
@@ -205,7 +214,8 @@ users_new(const struct config *cfg, const struct profile *p,
 	/* Every user's connections, or clients= (this shard's part). */
 	uint64_t want = 0;
 	for (unsigned i = 0; i < r->n_u; i++)
-		want += p->clients[p->u[r->first + i].client].connection_max;
+		if (!ubase_is_pop3(r, i))	/* POP3 users take no IMAP slot */
+			want += p->clients[p->u[r->first + i].client].connection_max;
 	uint64_t cap = want;
 	if (cfg->clients_given) {
 		unsigned n = r->shards, k = cfg->shard_count ? cfg->shard_index : 0;
@@ -238,6 +248,7 @@ users_new(const struct config *cfg, const struct profile *p,
 	for (unsigned s = 0; s < r->n_slots; s++)
 		r->slots[s].slot = s;
 	r->wake = usess_kick;
+	r->pop3_visit = upop3_visit;
 	r->drv = (struct driver){
 		.hooks = &usess_hooks,
 		.n_conns = users_n_conns,
@@ -339,7 +350,9 @@ counts_json(FILE *f, const struct ucounts *c)
 		"\"expunged\":{\"INBOX\":%llu,\"Spam\":%llu,\"Drafts\":%llu,"
 		"\"Sent\":%llu,\"Deleted\":%llu},\"moved_to_spam\":%llu,"
 		"\"moved_to_deleted\":%llu,\"read\":%llu,"
-		"\"replied\":%llu,\"sent\":%llu,\"deliver_failed\":%llu",
+		"\"replied\":%llu,\"sent\":%llu,\"deliver_failed\":%llu,"
+		"\"pop3\":{\"sessions\":%llu,\"retrieved\":%llu,"
+		"\"deleted\":%llu,\"delete_lost\":%llu}",
 		(unsigned long long)c->delivered[UF_INBOX],
 		(unsigned long long)c->delivered[UF_SPAM],
 		(unsigned long long)c->appended[UF_DRAFTS],
@@ -354,7 +367,11 @@ counts_json(FILE *f, const struct ucounts *c)
 		(unsigned long long)c->moved_to_deleted,
 		(unsigned long long)c->read, (unsigned long long)c->replied,
 		(unsigned long long)c->sent,
-		(unsigned long long)c->deliver_failed);
+		(unsigned long long)c->deliver_failed,
+		(unsigned long long)c->pop3_sessions,
+		(unsigned long long)c->pop3_retrieved,
+		(unsigned long long)c->pop3_deleted,
+		(unsigned long long)c->pop3_delete_lost);
 	fprintf(f, ",\"cached\":{\"compressed\":%llu,\"qresync_selects\":%llu,"
 		"\"sync_fetches\":%llu,\"header_fetches\":%llu,"
 		"\"vanished\":%llu}",
@@ -394,6 +411,10 @@ counts_add(struct ucounts *a, const struct ucounts *b)
 	a->sent += b->sent;
 	a->deliver_failed += b->deliver_failed;
 	a->deliver_unready += b->deliver_unready;
+	a->pop3_sessions += b->pop3_sessions;
+	a->pop3_retrieved += b->pop3_retrieved;
+	a->pop3_deleted += b->pop3_deleted;
+	a->pop3_delete_lost += b->pop3_delete_lost;
 	a->cache.compressed += b->cache.compressed;
 	a->cache.qresync_selects += b->cache.qresync_selects;
 	a->cache.sync_fetches += b->cache.sync_fetches;

@@ -149,3 +149,10 @@ ubase_wake(struct user *u)
 {
 	u->uw->run->wake(u);
 }
+
+bool
+ubase_is_pop3(const struct users *r, unsigned tbl)
+{
+	const struct profile_user *pu = &r->p->u[r->first + tbl];
+	return r->p->clients[pu->client].protocol == PROFILE_PROTO_POP3;
+}

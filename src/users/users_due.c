@@ -41,6 +41,9 @@ udue_fire(struct uworker *uw, const struct uheap_ent *e)
 	struct user *u;
 
 	switch (e->kind) {
+	case UDUE_POP3:
+		r->pop3_visit(uw, e->user);
+		return;
 	case UDUE_INBOX:
 	case UDUE_SPAM:
 		u = uslot_user(uw, e->user);
@@ -68,8 +71,10 @@ udue_cb(evutil_socket_t fd, short what, void *arg)
 		const struct profile_user *pu = &r->p->u[r->first + e.user];
 		uint64_t n = udue_interval(&r->p->users[pu->block], e.kind);
 		udue_fire(uw, &e);
-		uheap_push(&uw->due, now + profile_jitter_us(&uw->rng, n),
-			   e.user, e.kind);
+		/* A POP3 visit is timed from its end (upop3_visit). */
+		if (e.kind != UDUE_POP3)
+			uheap_push(&uw->due, now + profile_jitter_us(&uw->rng, n),
+				   e.user, e.kind);
 	}
 	udue_arm(uw, now);
 }
@@ -101,7 +106,16 @@ udue_start(struct uworker *uw)
 				uheap_push(&uw->due, at + (uint64_t)(rng_unit(
 				    &uw->rng) * (double)n), tbl, k);
 		}
+		if (ubase_is_pop3(r, tbl))	/* its first visit: its ramp-up */
+			uheap_push(&uw->due, at, tbl, UDUE_POP3);
 	}
+	udue_arm(uw, clock_us());
+}
+
+void
+udue_push(struct uworker *uw, uint64_t t, unsigned tbl, enum udue_kind kind)
+{
+	uheap_push(&uw->due, t, tbl, kind);
 	udue_arm(uw, clock_us());
 }
 

@@ -29,6 +29,8 @@
  *   users_submit.c  usubmit_ users' sends by SMTP submission
  *   users_notify.c  unotify_ push = notify: NOTIFY SET once a session,
  *                            INBOX's STATUS as a push, overflow
+ *   users_pop3.c    upop3_   POP3 users' visits (protocol = pop3) on the
+ *                            worker's POP3 client
  *   users_count.c   ucount_  what the run claims (per user and folder) and
  *                            the push latency samples, in one place
  *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
@@ -53,6 +55,7 @@ struct act_stats;
 struct event;
 struct lmtp_client;
 struct tls_ctx;
+struct pop3_client;
 struct push_track;
 struct worker;
 struct hist;
@@ -99,6 +102,10 @@ struct ucounts {
 					 * before the session was ready */
 	struct ucache_counts cache;
 	struct uls_counts ls;
+	/* POP3 users (users_pop3.c): sessions that ended with QUIT's +OK,
+	 * messages RETRieved whole, DELEs committed by QUIT (also counted
+	 * in expunged[UF_INBOX]) and DELEs the server kept (no QUIT +OK). */
+	uint64_t pop3_sessions, pop3_retrieved, pop3_deleted, pop3_delete_lost;
 };
 
 /* New INBOX mail the user has fetched and will act on. */
@@ -311,6 +318,11 @@ struct user {
 	bool ls_deleted_known;
 	uint32_t ls_deleted_held;
 	unsigned sessions_in;		/* its connections set up now */
+	/* POP3 (users_pop3.c): a session is on; a keeping user's UIDL
+	 * hashes of what it retrieved. */
+	bool p3_on;
+	uint64_t *p3_seen;
+	unsigned p3_n_seen;
 };
 
 /* A worker's share: users idx with idx % workers == worker id, and the
@@ -333,6 +345,8 @@ struct uworker {
 	struct event *ev_fill;
 	struct lmtp_client *lmtp;
 	struct lmtp_client *submit;	/* NULL: no submission_port */
+	struct pop3_client *pop3;	/* NULL: no POP3 user here */
+	unsigned pop3_logged;		/* failed POP3 visits logged */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
 	struct ucounts tot;		/* summed over this worker's users */
@@ -361,6 +375,8 @@ struct users {
 	struct uworker **uw;		/* attached, per worker id */
 	struct driver drv;
 	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
+	/* upop3_visit: a POP3 user's visit is due (users_due.c). */
+	void (*pop3_visit)(struct uworker *uw, unsigned tbl);
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
@@ -378,6 +394,8 @@ void uheap_free(struct uheap *h);
 
 /* users_base.c */
 struct uconn *ubase_uconn(struct uworker *uw, struct conn *c);
+/* User tbl of the table plays a POP3 client (protocol = pop3). */
+bool ubase_is_pop3(const struct users *r, unsigned tbl);
 /* "NAME" or NAME, as a command argument of folder f (n >= 80). */
 void ubase_folder_arg(const struct user *u, enum ufolder f, char *out,
 		      size_t n);
@@ -411,11 +429,14 @@ uint32_t ubase_code_word(const char *text, size_t len, const char *code,
  * worker from users_start, at imaptest's times: the first uniform in
  * [0, interval) after the user's ramp-up start, then jittered around the
  * interval. */
-enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND };
+enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3 };
 void udue_attach(struct uworker *uw);
 void udue_start(struct uworker *uw);
 void udue_stop(struct uworker *uw);
 void udue_detach(struct uworker *uw);
+/* One timed event for user tbl at t (a POP3 user's next visit). */
+void udue_push(struct uworker *uw, uint64_t t, unsigned tbl,
+	       enum udue_kind kind);
 
 /* users_session.c */
 extern const struct conn_hooks usess_hooks;
@@ -585,6 +606,15 @@ bool unotify_wanted(const struct uconn *uc);
 bool unotify_wait(struct uconn *uc);
 /* An untagged response of a NOTIFY session: INBOX's STATUS, overflow. */
 void unotify_untagged(struct uconn *uc, const struct imap_resp *r);
+
+/* users_pop3.c: POP3 users (protocol = pop3): no IMAP slot; a visit at
+ * the ramp-up time, then login_interval after each one ends (users_due.c
+ * starts each through users->pop3_visit). */
+void upop3_attach(struct uworker *uw);
+void upop3_visit(struct uworker *uw, unsigned tbl);
+void upop3_stop(struct uworker *uw);
+bool upop3_busy(const struct uworker *uw);
+void upop3_detach(struct uworker *uw);
 
 /* users_count.c: the one place the driver's counts go. */
 enum ucount_kind {

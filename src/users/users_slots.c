@@ -73,6 +73,9 @@ static unsigned
 uslot_max(const struct users *r, unsigned tbl)
 {
 	const struct profile_user *pu = &r->p->u[r->first + tbl];
+	/* A POP3 user visits on its own client (users_pop3.c). */
+	if (ubase_is_pop3(r, tbl))
+		return 0;
 	return r->p->clients[pu->client].connection_max;
 }
 

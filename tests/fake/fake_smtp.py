@@ -30,11 +30,12 @@ Each message answered 250 after its dot is one line "accepted N" (N its
 recipients; "accepted N tls" when it came over TLS) in the log, so a test can compare what the client counts as
 delivered with what the server took.  Only the standard library.
 """
-import argparse
-import os
+import socket
 import socketserver
 import ssl
 import threading
+
+import fake_line_server
 
 LOG_LOCK = threading.Lock()
 
@@ -187,30 +188,7 @@ class Handler(socketserver.StreamRequestHandler):
         self.send(AUTH_REPLY.get(fault, "235 2.7.0 ok"))
 
 
-class Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--fault", default="none")
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--log", required=True)
-    ap.add_argument("--cert", help="PEM certificate for STARTTLS")
-    ap.add_argument("--key", help="its PEM key")
-    a = ap.parse_args()
-    srv = Server(("127.0.0.1", 0), Handler)
-    srv.fault = a.fault
-    srv.log = a.log
-    srv.cert, srv.key = a.cert, a.key
-    open(a.log, "w").close()
-    tmp = a.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, a.port_file)
-    srv.serve_forever()
-
-
 if __name__ == "__main__":
-    main()
+    fake_line_server.serve(Handler, (
+        ("--cert", {"help": "PEM certificate for STARTTLS"}),
+        ("--key", {"help": "its PEM key"})))

@@ -34,15 +34,9 @@ fault() {
 	shift 7
 	local d=$TEST_TMP/$name.$RANDOM pid rc=0 t0 t1 line accepted
 	mkdir -p "$d"
-	"$PY" "$FAKE_SMTP" --fault "${name%%.*}" --port-file "$d/port" --log "$d/log" \
-		--cert "$TEST_TMP/tls/server.pem" --key "$TEST_TMP/tls/server.key" &
-	pid=$!
-	on_exit "stop_bg $pid"
-	for _ in $(seq 1 100); do
-		[ -s "$d/port" ] && break
-		sleep 0.05
-	done
-	[ -s "$d/port" ] || fail "$name: fake_smtp.py wrote no port"
+	fake_line_start "$d" "$FAKE_SMTP" --fault "${name%%.*}" \
+		--cert "$TEST_TMP/tls/server.pem" --key "$TEST_TMP/tls/server.key"
+	pid=$FAKE_PID
 	t0=$(date +%s%N)
 	run_with_timeout 60 "$LMTP_DELIVER" --submit --port "$(cat "$d/port")" \
 		--users 2 --messages 3 --rcpts 2 --parallel 4 --timeout $TIMEOUT \

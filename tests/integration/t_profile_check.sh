@@ -14,8 +14,8 @@
 #     total_user_count = 4000000 with username_format = user%7n (Dovecot
 #     2.3: a width without 0 is the plain number) gives user1 ..
 #     user4000000 in under 1 GB; two `client pop3 {` blocks are two
-#     blocks, and the one with users is refused in one line (POP3 clients
-#     are not supported yet, exit 2); connection_max_count = 0 is a client
+#     blocks, the one with users a POP3 client (pop3_keep_mails: RETR,
+#     no DELE; on port 110 without pop3_port); connection_max_count = 0 is a client
 #     kind with no IMAP client; two user blocks giving the same names give
 #     one user per name, the later block's; the docs' poweruser (delete
 #     50, move 35, reply 50) is 50%, 17.5% and 16.25% of read mail.
@@ -108,8 +108,9 @@ assert_match '^  imap_status_interval 5 min: read and not used' "$out" "imap_sta
 # delete 20; move 20 of the other 80 = 16; reply 50 of the other 64 = 32
 assert_match 'delete 20%, move 16%, reply 32%' "$out" "imaptest's order of the actions"
 
-bad "$D/pop3-shape.conf" 22 protocol
-assert_match "client block 'pop3' is a POP3 client \(protocol = pop3\): POP3 clients are not supported yet$" "$err" "POP3 refused: why"
+run --profile "$D/pop3-shape.conf" --profile-check
+assert_eq 0 "$rc" "pop3-shape.conf (stderr: $err)"
+assert_match '^client pop3 \(line 22\): 10 users \(count = 100%\), POP3 on port 110: RETR new mail \(kept: no DELE\), QUIT, log in again 1 min after$' "$out" "POP3 block planned"
 
 run --profile "$D/lmtp-only.conf" --profile-check
 assert_eq 0 "$rc" "lmtp-only.conf (stderr: $err)"

@@ -200,6 +200,7 @@ static const struct bad bads[] = {
 	{ { "--stall-timeout", "5x" }, "--stall-timeout 5x: unknown unit 'x'" },
 	{ { "--push-timeout", "0" }, "--push-timeout 0: must be greater than 0" },
 	{ { "--submission-port", "0" }, "--submission-port 0: must be between 1 and 65535" },
+	{ { "--pop3-port", "0" }, "--pop3-port 0: must be between 1 and 65535" },
 	{ { "--submission-port", "65536" }, "--submission-port 65536: must be between 1 and 65535" },
 	{ { "--max-line", "100" },
 	  "--max-line 100: must be between 128 B and 1.0 GiB" },

@@ -172,6 +172,7 @@ static const struct good goods[] = {
 	G_DBL(cmd_timeout, 120, "--cmd-timeout=2m"),
 	G_DBL(push_timeout_s, 0.25, "--push-timeout", "250ms"),
 	G_UINT(submission_port, 587, "--submission-port", "587"),
+	G_UINT(pop3_port, 1110, "--pop3-port", "1110"),
 	G_STR(submission_host, "::1", "--submission-host", "::1"),
 	G_STR(submission_auth, "login", "--submission-auth", "login"),
 	G_SIZE(max_line, 1048576, "--max-line", "1m"),

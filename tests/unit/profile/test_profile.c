@@ -111,6 +111,8 @@ static const struct {
 	  "RFC822.SIZE BODY[]" },
 	{ C, "login_interval = 1s", CB(login_interval_us), 8, 1000000, NULL },
 	{ C, "protocol = imap", CB(protocol), 4, PROFILE_PROTO_IMAP, NULL },
+	{ C, "protocol = pop3", CB(protocol), 4, PROFILE_PROTO_POP3, NULL },
+	{ G, "pop3_port = 1110", GB(pop3_port), 4, 1110, NULL },
 	/* imaptest's profile.conf: read, and unused as in imaptest. */
 	{ C, "imap_status_interval = 5 min", CB(status_interval_us), 8, 300000000, NULL },
 	{ C, "pop3_keep_mails = yes", CB(pop3_keep_mails), 1, 1, NULL },
@@ -164,6 +166,7 @@ static const struct {
 	{ G, "msg_sizes =", "msg_sizes", "empty", 0 },
 	{ G, "lmtp_port = 0", "lmtp_port", "out of range", 0 },
 	{ G, "lmtp_port = 65536", "lmtp_port", "out of range", 0 },
+	{ G, "pop3_port = 0", "pop3_port", "out of range", 0 },
 	{ G, "lmtp_port = 24x", "lmtp_port", "not a number", 0 },
 	{ G, "total_user_count = 0", "total_user_count", "out of range", 0 },
 	{ G, "total_user_count = 50000001", "total_user_count", "out of range", 0 },
@@ -204,9 +207,6 @@ static const struct {
 	{ C, "push = NOTIFY", "push", "'NOTIFY': not a push mechanism (idle, notify)", 0 },
 	{ C, "push = poll", "push", "not a push mechanism", 0 },
 	{ C, "push =", "push", "not a push mechanism", 0 },
-	{ C, "protocol = pop3", "protocol",
-	  "client block 'c' is a POP3 client (protocol = pop3): POP3 clients are "
-	  "not supported yet", 9 },
 	{ C, "protocol = smtp", "protocol", "not a protocol", 0 },
 	{ C, "imap_status_interval = soon", "imap_status_interval", "not a number", 0 },
 	{ C, "imap_search_query = seen", "imap_search_query", "not supported", 0 },
@@ -342,15 +342,6 @@ static const struct {
 	  "t.conf:3: username_format: user block 'u' needs username_format or userfile" },
 	{ "lmtp_port = 24\ntotal_user_count = 5\nuser u {\n count = 100%\n username_format = x\n",
 	  "t.conf:3: user: block is never closed (no '}' before the end of the file)" },
-	/* imaptest's pop3-profile.conf: two `client pop3 {`, read as two
-	 * blocks; the whole file is read, then the one with users is
-	 * refused (the 0% one would never run). */
-	{ "lmtp_port = 24\ntotal_user_count = 10\nuser u {\n count = 100%\n"
-	  " username_format = test%n\n}\nclient pop3 {\n count = 0%\n protocol = pop3\n"
-	  " pop3_keep_mails = no\n}\nclient pop3 {\n count = 100%\n protocol = pop3\n"
-	  " pop3_keep_mails = yes\n login_interval = 1min\n}\n",
-	  "t.conf:12: protocol: client block 'pop3' is a POP3 client (protocol = pop3): "
-	  "POP3 clients are not supported yet" },
 	{ "lmtp_port = 24\n\0total_user_count = 5\n", "t.conf:2: file: holds a NUL byte (not a text file)" },
 };
 

@@ -385,8 +385,18 @@ START_TEST(test_result_roundtrip)
 	s.act.ok[ACT_LOGOFF] = 1;
 	hist_record(s.act.lmtp.lat_data, 123456);
 	hist_record(s.act.lat[ACT_LOGOFF], HIST_MAX_US);
+	/* POP3's block (issue 29): its counters and a command's latency. */
+	s.act.pop3.sessions = 7;
+	s.act.pop3.retrieved = 40;
+	s.act.pop3.deleted = 38;
+	s.act.pop3.fails[P3F_TIMEOUT] = 1;
+	s.act.pop3.ok[P3_RETR] = 40;
+	s.act.pop3.err[P3_DELE] = 2;
+	s.act.pop3.failed[P3_RETR] = 1;
+	hist_record(s.act.pop3.lat[P3_RETR], 2500);
 	write_file(path, true, &s);
 	char *file = slurp(path);
+	ck_assert_ptr_nonnull(strstr(file, "\npop3cmd retr ok=40 err=0 failed=1\n"));
 	ck_assert_ptr_nonnull(strstr(file, "imapstress-result 2\n"));
 	ck_assert_ptr_nonnull(strstr(file, "\nmode profile\n"));
 	ck_assert_ptr_nonnull(strstr(file, "\nprofile push_timeout_s=2.5 "
@@ -416,6 +426,14 @@ START_TEST(test_result_roundtrip)
 	ck_assert_uint_eq(got.act.lmtp.queued_max, 3);
 	ck_assert(memcmp(got.act.lmtp.codes, s.act.lmtp.codes,
 			 sizeof(s.act.lmtp.codes)) == 0);
+	ck_assert_uint_eq(got.act.pop3.sessions, 7);
+	ck_assert_uint_eq(got.act.pop3.retrieved, 40);
+	ck_assert_uint_eq(got.act.pop3.deleted, 38);
+	ck_assert_uint_eq(got.act.pop3.fails[P3F_TIMEOUT], 1);
+	ck_assert_uint_eq(got.act.pop3.ok[P3_RETR], 40);
+	ck_assert_uint_eq(got.act.pop3.err[P3_DELE], 2);
+	ck_assert_uint_eq(got.act.pop3.failed[P3_RETR], 1);
+	ck_assert_uint_eq(hist_count(act_snap_hist_named(&got.act, "pop3.retr")), 1);
 	char name[ACT_HIST_NAME_MAX];
 	struct hist *hw;
 	unsigned n = 0;
@@ -424,7 +442,7 @@ START_TEST(test_result_roundtrip)
 			      "%s", name);
 		n++;
 	}
-	ck_assert_uint_eq(n, ACT_COUNT + PUSH_COUNT + 4);
+	ck_assert_uint_eq(n, ACT_N_HISTS);
 	ck_assert_ptr_null(act_snap_hist_named(&got.act, "act.nope"));
 
 	/* The same lines in a stress file are refused. */

@@ -1,0 +1,181 @@
+/* users_pop3.c: profile users of a `protocol = pop3` client block, as
+ * imaptest's POP3 client plays them (its pop3-client.c and profile.c):
+ * the user's first visit is at its ramp-up time; a visit logs in (USER,
+ * PASS), asks STAT and UIDL, RETRieves every message it has not retrieved
+ * before and, unless pop3_keep_mails, DELEtes each, and QUITs; the next
+ * visit is login_interval after the end of this one (imaptest: the last
+ * logout + login_interval, not jittered), or a second after a visit that
+ * failed.  The sessions run on the worker's POP3 client (pop3.h) against
+ * the IMAP server's host and the profile's pop3_port (default 110); they
+ * take no IMAP slot, and with clients= a worker opens at most its share
+ * of clients= POP3 sessions at once (the others wait in the client's
+ * queue).  --starttls makes them send STLS, ssl POP3S.  A user counts as
+ * logged in from PASS's +OK to its visit's end.  What QUIT's +OK
+ * committed counts as expunged from INBOX, so the server's INBOX holds
+ * delivered - deleted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "config/config.h"
+#include "conn/shared.h"
+#include "lmtp/lmtp.h"
+#include "pop3/pop3.h"
+#include "run/worker.h"
+#include "users/users_int.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+#define RETRY_US 1000000u	/* after a failed visit, as usess_closed */
+#define LOG_FAILS 10		/* failed visits named per worker */
+
+/* Logged in: the user counts as in (users=, users_in) until its visit
+ * ends. */
+static void
+upop3_login(void *arg, void *user)
+{
+	ucount_users_in(user, 1);
+}
+
+static void
+upop3_result(void *arg, const struct pop3_result *res)
+{
+	struct user *u = res->arg;
+	struct uworker *uw = arg;
+
+	u->p3_on = false;
+	if (res->logged_in)
+		ucount_users_in(u, -1);
+	/* Name why a visit broke (the text is escaped by the client), the
+	 * first few times: the counts say how often. */
+	if (res->failed && res->fail != P3F_SHUTDOWN && uw->pop3_logged < LOG_FAILS)
+		log_error("pop3(%s): %s: %s%s", u->pu->name,
+			  pop3_fail_name[res->fail], res->text,
+			  ++uw->pop3_logged == LOG_FAILS ?
+			  " (no more POP3 failures are named)" : "");
+	u->cnt.pop3_retrieved += res->retrieved;
+	u->cnt.pop3_deleted += res->deleted;
+	u->cnt.pop3_delete_lost += res->delete_lost;
+	u->cnt.expunged[UF_INBOX] += res->deleted;
+	if (res->quit_ok)
+		u->cnt.pop3_sessions++;
+	if (u->cb->pop3_keep_mails) {
+		/* What this visit saw retrieved: the next one skips it. */
+		free(u->p3_seen);
+		u->p3_seen = NULL;
+		u->p3_n_seen = res->n_seen;
+		if (res->n_seen > 0) {
+			u->p3_seen = xmalloc(res->n_seen * sizeof(*u->p3_seen));
+			memcpy(u->p3_seen, res->seen,
+			       res->n_seen * sizeof(*u->p3_seen));
+		}
+	}
+	if (uw->pop3 == NULL)
+		return;		/* upop3_detach: the worker is gone */
+	if (uw->stopping) {
+		/* Draining: the worker may be done now that this session
+		 * has left the client; asked from an event of its own, as
+		 * for LMTP, not from inside the client's callback. */
+		if (uw->ev_idle != NULL)
+			event_active(uw->ev_idle, EV_TIMEOUT, 0);
+		return;
+	}
+	uint64_t wait = res->quit_ok && res->n_err == 0 ?
+	    u->cb->login_interval_us : RETRY_US;
+	udue_push(uw, res->t_end_us + wait, u->tbl, UDUE_POP3);
+}
+
+void
+upop3_visit(struct uworker *uw, unsigned tbl)
+{
+	struct user *u = uslot_user(uw, tbl);
+	const struct config *cfg = uw->run->cfg;
+	struct pop3_login who = {
+		.user = u->pu->name,
+		.pass = u->pu->pass != NULL ? u->pu->pass : cfg->pass,
+		.keep = u->cb->pop3_keep_mails,
+		.known = u->p3_seen,
+		.n_known = u->p3_n_seen,
+	};
+
+	if (uw->pop3 == NULL || uw->stopping || u->p3_on)
+		return;
+	if (pop3_session_start(uw->pop3, &who, u) < 0) {
+		/* (a name with CR or LF: no session ever; said once) */
+		log_warn("POP3: user %s cannot log in by USER/PASS", u->pu->name);
+		return;
+	}
+	u->p3_on = true;
+}
+
+/* This worker's share of clients= (0: no limit). */
+static unsigned
+upop3_share(const struct uworker *uw)
+{
+	const struct config *cfg = uw->run->cfg;
+
+	if (!cfg->clients_given)
+		return 0;
+	unsigned n = cfg->clients / (uw->run->n_workers * uw->run->shards);
+	return n > 0 ? n : 1;
+}
+
+void
+upop3_attach(struct uworker *uw)
+{
+	const struct users *r = uw->run;
+	bool any = false;
+
+	for (unsigned j = 0; j < uw->n_mine && !any; j++)
+		any = ubase_is_pop3(r, uw->id + j * r->n_workers);
+	if (!any)
+		return;
+	struct pop3_env env;
+	struct lmtp_env addr;
+	memset(&env, 0, sizeof(env));
+	/* The IMAP server's host, as imaptest connects its POP3 clients. */
+	ulmtp_addr(&addr, uw->w->sh, NULL,
+		   r->p->pop3_port ? r->p->pop3_port : PROFILE_POP3_PORT_DEFAULT);
+	memcpy(&env.addr, &addr.addr, sizeof(env.addr));
+	env.addrlen = addr.addrlen;
+	env.base = uw->w->base;
+	env.max_sessions = upop3_share(uw);
+	/* No progress for --cmd-timeout ends a session (P3F_TIMEOUT). */
+	env.timeout_s = r->cfg->cmd_timeout;
+	env.stats = &uw->w->stats->act.pop3;
+	/* --starttls is STLS, ssl (--tls) POP3S, on the run's TLS context. */
+	env.tls = uw->w->sh->tls;
+	env.tls_mode = r->cfg->tls == TLS_STARTTLS ? POP3_TLS_STLS :
+	    r->cfg->tls == TLS_IMPLICIT ? POP3_TLS_IMPLICIT : POP3_TLS_NONE;
+	env.on_result = upop3_result;
+	env.on_login = upop3_login;
+	env.cb_arg = uw;
+	uw->pop3 = pop3_client_new(&env);
+}
+
+void
+upop3_stop(struct uworker *uw)
+{
+	if (uw->pop3 != NULL)
+		pop3_client_stop(uw->pop3);
+}
+
+bool
+upop3_busy(const struct uworker *uw)
+{
+	return uw->pop3 != NULL && pop3_client_busy(uw->pop3) > 0;
+}
+
+void
+upop3_detach(struct uworker *uw)
+{
+	struct pop3_client *c = uw->pop3;
+
+	uw->pop3 = NULL;
+	pop3_client_free(c);
+	for (unsigned k = 0; k < uw->n_u; k++) {
+		free(uw->u[k]->p3_seen);
+		uw->u[k]->p3_seen = NULL;
+	}
+}
