@@ -575,6 +575,11 @@ void ulmtp_outcome(struct uworker *uw, const struct lmtp_result *r,
  * uw). */
 struct lmtp_env;
 struct lmtp_stats;
+/* env's address: host (numeric; NULL: the IMAP server's) and port (also
+ * POP3's, users_pop3.c). */
+struct shared;
+void ulmtp_addr(struct lmtp_env *env, const struct shared *sh,
+		const char *host, unsigned port);
 void ulmtp_env(struct lmtp_env *env, struct uworker *uw, const char *host,
 	       unsigned port, struct lmtp_stats *stats,
 	       void (*on_result)(void *, const struct lmtp_result *));

@@ -102,8 +102,7 @@ ulmtp_deliver_own(struct user *u, enum ufolder f)
 	ulmtp_deliver(u, u, f);
 }
 
-/* env's address: host (numeric; NULL: the IMAP server's) and port. */
-static void
+void
 ulmtp_addr(struct lmtp_env *env, const struct shared *sh, const char *host,
 	   unsigned port)
 {
