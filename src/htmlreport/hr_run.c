@@ -130,7 +130,10 @@ hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 
 	for (size_t i = 0; o != NULL && o->t == J_OBJ && i < o->nk; i++) {
 		const struct jv *l = jv_get(&o->kids[i], sub);
-		if (l == NULL)
+		/* a kind with a count of 0 has no curve (NOTIFY's push rows
+		 * in a run without NOTIFY clients, submission's without
+		 * submission) */
+		if (l == NULL || jv_num(jv_get(&o->kids[i], "count"), 1) == 0)
 			continue;
 		struct hr_series *s = hr_chart_add(&c, o->keys[i], 6);
 		for (size_t j = 0; j < 6; j++) {

@@ -84,6 +84,27 @@ hr_keys(const struct hr_run *r, const char *const *path, size_t *n)
 	return k;
 }
 
+/* Whether any second measured key: a kind nothing happened to (NOTIFY's
+ * push rows in a run without NOTIFY clients) gets no empty chart. */
+static bool
+p99_seen(const struct hr_run *r, const char *k1, const char *k2,
+	 const char *key)
+{
+	const char *path[] = { k1, k2, key, "p99_us", NULL };
+
+	if (k2 == NULL) {
+		path[1] = key;
+		path[2] = "p99_us";
+		path[3] = NULL;
+	}
+	for (size_t t = 0; t < r->nt; t++) {
+		double v = hr_tick_val(r, t, path);
+		if (isfinite(v) && v > 0)
+			return true;
+	}
+	return false;
+}
+
 void
 hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
 	     const char *title_pfx, const char *k1, const char *k2)
@@ -96,6 +117,8 @@ hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
 	char id[96], title[160];
 
 	for (size_t i = 0; i < n; i++) {
+		if (!p99_seen(r, k1, k2, keys[i]))
+			continue;
 		snprintf(id, sizeof(id), "%s-%.80s", id_pfx, keys[i]);
 		snprintf(title, sizeof(title), "%s%.80s: p50, p95, p99 per "
 			 "second", title_pfx, keys[i]);
