@@ -168,7 +168,7 @@ bool
 conn_can_command(const struct conn *c)
 {
 	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2 &&
-	    c->guard != CONN_G_DRAIN;
+	    c->guard != CONN_G_DRAIN && c->guard != CONN_G_SENT;
 }
 
 /* Asked before every command of a batch: the same test as

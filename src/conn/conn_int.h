@@ -50,7 +50,13 @@ enum conn_guard {
 	CONN_G_OK,	/* cleared: guard_e is the selected mailbox's entry */
 	CONN_G_DRAIN,	/* to search guard_e once nothing is in flight; no
 			 * driver command goes out meanwhile */
-	CONN_G_SENT,	/* the search is out */
+	CONN_G_SENT,	/* the search is out, and nothing follows it: it is
+			 * a UID SEARCH, during which a server may send
+			 * EXPUNGE (RFC 3501 7.4.1), so a command with
+			 * sequence numbers behind it is ambiguous (5.5):
+			 * Dovecot expunged 31 of 33 messages during it and
+			 * answered the FETCH and STORE pipelined after it
+			 * BAD "Invalid messageset" */
 	CONN_G_WAIT	/* another session searches guard_e */
 };
 

@@ -81,7 +81,9 @@ stress script host=127.0.0.1 port="$PORT" user=f3 pass="$PASS" box=fbox \
 refused script f3 fbox 20
 assert_eq "$WANT" "$(ids f3 fbox | grep foreign)" "scripted test: the 20 foreign messages in fbox"
 
-# A profile run: its users delete and move what they read.
+# A profile run: its users delete and move what they read (in IDLE, so
+# new mail is seen at once: a client without it polls every 5 s, the run's
+# whole length).
 fill fprof INBOX 20
 RAW=$(make_tmpdir)
 cat >"$TEST_TMP/p.profile" <<PROFILE
@@ -101,7 +103,7 @@ user u {
 }
 client c {
   count = 100%
-  imap_idle = no
+  imap_idle = yes
   login_interval = 1s
 }
 PROFILE
