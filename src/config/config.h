@@ -203,6 +203,7 @@ struct config {
 	char *submission_tls;
 	unsigned submission_rcpts;
 	char *lmtp_host;
+	char *pop3_host;	/* --pop3-host: the profile's pop3_host, overridden */
 	/* --pop3-port: the profile's pop3_port, overridden; 0 = the file's */
 	unsigned pop3_port;
 };

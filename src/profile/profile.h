@@ -142,7 +142,8 @@ struct profile {
 	 * proxy in front of IMAP, LMTP straight to a backend); NULL: the
 	 * IMAP server's address. */
 	char *lmtp_host;
-	unsigned submission_seen[7];	/* lines of profile_submit.c's keys */
+	char *pop3_host;		/* POP3 clients' host; NULL: IMAP's */
+	unsigned submission_seen[8];	/* lines of profile_submit.c's keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
 	/* msg_sizes = SPEC: the run's message sizes as --msg-sizes gives
 	 * them (which wins); .n == 0 when the file has none. */

@@ -347,6 +347,8 @@ profile_print_plan(const struct profile *p, FILE *out)
 	}
 	if (p->lmtp_host != NULL)
 		fprintf(out, "LMTP on %s (not the IMAP host)\n", p->lmtp_host);
+	if (p->pop3_host != NULL)
+		fprintf(out, "POP3 on %s (not the IMAP host)\n", p->pop3_host);
 	if (p->submission_port != 0)
 		fprintf(out, "users send by submission to %s port %u, %sAUTH %s, "
 			"%u recipient%s a message\n",

@@ -558,6 +558,7 @@ profile_free(struct profile *p)
 	free(p->submission_host);
 	free(p->submission_domain);
 	free(p->lmtp_host);
+	free(p->pop3_host);
 	for (unsigned i = 0; i < p->n_client_blocks; i++) {
 		free(p->clients[i].fetch_immediate);
 		free(p->clients[i].fetch_manual);

@@ -117,14 +117,14 @@ int
 profile_submit_key(struct profile *p, const char *key, const char *val,
 		   unsigned line, char *why, size_t n)
 {
-	static const char *const keys[7] = {
+	static const char *const keys[8] = {
 		"submission_host", "submission_port", "submission_auth",
 		"submission_domain", "submission_tls", "submission_rcpt_count",
-		"lmtp_host",
+		"lmtp_host", "pop3_host",
 	};
 	int k = -1;
 
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		if (strcmp(key, keys[i]) == 0)
 			k = i;
 	if (k < 0)
@@ -149,8 +149,10 @@ profile_submit_key(struct profile *p, const char *key, const char *val,
 	case 5:
 		return set_uint(&p->submission_rcpts, val, 1,
 				PROFILE_MAX_RCPTS, why, n);
-	default:
+	case 6:
 		return set_host(&p->lmtp_host, val, why, n);
+	default:
+		return set_host(&p->pop3_host, val, why, n);
 	}
 }
 
@@ -169,6 +171,11 @@ profile_submit_cli(struct profile *p, const struct config *cfg, char *err,
 	if (cfg->lmtp_host != NULL &&
 	    set_host(&p->lmtp_host, cfg->lmtp_host, why, sizeof(why)) < 0) {
 		snprintf(err, n, "--lmtp-host %s", why);
+		return -1;
+	}
+	if (cfg->pop3_host != NULL &&
+	    set_host(&p->pop3_host, cfg->pop3_host, why, sizeof(why)) < 0) {
+		snprintf(err, n, "--pop3-host %s", why);
 		return -1;
 	}
 	if (cfg->submission_auth != NULL &&

@@ -134,8 +134,9 @@ upop3_attach(struct uworker *uw)
 	struct pop3_env env;
 	struct lmtp_env addr;
 	memset(&env, 0, sizeof(env));
-	/* The IMAP server's host, as imaptest connects its POP3 clients. */
-	ulmtp_addr(&addr, uw->w->sh, NULL,
+	/* pop3_host, else the IMAP server's host, as imaptest connects its
+	 * POP3 clients. */
+	ulmtp_addr(&addr, uw->w->sh, r->p->pop3_host,
 		   r->p->pop3_port ? r->p->pop3_port : PROFILE_POP3_PORT_DEFAULT);
 	memcpy(&env.addr, &addr.addr, sizeof(env.addr));
 	env.addrlen = addr.addrlen;

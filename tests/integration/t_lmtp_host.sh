@@ -6,7 +6,8 @@
 # delivery failed (connect); with lmtp_host = 127.0.0.1, and again with
 # --lmtp-host over a profile without the key, every delivery is 250 and
 # the server's INBOX counts equal what each run delivered per user
-# (nothing is deleted or moved).
+# (nothing is deleted or moved).  POP3 users the same with pop3_host and
+# --pop3-host.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -138,3 +139,62 @@ PYEOF
 assert_eq "$total" "$(awk '{ s += $3 } END { print s }' "$TEST_TMP/expected")" \
 	"deliveries ok = the counts files' INBOX deliveries"
 why=$(dovecot_counts_match <"$TEST_TMP/expected") || fail "server and runs disagree: $why"
+
+# POP3 at its own endpoint too: POP3 users with IMAP's host the proxy
+# (127.0.0.2) reach nothing there and fail every visit at connect; with
+# pop3_host = 127.0.0.1, and with --pop3-host, they log in to Dovecot's
+# POP3 and fail none.
+[ -n "${DOVECOT_POP3_PORT:-}" ] || fail "dovecot-private printed no DOVECOT_POP3_PORT (dovecot-pop3d, scripts/deps)"
+pop3_profile() {
+	cat >"$1" <<PROFILE
+lmtp_port = $DOVECOT_LMTP_PORT
+lmtp_host = 127.0.0.1
+pop3_port = $DOVECOT_POP3_PORT
+${2:-}
+total_user_count = 2
+rampup_time = 0
+
+user p {
+  count = 100%
+  username_format = hostp%n
+  mail_inbox_delivery_interval = 500ms
+  mail_spam_delivery_interval = 0
+}
+
+client pop3 {
+  count = 100%
+  connection_max_count = 1
+  protocol = pop3
+  login_interval = 500ms
+}
+PROFILE
+}
+pop3_profile "$TEST_TMP/p3host.profile" "pop3_host = 127.0.0.1"
+pop3_profile "$TEST_TMP/p3nohost.profile"
+# pop3 FILE: "logins failed-sessions connect-failures" of the run's POP3.
+pop3() {
+	"$PY" - "$1" <<'PYEOF'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][0]
+p = s["profile"]["pop3"]
+f = p["failed_sessions"]
+print(p["logins"], sum(f.values()), f.get("connect", 0))
+PYEOF
+}
+run p3nohost "$TEST_TMP/p3nohost.profile"
+read -r logins failed connect <<<"$(pop3 "$TEST_TMP/p3nohost.json")" || fail "unreadable JSON (p3nohost)"
+assert_eq 0 "$logins" "POP3 logins with POP3 at the IMAP host (127.0.0.2)"
+assert_ge "$connect" 1 "POP3 visits refused at connect without pop3_host"
+assert_eq "$failed" "$connect" "every failed POP3 visit failed at connect"
+for name in p3host p3cli; do
+	if [ "$name" = p3host ]; then
+		run p3host "$TEST_TMP/p3host.profile"
+	else
+		run p3cli "$TEST_TMP/p3nohost.profile" --pop3-host 127.0.0.1
+	fi
+	assert_eq 0 "$RC" "$name: exit status (stderr: $(tail -n 3 "$TEST_TMP/$name.err"))"
+	read -r logins failed connect <<<"$(pop3 "$TEST_TMP/$name.json")" || fail "unreadable JSON ($name)"
+	assert_ge "$logins" 2 "$name: POP3 logins"
+	assert_eq 0 "$failed" "$name: failed POP3 visits"
+	note "$name: $logins POP3 logins at 127.0.0.1, IMAP through 127.0.0.2"
+done
