@@ -60,6 +60,7 @@ users_attach(void *arg, struct worker *w)
 	uw->run = r;
 	uw->w = w;
 	uw->id = w->id;
+	uw->user_at = uslot_user;
 	uw->act = &w->stats->act;
 	act_profile_on(uw->act);
 	for (unsigned i = 0; i < w->n_conns; i++) {

@@ -333,6 +333,10 @@ struct uworker {
 	unsigned id;
 	struct user **u;		/* the users made so far (uslot_user) */
 	unsigned n_u, cap_u;
+	/* uslot_user, handed down by users_attach to the senders below the
+	 * slots (users_submit.c's distribution lists): making a user runs
+	 * LoadSim's set-up, and LoadSim sends through users_submit.c. */
+	struct user *(*user_at)(struct uworker *uw, unsigned tbl);
 	unsigned n_mine;		/* its users in the table */
 	uint64_t t0;			/* users_start: the ramp-up's zero */
 	struct rng rng;			/* delivery times */

@@ -74,7 +74,7 @@ usubmit_pick(struct user *from, struct user *to, unsigned want,
 		want = uw->n_mine;
 	while (n < want) {
 		unsigned k = rng_below(&from->rng, uw->n_mine);
-		struct user *u = uslot_user(uw, uw->id + k * uw->run->n_workers);
+		struct user *u = uw->user_at(uw, uw->id + k * uw->run->n_workers);
 		bool dup = false;
 		for (unsigned i = 0; i < n; i++)
 			dup |= out[i] == u;
