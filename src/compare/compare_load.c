@@ -37,6 +37,23 @@ cmp_second_add(struct cmp_second *to, const struct cmp_second *from)
 	}
 }
 
+/* How long a tick's window was: from the previous tick's end to its own.
+ * A tick is due each second but fires when the main loop gets to it,
+ * tens of milliseconds late on a loaded machine (and a second or more
+ * after a suspension); counting each as 1 s made a run's seconds fall
+ * short of its measured_s by the last tick's lateness, and its rates
+ * too high by as much.  A file whose ticks do not advance (none so far)
+ * falls back on the nominal second, or the last tick's partial_s. */
+static double
+tick_secs(const struct report_run *run, double prev_end)
+{
+	double d = run->elapsed_s - prev_end;
+
+	if (d > 0 && d < 1e9)
+		return d;
+	return run->partial_s > 0 ? run->partial_s : 1.0;
+}
+
 /* Appends the measured seconds of one file to *t; its header to f. */
 static int
 load_file(const char *path, struct cmp_file *f, struct tick **t,
@@ -48,6 +65,8 @@ load_file(const char *path, struct cmp_file *f, struct tick **t,
 	struct report_run run;
 	unsigned measured = 0;
 	bool final = false;
+	/* Where the previous tick ended, warm-up ticks included. */
+	double prev_end = 0;
 
 	if (rd == NULL)
 		return -1;
@@ -63,14 +82,17 @@ load_file(const char *path, struct cmp_file *f, struct tick **t,
 		if (kind == RESULT_END)
 			break;
 		final = final || kind == RESULT_FINAL;
-		if (kind != RESULT_TICK || run.warmup)
+		if (kind != RESULT_TICK)
+			continue;
+		double dur = tick_secs(&run, prev_end);
+		prev_end = run.elapsed_s;
+		if (run.warmup)
 			continue;
 		*t = xrealloc(*t, (*nt + 1) * sizeof(**t));
 		struct tick *k = &(*t)[(*nt)++];
 		memset(k, 0, sizeof(*k));
 		k->sec = sec;
-		/* The last tick says how long it was; the others a second. */
-		k->s.dur = run.partial_s > 0 ? run.partial_s : 1.0;
+		k->s.dur = dur;
 		for (int op = 0; op < OP_COUNT; op++) {
 			k->s.ok[op] = snap->ok[op];
 			if (hist_count(snap->lat[op]) == 0)

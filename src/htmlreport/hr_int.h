@@ -96,7 +96,7 @@ void hr_run_server(struct hbuf *b, const struct hr_run *r);
 
 /* The value of a path of keys (NULL-ended) in tick i: NAN if absent. */
 double hr_tick_val(const struct hr_run *r, size_t i, const char *const *path);
-/* The seconds tick i covers (1, or the last tick's partial_s). */
+/* The seconds tick i covers: from the tick before it (t) to its own. */
 double hr_tick_secs(const struct hr_run *r, size_t i);
 /* A series over the ticks of path's value; per second when rate; an
  * absent value is 0 when zero_absent, else a gap. */

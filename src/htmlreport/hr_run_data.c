@@ -25,6 +25,12 @@ hr_tick_val(const struct hr_run *r, size_t i, const char *const *path)
 double
 hr_tick_secs(const struct hr_run *r, size_t i)
 {
+	/* From the tick before to this one: a tick fires when the loop gets
+	 * to it, late on a loaded machine, so not always 1 s apart. */
+	double t = jv_num(jv_get(&r->ticks[i], "t"), NAN);
+	double t0 = i == 0 ? 0 : jv_num(jv_get(&r->ticks[i - 1], "t"), NAN);
+	if (t - t0 > 0 && t - t0 < 1e9)
+		return t - t0;
 	double p = jv_num(jv_get(&r->ticks[i], "partial_s"), 0);
 	return p > 0 ? p : 1.0;
 }

@@ -55,8 +55,10 @@ def check_run(path, jpath):
     lines = [json.loads(l) for l in open(jpath)]
     ticks = [l for l in lines if l["type"] == "tick"]
     s = [l for l in lines if l["type"] == "summary"][0]
-    secs = [t.get("partial_s", 1.0) for t in ticks]
     xs = [t["t"] for t in ticks]
+    # A tick's window runs from the tick before (its t) to its own: a
+    # tick fires late on a loaded machine, so not always 1 s.
+    secs = [t - (xs[i - 1] if i else 0) for i, t in enumerate(xs)]
 
     def over_time(chart, name, get, rate):
         se = series(p, chart, name)

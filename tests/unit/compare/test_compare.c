@@ -25,6 +25,7 @@ struct spec {
 	uint64_t lat_us;
 	int append_prob;
 	unsigned shard, shards;
+	const double *elapsed;	/* tick k's elapsed_s; NULL: k + 1 */
 };
 
 static void
@@ -51,7 +52,8 @@ write_res(const char *path, const struct spec *sp)
 		s.ok[OP_APPEND] = sp->ok[k];
 		if (sp->ok[k] > 0)
 			hist_record_n(s.lat[OP_APPEND], sp->lat_us, sp->ok[k]);
-		struct report_run run = { .elapsed_s = k + 1, .clients = 1,
+		struct report_run run = { .elapsed_s = sp->elapsed ?
+					  sp->elapsed[k] : k + 1, .clients = 1,
 					  .workers = 1, .warmup = k < sp->warm };
 		result_writer_tick(w, &run, &s);
 		if (k >= sp->warm)
@@ -139,8 +141,8 @@ START_TEST(test_interval_of_seconds)
 		base[k] = 100;
 		nw[k] = k % 2 ? 40 : 60;
 	}
-	pair_write(&p, 0, &(struct spec){ "clients=1", 100, 0, base, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "clients=1", 100, 0, nw, 1000, 100, 0, 1 });
+	pair_write(&p, 0, &(struct spec){ "clients=1", 100, 0, base, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "clients=1", 100, 0, nw, 1000, 100, 0, 1, NULL });
 	ck_assert_msg(pair_load(&p) == 0, "%s", p.err);
 	cmp_bootstrap(&p.s[0], &p.s[1], &opts, lo, hi);
 	ck_assert_msg(fabs(lo[OP_APPEND][CMP_RATE] - 0.48) <= 0.005 &&
@@ -171,6 +173,35 @@ END_TEST
  * A resample of BASE averages three draws from the runs; all three are
  * 110 with probability 1/27 = 3.7% and all 90 likewise, more than
  * 2.5%: the interval is exactly 100/110 .. 100/90. */
+/* A tick is due each second but fires when the loop gets to it: each
+ * second lasts from the tick before to its own, as elapsed_s says, so
+ * that a run's seconds add up to its measured time (before, each was
+ * 1 s, and a run whose last tick came 30 ms late had 30 ms too few, its
+ * rate that much too high: t_compare.sh (a) failed on a loaded CI
+ * machine).  The first tick, inside --warmup, is left out. */
+START_TEST(test_late_ticks)
+{
+	static const uint64_t ok[4] = { 100, 100, 100, 100 };
+	static const double at[4] = { 1.2, 2.05, 3.5, 3.75 };
+	struct spec sp = { .args = "a", .n = 4, .warm = 1, .ok = ok,
+			   .lat_us = 1000, .append_prob = 100,
+			   .elapsed = at };
+	struct pair p = { 0 };
+
+	pair_write(&p, 0, &sp);
+	pair_write(&p, 1, &sp);
+	ck_assert_msg(pair_load(&p) == 0, "%s", p.err);
+	const struct cmp_run *r = &p.s[0].runs[0];
+	ck_assert_uint_eq(r->n_secs, 3);
+	ck_assert_double_eq_tol(r->secs[0].dur, 0.85, 1e-9);
+	ck_assert_double_eq_tol(r->secs[1].dur, 1.45, 1e-9);
+	ck_assert_double_eq_tol(r->secs[2].dur, 0.25, 1e-9);
+	ck_assert_double_eq_tol(r->dur, 3.75 - 1.2, 1e-9);
+	ck_assert_uint_eq(r->ok[OP_APPEND], 300);
+	pair_free(&p);
+}
+END_TEST
+
 START_TEST(test_interval_of_runs)
 {
 	uint64_t r[3][5], c[5];
@@ -184,8 +215,8 @@ START_TEST(test_interval_of_runs)
 		c[k] = 100;
 	}
 	for (unsigned i = 0; i < 3; i++) {
-		pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, r[i], 1000, 100, 0, 1 });
-		pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, c, 1000, 100, 0, 1 });
+		pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, r[i], 1000, 100, 0, 1, NULL });
+		pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, c, 1000, 100, 0, 1, NULL });
 	}
 	ck_assert_msg(pair_load(&p) == 0, "%s", p.err);
 	ck_assert_uint_eq(p.s[0].n_runs, 3);
@@ -207,8 +238,8 @@ START_TEST(test_main_worse_latency)
 	struct pair p = { 0 };
 	char *json = tmp_path();
 
-	pair_write(&p, 0, &(struct spec){ "clients=1 secs=6 warmup=2", 6, 2, ok, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "warmup=2 secs=6 clients=1 port=2", 6, 2, ok, 2000, 100, 0, 1 });
+	pair_write(&p, 0, &(struct spec){ "clients=1 secs=6 warmup=2", 6, 2, ok, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "warmup=2 secs=6 clients=1 port=2", 6, 2, ok, 2000, 100, 0, 1, NULL });
 	char *argv[] = { "compare", "--json", json, p.paths[0][0], "--",
 			 p.paths[1][0], NULL };
 	ck_assert_int_eq(compare_main(6, argv), 1);
@@ -268,8 +299,8 @@ START_TEST(test_few_samples)
 	struct pair p = { 0 };
 	unsigned n;
 
-	pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, few, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, few, 3000, 100, 0, 1 });
+	pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, few, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, few, 3000, 100, 0, 1, NULL });
 	ck_assert_msg(pair_load(&p) == 0, "%s", p.err);
 	struct cmp_row *rows = cmp_rows(&p.s[0], &p.s[1], &opts, &n);
 	ck_assert_uint_eq(n, CMP_METRICS);
@@ -280,8 +311,8 @@ START_TEST(test_few_samples)
 	pair_free(&p);
 
 	memset(&p, 0, sizeof(p));
-	pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, many, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, none, 1000, 100, 0, 1 });
+	pair_write(&p, 0, &(struct spec){ "clients=1", 5, 0, many, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "clients=1", 5, 0, none, 1000, 100, 0, 1, NULL });
 	ck_assert_msg(pair_load(&p) == 0, "%s", p.err);
 	rows = cmp_rows(&p.s[0], &p.s[1], &opts, &n);
 	ck_assert_uint_eq(n, CMP_METRICS);
@@ -321,7 +352,7 @@ match_two(const struct spec *a, const struct spec *b)
 START_TEST(test_refusals)
 {
 	uint64_t ok[3] = { 50, 50, 50 };
-	const struct spec a = { "clients=10 secs=3", 3, 0, ok, 1000, 100, 0, 1 };
+	const struct spec a = { "clients=10 secs=3", 3, 0, ok, 1000, 100, 0, 1, NULL };
 	struct spec b = a;
 	const char *e;
 
@@ -355,9 +386,9 @@ START_TEST(test_refused_files)
 	uint64_t ok[3] = { 50, 50, 50 };
 	struct pair p = { 0 };
 
-	pair_write(&p, 0, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1 });
-	pair_write(&p, 1, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1 });
+	pair_write(&p, 0, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1, NULL });
+	pair_write(&p, 1, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 1, NULL });
 	char *v1 = slurp(p.paths[1][0]);
 	FILE *f = fopen(p.paths[1][0], "w");
 	ck_assert_ptr_nonnull(f);
@@ -381,7 +412,7 @@ START_TEST(test_refused_files)
 
 	/* Shard 0 of 2 alone. */
 	memset(&p, 0, sizeof(p));
-	pair_write(&p, 0, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 2 });
+	pair_write(&p, 0, &(struct spec){ "clients=1", 3, 0, ok, 1000, 100, 0, 2, NULL });
 	ck_assert_int_eq(pair_load(&p), -1);
 	ck_assert_msg(strstr(p.err, "shard 0 of 2, but only 1 file(s) follow") !=
 		      NULL, "%s", p.err);
@@ -422,6 +453,7 @@ compare_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interval_of_seconds);
+	tcase_add_test(tc, test_late_ticks);
 	tcase_add_test(tc, test_interval_of_runs);
 	tcase_add_test(tc, test_main_worse_latency);
 	tcase_add_test(tc, test_verdict_rules);
