@@ -62,6 +62,9 @@ FAKE_OBJ  := $(FAKE_SRC:%.c=$(BUILD)/%.o)
 
 # Shell tests run this many at a time (each waits mostly on its run's secs=).
 RUN_ALL_JOBS ?= 3
+# Unit suites run this many at a time (scripts/unit-lanes: they wait on
+# timers and forks more than they compute).
+UNIT_LANES ?= 3
 
 BIN       := $(BUILD)/imapstress
 UNIT_BIN  := $(BUILD)/unit-tests
@@ -126,7 +129,7 @@ deps:
 	@scripts/deps
 
 unit: $(UNIT_BIN)
-	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
+	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 UNIT_LANES=$(UNIT_LANES) scripts/unit-lanes $(UNIT_BIN)
 
 # Every test: no call circle between src/ folders (scripts/check-layers,
 # from the objects' symbols), the module maps of README.md and
@@ -137,7 +140,7 @@ check: deps
 	$(MAKE) check-build
 	scripts/check-layers $(BUILD)
 	scripts/module-map --check
-	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 $(UNIT_BIN)
+	CK_FORK=$(UNIT_FORK) CK_DEFAULT_TIMEOUT=120 UNIT_LANES=$(UNIT_LANES) scripts/unit-lanes $(UNIT_BIN)
 	RUN_ALL_JOBS=$(RUN_ALL_JOBS) IMAPSTRESS=$(CURDIR)/$(BIN) FAKEIMAPD=$(CURDIR)/$(FAKE_BIN) tests/run-all
 
 check-asan: deps
