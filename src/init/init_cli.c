@@ -30,7 +30,8 @@ static const char usage[] =
 "         [--no-multiappend]\n"
 "         [--profile FILE [--profile-users N]] [--msg-size SIZE] [--json FILE]\n"
 "         host=H port=P user=TEMPLATE users=A-B | userfile=F [pass=P] ...\n"
-"With --profile-users N the users are those of a profile run of N users.\n"
+"With --profile the users are the profile run's: total_user_count of them,\n"
+"or --profile-users N.\n"
 "Creates in every user's mailbox the folders and messages asked for (by\n"
 "default LoadSim's: INBOX 100, \"Deleted Items\" 1, Folder01..10 of 10, a\n"
 "75 KB mean), adding only what is missing; exit 0 when every folder holds\n"
@@ -217,9 +218,12 @@ user_names(const struct config *cfg, const struct shared *sh,
 	return span * doms;
 }
 
-/* --profile-users N: the users a profile run of N users plays (its
- * username_format or userfile, per block), so that `init` fills exactly
- * the mailboxes that run will use.  The count, or 0 after a message. */
+/* --profile FILE: the users a profile run plays (its username_format or
+ * userfile, per block; --profile-users N of them, else the file's
+ * total_user_count), so that `init` fills exactly the mailboxes that run
+ * will use (before, without --profile-users, init filled users= 1-100
+ * instead: 99 mailboxes no profile run reads).  The count, or 0 after a
+ * message. */
 static unsigned
 profile_user_names(const struct config *cfg, struct init_results *res,
 		   unsigned n_folders)
@@ -229,7 +233,7 @@ profile_user_names(const struct config *cfg, struct init_results *res,
 
 	unsigned lo, hi;
 
-	if (p != NULL)
+	if (p != NULL && cfg->profile_users > 0)
 		p->total_users = cfg->profile_users;
 	if (p == NULL || profile_expand(p, 0, err, sizeof(err)) < 0) {
 		fprintf(stderr, "imapstress: profile %s\n", err);
@@ -309,7 +313,7 @@ init_main(int argc, char **argv)
 	dv.states[OP_APPEND].prob = 100;
 	struct shared *sh = shared_new(&cfg, &dv);
 	struct init_results res;
-	if (cfg.profile_users > 0) {
+	if (cfg.profile_path != NULL) {
 		if (profile_user_names(&cfg, &res, spec.n) == 0) {
 			init_spec_free(&spec);
 			shared_free(sh);

@@ -136,6 +136,28 @@ done <"$T/before"
 note "(d) messages gained by shard 0's then shard 1's users:$gained"
 assert_eq " 0 0 0 0 0 2 2 2 2 2" "$gained" "messages init --shard 1/2 added per user"
 
+# (d2) init --profile without --profile-users: the file's 10 users
+# (total_user_count) filled to 3 in Folder01, so shard 0's gain 3 and
+# shard 1's (2 from (d)) gain 1, and no other mailbox gains
+# (init filled users= 1-100 before: 99 mailboxes no profile run reads)
+while read -r u _; do
+	echo "$u $("$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" "$u" '*')"
+done < <(cat "$T/s0" "$T/s1") >"$T/before2"
+all_before=$("$DOVECOT_PRIVATE" count-all --dir "$DOVECOT_DIR" '*')
+run_with_timeout 60 "$IMAPSTRESS" init host=127.0.0.1 port="$DOVECOT_PORT" \
+	pass="$DOVECOT_PASS" --profile "$P" --inbox 0 --deleted 0 --folders 1 \
+	--folder-messages 3 --msg-size 2k >"$T/pinit2.out" 2>"$T/pinit2.err" ||
+	fail "init --profile: exit $?: $(tail -3 "$T/pinit2.err")"
+gained=""
+while read -r u n; do
+	now=$("$DOVECOT_PRIVATE" count --dir "$DOVECOT_DIR" "$u" '*')
+	gained="$gained $((now - n))"
+done <"$T/before2"
+assert_eq " 3 3 3 3 3 1 1 1 1 1" "$gained" "messages init --profile (no --profile-users) added per profile user"
+assert_eq $((all_before + 20)) "$("$DOVECOT_PRIVATE" count-all --dir "$DOVECOT_DIR" '*')" \
+	"messages on the server: the profile users' 20 and no one else's"
+assert_match "init: 10 users" "$(cat "$T/pinit2.err")" "init's count line"
+
 # (e) scripted tests refuse shards
 rc=0
 "$IMAPSTRESS" test="$ROOT/tests/scripts" port="$DOVECOT_PORT" --shard 1/2 \
