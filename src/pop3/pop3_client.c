@@ -68,6 +68,8 @@ sess_open(struct pop3_client *c, struct p3job *j)
 	s->job = j;
 	s->r.arg = j->arg;
 	s->r.t_start_us = clock_us();
+	s->r.login_err = P3_CMD_COUNT;
+	s->r.login_err_text = s->login_err_text;
 	s->window = 1;
 	pop3_parser_init(&s->ps, c->env.max_line, c->env.max_resp);
 	/* The greeting answers the opening, as a reply answers a command. */
@@ -143,8 +145,12 @@ int
 pop3_session_start(struct pop3_client *c, const struct pop3_login *who,
 		   void *arg)
 {
+	char line[P3_AUTH_LINE_MAX + 1];
+
 	if (c->freeing || c->stopping || !arg_ok(who->user) ||
-	    !arg_ok(who->pass) || who->n_known > POP3_MAX_MSGS)
+	    !arg_ok(who->pass) || who->n_known > POP3_MAX_MSGS ||
+	    (c->env.auth == POP3_AUTH_PLAIN &&
+	     p3_auth_line(who->user, who->pass, line) == 0))
 		return -1;
 	struct p3job *j = xcalloc(1, sizeof(*j));
 	j->user = xstrdup(who->user);

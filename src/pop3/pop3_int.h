@@ -57,6 +57,7 @@ struct p3sess {
 	uint64_t body_bytes;
 	struct pop3_result r;
 	char text[POP3_TEXT];
+	char login_err_text[POP3_TEXT];	/* r.login_err_text */
 };
 
 struct pop3_client {
@@ -75,6 +76,11 @@ void p3_end(struct p3sess *s, bool failed, enum pop3_fail why,
 	    const char *text, size_t len);
 void p3_fail(struct p3sess *s, enum pop3_fail why, const char *text);
 void p3_send(struct p3sess *s, enum pop3_cmd cmd, uint32_t msg);
+/* "AUTH PLAIN <base64 of NUL user NUL pass>" and its CRLF into line
+ * (P3_AUTH_LINE_MAX + 1 bytes, NUL-terminated): its length, or 0 when it
+ * would exceed RFC 5034's 255 octets. */
+#define P3_AUTH_LINE_MAX 255
+size_t p3_auth_line(const char *user, const char *pass, char *line);
 void p3_pump(struct p3sess *s);
 void p3_flush(struct p3sess *s);
 

@@ -14,6 +14,7 @@
 #include "pop3/pop3_int.h"
 #include "stats/stats.h"
 #include "util/clock.h"
+#include "util/b64.h"
 #include "util/escape.h"
 
 struct pop3_stats *
@@ -70,6 +71,28 @@ p3_end(struct p3sess *s, bool failed, enum pop3_fail why, const char *text,
 		c->env.on_result(c->env.cb_arg, &s->r);
 }
 
+size_t
+p3_auth_line(const char *user, const char *pass, char *line)
+{
+	/* RFC 4616: authzid (empty) NUL authcid NUL passwd. */
+	size_t ul = strlen(user), pl = strlen(pass);
+	size_t raw = ul + pl + 2;
+	static const char verb[] = "AUTH PLAIN ";
+
+	if (sizeof(verb) - 1 + B64_ENCODED_SIZE(raw) - 1 + 2 > P3_AUTH_LINE_MAX)
+		return 0;
+	char msg[P3_AUTH_LINE_MAX];
+	msg[0] = '\0';
+	memcpy(msg + 1, user, ul);
+	msg[1 + ul] = '\0';
+	memcpy(msg + 2 + ul, pass, pl);
+	memcpy(line, verb, sizeof(verb) - 1);
+	size_t n = sizeof(verb) - 1;
+	n += b64_encode(msg, raw, line + n);
+	memcpy(line + n, "\r\n", 3);
+	return n + 2;
+}
+
 void
 p3_fail(struct p3sess *s, enum pop3_fail why, const char *text)
 {
@@ -90,6 +113,12 @@ p3_send(struct p3sess *s, enum pop3_cmd cmd, uint32_t msg)
 	case P3_STLS: evbuffer_add(out, "STLS\r\n", 6); break;
 	case P3_USER: evbuffer_add_printf(out, "USER %s\r\n", s->job->user); break;
 	case P3_PASS: evbuffer_add_printf(out, "PASS %s\r\n", s->job->pass); break;
+	case P3_AUTH: {
+		char line[P3_AUTH_LINE_MAX + 1];
+		size_t n = p3_auth_line(s->job->user, s->job->pass, line);
+		evbuffer_add(out, line, n);	/* (checked at start) */
+		break;
+	}
 	case P3_STAT: evbuffer_add(out, "STAT\r\n", 6); break;
 	case P3_UIDL: evbuffer_add(out, "UIDL\r\n", 6); break;
 	case P3_LIST: evbuffer_add(out, "LIST\r\n", 6); break;

@@ -15,6 +15,7 @@
 #include "pop3/pop3_int.h"
 #include "stats/stats.h"
 #include "util/clock.h"
+#include "util/escape.h"
 #include "util/xmalloc.h"
 
 /* The list is in (UIDL, or STAT without UIDL): skip what a keeping user
@@ -32,6 +33,16 @@ list_done(struct p3sess *s)
 	s->next_retr = s->skip + 1;
 	s->dele_due = xcalloc(s->window, sizeof(*s->dele_due));
 	p3_pump(s);
+}
+
+/* A -ERR to USER, PASS or AUTH: kept for the result (the caller names
+ * it), the session QUITs. */
+static void
+login_refused(struct p3sess *s, enum pop3_cmd cmd, const char *text,
+	      size_t len)
+{
+	s->r.login_err = cmd;
+	escape_text(s->login_err_text, sizeof(s->login_err_text), text, len);
 }
 
 /* The response to q is complete (its status, or its body's end): what
@@ -68,7 +79,9 @@ advance(struct p3sess *s, const struct p3cmd *q, bool ok, const char *text,
 		}
 		/* -ERR: an RFC 1939 server without CAPA; no pipelining. */
 		s->window = s->pipelining ? s->c->env.window : 1;
-		p3_send(s, P3_USER, 0);
+		/* AUTH PLAIN is sent whether or not CAPA's SASL names it:
+		 * a server that lacks it says -ERR, counted for AUTH. */
+		p3_send(s, s->c->env.auth == POP3_AUTH_PLAIN ? P3_AUTH : P3_USER, 0);
 		break;
 	case P3_STLS:
 		if (!ok) {
@@ -80,10 +93,15 @@ advance(struct p3sess *s, const struct p3cmd *q, bool ok, const char *text,
 		s->tls_due = true;
 		return -1;
 	case P3_USER:
+		if (!ok)
+			login_refused(s, q->cmd, text, len);
 		p3_send(s, ok ? P3_PASS : P3_QUIT, 0);
 		break;
 	case P3_PASS:
-		if (ok) {
+	case P3_AUTH:
+		if (!ok)
+			login_refused(s, q->cmd, text, len);
+		else {
 			s->r.logged_in = true;
 			if (ps != NULL)
 				ctr_add(&ps->logins, 1);
