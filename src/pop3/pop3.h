@@ -1,5 +1,6 @@
 /* pop3.h: a POP3 client on a libevent loop (RFC 1939; RFC 2449 CAPA and
- * PIPELINING; RFC 2595 STLS), for profile mode's POP3 users.  They are
+ * PIPELINING; RFC 2595 STLS; POP3S; RFC 5034 AUTH PLAIN), for profile
+ * mode's POP3 users.  They are
  * imaptest's `protocol = pop3` client kind.
  *
  * One `struct pop3_client` per event loop (a worker's).  A session is one
