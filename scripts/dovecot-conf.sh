@@ -51,7 +51,8 @@ $chroot_line
 	fi
 	if [ -n "$pop3_port" ]; then
 		# POP3 (RFC 1939) for profile mode's POP3 users: the same
-		# mailboxes; STLS when ssl is on (--tls).
+		# mailboxes; with --tls, STLS on its port and POP3S (TLS from
+		# the first byte) on a port of its own.
 		pop3_proto=' pop3'
 		pop3_block="service pop3-login {
   inet_listener pop3 {
@@ -59,7 +60,9 @@ $chroot_line
     port = $pop3_port
   }
   inet_listener pop3s {
-    port = 0
+    address = 127.0.0.1
+    port = ${pop3s_port:-0}
+    ssl = yes
   }
   # As imap-login: long-lived login processes, no fork per login.
   service_count = 0

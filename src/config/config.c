@@ -638,7 +638,7 @@ config_free(struct config *cfg)
 		&cfg->metrics_listen, &cfg->profile_path, &cfg->test_path,
 		&cfg->profile_counts, &cfg->submission_host,
 		&cfg->submission_auth, &cfg->submission_tls, &cfg->lmtp_host,
-		&cfg->pop3_host,
+		&cfg->pop3_host, &cfg->pop3_auth,
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		free(*strs[i]);

@@ -204,6 +204,7 @@ struct config {
 	unsigned submission_rcpts;
 	char *lmtp_host;
 	char *pop3_host;	/* --pop3-host: the profile's pop3_host, overridden */
+	char *pop3_auth;	/* --pop3-auth: the profile's pop3_auth, overridden */
 	/* --pop3-port: the profile's pop3_port, overridden; 0 = the file's */
 	unsigned pop3_port;
 };

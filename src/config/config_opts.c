@@ -465,6 +465,7 @@ const struct opt config_opts[] = {
 	{ NULL, "lmtp-host", 0, ARG_REQ, h_str, OFF(lmtp_host), 0, 0 },
 	{ NULL, "pop3-host", 0, ARG_REQ, h_str, OFF(pop3_host), 0, 0 },
 	{ NULL, "pop3-port", 0, ARG_REQ, h_uint, OFF(pop3_port), 1, 65535 },
+	{ NULL, "pop3-auth", 0, ARG_REQ, h_str, OFF(pop3_auth), 0, 0 },
 	{ "random", "random", 0, ARG_NONE, h_flag, OFF(random_states), 0, 0 },
 	{ "no_pipelining", "no-pipelining", 0, ARG_NONE, h_flag,
 	  OFF(no_pipelining), 0, 0 },

@@ -1,11 +1,13 @@
 /* pop3.h: a POP3 client on a libevent loop (RFC 1939; RFC 2449 CAPA and
- * PIPELINING; RFC 2595 STLS), for profile mode's POP3 users.  They are
+ * PIPELINING; RFC 2595 STLS; POP3S; RFC 5034 AUTH PLAIN), for profile
+ * mode's POP3 users.  They are
  * imaptest's `protocol = pop3` client kind.
  *
  * One `struct pop3_client` per event loop (a worker's).  A session is one
  * mailbox visit, as imaptest's POP3 client makes it: the greeting, CAPA,
  * STLS and CAPA again when asked (RFC 2595: what CAPA said before TLS
- * is forgotten), USER and PASS, STAT, UIDL (LIST when UIDL is refused),
+ * is forgotten), USER and PASS (or AUTH PLAIN with its initial response,
+ * RFC 5034, when asked), STAT, UIDL (LIST when UIDL is refused),
  * then RETR of every message the user has not
  * retrieved before and (unless it keeps its mail) DELE of each once its
  * body is in, then QUIT.  With PIPELINING in the CAPA reply, up to
@@ -45,6 +47,11 @@ struct tls_ctx;
  * STLS ends the session (P3F_TLS), never a login in clear. */
 enum pop3_tls { POP3_TLS_NONE, POP3_TLS_IMPLICIT, POP3_TLS_STLS };
 
+/* How a session logs in: USER and PASS (RFC 1939), or SASL PLAIN with
+ * the initial response on the AUTH line (RFC 5034), which must then fit
+ * the 255 octets RFC 5034 4 allows it. */
+enum pop3_auth { POP3_AUTH_USER, POP3_AUTH_PLAIN };
+
 #define POP3_TIMEOUT_DEFAULT_S 30
 #define POP3_WINDOW_DEFAULT 8		/* commands in flight, pipelining */
 #define POP3_MAX_MSGS 100000u		/* UIDL lines one session takes */
@@ -61,7 +68,7 @@ struct pop3_login {
 struct pop3_result {
 	void *arg;			/* pop3_session_start's */
 	bool quit_ok;			/* the session ended with QUIT's +OK */
-	bool logged_in;			/* PASS got +OK */
+	bool logged_in;			/* PASS or AUTH got +OK */
 	bool failed;			/* ended by `fail` (not a -ERR) */
 	enum pop3_fail fail;
 	unsigned n_err;			/* -ERR replies in the session */
@@ -75,6 +82,10 @@ struct pop3_result {
 	const uint64_t *seen;
 	unsigned n_seen;
 	const char *text;		/* why it ended, escaped; "" if QUIT */
+	/* The -ERR that refused the login (USER, PASS or AUTH): its
+	 * command and its text, escaped; P3_CMD_COUNT and "" if none. */
+	enum pop3_cmd login_err;
+	const char *login_err_text;
 	uint64_t t_start_us, t_end_us;
 };
 
@@ -93,10 +104,11 @@ struct pop3_env {
 	size_t max_line;		/* 0: POP3_MAX_LINE_DEFAULT */
 	uint64_t max_resp;		/* 0: POP3_MAX_RESP_DEFAULT */
 	enum pop3_tls tls_mode;
+	enum pop3_auth auth;
 	struct tls_ctx *tls;		/* the run's (tls.h); needed for TLS */
 	struct pop3_stats *stats;	/* NULL: not counted */
 	pop3_result_fn on_result;
-	/* Optional: PASS got +OK in the session of `arg` (its on_result
+	/* Optional: the login got +OK in the session of `arg` (its on_result
 	 * follows, with logged_in set). */
 	void (*on_login)(void *cb_arg, void *arg);
 	void *cb_arg;
@@ -107,7 +119,8 @@ struct pop3_client;
 /* The env is copied (the stats must outlive the client). */
 struct pop3_client *pop3_client_new(const struct pop3_env *env);
 /* Queue one session (the strings and known[] are copied).  -1 for bad
- * arguments (nothing queued, no callback), 0 otherwise; the result may
+ * arguments (nothing queued, no callback: a name or password with CR or
+ * LF, or an AUTH PLAIN line over 255 octets), 0 otherwise; the result may
  * come before this returns (a failed synchronous open). */
 int pop3_session_start(struct pop3_client *c, const struct pop3_login *who,
 		       void *arg);

@@ -44,6 +44,7 @@
 #define PROFILE_MAX_FETCH 1024		/* imap_fetch_* value length */
 #define PROFILE_MAX_NAME 64		/* block name length */
 #define PROFILE_POP3_PORT_DEFAULT 110	/* pop3_port unset (imaptest's) */
+#define PROFILE_POP3S_PORT_DEFAULT 995	/* the same with ssl / --tls */
 
 /* username_format, compiled: a literal prefix and suffix around one index
  * (imaptest's templates hold at most one), padded to `width` with `pad`. */
@@ -143,7 +144,10 @@ struct profile {
 	 * IMAP server's address. */
 	char *lmtp_host;
 	char *pop3_host;		/* POP3 clients' host; NULL: IMAP's */
-	unsigned submission_seen[8];	/* lines of profile_submit.c's keys */
+	/* pop3_auth = plain: POP3 clients log in by AUTH PLAIN (RFC 5034)
+	 * rather than USER and PASS. */
+	bool pop3_auth_plain;
+	unsigned submission_seen[9];	/* lines of profile_submit.c's keys */
 	unsigned lmtp_max_parallel;	/* 0 = unlimited */
 	/* msg_sizes = SPEC: the run's message sizes as --msg-sizes gives
 	 * them (which wins); .n == 0 when the file has none. */

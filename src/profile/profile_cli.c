@@ -18,6 +18,11 @@ profile_cli(const struct config *cfg, struct profile **run)
 		p->total_users = cfg->profile_users;
 	if (p != NULL && cfg->pop3_port > 0)	/* --pop3-port */
 		p->pop3_port = cfg->pop3_port;
+	/* Without either, the port follows the TLS mode as IMAP's does
+	 * (143 or 993): 110, or 995 for POP3S. */
+	if (p != NULL && p->pop3_port == 0)
+		p->pop3_port = cfg->tls == TLS_IMPLICIT ?
+		    PROFILE_POP3S_PORT_DEFAULT : PROFILE_POP3_PORT_DEFAULT;
 	if (p != NULL && profile_submit_cli(p, cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "imapstress: profile %s\n", err);
 		profile_free(p);

@@ -1,5 +1,5 @@
 /* profile_submit.c: the keys of the mail endpoints beside IMAP
- * (submission_* and lmtp_host).  Those that make profile users send their mail by SMTP submission (RFC 6409)
+ * (submission_*, lmtp_host, pop3_host and pop3_auth).  Those that make profile users send their mail by SMTP submission (RFC 6409)
  * instead of LMTP: submission_host (a numeric IPv4 or IPv6 address: no
  * name lookup at start-up or in a worker; default the IMAP server's
  * address), submission_port (1..65535; without it a user's send goes to
@@ -62,18 +62,33 @@ set_auth(struct profile *p, const char *val, char *why, size_t n)
 	return -1;
 }
 
+/* A key of two words: *on = (val is `yes`), or -1 with why. */
 static int
-set_tls(struct profile *p, const char *val, char *why, size_t n)
+set_either(bool *on, const char *val, const char *no, const char *yes,
+	   char *why, size_t n)
 {
 	char v[80];
 
-	if (strcmp(val, "none") == 0 || strcmp(val, "starttls") == 0) {
-		p->submission_tls = val[0] == 's';
+	if (strcmp(val, no) == 0 || strcmp(val, yes) == 0) {
+		*on = strcmp(val, yes) == 0;
 		return 0;
 	}
 	escape_text(v, sizeof(v), val, strlen(val));
-	snprintf(why, n, "'%s': not none or starttls", v);
+	snprintf(why, n, "'%s': not %s or %s", v, no, yes);
 	return -1;
+}
+
+static int
+set_tls(struct profile *p, const char *val, char *why, size_t n)
+{
+	return set_either(&p->submission_tls, val, "none", "starttls", why, n);
+}
+
+/* pop3_auth: user (USER and PASS, the default) or plain (AUTH PLAIN). */
+static int
+set_pop3_auth(struct profile *p, const char *val, char *why, size_t n)
+{
+	return set_either(&p->pop3_auth_plain, val, "user", "plain", why, n);
 }
 
 /* A number in lo..hi, or -1 with why. */
@@ -117,14 +132,14 @@ int
 profile_submit_key(struct profile *p, const char *key, const char *val,
 		   unsigned line, char *why, size_t n)
 {
-	static const char *const keys[8] = {
+	static const char *const keys[9] = {
 		"submission_host", "submission_port", "submission_auth",
 		"submission_domain", "submission_tls", "submission_rcpt_count",
-		"lmtp_host", "pop3_host",
+		"lmtp_host", "pop3_host", "pop3_auth",
 	};
 	int k = -1;
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		if (strcmp(key, keys[i]) == 0)
 			k = i;
 	if (k < 0)
@@ -151,6 +166,8 @@ profile_submit_key(struct profile *p, const char *key, const char *val,
 				PROFILE_MAX_RCPTS, why, n);
 	case 6:
 		return set_host(&p->lmtp_host, val, why, n);
+	case 8:
+		return set_pop3_auth(p, val, why, n);
 	default:
 		return set_host(&p->pop3_host, val, why, n);
 	}
@@ -176,6 +193,11 @@ profile_submit_cli(struct profile *p, const struct config *cfg, char *err,
 	if (cfg->pop3_host != NULL &&
 	    set_host(&p->pop3_host, cfg->pop3_host, why, sizeof(why)) < 0) {
 		snprintf(err, n, "--pop3-host %s", why);
+		return -1;
+	}
+	if (cfg->pop3_auth != NULL &&
+	    set_pop3_auth(p, cfg->pop3_auth, why, sizeof(why)) < 0) {
+		snprintf(err, n, "--pop3-auth %s", why);
 		return -1;
 	}
 	if (cfg->submission_auth != NULL &&

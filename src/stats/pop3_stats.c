@@ -6,8 +6,8 @@
 #include "stats/stats.h"
 
 const char *const pop3_cmd_name[P3_CMD_COUNT] = {
-	"greeting", "capa", "stls", "user", "pass", "stat", "uidl", "list",
-	"retr", "dele", "quit",
+	"greeting", "capa", "stls", "user", "pass", "auth", "stat", "uidl",
+	"list", "retr", "dele", "quit",
 };
 
 const char *const pop3_fail_name[P3F_COUNT] = {

@@ -15,10 +15,11 @@
 typedef _Atomic uint64_t ctr_t;	/* as in stats.h */
 
 /* The commands, in the order a session sends them; the greeting counts
- * as one (+OK or -ERR like the others). */
+ * as one (+OK or -ERR like the others).  AUTH (RFC 5034, pop3_auth)
+ * takes USER and PASS's place. */
 enum pop3_cmd {
-	P3_GREETING, P3_CAPA, P3_STLS, P3_USER, P3_PASS, P3_STAT, P3_UIDL,
-	P3_LIST, P3_RETR, P3_DELE, P3_QUIT, P3_CMD_COUNT
+	P3_GREETING, P3_CAPA, P3_STLS, P3_USER, P3_PASS, P3_AUTH, P3_STAT,
+	P3_UIDL, P3_LIST, P3_RETR, P3_DELE, P3_QUIT, P3_CMD_COUNT
 };
 /* "greeting", "capa", "stls", "user", ... (report keys, result files). */
 extern const char *const pop3_cmd_name[P3_CMD_COUNT];
@@ -48,7 +49,7 @@ struct pop3_stats {
 	ctr_t fails[P3F_COUNT];		/* sessions, by why they died */
 	ctr_t sessions;			/* opened */
 	ctr_t sessions_open;		/* gauge */
-	ctr_t logins;			/* PASS +OK */
+	ctr_t logins;			/* PASS or AUTH +OK */
 	ctr_t retrieved;		/* RETR +OK with its whole body */
 	ctr_t retr_bytes;		/* those bodies' bytes, unstuffed */
 	ctr_t deleted;			/* DELE +OK that QUIT's +OK committed */

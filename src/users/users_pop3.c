@@ -1,16 +1,17 @@
 /* users_pop3.c: profile users of a `protocol = pop3` client block, as
  * imaptest's POP3 client plays them (its pop3-client.c and profile.c):
  * the user's first visit is at its ramp-up time; a visit logs in (USER,
- * PASS), asks STAT and UIDL, RETRieves every message it has not retrieved
+ * PASS; AUTH PLAIN with pop3_auth = plain), asks STAT and UIDL, RETRieves every message it has not retrieved
  * before and, unless pop3_keep_mails, DELEtes each, and QUITs; the next
  * visit is login_interval after the end of this one (imaptest: the last
  * logout + login_interval, not jittered), or a second after a visit that
  * failed.  The sessions run on the worker's POP3 client (pop3.h) against
- * the IMAP server's host and the profile's pop3_port (default 110); they
+ * pop3_host (default the IMAP server's) and pop3_port (default 110, 995
+ * with ssl); they
  * take no IMAP slot, and with clients= a worker opens at most its share
  * of clients= POP3 sessions at once (the others wait in the client's
  * queue).  --starttls makes them send STLS, ssl POP3S.  A user counts as
- * logged in from PASS's +OK to its visit's end.  What QUIT's +OK
+ * logged in from PASS's (or AUTH's) +OK to its visit's end.  What QUIT's +OK
  * committed counts as expunged from INBOX, so the server's INBOX holds
  * delivered - deleted. */
 #include <stdlib.h>
@@ -52,6 +53,15 @@ upop3_result(void *arg, const struct pop3_result *res)
 	if (res->failed && res->fail != P3F_SHUTDOWN && uw->pop3_logged < LOG_FAILS)
 		log_error("pop3(%s): %s: %s%s", u->pu->name,
 			  pop3_fail_name[res->fail], res->text,
+			  ++uw->pop3_logged == LOG_FAILS ?
+			  " (no more POP3 failures are named)" : "");
+	/* A refused login is a reply, not a failure, but the run is no
+	 * test without logins: its command and the server's words. */
+	else if (res->login_err != P3_CMD_COUNT && uw->pop3_logged < LOG_FAILS)
+		log_error("pop3(%s): %s: -ERR %s%s", u->pu->name,
+			  res->login_err == P3_AUTH ? "AUTH" :
+			  res->login_err == P3_PASS ? "PASS" : "USER",
+			  res->login_err_text,
 			  ++uw->pop3_logged == LOG_FAILS ?
 			  " (no more POP3 failures are named)" : "");
 	u->cnt.pop3_retrieved += res->retrieved;
@@ -102,8 +112,11 @@ upop3_visit(struct uworker *uw, unsigned tbl)
 	if (uw->pop3 == NULL || uw->stopping || u->p3_on)
 		return;
 	if (pop3_session_start(uw->pop3, &who, u) < 0) {
-		/* (a name with CR or LF: no session ever; said once) */
-		log_warn("POP3: user %s cannot log in by USER/PASS", u->pu->name);
+		/* (no session, so no next visit: said once per user) */
+		log_warn("POP3: user %s cannot log in by %s", u->pu->name,
+			 uw->run->p->pop3_auth_plain ? "AUTH PLAIN (a name or "
+			 "password with CR or LF, or the AUTH line over 255 "
+			 "octets)" : "USER/PASS (a name or password with CR or LF)");
 		return;
 	}
 	u->p3_on = true;
@@ -149,6 +162,7 @@ upop3_attach(struct uworker *uw)
 	env.tls = uw->w->sh->tls;
 	env.tls_mode = r->cfg->tls == TLS_STARTTLS ? POP3_TLS_STLS :
 	    r->cfg->tls == TLS_IMPLICIT ? POP3_TLS_IMPLICIT : POP3_TLS_NONE;
+	env.auth = r->p->pop3_auth_plain ? POP3_AUTH_PLAIN : POP3_AUTH_USER;
 	env.on_result = upop3_result;
 	env.on_login = upop3_login;
 	env.cb_arg = uw;

@@ -7,22 +7,26 @@ server will not make on demand (t_fault_pop3.sh).
 Every user's maildrop starts with N messages (default 3) the first time it
 logs in; RETR sends one (a line starting with a dot among them, stuffed);
 DELE marks one, QUIT's +OK removes what was marked (RFC 1939's UPDATE
-state).  CAPA offers USER, UIDL and PIPELINING.  It misbehaves as FAULT
-says:
+state).  CAPA offers USER, UIDL, PIPELINING and SASL PLAIN; AUTH PLAIN
+takes its initial response only (RFC 5034), any password.  It misbehaves
+as FAULT says:
 
     none       every step succeeds
     greet      "-ERR" as the greeting (with an ESC in its text)
-    user pass stat uidl retr dele quit
+    user pass auth stat uidl retr dele quit
                that command gets -ERR (retr and dele: message 1 only;
                uidl: the client falls back to LIST)
     stall      after PASS, says nothing, ever (the client's timeout)
     hugeline   RETR's body is one line of 4 MB without an end
     garbage    "* OK" instead of STAT's status line
+    plain      USER gets -ERR, AUTH PLAIN works (the client must use it)
 
 Each QUIT answered +OK logs "quit USER retr=R dele=D" (D: removed by that
 QUIT), so a test can compare what the client counts with what the server
 did.  Only the standard library.
 """
+import base64
+import binascii
 import socketserver
 import threading
 
@@ -54,13 +58,23 @@ class Handler(socketserver.StreamRequestHandler):
             verb, _, arg = cmd.partition(" ")
             verb = verb.upper()
             if verb == "CAPA":
-                self.send(b"+OK\r\nUSER\r\nUIDL\r\nPIPELINING\r\n.\r\n")
+                self.send(b"+OK\r\nUSER\r\nUIDL\r\nPIPELINING\r\nSASL PLAIN\r\n.\r\n")
             elif verb == "USER":
                 user = arg
-                self.send("-ERR no such user" if fault == "user" else "+OK")
-            elif verb == "PASS":
-                if fault == "pass":
-                    self.send("-ERR [AUTH] wrong password")
+                self.send("-ERR no such user" if fault in ("user", "plain") else "+OK")
+            elif verb in ("PASS", "AUTH"):
+                if verb == "AUTH":
+                    mech, _, ir = arg.partition(" ")
+                    try:
+                        parts = base64.b64decode(ir, validate=True).split(b"\0")
+                    except binascii.Error:
+                        parts = []
+                    if mech.upper() != "PLAIN" or len(parts) != 3:
+                        self.send("-ERR bad AUTH PLAIN")
+                        continue
+                    user = parts[1].decode("latin-1")
+                if fault == verb.lower():
+                    self.send("-ERR [AUTH] \x1b[31mwrong password")
                     continue
                 with LOCK:
                     box = BOXES.setdefault(

@@ -4,7 +4,9 @@
 # -ERR greeting (with an ESC in its text), -ERR to USER, PASS, STAT, UIDL
 # (the client falls back to LIST), to message 1's RETR and DELE, and to
 # QUIT; a server that goes silent after PASS; one whose RETR body is a
-# 4 MB line without an end; one that answers STAT with an IMAP line.
+# 4 MB line without an end; one that answers STAT with an IMAP line; with
+# pop3_auth = plain, a server that takes only AUTH PLAIN and one whose
+# AUTH says -ERR (counted for AUTH, and named on stderr, escaped).
 # Two users, 3 messages each, 2 s, --cmd-timeout 1, the fake's port by
 # --pop3-port over the file's pop3_port (a closed port).  For each fault: the
 # -ERR is counted for its command (JSON summary profile.pop3.commands),
@@ -22,7 +24,8 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 FAKE=$ROOT/tests/fake/fake_pop3.py
 
-# fault NAME EXIT CHECKS...: run against `fake_pop3.py --fault NAME`;
+# fault NAME EXIT CHECKS...: run against `fake_pop3.py --fault NAME`
+# (with $EXTRA, a profile line, when set);
 # each CHECK is "PATH OP N" on the JSON summary's profile.pop3 (PATH
 # dotted, absent = 0; OP one of = >=).
 fault() {
@@ -34,6 +37,7 @@ fault() {
 	cat >"$d/profile" <<PROFILE
 lmtp_port = 9
 pop3_port = 9
+${EXTRA:-}
 total_user_count = 2
 user u {
   username_format = fu%n
@@ -96,6 +100,16 @@ fault quit 0 "commands.quit.err >= 2" "deleted = 0" "delete_lost >= 6"
 fault stall 1 "failed_sessions.timeout >= 2" "commands.stat.failed >= 2"
 fault hugeline 1 "failed_sessions.protocol >= 2" "commands.retr.failed >= 2" "retrieved = 0"
 fault garbage 1 "failed_sessions.protocol >= 2" "commands.stat.failed >= 2"
+
+# AUTH PLAIN (pop3_auth = plain, RFC 5034): logins by AUTH alone (the
+# fake refuses USER), and AUTH's -ERR counted for AUTH and named, escaped.
+EXTRA="pop3_auth = plain"
+fault plain 0 "commands.auth.ok >= 2" "logins >= 2" "commands.user.ok = 0" \
+	"commands.user.err = 0" "retrieved = 6" "deleted = 6"
+fault auth 0 "commands.auth.err >= 2" "logins = 0" "commands.stat.ok = 0" "commands.quit.ok >= 2"
+assert_match 'pop3\(fu[12]\): AUTH: -ERR \[AUTH\] \\x1b\[31mwrong password' \
+	"$(cat "$TEST_TMP/auth/err")" "AUTH's -ERR named with the server's text, escaped"
+EXTRA=
 
 rss=$(grep -o 'peak RSS [0-9.]* MiB' "$TEST_TMP/hugeline/out" | awk '{ print int($3) }')
 [ -n "$rss" ] || fail "hugeline: no peak RSS line"

@@ -5,7 +5,7 @@
  * and the client (pop3_client.c) against an in-process POP3 server over
  * bufferevent_pair_new: a whole visit with and without PIPELINING, a
  * keeping user's second visit, -ERR at PASS, a server that never ends a
- * line, and one that goes silent. */
+ * line, and one that goes silent; AUTH PLAIN's line and its bound. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,7 @@
 
 #include "check_main.h"
 #include "pop3/pop3.h"
+#include "pop3/pop3_int.h"
 #include "pop3/pop3_parse.h"
 #include "stats/hist.h"
 #include "stats/stats.h"
@@ -609,6 +610,37 @@ START_TEST(test_bad_arguments)
 }
 END_TEST
 
+/* AUTH PLAIN's line (RFC 5034, RFC 4616): base64 of NUL user NUL pass,
+ * and none when it would pass RFC 5034's 255 octets: such a user is
+ * refused at start. */
+START_TEST(test_auth_plain_line)
+{
+	char line[P3_AUTH_LINE_MAX + 1], user[200];
+
+	ck_assert_uint_eq(p3_auth_line("u", "p", line), 21);
+	ck_assert_str_eq(line, "AUTH PLAIN AHUAcA==\r\n");
+	/* 178 + 2 octets: 240 of base64, 253 with the verb and CRLF. */
+	memset(user, 'a', 177);
+	user[177] = '\0';
+	ck_assert_uint_eq(p3_auth_line(user, "p", line), 253);
+	user[177] = 'a';
+	user[178] = '\0';
+	ck_assert_uint_eq(p3_auth_line(user, "p", line), 0);
+
+	struct got g = { 0 };
+	struct pop3_env env;
+	memset(&env, 0, sizeof(env));
+	env.base = event_base_new();
+	env.auth = POP3_AUTH_PLAIN;
+	struct pop3_client *c = pop3_client_new(&env);
+	struct pop3_login who = { .user = user, .pass = "p" };
+	ck_assert_int_eq(pop3_session_start(c, &who, &g), -1);
+	ck_assert_uint_eq(pop3_client_busy(c), 0);
+	pop3_client_free(c);
+	event_base_free(env.base);
+}
+END_TEST
+
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 
 static Suite *
@@ -630,6 +662,7 @@ pop3_suite(void)
 	tcase_add_loop_test(tc, test_hostile_endless_and_silent, 0, 2);
 	tcase_add_test(tc, test_stls_not_offered);
 	tcase_add_test(tc, test_bad_arguments);
+	tcase_add_test(tc, test_auth_plain_line);
 	suite_add_tcase(s, tc);
 	return s;
 }
