@@ -5,13 +5,14 @@
  *
  *   lmtp-deliver --port P [--host 127.0.0.1] [--users U] [--messages K]
  *                [--rcpts R] [--spam-every N] [--parallel S]
- *                [--user-format FMT] [--seed N] [--msg-size BYTES]
+ *                [--user-format FMT] [--first-user N] [--seed N] [--msg-size BYTES]
  *                [--timeout SECS] [--submit [--auth any|plain|login|none]
  *                [--pass PASS] [--starttls CAFILE]]
  *
  * Message k goes to R distinct users ((k*R + j) mod U, j < R; R <= U); a
  * recipient whose running number is a multiple of N goes to user+Spam.
- * FMT has one %u (the user number, from 1; default "lmtpu%u").  Output:
+ * FMT has one %u (the user number, from N, by default 1; default
+ * "lmtpu%u").  Output:
  * a summary, latency lines, then one "user NAME INBOX n Spam m" line per
  * user, counting only final 2xx replies.  Exit 0 when every recipient got
  * a 2xx, 1 when any did not, 2 on bad arguments.  Loopback only.
@@ -120,11 +121,13 @@ main(int argc, char **argv)
 		{ "seed", 1, 0, 'S' }, { "msg-size", 1, 0, 'm' },
 		{ "timeout", 1, 0, 't' }, { "submit", 0, 0, 'B' },
 		{ "auth", 1, 0, 'A' }, { "pass", 1, 0, 'w' },
-		{ "starttls", 1, 0, 'T' }, { 0, 0, 0, 0 }
+		{ "starttls", 1, 0, 'T' }, { "first-user", 1, 0, 'F' },
+		{ 0, 0, 0, 0 }
 	};
 	const char *host = "127.0.0.1", *fmt = "lmtpu%u";
 	unsigned port = 0, users = 10, msgs = 100, rcpts = 1, spam_every = 0;
 	unsigned parallel = 4, seed = 1, msg_size = 4096, timeout = 60;
+	unsigned first = 1;
 	int o;
 	bool submit = false, auth = true;
 	enum lmtp_auth mech = LMTP_AUTH_ANY;
@@ -140,6 +143,7 @@ main(int argc, char **argv)
 		case 's': spam_every = num("--spam-every", optarg, 0, 1000000); break;
 		case 'P': parallel = num("--parallel", optarg, 0, 10000); break;
 		case 'f': fmt = optarg; break;
+		case 'F': first = num("--first-user", optarg, 0, 100000000); break;
 		case 'S': seed = num("--seed", optarg, 0, UINT32_MAX); break;
 		case 'm': msg_size = num("--msg-size", optarg, 512, 1u << 24); break;
 		case 't': timeout = num("--timeout", optarg, 1, 3600); break;
@@ -203,7 +207,7 @@ main(int argc, char **argv)
 	char **spam_names = xcalloc(users, sizeof(*spam_names));
 	char buf[300];
 	for (unsigned u = 0; u < users; u++) {
-		snprintf(buf, sizeof(buf), fmt, u + 1);
+		snprintf(buf, sizeof(buf), fmt, u + first);
 		names[u] = xstrdup(buf);
 		snprintf(buf, sizeof(buf), "%s+Spam", names[u]);
 		spam_names[u] = xstrdup(buf);
