@@ -16,6 +16,8 @@
 # the server's text reaches the terminal raw (no ESC in stdout or stderr).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=SCRIPTDIR/pop3_lib.sh disable=SC1091
+. "$(dirname "$0")/pop3_lib.sh"
 
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 PY=/usr/bin/python3
@@ -31,20 +33,7 @@ fault() {
 	mkdir -p "$d"
 	fake_line_start "$d" "$FAKE" --fault "$name"
 	pid=$FAKE_PID
-	cat >"$d/profile" <<PROFILE
-lmtp_port = 9
-pop3_port = 9
-total_user_count = 2
-user u {
-  username_format = fu%n
-  count = 100%
-}
-client pop3 {
-  count = 100%
-  protocol = pop3
-  login_interval = 300ms
-}
-PROFILE
+	pop3_profile 2 fu%n >"$d/profile"
 	run_with_timeout 60 "$IMAPSTRESS" --profile "$d/profile" --port 9 \
 		--pop3-port "$(cat "$d/port")" --duration 2 --cmd-timeout 1 \
 		--json "$d/json" >"$d/out" 2>"$d/err" || rc=$?
