@@ -200,6 +200,8 @@ commands(struct hbuf *b, const struct hr_run *r)
 		hb_put(b, "<p class=\"note\" data-commands=\"0\">No IMAP "
 		       "command in the whole run.</p>\n");
 		hr_section(b, "latency", "Latency");
+		hb_put(b, "<p class=\"note\">No IMAP command, so no IMAP "
+		       "latency (a POP3 run's are in its section).</p>\n");
 		free(cmds);
 		return;
 	}
