@@ -78,6 +78,10 @@ void hr_kv_num(struct hbuf *b, const char *key, double v, const char *unit);
  * data-v holds the JSON's numbers), and their percentile plot: each
  * member of o has its latency set under sub. */
 void hr_latency_table(struct hbuf *b, const char *id, const struct jv *o);
+/* The same with the count columns counts (NULL-ended; IMAP's: ok, no,
+ * bad, failed). */
+void hr_count_table(struct hbuf *b, const char *id, const struct jv *o,
+		    const char *const *counts);
 void hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 		  const struct jv *o, const char *sub);
 
@@ -91,6 +95,9 @@ void hr_num_cell(struct hbuf *b, const char *key, double v, double shown);
 void hr_run_page(struct hbuf *b, const struct hr_run *r);
 /* The profile-mode sections of a run page (hr_run_profile.c). */
 void hr_run_profile(struct hbuf *b, const struct hr_run *r);
+/* The POP3 users' section (hr_run_pop3.c), when the run had any. */
+bool hr_run_has_pop3(const struct hr_run *r);
+void hr_run_pop3(struct hbuf *b, const struct hr_run *r);
 /* The server's counters (--server-pid) over time (hr_run_profile.c). */
 void hr_run_server(struct hbuf *b, const struct hr_run *r);
 
@@ -109,9 +116,9 @@ const char **hr_keys(const struct hr_run *r, const char *const *path,
 		     size_t *n);
 
 /* One small chart of p50, p95 and p99 over time for each key of the
- * object at k1 (.k2) in the ticks. */
+ * object at the path obj (NULL-ended, at most 3 keys) in the ticks. */
 void hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
-		  const char *title_pfx, const char *k1, const char *k2);
+		  const char *title_pfx, const char *const *obj);
 /* A table row's start: <tr data-name=NAME><td>NAME</td>, escaped. */
 void hr_row_open(struct hbuf *b, const char *name);
 

@@ -83,25 +83,39 @@ settings(struct hbuf *b, const struct hr_run *r)
 void
 hr_latency_table(struct hbuf *b, const char *id, const struct jv *o)
 {
+	static const char *const ck[] = { "ok", "no", "bad", "failed", NULL };
+
+	hr_count_table(b, id, o, ck);
+}
+
+void
+hr_count_table(struct hbuf *b, const char *id, const struct jv *o,
+	       const char *const *counts)
+{
 	static const char *const lk[] = {
 		"mean", "p50", "p90", "p95", "p99", "p999", "max",
 	};
-	static const char *const ck[] = { "ok", "no", "bad", "failed" };
+	char heads[256] = "name";
 
 	if (o == NULL || o->t != J_OBJ || o->nk == 0)
 		return;
-	hr_table_open(b, id, "name|ok|no|bad|failed|ok/s|mean ms|p50 ms|"
-		      "p90 ms|p95 ms|p99 ms|p99.9 ms|max ms");
+	for (size_t k = 0; counts[k] != NULL; k++)
+		snprintf(heads + strlen(heads), sizeof(heads) - strlen(heads),
+			 "|%s", counts[k]);
+	snprintf(heads + strlen(heads), sizeof(heads) - strlen(heads),
+		 "|ok/s|mean ms|p50 ms|p90 ms|p95 ms|p99 ms|p99.9 ms|max ms");
+	hr_table_open(b, id, heads);
 	for (size_t i = 0; i < o->nk; i++) {
 		const struct jv *c = &o->kids[i];
 		hr_row_open(b, o->keys[i]);
-		for (size_t k = 0; k < 4; k++) {
-			const struct jv *v = jv_get(c, ck[k]);
+		for (size_t k = 0; counts[k] != NULL; k++) {
+			const struct jv *v = jv_get(c, counts[k]);
 			if (v == NULL) {
 				hb_put(b, "<td></td>");
 				continue;
 			}
-			hr_num_cell(b, ck[k], jv_num(v, NAN), jv_num(v, NAN));
+			hr_num_cell(b, counts[k], jv_num(v, NAN),
+				    jv_num(v, NAN));
 		}
 		double rate = jv_num(jv_get(c, "rate"), NAN);
 		hr_num_cell(b, "rate", rate, rate);
@@ -128,7 +142,9 @@ hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 			      "one more nine)", "latency (ms, log scale)",
 			      1e-3, true, true, 0, NULL, false, 0 };
 
-	for (size_t i = 0; o != NULL && o->t == J_OBJ && i < o->nk; i++) {
+	if (o == NULL || o->t != J_OBJ)
+		return;
+	for (size_t i = 0; i < o->nk; i++) {
 		const struct jv *l = jv_get(&o->kids[i], sub);
 		/* a kind with a count of 0 has no curve (NOTIFY's push rows
 		 * in a run without NOTIFY clients, submission's without
@@ -141,7 +157,10 @@ hr_pct_chart(struct hbuf *b, const char *id, const char *title,
 			s->y[j] = jv_num(jv_get(l, k[j]), NAN);
 		}
 	}
-	hr_line_chart(b, &c);
+	/* Every member with a count of 0 (push in a run of POP3 users
+	 * only): no chart rather than an empty one. */
+	if (c.ns > 0)
+		hr_line_chart(b, &c);
 	hr_chart_free(&c);
 }
 
@@ -176,6 +195,16 @@ commands(struct hbuf *b, const struct hr_run *r)
 			      1, false, false, 0, NULL, false, 0 };
 
 	hr_section(b, "commands", "Commands");
+	if (n == 0) {
+		/* A profile run of POP3 users only: no empty IMAP charts. */
+		hb_put(b, "<p class=\"note\" data-commands=\"0\">No IMAP "
+		       "command in the whole run.</p>\n");
+		hr_section(b, "latency", "Latency");
+		hb_put(b, "<p class=\"note\">No IMAP command, so no IMAP "
+		       "latency (a POP3 run's are in its section).</p>\n");
+		free(cmds);
+		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *path[] = { "commands", cmds[i], "ok", NULL };
 		hr_tick_series(&c, r, cmds[i], path, true, true);
@@ -193,7 +222,7 @@ commands(struct hbuf *b, const struct hr_run *r)
 			     "command (whole run)", jv_get(&r->summary,
 							   "commands"),
 			     "latency_us");
-	hr_p3_charts(b, r, "latency", "", "commands", NULL);
+	hr_p3_charts(b, r, "latency", "", cp);
 	free(cmds);
 }
 
@@ -334,16 +363,23 @@ client(struct hbuf *b, const struct hr_run *r)
 void
 hr_run_page(struct hbuf *b, const struct hr_run *r)
 {
+	bool pop3 = hr_run_has_pop3(r);
+
 	hb_put(b, "<nav><a href=\"#run\">run</a><a href=\"#commands\">"
 	       "commands</a><a href=\"#latency\">latency</a><a href=\""
 	       "#errors\">errors</a><a href=\"#connections\">connections</a>"
 	       "<a href=\"#server\">server</a><a href=\"#profile\">profile"
-	       "</a></nav>\n");
+	       "</a>");
+	if (pop3)
+		hb_put(b, "<a href=\"#pop3\">POP3</a>");
+	hb_put(b, "</nav>\n");
 	settings(b, r);
 	commands(b, r);
 	errors(b, r);
 	connections(b, r);
 	hr_run_server(b, r);
 	hr_run_profile(b, r);
+	if (pop3)
+		hr_run_pop3(b, r);
 	client(b, r);
 }

@@ -90,19 +90,30 @@ hr_keys(const struct hr_run *r, const char *const *path, size_t *n)
 	return k;
 }
 
+/* obj (NULL-ended, at most 3 keys), then key and leaf, into path[6]. */
+static void
+leaf_path(const char **path, const char *const *obj, const char *key,
+	  const char *leaf)
+{
+	size_t n = 0;
+
+	while (obj[n] != NULL && n < 3) {
+		path[n] = obj[n];
+		n++;
+	}
+	path[n++] = key;
+	path[n++] = leaf;
+	path[n] = NULL;
+}
+
 /* Whether any second measured key: a kind nothing happened to (NOTIFY's
  * push rows in a run without NOTIFY clients) gets no empty chart. */
 static bool
-p99_seen(const struct hr_run *r, const char *k1, const char *k2,
-	 const char *key)
+p99_seen(const struct hr_run *r, const char *const *obj, const char *key)
 {
-	const char *path[] = { k1, k2, key, "p99_us", NULL };
+	const char *path[6];
 
-	if (k2 == NULL) {
-		path[1] = key;
-		path[2] = "p99_us";
-		path[3] = NULL;
-	}
+	leaf_path(path, obj, key, "p99_us");
 	for (size_t t = 0; t < r->nt; t++) {
 		double v = hr_tick_val(r, t, path);
 		if (isfinite(v) && v > 0)
@@ -113,17 +124,16 @@ p99_seen(const struct hr_run *r, const char *k1, const char *k2,
 
 void
 hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
-	     const char *title_pfx, const char *k1, const char *k2)
+	     const char *title_pfx, const char *const *obj)
 {
 	static const char *const pcts[] = { "p50_us", "p95_us", "p99_us" };
 	static const char *const names[] = { "p50", "p95", "p99" };
-	const char *kp[] = { k1, k2, NULL };
 	size_t n;
-	const char **keys = hr_keys(r, kp, &n);
+	const char **keys = hr_keys(r, obj, &n);
 	char id[96], title[160];
 
 	for (size_t i = 0; i < n; i++) {
-		if (!p99_seen(r, k1, k2, keys[i]))
+		if (!p99_seen(r, obj, keys[i]))
 			continue;
 		snprintf(id, sizeof(id), "%s-%.80s", id_pfx, keys[i]);
 		snprintf(title, sizeof(title), "%s%.80s: p50, p95, p99 per "
@@ -132,12 +142,8 @@ hr_p3_charts(struct hbuf *b, const struct hr_run *r, const char *id_pfx,
 				      "latency (ms, log scale)", 1e-3, true,
 				      false, 0, NULL, true, 0 };
 		for (size_t k = 0; k < 3; k++) {
-			const char *path[] = { k1, k2, keys[i], pcts[k], NULL };
-			if (k2 == NULL) {
-				path[1] = keys[i];
-				path[2] = pcts[k];
-				path[3] = NULL;
-			}
+			const char *path[6];
+			leaf_path(path, obj, keys[i], pcts[k]);
 			hr_tick_series(&c, r, names[k], path, false, false);
 		}
 		hr_line_chart(b, &c);

@@ -74,7 +74,9 @@ push_section(struct hbuf *b, const struct hr_run *r)
 			     "latency distribution (whole run)",
 			     jv_at(&r->summary, "profile", "push", NULL),
 			     "latency_us");
-	hr_p3_charts(b, r, "push", "push ", "profile", "push");
+	static const char *const obj[] = { "profile", "push", NULL };
+
+	hr_p3_charts(b, r, "push", "push ", obj);
 }
 
 static void
@@ -113,6 +115,15 @@ hr_run_profile(struct hbuf *b, const struct hr_run *r)
 		hb_put(b, "<p class=\"note\">Not a profile run: no actions, "
 		       "push or delivery latencies.</p>\n");
 		free(acts);
+		return;
+	}
+	if (n == 0) {
+		/* POP3 users only: their section has their figures. */
+		hb_put(b, "<p class=\"note\" data-actions=\"0\">No profile "
+		       "action in the whole run.</p>\n");
+		free(acts);
+		push_section(b, r);
+		lmtp(b, r);
 		return;
 	}
 	struct hr_chart c = { "actions", "Profile actions", "time (s since "

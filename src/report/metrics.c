@@ -154,6 +154,26 @@ gauge(struct evbuffer *b, const char *name, const char *help, double v)
 	evbuffer_add_printf(b, "%s %.17g\n", name, v);
 }
 
+/* One histogram's series of family fam for command cmd: the fixed
+ * buckets, +Inf, _sum and _count. */
+static void
+histogram(struct evbuffer *b, const char *fam, const char *cmd,
+	  const struct hist *h)
+{
+	uint64_t le_n[N_LE];
+
+	hist_count_le_each(h, le_us, N_LE, le_n);
+	for (size_t i = 0; i < N_LE; i++)
+		evbuffer_add_printf(b, "%s_bucket{command=\"%s\",le=\"%g\"} %"
+				    PRIu64 "\n", fam, cmd,
+				    (double)le_us[i] / 1e6, le_n[i]);
+	evbuffer_add_printf(b, "%s_bucket{command=\"%s\",le=\"+Inf\"} %" PRIu64
+			    "\n%s_sum{command=\"%s\"} %.6f\n"
+			    "%s_count{command=\"%s\"} %" PRIu64 "\n",
+			    fam, cmd, hist_count(h), fam, cmd,
+			    (double)hist_sum(h) / 1e6, fam, cmd, hist_count(h));
+}
+
 static bool
 op_active(const struct stats_snap *s, int op)
 {
@@ -180,26 +200,66 @@ render_commands(struct evbuffer *b, const struct stats_snap *s)
 
 	family(b, "imapstress_command_duration_seconds", "histogram",
 	       "Time from sending a command to its tagged reply.");
-	for (int op = 0; op < OP_COUNT; op++) {
-		if (!op_active(s, op))
+	for (int op = 0; op < OP_COUNT; op++)
+		if (op_active(s, op))
+			histogram(b, "imapstress_command_duration_seconds",
+				  op_table[op].name, s->lat[op]);
+}
+
+/* POP3 users (profile mode, src/pop3/): the families appear once a POP3
+ * session has run, so a run without POP3 users shows none of them. */
+static void
+render_pop3(struct evbuffer *b, const struct pop3_snap *p)
+{
+	static const char *const result[] = { "ok", "err", "failed" };
+
+	if (!pop3_snap_any(p))
+		return;
+	family(b, "imapstress_pop3_commands_total", "counter",
+	       "POP3 commands by status (the greeting counts as one); "
+	       "failed = in flight when the session died.");
+	for (int c = 0; c < P3_CMD_COUNT; c++) {
+		const uint64_t v[] = { p->ok[c], p->err[c], p->failed[c] };
+		if (v[0] + v[1] + v[2] == 0)
 			continue;
-		const struct hist *h = s->lat[op];
-		const char *name = op_table[op].name;
-		uint64_t le_n[N_LE];
-		hist_count_le_each(h, le_us, N_LE, le_n);
-		for (size_t i = 0; i < N_LE; i++)
-			evbuffer_add_printf(b, "imapstress_command_duration_seconds_bucket"
-					    "{command=\"%s\",le=\"%g\"} %" PRIu64 "\n",
-					    name, (double)le_us[i] / 1e6, le_n[i]);
-		evbuffer_add_printf(b, "imapstress_command_duration_seconds_bucket"
-				    "{command=\"%s\",le=\"+Inf\"} %" PRIu64 "\n"
-				    "imapstress_command_duration_seconds_sum"
-				    "{command=\"%s\"} %.6f\n"
-				    "imapstress_command_duration_seconds_count"
-				    "{command=\"%s\"} %" PRIu64 "\n",
-				    name, hist_count(h), name,
-				    (double)hist_sum(h) / 1e6, name, hist_count(h));
+		for (int r = 0; r < 3; r++)
+			evbuffer_add_printf(b, "imapstress_pop3_commands_total"
+					    "{command=\"%s\",result=\"%s\"} %"
+					    PRIu64 "\n", pop3_cmd_name[c],
+					    result[r], v[r]);
 	}
+	family(b, "imapstress_pop3_command_duration_seconds", "histogram",
+	       "Time from sending a POP3 command to its status line (RETR: "
+	       "to its body's end).");
+	for (int c = 0; c < P3_CMD_COUNT; c++)
+		if (p->ok[c] + p->err[c] + p->failed[c] > 0)
+			histogram(b, "imapstress_pop3_command_duration_seconds",
+				  pop3_cmd_name[c], p->lat[c]);
+	family(b, "imapstress_pop3_failed_sessions_total", "counter",
+	       "POP3 sessions that ended without QUIT's +OK, by why.");
+	for (int k = 0; k < P3F_COUNT; k++)
+		evbuffer_add_printf(b, "imapstress_pop3_failed_sessions_total"
+				    "{kind=\"%s\"} %" PRIu64 "\n",
+				    pop3_fail_name[k], p->fails[k]);
+	const struct { const char *name, *help; uint64_t v; } ctr[] = {
+		{ "imapstress_pop3_sessions_total", "POP3 sessions opened.",
+		  p->sessions },
+		{ "imapstress_pop3_logins_total", "POP3 logins (PASS +OK).",
+		  p->logins },
+		{ "imapstress_pop3_retrieved_messages_total",
+		  "Messages RETR returned in full.", p->retrieved },
+		{ "imapstress_pop3_retrieved_bytes_total",
+		  "Bytes of those messages (dot-unstuffed).", p->retr_bytes },
+		{ "imapstress_pop3_deleted_messages_total",
+		  "DELE +OK that QUIT's +OK committed.", p->deleted },
+		{ "imapstress_pop3_delete_lost_total", "DELE +OK in sessions "
+		  "without QUIT's +OK (the server keeps those messages).",
+		  p->delete_lost },
+	};
+	for (size_t i = 0; i < sizeof(ctr) / sizeof(ctr[0]); i++)
+		counter(b, ctr[i].name, ctr[i].help, ctr[i].v);
+	gauge(b, "imapstress_pop3_sessions", "POP3 sessions open now.",
+	      (double)p->sessions_open);
 }
 
 static void
@@ -262,6 +322,7 @@ render(struct evbuffer *b, const struct stats_snap *s, const struct metrics_run 
 			    "imapstress_cpu_seconds_total{mode=\"system\"} %ld.%06ld\n",
 			    (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec,
 			    (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec);
+	render_pop3(b, &s->act.pop3);
 	gauge(b, "imapstress_elapsed_seconds", "Time since the run started.",
 	      run->elapsed_s);
 	gauge(b, "imapstress_finished", "1 once the page holds the run's final "

@@ -97,12 +97,13 @@ void report_profile_csv_header(struct report *r);
 void report_profile_csv_tick(struct report *r, const struct stats_snap *win,
 			     const struct stats_snap *cum);
 /* Its POP3 part (report_pop3.c), called from report_profile.c: text and
- * JSON only when a POP3 session ran; JSON's ",\"pop3\":{...}". */
+ * JSON only when a POP3 session ran; JSON's ",\"pop3\":{...}", a tick's
+ * (run NULL) or the summary's (json_cmd). */
 void report_pop3_text_tick(struct report *r, const struct stats_snap *win);
 void report_pop3_text_final(struct report *r, const struct report_run *run,
 			    const struct stats_snap *tot);
 void report_pop3_json(struct report *r, const struct stats_snap *s,
-		      bool summary);
+		      const struct report_run *run);
 void report_pop3_csv_header(struct report *r);
 void report_pop3_csv_tick(struct report *r, const struct stats_snap *win);
 
@@ -123,8 +124,19 @@ void print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 void fmt_us_compact(char *buf, size_t n, uint64_t us);	/* "12.3ms" */
 /* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..} */
 void json_latency(FILE *f, const char *key, const struct hist *h);
+/* "key":{"name":N,...}: a counter array under its names, every one. */
+void json_named(FILE *f, const char *key, const char *const *names,
+		const uint64_t *v, int n);
 /* "p50_us":..,"p95_us":..,"p99_us":..,"max_us":.. (a tick's set) */
 void json_pcts(FILE *f, const struct hist *h);
+/* One member of a command or action object, with *sep before it (then
+ * ","): "name":{"keys[0]":v[0],...,} and a tick's (run NULL) json_pcts,
+ * or the summary's "rate" (v[0], the OKs, per measured second) and
+ * json_latency "latency_us": the shape of IMAP's commands, profile
+ * actions and POP3's commands alike. */
+void json_cmd(FILE *f, const char **sep, const char *name,
+	      const char *const *keys, const uint64_t *v, int n,
+	      const struct hist *h, const struct report_run *run);
 
 /* ok + no + bad + failed of one op. */
 uint64_t report_op_activity(const struct stats_snap *s, int op);

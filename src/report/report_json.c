@@ -113,8 +113,7 @@ json_u64(FILE *f, const char *key, uint64_t v)
 	fprintf(f, "%" PRIu64, v);
 }
 
-/* "key":{"name":N,...}: a counter array under its names, every one. */
-static void
+void
 json_named(FILE *f, const char *key, const char *const *names,
 	   const uint64_t *v, int n)
 {
@@ -183,16 +182,58 @@ json_pcts(FILE *f, const struct hist *h)
 	json_u64(f, "max_us", hist_max(h));
 }
 
-static void
-json_counts(FILE *f, const struct stats_snap *s, int op)
+void
+json_cmd(FILE *f, const char **sep, const char *name,
+	 const char *const *keys, const uint64_t *v, int n,
+	 const struct hist *h, const struct report_run *run)
 {
-	json_u64(f, "ok", s->ok[op]);
-	fputc(',', f);
-	json_u64(f, "no", s->no[op]);
-	fputc(',', f);
-	json_u64(f, "bad", s->bad[op]);
-	fputc(',', f);
-	json_u64(f, "failed", s->failed[op]);
+	fputs(*sep, f);
+	*sep = ",";
+	json_key(f, name);
+	fputc('{', f);
+	for (int i = 0; i < n; i++) {
+		json_u64(f, keys[i], v[i]);
+		fputc(',', f);
+	}
+	if (run != NULL) {
+		fputs("\"rate\":", f);
+		json_num(f, report_div((double)v[0], run->measured_s));
+		fputc(',', f);
+		json_latency(f, "latency_us", h);
+	} else {
+		json_pcts(f, h);
+	}
+	fputc('}', f);
+}
+
+/* "commands":{...}: each IMAP command that ended at all (json_cmd). */
+static void
+json_commands(FILE *f, const struct stats_snap *s,
+	      const struct report_run *run)
+{
+	static const char *const keys[] = { "ok", "no", "bad", "failed" };
+	const char *sep = "";
+
+	fputs("\"commands\":{", f);
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (report_op_activity(s, op) == 0)
+			continue;
+		const uint64_t v[] = { s->ok[op], s->no[op], s->bad[op],
+				       s->failed[op] };
+		json_cmd(f, &sep, op_table[op].name, keys, v, 4, s->lat[op],
+			 run);
+	}
+	fputc('}', f);
+}
+
+/* ,"bytes":{...}, between the errors and the messages. */
+static void
+json_bytes(FILE *f, const struct stats_snap *s)
+{
+	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
+		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
+		s->bytes_sent, s->bytes_received, s->imap_sent,
+		s->imap_received);
 }
 
 /* Only with checkpoint=, like open_loop: absent means none were run. */
@@ -211,7 +252,6 @@ report_json_tick(struct report *r, const struct report_run *run,
 		 const struct stats_snap *win, const struct stats_snap *cum)
 {
 	FILE *f = r->json;
-	bool first = true;
 
 	fputs("{\"type\":\"tick\",\"t\":", f);
 	json_num(f, run->elapsed_s);
@@ -229,27 +269,11 @@ report_json_tick(struct report *r, const struct report_run *run,
 	json_u64(f, "stalled", cum->stalled3);
 	fputc(',', f);
 	json_u64(f, "clients_in", cum->clients_in);
-	fputs(",\"commands\":{", f);
-	for (int op = 0; op < OP_COUNT; op++) {
-		if (report_op_activity(win, op) == 0)
-			continue;
-		const struct hist *h = win->lat[op];
-		if (!first)
-			fputc(',', f);
-		first = false;
-		json_key(f, op_table[op].name);
-		fputc('{', f);
-		json_counts(f, win, op);
-		fputc(',', f);
-		json_pcts(f, h);
-		fputc('}', f);
-	}
-	fputs("},", f);
+	fputc(',', f);
+	json_commands(f, win, NULL);
+	fputc(',', f);
 	json_errors(f, win);
-	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
-		win->bytes_sent, win->bytes_received, win->imap_sent,
-		win->imap_received);
+	json_bytes(f, win);
 	json_u64(f, "messages_appended", win->append_msgs);
 	fputc(',', f);
 	json_u64(f, "rate_missed", win->rate_missed);
@@ -267,32 +291,6 @@ report_json_tick(struct report *r, const struct report_run *run,
 		report_profile_json_tick(r, win, cum);
 	fputs("}\n", f);
 	fflush(f);
-}
-
-static void
-json_summary_commands(FILE *f, const struct report_run *run,
-		      const struct stats_snap *tot)
-{
-	bool first = true;
-
-	fputs("\"commands\":{", f);
-	for (int op = 0; op < OP_COUNT; op++) {
-		if (report_op_activity(tot, op) == 0)
-			continue;
-		const struct hist *h = tot->lat[op];
-		if (!first)
-			fputc(',', f);
-		first = false;
-		json_key(f, op_table[op].name);
-		fputc('{', f);
-		json_counts(f, tot, op);
-		fputs(",\"rate\":", f);
-		json_num(f, report_div((double)tot->ok[op], run->measured_s));
-		fputc(',', f);
-		json_latency(f, "latency_us", h);
-		fputc('}', f);
-	}
-	fputc('}', f);
 }
 
 static void
@@ -384,13 +382,10 @@ report_json_final(struct report *r, const struct report_run *run,
 	json_num(f, run->measured_s);
 	fprintf(f, ",\"clients\":%u,\"workers\":%u,", run->clients,
 		run->workers);
-	json_summary_commands(f, run, tot);
+	json_commands(f, tot, run);
 	fputc(',', f);
 	json_errors(f, tot);
-	fprintf(f, ",\"bytes\":{\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-		",\"imap_sent\":%" PRIu64 ",\"imap_received\":%" PRIu64 "},",
-		tot->bytes_sent, tot->bytes_received, tot->imap_sent,
-		tot->imap_received);
+	json_bytes(f, tot);
 	json_u64(f, "messages_appended", tot->append_msgs);
 	fputc(',', f);
 	json_u64(f, "append_bytes", tot->append_bytes);

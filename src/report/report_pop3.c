@@ -69,8 +69,10 @@ report_pop3_text_final(struct report *r, const struct report_run *run,
 /* ---- JSON ---- */
 
 void
-report_pop3_json(struct report *r, const struct stats_snap *s, bool summary)
+report_pop3_json(struct report *r, const struct stats_snap *s,
+		 const struct report_run *run)
 {
+	static const char *const keys[] = { "ok", "err", "failed" };
 	const struct pop3_snap *p = &s->act.pop3;
 	FILE *f = r->json;
 
@@ -81,32 +83,15 @@ report_pop3_json(struct report *r, const struct stats_snap *s, bool summary)
 	POP3_COUNTERS(X)
 #undef X
 	json_u64(f, "sessions_open", p->sessions_open);
-	fputs(",\"failed_sessions\":{", f);
-	for (int k = 0; k < P3F_COUNT; k++) {
-		if (k > 0)
-			fputc(',', f);
-		json_u64(f, pop3_fail_name[k], p->fails[k]);
-	}
-	fputs("},\"commands\":{", f);
+	fputc(',', f);
+	json_named(f, "failed_sessions", pop3_fail_name, p->fails, P3F_COUNT);
+	fputs(",\"commands\":{", f);
 	const char *sep = "";
 	for (int c = 0; c < P3_CMD_COUNT; c++) {
-		if (p->ok[c] + p->err[c] + p->failed[c] == 0)
+		const uint64_t v[] = { p->ok[c], p->err[c], p->failed[c] };
+		if (v[0] + v[1] + v[2] == 0)
 			continue;
-		fputs(sep, f);
-		sep = ",";
-		json_key(f, pop3_cmd_name[c]);
-		fputc('{', f);
-		json_u64(f, "ok", p->ok[c]);
-		fputc(',', f);
-		json_u64(f, "err", p->err[c]);
-		fputc(',', f);
-		json_u64(f, "failed", p->failed[c]);
-		fputc(',', f);
-		if (summary)
-			json_latency(f, "latency_us", p->lat[c]);
-		else
-			json_pcts(f, p->lat[c]);
-		fputc('}', f);
+		json_cmd(f, &sep, pop3_cmd_name[c], keys, v, 3, p->lat[c], run);
 	}
 	fputs("}}", f);
 }

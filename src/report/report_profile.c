@@ -235,13 +235,11 @@ json_lmtp(FILE *f, const char *key, const struct lmtp_snap *b, bool summary)
 	}
 	fputc('}', f);
 	if (summary) {
-		fputs(",\"no_reply_by_kind\":{", f);
-		for (int k = 1; k < LMTP_FAIL_SLOTS; k++) {
-			if (k > 1)
-				fputc(',', f);
-			json_u64(f, lmtp_fail_name[k], b->fails[k]);
-		}
-		fputs("},", f);
+		fputc(',', f);
+		/* slot 0 is no failure */
+		json_named(f, "no_reply_by_kind", lmtp_fail_name + 1,
+			   b->fails + 1, LMTP_FAIL_SLOTS - 1);
+		fputc(',', f);
 		json_u64(f, "sessions", b->sessions);
 		fputc(',', f);
 		json_u64(f, "transactions", b->transactions);
@@ -263,28 +261,15 @@ static void
 json_actions_push(FILE *f, const struct act_snap *a,
 		  const struct report_run *run)
 {
+	static const char *const keys[] = { "ok", "failed" };
 	const char *sep = "";
+
 	fputs("\"actions\":{", f);
 	for (int i = 0; i < ACT_COUNT; i++) {
 		if (!act_activity(a, i))
 			continue;
-		fputs(sep, f);
-		sep = ",";
-		json_key(f, action_name[i]);
-		fputc('{', f);
-		json_u64(f, "ok", a->ok[i]);
-		fputc(',', f);
-		json_u64(f, "failed", a->failed[i]);
-		if (run != NULL) {
-			fputs(",\"rate\":", f);
-			json_num(f, report_div((double)a->ok[i], run->measured_s));
-			fputc(',', f);
-			json_latency(f, "latency_us", a->lat[i]);
-		} else {
-			fputc(',', f);
-			json_pcts(f, a->lat[i]);
-		}
-		fputc('}', f);
+		const uint64_t v[] = { a->ok[i], a->failed[i] };
+		json_cmd(f, &sep, action_name[i], keys, v, 2, a->lat[i], run);
 	}
 	fputs("},\"push\":{", f);
 	for (int k = 0; k < PUSH_COUNT; k++) {
@@ -320,7 +305,7 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, false);
 	report_push_json(f, a);
-	report_pop3_json(r, win, false);
+	report_pop3_json(r, win, NULL);
 	fputc('}', f);
 }
 
@@ -345,7 +330,7 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	fputc(',', f);
 	json_lmtp(f, "submit", &a->submit, true);
 	report_push_json(f, a);
-	report_pop3_json(r, tot, true);
+	report_pop3_json(r, tot, run);
 	fputc('}', f);
 }
 

@@ -50,6 +50,63 @@ def series(p, chart, name):
     return None
 
 
+def distribution(p, chart, c, lat):
+    d = series(p, chart, c)
+    if d is None:
+        return
+    # The summary's six points; a result file's page has more (its
+    # histograms' whole curve), these six among them.
+    for pct, k in ((50, "p50"), (90, "p90"), (95, "p95"), (99, "p99"),
+                   (99.9, "p999"), (100, "max")):
+        i = [j for j, x in enumerate(d["x"]) if x is not None and abs(x - pct) < 1e-9]
+        if not i:
+            problems.append("%s %s: no point at %g" % (chart, c, pct))
+            continue
+        same("%s %s at %g" % (chart, c, pct), d["y"][i[0]], lat[k])
+    ys = [y for y in d["y"] if y is not None]
+    if ys != sorted(ys):
+        problems.append("%s %s: not non-decreasing: %r" % (chart, c, ys))
+
+
+def tick_pop3(t):
+    """A tick's profile.pop3 ({} in a second without POP3 activity)."""
+    return (t.get("profile") or {}).get("pop3") or {}
+
+
+def check_pop3(p, s, ticks, over_time):
+    """The POP3 section: sessions and messages, +OK per command per
+    second and p50/p95/p99 per command over time; the totals, the
+    commands table and the percentile plot against the summary's."""
+    p3 = (s.get("profile") or {}).get("pop3")
+    if p3 is None:
+        if "pop3-totals" in p.tables:
+            problems.append("a POP3 section on the page of a run without POP3")
+        return
+    for k in ("sessions", "logins", "retrieved", "deleted"):
+        over_time("pop3-sessions", k, lambda t, k=k: tick_pop3(t).get(k, 0), True)
+    tot = p.tables.get("pop3-totals", {}).get("", {})
+    for k in ("sessions", "logins", "retrieved", "retr_bytes", "deleted", "delete_lost"):
+        same("pop3 totals %s" % k, tot.get(k), p3[k])
+    for k, v in p3["failed_sessions"].items():
+        same("pop3 totals failed_sessions.%s" % k, tot.get("failed_sessions." + k), v)
+    for c, row in p3["commands"].items():
+        cmd = lambda t, c=c: tick_pop3(t).get("commands", {}).get(c, {})
+        over_time("pop3-throughput", c, lambda t, cmd=cmd: cmd(t).get("ok"), True)
+        # A chart over time for each command measured in some second.
+        if any((cmd(t).get("p99_us") or 0) > 0 for t in ticks):
+            for k in ("p50", "p95", "p99"):
+                over_time("pop3-" + c, k, lambda t, cmd=cmd, k=k: cmd(t).get(k + "_us"), False)
+        tab = p.tables.get("pop3-commands", {}).get(c, {})
+        for k in ("ok", "err", "failed", "rate"):
+            if k not in row:
+                problems.append("summary pop3.commands.%s has no %s" % (c, k))
+                continue
+            same("pop3 table %s.%s" % (c, k), tab.get(k), row[k])
+        for k, v in row["latency_us"].items():
+            same("pop3 table %s.%s" % (c, k), tab.get(k), v)
+        distribution(p, "pop3-distribution", c, row["latency_us"])
+
+
 def check_run(path, jpath):
     p = page(path)
     lines = [json.loads(l) for l in open(jpath)]
@@ -83,20 +140,7 @@ def check_run(path, jpath):
             same("table %s.%s" % (c, k), tab.get(k), row[k])
         for k, v in row["latency_us"].items():
             same("table %s.%s" % (c, k), tab.get(k), v)
-        d = series(p, "distribution", c)
-        if d is not None:
-            # The summary's six points; a result file's page has more
-            # (its histograms' whole curve), these six among them.
-            for pct, k in ((50, "p50"), (90, "p90"), (95, "p95"), (99, "p99"),
-                           (99.9, "p999"), (100, "max")):
-                i = [j for j, x in enumerate(d["x"]) if x is not None and abs(x - pct) < 1e-9]
-                if not i:
-                    problems.append("distribution %s: no point at %g" % (c, pct))
-                    continue
-                same("distribution %s at %g" % (c, pct), d["y"][i[0]], row["latency_us"][k])
-            ys = [y for y in d["y"] if y is not None]
-            if ys != sorted(ys):
-                problems.append("distribution %s: not non-decreasing: %r" % (c, ys))
+        distribution(p, "distribution", c, row["latency_us"])
     # Errors: a series for each kind with a count, and the totals' tables.
     for key, prefix in (("errors", ""), ("state_kinds", "state/"), ("benign_codes", "benign NO/")):
         for k, v in s[key].items():
@@ -120,6 +164,7 @@ def check_run(path, jpath):
         over_time("server-mem", "server memory", lambda t: t["server"].get("mem_kb"), False)
     for c, row in ((s.get("profile") or {}).get("actions") or {}).items():
         over_time("actions", c, lambda t, c=c: t["profile"]["actions"].get(c, {}).get("ok"), True)
+    check_pop3(p, s, ticks, over_time)
 
 
 def check_compare(path, jpath):

@@ -18,6 +18,8 @@
 # the server's text reaches the terminal raw (no ESC in stdout or stderr).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=SCRIPTDIR/pop3_lib.sh disable=SC1091
+. "$(dirname "$0")/pop3_lib.sh"
 
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 PY=/usr/bin/python3
@@ -34,21 +36,7 @@ fault() {
 	mkdir -p "$d"
 	fake_line_start "$d" "$FAKE" --fault "$name"
 	pid=$FAKE_PID
-	cat >"$d/profile" <<PROFILE
-lmtp_port = 9
-pop3_port = 9
-${EXTRA:-}
-total_user_count = 2
-user u {
-  username_format = fu%n
-  count = 100%
-}
-client pop3 {
-  count = 100%
-  protocol = pop3
-  login_interval = 300ms
-}
-PROFILE
+	pop3_profile 2 fu%n "${EXTRA:-}" >"$d/profile"
 	run_with_timeout 60 "$IMAPSTRESS" --profile "$d/profile" --port 9 \
 		--pop3-port "$(cat "$d/port")" --duration 2 --cmd-timeout 1 \
 		--json "$d/json" >"$d/out" 2>"$d/err" || rc=$?

@@ -15,7 +15,12 @@
 #     and the same directory without the answer file still drawn, saying
 #     so;
 #   - a compare of the run against a second one: a row per figure, each
-#     with its point and interval drawn.
+#     with its point and interval drawn;
+#   - profile mode's POP3 users against tests/fake/fake_pop3.py: the POP3
+#     section's charts (sessions and messages, +OK per command, the
+#     latency distribution, p50/p95/p99 over time of each command sent,
+#     RETR and DELE among them) and its tables; the default-mix run's
+#     page has no POP3 section.
 # On each page:
 #   - every chart is drawn (the DOM Chromium built: a <figure> per chart,
 #     one SVG each, every series a path with data, every interval row its
@@ -41,6 +46,8 @@
 # look at).
 # shellcheck source=SCRIPTDIR/fault_lib.sh disable=SC1091
 . "$(dirname "$0")/fault_lib.sh"
+# shellcheck source=SCRIPTDIR/pop3_lib.sh disable=SC1091
+. "$(dirname "$0")/pop3_lib.sh"
 
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 # scripts/deps installs chromium; skip only where it could not have.
@@ -187,6 +194,25 @@ grep -q 'data-key="settings (command line)"' "$T/res.html" || fail "result file:
 page profile "$T/profile.json"
 has_charts profile throughput distribution connections actions \
 	actions-distribution actions-p95 push-distribution deliveries
+
+# POP3 users: their own section, charts and tables.
+pop3_fake_run "$T/p3" 3
+page pop3 "$T/p3/json"
+want="pop3-sessions pop3-throughput pop3-distribution"
+for c in $("$PYTHON" -c 'import json,sys; print(" ".join(json.loads(open(sys.argv[1]).read().splitlines()[-1])["profile"]["pop3"]["commands"]))' "$T/p3/json"); do
+	want="$want pop3-$c"
+done
+for c in pop3-retr pop3-dele; do
+	case " $want " in *" $c "*) ;; *) fail "pop3: no $c in the run: $want" ;; esac
+done
+# shellcheck disable=SC2086 # the chart ids, one word each
+has_charts pop3 $want
+for t in pop3-totals pop3-commands; do
+	grep -q "data-table=\"$t\"" "$T/pop3.dom" || fail "pop3: no table $t"
+done
+if grep -q 'pop3' "$T/run.charts" || grep -q 'data-table="pop3' "$T/run.html"; then
+	fail "the default-mix run's page has a POP3 section"
+fi
 
 # A capacity directory from a real scripts/capacity run: one run a count
 # (--repeats 1), 1 and 2 users; whatever it answers, the page shows it.

@@ -29,9 +29,18 @@
 #       bars each count's interval.  Wherever load puts the knee, the page
 #       must say what the script said.  The same directory without
 #       capacity-answer.json (an older script's): the capacity named is
-#       the most users a run held.
+#       the most users a run held;
+#   (f) profile mode's POP3 users against tests/fake/fake_pop3.py: the
+#       POP3 section's sessions, logins, retrieved and deleted per tick
+#       (over the tick's seconds), +OK per command per tick, p50/p95/p99
+#       per command per tick, the totals table (failed sessions by kind
+#       too), the commands table (ok, err, failed, rate, latency set) and
+#       the percentile plot are the JSON's; the same for the page of the
+#       run's result file, against `imapstress merge --json` of it.
 # shellcheck source=SCRIPTDIR/latency_lib.sh disable=SC1091
 . "$(dirname "$0")/latency_lib.sh"
+# shellcheck source=SCRIPTDIR/pop3_lib.sh disable=SC1091
+. "$(dirname "$0")/pop3_lib.sh"
 
 T=$TEST_TMP
 CHECK="$PYTHON $ROOT/tests/fake/report_numbers.py"
@@ -108,4 +117,13 @@ check capacity e "$T/cap"
 cp -r "$T/cap" "$T/cap-old"
 rm "$T/cap-old/capacity-answer.json"
 check capacity e-old "$T/cap-old"
+
+# (f)
+pop3_fake_run "$T/p3" 3 --result "$T/p3.res"
+"$PYTHON" -c 'import json,sys; s=json.loads(open(sys.argv[1]).read().splitlines()[-1]); sys.exit(s["profile"]["pop3"]["retrieved"] == 0)' "$T/p3/json" ||
+	fail "(f) no message retrieved: $(tail -n 1 "$T/p3/json")"
+check run f "$T/p3/json"
+"$IMAPSTRESS" merge -q --json "$T/p3m.json" "$T/p3.res" >/dev/null 2>"$T/p3m.err" ||
+	fail "merge of the POP3 run exited $?: $(cat "$T/p3m.err")"
+REF="$T/p3m.json" check run f-res "$T/p3.res"
 note "ok"

@@ -61,10 +61,26 @@ seed_notify(struct stats_snap *w)
 	a->notify_overflow = 1;
 }
 
-/* One tick and the final of a run, text and JSON and CSV, into strings. */
+/* POP3 users' counters (issue 29): RETR 40 +OK and 1 in flight when a
+ * session died, DELE 2 -ERR, one session timed out. */
 static void
-run_report_as(bool profile, bool notify, char **text, char **json,
-	      char **csv)
+seed_pop3(struct stats_snap *s)
+{
+	s->act.pop3.sessions = 7;
+	s->act.pop3.retrieved = 40;
+	s->act.pop3.deleted = 38;
+	s->act.pop3.fails[P3F_TIMEOUT] = 1;
+	s->act.pop3.ok[P3_RETR] = 40;
+	s->act.pop3.err[P3_DELE] = 2;
+	s->act.pop3.failed[P3_RETR] = 1;
+	hist_record(s->act.pop3.lat[P3_RETR], 2500);
+}
+
+/* One tick and the final of a run, text and JSON and CSV, into strings;
+ * extra (or NULL) seeds more into both snapshots. */
+static void
+run_report_as(bool profile, void (*extra)(struct stats_snap *), char **text,
+	      char **json, char **csv)
 {
 	struct config cfg;
 	struct memout m;
@@ -92,9 +108,9 @@ run_report_as(bool profile, bool notify, char **text, char **json,
 	seed_window(&cum, 100, 1642, 500);
 	seed_profile(&win);
 	seed_profile(&cum);
-	if (notify) {
-		seed_notify(&win);
-		seed_notify(&cum);
+	if (extra != NULL) {
+		extra(&win);
+		extra(&cum);
 	}
 	report_tick(r, &run, &win, &cum);
 	ck_assert_int_eq(report_final(r, &run, &cum), 0);
@@ -113,7 +129,7 @@ run_report_as(bool profile, bool notify, char **text, char **json,
 static void
 run_report(bool profile, char **text, char **json, char **csv)
 {
-	run_report_as(profile, false, text, json, csv);
+	run_report_as(profile, NULL, text, json, csv);
 }
 
 START_TEST(test_stress_unchanged)
@@ -258,7 +274,7 @@ END_TEST
 START_TEST(test_notify_sections)
 {
 	char *text, *json, *csv;
-	run_report_as(true, true, &text, &json, &csv);
+	run_report_as(true, seed_notify, &text, &json, &csv);
 
 	ck_assert_msg(strstr(text, " push=20.0ms pmiss=1 npush=20.0ms "
 			     "npmiss=2\n") != NULL, "%s", text);
@@ -367,6 +383,40 @@ read_first(const char *path, struct result_header *h, struct stats_snap *got,
 	return rc;
 }
 
+/* POP3's commands in the JSON have the shape of IMAP's and the actions'
+ * (json_cmd): a tick's counts and p50/p95/p99/max, the summary's counts,
+ * rate (+OK per measured second) and latency set; the sessions that
+ * failed by kind. */
+START_TEST(test_pop3_json)
+{
+	char *text, *json, *csv;
+	run_report_as(true, seed_pop3, &text, &json, &csv);
+
+	const char *sum = strstr(json, "\"type\":\"summary\"");
+	ck_assert_ptr_nonnull(sum);
+	const char *t = strstr(json, "\"pop3\":{\"sessions\":7,");
+	ck_assert_msg(t != NULL && t < sum, "%s", json);
+	ck_assert_msg(strstr(t, "\"retr\":{\"ok\":40,\"err\":0,\"failed\":1,"
+			     "\"p50_us\":2500,") != NULL, "%s", t);
+	ck_assert_ptr_nonnull(strstr(t, "\"dele\":{\"ok\":0,\"err\":2,"
+				     "\"failed\":0,\"p50_us\":0,"));
+	ck_assert_ptr_nonnull(strstr(t, "\"failed_sessions\":{\"connect\":0,"
+				     "\"timeout\":1,"));
+	const char *s = strstr(sum, "\"pop3\":{\"sessions\":7,");
+	ck_assert_ptr_nonnull(s);
+	ck_assert_msg(strstr(s, "\"retr\":{\"ok\":40,\"err\":0,\"failed\":1,"
+			     "\"rate\":40,\"latency_us\":{\"mean\":2500,") !=
+		      NULL, "%s", s);
+	ck_assert_ptr_nonnull(strstr(s, "\"dele\":{\"ok\":0,\"err\":2,"
+				     "\"failed\":0,\"rate\":0,"));
+	/* Commands nothing happened to are left out. */
+	ck_assert_ptr_null(strstr(s, "\"stls\""));
+	free(text);
+	free(json);
+	free(csv);
+}
+END_TEST
+
 START_TEST(test_result_roundtrip)
 {
 	char path[] = "/tmp/rprof-res-XXXXXX", err[512];
@@ -386,14 +436,7 @@ START_TEST(test_result_roundtrip)
 	hist_record(s.act.lmtp.lat_data, 123456);
 	hist_record(s.act.lat[ACT_LOGOFF], HIST_MAX_US);
 	/* POP3's block (issue 29): its counters and a command's latency. */
-	s.act.pop3.sessions = 7;
-	s.act.pop3.retrieved = 40;
-	s.act.pop3.deleted = 38;
-	s.act.pop3.fails[P3F_TIMEOUT] = 1;
-	s.act.pop3.ok[P3_RETR] = 40;
-	s.act.pop3.err[P3_DELE] = 2;
-	s.act.pop3.failed[P3_RETR] = 1;
-	hist_record(s.act.pop3.lat[P3_RETR], 2500);
+	seed_pop3(&s);
 	write_file(path, true, &s);
 	char *file = slurp(path);
 	ck_assert_ptr_nonnull(strstr(file, "\npop3cmd retr ok=40 err=0 failed=1\n"));
@@ -499,6 +542,7 @@ report_profile_suite(void)
 	tcase_add_test(tc, test_stress_unchanged);
 	tcase_add_test(tc, test_profile_sections);
 	tcase_add_test(tc, test_notify_sections);
+	tcase_add_test(tc, test_pop3_json);
 	tcase_add_test(tc, test_result_roundtrip);
 	suite_add_tcase(s, tc);
 	return s;
