@@ -42,6 +42,10 @@
 #define IMAP_DEF_CAPTURE	(4 * 1024)
 #define IMAP_CAPTURE_FACTOR	8
 #define IMAP_BUF_INITIAL	512
+/* After imap_parser_trim: enough for an EXISTS while idling.  512 octets
+ * (and more once a FETCH of headers grew it) were a tenth of a LoadSim
+ * user's memory, kept through hours in IDLE. */
+#define IMAP_BUF_IDLE		64
 #define IMAP_ERR_MAX		256	/* an error message, with its NUL */
 
 enum imap_pstate {
@@ -71,6 +75,7 @@ struct imap_parser {
 	unsigned lits;
 	uint64_t pending;	/* raw octets of this response received */
 
+	bool trim;		/* imap_parser_trim: at the response's end */
 	bool failed;
 	/* Why it failed, on the heap: NULL until then.  Inline, 256 octets
 	 * were 40% of the parser and an eighth of a LoadSim user's memory
@@ -138,6 +143,13 @@ imap_clear_response(struct imap_parser *p)
 	p->lit_bytes = 0;
 	p->lits = 0;
 	p->pending = 0;
+	if (p->trim) {
+		p->trim = false;
+		if (p->cap > IMAP_BUF_IDLE) {
+			p->buf = xrealloc(p->buf, IMAP_BUF_IDLE);
+			p->cap = IMAP_BUF_IDLE;
+		}
+	}
 }
 
 struct imap_parser *
@@ -175,6 +187,14 @@ imap_parser_reset(struct imap_parser *p)
 	p->failed = false;
 	free(p->err);
 	p->err = NULL;
+}
+
+void
+imap_parser_trim(struct imap_parser *p)
+{
+	p->trim = true;
+	if (p->len == 0 && p->state == IMAP_PS_TEXT)
+		imap_clear_response(p);		/* between responses: now */
 }
 
 const char *
