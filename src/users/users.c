@@ -131,7 +131,6 @@ users_detach(void *state)
 	ulmtp_detach(uw);
 	usubmit_detach(uw);
 	upop3_detach(uw);
-	uls_detach(uw);
 	udue_detach(uw);
 	uslot_detach(uw);
 	if (uw->ev_expire != NULL)
@@ -248,6 +247,7 @@ users_new(const struct config *cfg, const struct profile *p,
 		r->slots[s].slot = s;
 	r->wake = usess_kick;
 	r->pop3_visit = upop3_visit;
+	r->due_push = udue_push;
 	r->drv = (struct driver){
 		.hooks = &usess_hooks,
 		.n_conns = users_n_conns,

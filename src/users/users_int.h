@@ -260,14 +260,14 @@ struct user {
 	} push_end;
 	struct ucounts cnt;
 	/* LoadSim (users_loadsim.c): when each action is due next
-	 * (UINT64_MAX: never), the received-mail timer, and a cached
+	 * (UINT64_MAX: never), and a cached
 	 * client's cache of INBOX (highest UID and MODSEQ seen).  The mean
-	 * gaps are the profile block's (uls_gap), not copied per user. */
+	 * gaps are the profile block's (uls_gap), not copied per user; the
+	 * received mail is timed on the worker's due heap (UDUE_LS_RECV). */
 	bool ls_on, ls_cached, ls_started;
 	bool ls_stopped;			/* the schedule's end is counted */
 	uint64_t ls_t0;			/* when its schedule started */
 	uint64_t ls_due[LS_N_ACTIONS];
-	struct event *ev_ls_recv;
 	uint32_t ls_seen_uid;
 	uint64_t ls_modseq;
 	uint32_t ls_uidvalidity;	/* the cache's INBOX */
@@ -322,6 +322,10 @@ struct uworker {
 	uint64_t logged_in;		/* gauge: user sessions set up */
 };
 
+/* What a due heap entry is (users_due.c): a user's delivery, send, POP3
+ * visit, or LoadSim mail from outside the run (users_loadsim.c). */
+enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3, UDUE_LS_RECV };
+
 struct users {
 	const struct config *cfg;
 	const struct profile *p;
@@ -339,6 +343,11 @@ struct users {
 	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
 	/* upop3_visit: a POP3 user's visit is due (users_due.c). */
 	void (*pop3_visit)(struct uworker *uw, unsigned tbl);
+	/* udue_push, for users_loadsim.c (below users_due.c): a user's
+	 * first received mail.  A timer per user was 144 octets of each
+	 * (issue 35: 6 KB a user); a heap entry is 16. */
+	void (*due_push)(struct uworker *uw, uint64_t t, unsigned tbl,
+			 enum udue_kind kind);
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
@@ -391,7 +400,6 @@ uint32_t ubase_code_word(const char *text, size_t len, const char *code,
  * worker from users_start, at imaptest's times: the first uniform in
  * [0, interval) after the user's ramp-up start, then jittered around the
  * interval. */
-enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3 };
 void udue_attach(struct uworker *uw);
 void udue_start(struct uworker *uw);
 void udue_stop(struct uworker *uw);
@@ -437,13 +445,13 @@ void uresp_untagged(struct uconn *uc, const struct imap_resp *r);
 
 /* users_loadsim.c */
 void uls_user_init(struct user *u, const struct profile *p);
+/* UDUE_LS_RECV fell due: one mail from outside the run to u; the time
+ * to the next (us). */
+uint64_t uls_received(struct user *u);
 /* The mean gap (us) between LoadSim action a of the user's block (0:
  * never), and between received mails from outside the run. */
 double uls_gap(const struct user *u, unsigned a);
 double uls_recv_gap(const struct user *u);
-/* A user made while the worker runs: its received-mail timer. */
-void uls_user_attach(struct user *u);
-void uls_detach(struct uworker *uw);
 /* The user's session is set up: its schedule starts (the first time). */
 void uls_logged_in(struct user *u);
 /* The soonest due LoadSim action (UINT64_MAX: none). */

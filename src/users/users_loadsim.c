@@ -114,33 +114,11 @@ uls_recv_gap(const struct user *u)
 			      profile_loadsim_speedup(ls));
 }
 
-static void
-uls_recv_cb(evutil_socket_t fd, short what, void *arg)
+uint64_t
+uls_received(struct user *u)
 {
-	struct user *u = arg;
-
-	if (u->uw->stopping)
-		return;
 	ulmtp_send(u, u);
-	ubase_timer(u->ev_ls_recv, ls_next_gap_us(&u->rng, uls_recv_gap(u)));
-}
-
-void
-uls_user_attach(struct user *u)
-{
-	if (u->ls_on && uls_recv_gap(u) > 0)
-		u->ev_ls_recv = evtimer_new(u->uw->w->base, uls_recv_cb, u);
-}
-
-void
-uls_detach(struct uworker *uw)
-{
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		if (u->ev_ls_recv != NULL)
-			event_free(u->ev_ls_recv);
-		u->ev_ls_recv = NULL;
-	}
+	return ls_next_gap_us(&u->rng, uls_recv_gap(u));
 }
 
 void
@@ -157,9 +135,9 @@ uls_logged_in(struct user *u)
 		if (gap > 0)
 			u->ls_due[a] = now + ls_next_gap_us(&u->rng, gap);
 	}
-	if (u->ev_ls_recv != NULL)
-		ubase_timer(u->ev_ls_recv,
-			    ls_next_gap_us(&u->rng, uls_recv_gap(u)));
+	if (uls_recv_gap(u) > 0)
+		u->uw->run->due_push(u->uw, now + ls_next_gap_us(&u->rng,
+		    uls_recv_gap(u)), u->tbl, UDUE_LS_RECV);
 }
 
 uint64_t
