@@ -44,6 +44,8 @@ uint32_t guard_entry(struct guard *g, const char *user, const char *box,
 		     size_t box_len);
 enum guard_verdict guard_verdict(const struct guard *g, uint32_t e);
 void guard_set(struct guard *g, uint32_t e, enum guard_verdict v);
+/* Entry e's names: valid until the next guard_entry (one arena holds
+ * them all and grows). */
 const char *guard_box(const struct guard *g, uint32_t e);
 const char *guard_user(const struct guard *g, uint32_t e);
 

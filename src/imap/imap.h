@@ -114,6 +114,12 @@ void imap_parser_free(struct imap_parser *p);	/* NULL is a no-op */
 /* Forget any partial response (e.g. after a reconnect). */
 void imap_parser_reset(struct imap_parser *p);
 
+/* The connection is about to wait (IDLE), maybe for minutes: once the
+ * response being read is done (now, or at its end when called from the
+ * callback), the buffer, grown to the largest response so far, goes
+ * back to a few octets.  It grows again with the next long response. */
+void imap_parser_trim(struct imap_parser *p);
+
 /* Feed len bytes.  Returns the number of bytes consumed (== len unless the
  * callback asked to stop), or -1 on a protocol error (line over the limit,
  * literal over the limit, malformed literal, missing tag, ...) after which

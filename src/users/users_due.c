@@ -4,7 +4,9 @@
  * one jittered around the interval from the last (profile_jitter_us).
  * One heap per worker holds them all, 16 bytes per user and interval, so
  * users who are not connected cost no timer and no struct user until
- * their first mail (uslot_user makes it then).
+ * their first mail (uslot_user makes it then).  LoadSim's mail from
+ * outside the run is there too, from each user's first login
+ * (uls_logged_in), at the gaps users_loadsim.c draws.
  *
  * A send that falls due while the user is not connected is skipped, as
  * imaptest skips it; one that falls due between two of its sessions waits
@@ -68,6 +70,11 @@ udue_cb(evutil_socket_t fd, short what, void *arg)
 	struct uheap_ent e;
 
 	while (!uw->stopping && uheap_pop(&uw->due, now, &e)) {
+		if (e.kind == UDUE_LS_RECV) {	/* made at its login */
+			uheap_push(&uw->due, now + uls_received(r->users[e.user]),
+				   e.user, e.kind);
+			continue;
+		}
 		const struct profile_user *pu = &r->p->u[r->first + e.user];
 		uint64_t n = udue_interval(&r->p->users[pu->block], e.kind);
 		udue_fire(uw, &e);

@@ -4,6 +4,8 @@
  *
  *   users.c         users_   the driver table, the user table, who lives
  *                            on which worker, the end of the run
+ *   users_report.c  users_   what the run claims at its end (--profile-
+ *                            counts, the log's totals)
  *   users_due.c     udue_    every user's deliveries and sends, due or
  *                            not connected, on one heap per worker
  *   users_session.c usess_   one IMAP connection of a user: login, SELECT
@@ -36,7 +38,8 @@
  *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
  *                            schedules use
  *   users_base.c    ubase_   folder names, timers, response codes, and
- *                            waking a user's connections */
+ *                            waking a user's connections
+ * Each job's steps are in users_steps.h. */
 #ifndef IMAPSTRESS_USERS_INT_H
 #define IMAPSTRESS_USERS_INT_H
 
@@ -84,8 +87,11 @@ struct ucache_counts {
  * one ended ok, failed, or was cut off by the end.  schedule_us is how
  * long the schedule ran (first login to the end). */
 struct uls_counts {
-	uint64_t started[LS_N_ACTIONS], missed[LS_N_ACTIONS];
-	uint64_t ok[LS_N_ACTIONS], failed[LS_N_ACTIONS];
+	/* 32 bits: a few dozen actions a user-day; summed (counts_add) over
+	 * 100,000 users, 4e9 is years of 1x days.  64 bits were 176 octets
+	 * more of every user (issue 35: 6 KB a user). */
+	uint32_t started[LS_N_ACTIONS], missed[LS_N_ACTIONS];
+	uint32_t ok[LS_N_ACTIONS], failed[LS_N_ACTIONS];
 	uint64_t schedule_us;
 };
 
@@ -139,54 +145,7 @@ enum ujob {
 	UJ_LOADSIM	/* one LoadSim action (uc->ls_act) */
 };
 
-/* The steps of each job (uconn.step), in the order they run; a step with
- * nothing to send is skipped.  Each job sends one command per step and the
- * next step starts on its tagged OK (users_job.c). */
-
-/* UJ_SETUP.  The step number doubles as a folder number: steps UF_SPAM ..
- * UF_COUNT - 1 CREATE that folder (when the LIST did not show it), so the
- * set-up is a loop over the folders, LIST before them (it says which are
- * missing), SELECT INBOX after them (the session then works in INBOX). */
-enum ujob_setup_step {
-	USETUP_LIST = UF_INBOX,		/* LIST "" "*" (INBOX exists) */
-	USETUP_CREATE_FIRST = UF_SPAM,	/* CREATE folder `step` */
-	USETUP_SELECT = UF_COUNT,	/* SELECT INBOX, after every CREATE */
-	USETUP_DONE			/* logged in: counted, no command */
-};
-_Static_assert(USETUP_LIST == 0 && USETUP_CREATE_FIRST == USETUP_LIST + 1,
-	       "set-up: LIST, then one CREATE step per folder after INBOX");
-
-/* UJ_FETCH_NEW and UJ_SEND_NEW: one command (UID FETCH uidnext:*; APPEND
- * Drafts), then done. */
-enum ujob_one_step { UONE_SEND, UONE_DONE };
-
-/* UJ_ACT: read the mail first (a reply, move or delete acts on read mail),
- * then what the percentages chose; a filtered mail skips to UACT_MOVE. */
-enum ujob_act_step {
-	UACT_FETCH,	/* UID FETCH uid (imap_fetch_manual): reading it */
-	UACT_SEEN,	/* UID STORE +FLAGS.SILENT (\Seen): read is counted */
-	UACT_DRAFT,	/* reply: APPEND Drafts, sent later (UJ_REPLY_SEND) */
-	UACT_MOVE,	/* move: UID MOVE to Spam (UID COPY without MOVE) */
-	UACT_DELETE,	/* delete, or a move's COPY: UID STORE \Deleted */
-	UACT_EXPUNGE,	/* ... then UID EXPUNGE (EXPUNGE without UIDPLUS) */
-	UACT_DONE
-};
-
-/* UJ_REPLY_SEND: APPEND Sent first (that is the send); the draft is then
- * deleted in Drafts, which needs a SELECT, so INBOX is SELECTed again
- * before \Answered, which is on an INBOX UID.  ujob_next also starts here
- * at URS_SELECT_INBOX to return to INBOX after any job left it. */
-enum ujob_reply_step {
-	URS_APPEND_SENT,	/* APPEND Sent (\Seen) */
-	URS_SELECT_DRAFTS,	/* SELECT Drafts (needs the draft's UID and
-				 * UIDPLUS, else on to URS_SELECT_INBOX) */
-	URS_DRAFT_DELETED,	/* UID STORE draft +FLAGS.SILENT (\Deleted) */
-	URS_DRAFT_EXPUNGE,	/* UID EXPUNGE draft */
-	URS_SELECT_INBOX,	/* SELECT INBOX (skipped when selected) */
-	URS_ANSWERED,		/* UID STORE +FLAGS.SILENT (\Answered) on the
-				 * mail replied to (none for a new mail) */
-	URS_DONE
-};
+#include "users/users_steps.h"
 
 struct user;
 
@@ -301,15 +260,14 @@ struct user {
 	} push_end;
 	struct ucounts cnt;
 	/* LoadSim (users_loadsim.c): when each action is due next
-	 * (UINT64_MAX: never), the mean gaps, the received-mail timer, and
-	 * a cached client's cache of INBOX (highest UID and MODSEQ seen). */
+	 * (UINT64_MAX: never), and a cached
+	 * client's cache of INBOX (highest UID and MODSEQ seen).  The mean
+	 * gaps are the profile block's (uls_gap), not copied per user; the
+	 * received mail is timed on the worker's due heap (UDUE_LS_RECV). */
 	bool ls_on, ls_cached, ls_started;
 	bool ls_stopped;			/* the schedule's end is counted */
 	uint64_t ls_t0;			/* when its schedule started */
 	uint64_t ls_due[LS_N_ACTIONS];
-	double ls_gap[LS_N_ACTIONS];
-	double ls_recv_gap;
-	struct event *ev_ls_recv;
 	uint32_t ls_seen_uid;
 	uint64_t ls_modseq;
 	uint32_t ls_uidvalidity;	/* the cache's INBOX */
@@ -364,6 +322,10 @@ struct uworker {
 	uint64_t logged_in;		/* gauge: user sessions set up */
 };
 
+/* What a due heap entry is (users_due.c): a user's delivery, send, POP3
+ * visit, or LoadSim mail from outside the run (users_loadsim.c). */
+enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3, UDUE_LS_RECV };
+
 struct users {
 	const struct config *cfg;
 	const struct profile *p;
@@ -381,6 +343,11 @@ struct users {
 	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
 	/* upop3_visit: a POP3 user's visit is due (users_due.c). */
 	void (*pop3_visit)(struct uworker *uw, unsigned tbl);
+	/* udue_push, for users_loadsim.c (below users_due.c): a user's
+	 * first received mail.  A timer per user was 144 octets of each
+	 * (issue 35: 6 KB a user); a heap entry is 16. */
+	void (*due_push)(struct uworker *uw, uint64_t t, unsigned tbl,
+			 enum udue_kind kind);
 	uint64_t t_start;
 	/* Each folder's name: ubase_folder_name's, the profile's deleted folder. */
 	const char *folder[UF_COUNT];
@@ -433,7 +400,6 @@ uint32_t ubase_code_word(const char *text, size_t len, const char *code,
  * worker from users_start, at imaptest's times: the first uniform in
  * [0, interval) after the user's ramp-up start, then jittered around the
  * interval. */
-enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3 };
 void udue_attach(struct uworker *uw);
 void udue_start(struct uworker *uw);
 void udue_stop(struct uworker *uw);
@@ -479,9 +445,13 @@ void uresp_untagged(struct uconn *uc, const struct imap_resp *r);
 
 /* users_loadsim.c */
 void uls_user_init(struct user *u, const struct profile *p);
-/* A user made while the worker runs: its received-mail timer. */
-void uls_user_attach(struct user *u);
-void uls_detach(struct uworker *uw);
+/* UDUE_LS_RECV fell due: one mail from outside the run to u; the time
+ * to the next (us). */
+uint64_t uls_received(struct user *u);
+/* The mean gap (us) between LoadSim action a of the user's block (0:
+ * never), and between received mails from outside the run. */
+double uls_gap(const struct user *u, unsigned a);
+double uls_recv_gap(const struct user *u);
 /* The user's session is set up: its schedule starts (the first time). */
 void uls_logged_in(struct user *u);
 /* The soonest due LoadSim action (UINT64_MAX: none). */
@@ -500,45 +470,10 @@ bool uls_closed(struct uconn *uc, bool logged_out);
 /* users_derive's LoadSim part: the STATUS column, the action weights. */
 void uls_derive(const struct users *r, struct derived *d);
 
-/* users_loadsim.c's steps. */
-/* The steps (uconn.step) of browse mail: the page of headers first (what
- * a client shows), then one mail of that page read and flagged \Seen, as
- * the reader opens it.  A cached client asks the headers in two: the
- * changes of what it holds, then the new ones. */
-enum uls_browse_step {
-	ULB_HEADERS,	/* FETCH the last BROWSE_PAGE's headers; cached: UID
-			 * FETCH 1:seen (UID FLAGS) [CHANGEDSINCE] */
-	ULB_NEW_HEADERS,	/* cached only: UID FETCH seen+1:* headers */
-	ULB_READ,	/* FETCH n (BODY.PEEK[]), n one of the page */
-	ULB_SEEN,	/* STORE n +FLAGS.SILENT (\Seen) */
-	ULB_DONE
-};
-
-/* Browse calendar and free/busy: open the folder (EXAMINE for free/busy,
- * which only looks), find today's items, then (browse only) read them. */
-enum uls_calendar_step {
-	ULC_SELECT,	/* SELECT Calendar (EXAMINE for free/busy) */
-	ULC_SEARCH,	/* UID SEARCH SINCE yesterday */
-	ULC_FETCH,	/* browse, when found: UID FETCH min:max headers */
-	ULC_DONE
-};
-
-/* users_clean.c: clean inbox's steps (uc->step), the command of the
- * current one (skipping those with nothing to send; false: the action is
- * over), what its OK confirmed, and the STATUS of the deleted folder. */
-enum uclean_step {
-	/* The action: find the oldest read mail, put it in the folder. */
-	UCLEAN_SEARCH,		/* UID SEARCH SEEN (nothing read: done) */
-	UCLEAN_MOVE,		/* UID MOVE uid box (UID COPY without MOVE) */
-	UCLEAN_STORE,		/* without MOVE: UID STORE uid \Deleted */
-	UCLEAN_EXPUNGE,		/* without MOVE: UID EXPUNGE uid */
-	/* Upkeep, after the action's time: keep the folder bounded. */
-	UCLEAN_STATUS,		/* STATUS box (MESSAGES), once per user */
-	UCLEAN_SELECT,		/* SELECT box, when it holds too many */
-	UCLEAN_EMPTY_STORE,	/* STORE 1:n +FLAGS.SILENT (\Deleted) */
-	UCLEAN_EMPTY_EXPUNGE,	/* EXPUNGE */
-	UCLEAN_DONE
-};
+/* users_clean.c: the command of clean inbox's current step (uc->step,
+ * enum uclean_step; skipping those with nothing to send; false: the
+ * action is over), what its OK confirmed, and the STATUS of the deleted
+ * folder. */
 bool uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op);
 void uclean_confirmed(struct uconn *uc);
 void uclean_status(struct user *u, const struct imap_resp *r);

@@ -233,7 +233,7 @@ ujob_step_setup(struct uconn *uc, char *cmd, size_t n)
 		if (uc->step == USETUP_LIST && uc->k == 0) {
 			uc->setup_missing = (1u << UF_SPAM) | (1u << UF_DRAFTS) |
 			    (1u << UF_SENT) | (uc->u->ls_on ? 1u << UF_CALENDAR : 0) |
-			    (uc->u->ls_on && uc->u->ls_gap[LS_CLEAN_INBOX] > 0 ?
+			    (uc->u->ls_on && uls_gap(uc->u, LS_CLEAN_INBOX) > 0 ?
 			     1u << UF_DELETED : 0);
 			if (ujob_cmd(uc, OP_LIST, "LIST \"\" \"*\"", NULL))
 				return;

@@ -81,50 +81,44 @@ uls_user_init(struct user *u, const struct profile *p)
 {
 	const struct profile_loadsim *ls = &p->loadsim;
 	const struct loadsim_user *lu = &ls->users[u->pu->block];
-	double speed = profile_loadsim_speedup(ls);
 
 	u->ls_on = ls->any && lu->any;
 	u->ls_cached = ls->mode[u->pu->client] == LS_MODE_CACHED;
-	for (unsigned a = 0; a < LS_N_ACTIONS; a++) {
+	for (unsigned a = 0; a < LS_N_ACTIONS; a++)
 		u->ls_due[a] = UINT64_MAX;
-		u->ls_gap[a] = ls_stat[a] < 0 ? 0 :
-		    ls_mean_gap_us(lu->per_day[a], ls->day_length_us, speed);
-	}
-	/* received_mail_per_day counts the others' mail: what the run's own
-	 * sends bring (sent_mail_per_day, recipients counted, over the same
-	 * users) is left out, the rest comes from outside. */
+}
+
+double
+uls_gap(const struct user *u, unsigned a)
+{
+	const struct profile_loadsim *ls = &u->uw->run->p->loadsim;
+
+	if (ls_stat[a] < 0)
+		return 0;
+	return ls_mean_gap_us(uls_profile_user(u)->per_day[a],
+			      ls->day_length_us, profile_loadsim_speedup(ls));
+}
+
+/* received_mail_per_day counts the others' mail: what the run's own sends
+ * bring (sent_mail_per_day, recipients counted, over the same users) is
+ * left out, the rest comes from outside. */
+double
+uls_recv_gap(const struct user *u)
+{
+	const struct profile_loadsim *ls = &u->uw->run->p->loadsim;
+	const struct loadsim_user *lu = uls_profile_user(u);
 	double outside = lu->received_per_day -
 	    (lu->per_day[LS_SEND_MAIL] > 0 ? lu->sent_per_day : 0);
-	u->ls_recv_gap = ls_mean_gap_us(outside, ls->day_length_us, speed);
+
+	return ls_mean_gap_us(outside, ls->day_length_us,
+			      profile_loadsim_speedup(ls));
 }
 
-static void
-uls_recv_cb(evutil_socket_t fd, short what, void *arg)
+uint64_t
+uls_received(struct user *u)
 {
-	struct user *u = arg;
-
-	if (u->uw->stopping)
-		return;
 	ulmtp_send(u, u);
-	ubase_timer(u->ev_ls_recv, ls_next_gap_us(&u->rng, u->ls_recv_gap));
-}
-
-void
-uls_user_attach(struct user *u)
-{
-	if (u->ls_on && u->ls_recv_gap > 0)
-		u->ev_ls_recv = evtimer_new(u->uw->w->base, uls_recv_cb, u);
-}
-
-void
-uls_detach(struct uworker *uw)
-{
-	for (unsigned k = 0; k < uw->n_u; k++) {
-		struct user *u = uw->u[k];
-		if (u->ev_ls_recv != NULL)
-			event_free(u->ev_ls_recv);
-		u->ev_ls_recv = NULL;
-	}
+	return ls_next_gap_us(&u->rng, uls_recv_gap(u));
 }
 
 void
@@ -136,12 +130,14 @@ uls_logged_in(struct user *u)
 		return;
 	u->ls_started = true;
 	u->ls_t0 = now;
-	for (unsigned a = 0; a < LS_N_ACTIONS; a++)
-		if (u->ls_gap[a] > 0)
-			u->ls_due[a] = now + ls_next_gap_us(&u->rng, u->ls_gap[a]);
-	if (u->ev_ls_recv != NULL)
-		ubase_timer(u->ev_ls_recv,
-			    ls_next_gap_us(&u->rng, u->ls_recv_gap));
+	for (unsigned a = 0; a < LS_N_ACTIONS; a++) {
+		double gap = uls_gap(u, a);
+		if (gap > 0)
+			u->ls_due[a] = now + ls_next_gap_us(&u->rng, gap);
+	}
+	if (uls_recv_gap(u) > 0)
+		u->uw->run->due_push(u->uw, now + ls_next_gap_us(&u->rng,
+		    uls_recv_gap(u)), u->tbl, UDUE_LS_RECV);
 }
 
 uint64_t
@@ -173,11 +169,12 @@ uls_stop(struct user *u)
 	u->ls_stopped = true;
 	u->cnt.ls.schedule_us = now - u->ls_t0;
 	for (unsigned a = 0; a < LS_N_ACTIONS; a++) {
-		if (u->ls_gap[a] <= 0)
+		double gap = uls_gap(u, a);
+		if (gap <= 0)
 			continue;
 		while (u->ls_due[a] <= now) {
 			u->cnt.ls.missed[a]++;
-			u->ls_due[a] += ls_next_gap_us(&u->rng, u->ls_gap[a]);
+			u->ls_due[a] += ls_next_gap_us(&u->rng, gap);
 		}
 	}
 }
@@ -488,7 +485,7 @@ uls_next(struct uconn *uc, uint64_t now)
 		return false;
 	/* The next one from this one's due time: a busy connection catches
 	 * up instead of lowering the rate. */
-	u->ls_due[best] += ls_next_gap_us(&u->rng, u->ls_gap[best]);
+	u->ls_due[best] += ls_next_gap_us(&u->rng, uls_gap(u, best));
 	u->cnt.ls.started[best]++;
 	uc->job = UJ_LOADSIM;
 	uc->ls_act = (int)best;

@@ -58,7 +58,6 @@ uslot_user(struct uworker *uw, unsigned tbl)
 	 * session the server refuses NOTIFY turns it to IDLE (counted). */
 	if (u->cb->push == PROFILE_PUSH_NOTIFY)
 		push_track_set_mech(u->push, PUSH_M_NOTIFY);
-	uls_user_attach(u);
 	if (uw->n_u == uw->cap_u) {
 		uw->cap_u = uw->cap_u ? uw->cap_u * 2 : 64;
 		uw->u = xrealloc(uw->u, uw->cap_u * sizeof(*uw->u));

@@ -115,6 +115,17 @@ START_TEST(test_guard_table)
 			 GUARD_SAFE);
 	ck_assert_int_eq(guard_verdict(g, guard_entry(g, "u9", "box5000", 7)),
 			 GUARD_UNKNOWN);
+	/* The names, shared in one arena that grew meanwhile: a name that
+	 * is a prefix of another is not taken for it. */
+	ck_assert_str_eq(guard_user(g, a), "u1");
+	ck_assert_str_eq(guard_box(g, b), "Spam");
+	uint32_t c = guard_entry(g, "u10", "Spa", 3);
+	ck_assert_uint_ne(guard_entry(g, "u10", "Spam", 4), c);
+	ck_assert_uint_ne(guard_entry(g, "u1", "Spa", 3), c);
+	ck_assert_str_eq(guard_user(g, c), "u10");
+	ck_assert_str_eq(guard_box(g, c), "Spa");
+	ck_assert_str_eq(guard_box(g, guard_entry(g, "u9", "box4999", 7)),
+			 "box4999");
 	/* The tally: none read is no answer; one foreign is refused. */
 	uint32_t f;
 	const char *why;

@@ -212,6 +212,86 @@ START_TEST(test_line_limit)
 }
 END_TEST
 
+/* imap_parser_trim: a connection going into IDLE gives its grown buffer
+ * back once the "+ idling" is read (the callback asks, as conn_resp.c
+ * does), and parses on; asked between responses it is at once; asked in
+ * the middle of one it waits for the end. */
+struct trim_seen {
+	struct imap_parser *p;
+	unsigned n;
+	uint32_t last_num;
+	size_t last_len;
+};
+
+static int
+trim_cb(void *arg, const struct imap_resp *x)
+{
+	struct trim_seen *t = arg;
+	t->n++;
+	t->last_num = x->has_num ? x->num : 0;
+	t->last_len = x->line_len;
+	if (x->kind == IMAP_CONTINUATION)
+		imap_parser_trim(t->p);
+	return 0;
+}
+
+static void
+feed_fetch(struct imap_parser *p, size_t n, size_t first)
+{
+	static char body[1500];
+	char head[64];
+	memset(body, 'x', sizeof(body));
+	snprintf(head, sizeof(head), "* 2 FETCH (BODY[] {%zu}\r\n", n);
+	ck_assert_int_eq(imap_parser_feed(p, head, strlen(head)),
+			 (long)strlen(head));
+	ck_assert_int_eq(imap_parser_feed(p, body, first), (long)first);
+	if (first < n)
+		ck_assert_int_eq(imap_parser_feed(p, body + first, n - first),
+				 (long)(n - first));
+}
+
+START_TEST(test_trim)
+{
+	struct trim_seen t = { 0 };
+	struct imap_parser *p = imap_parser_new(NULL, trim_cb, &t);
+	t.p = p;
+
+	feed_fetch(p, 1500, 1500);
+	ck_assert_int_eq(imap_parser_feed(p, S(")\r\n")), 3);
+	size_t grown = imap_parser_bufcap(p);
+	ck_assert_uint_ge(grown, 1500);
+	/* "+ idling" and an EXISTS in one read: trimmed in between. */
+	ck_assert_int_eq(imap_parser_feed(p, S("+ idling\r\n* 3 EXISTS\r\n")),
+			 22);
+	ck_assert_uint_eq(t.n, 3);
+	ck_assert_uint_eq(t.last_num, 3);
+	ck_assert_uint_le(imap_parser_bufcap(p), 64);
+
+	/* It grows again, and between responses the trim is at once. */
+	feed_fetch(p, 1500, 1500);
+	ck_assert_int_eq(imap_parser_feed(p, S(")\r\n")), 3);
+	ck_assert_uint_ge(imap_parser_bufcap(p), 1500);
+	imap_parser_trim(p);
+	ck_assert_uint_le(imap_parser_bufcap(p), 64);
+
+	/* Mid-response: the part read is kept, the trim comes at its end. */
+	static char rest[800];
+	memset(rest, 'x', sizeof(rest));
+	feed_fetch(p, 1500, 700);
+	size_t mid = imap_parser_bufcap(p);
+	imap_parser_trim(p);
+	ck_assert_uint_eq(imap_parser_bufcap(p), mid);
+	ck_assert_int_eq(imap_parser_feed(p, rest, sizeof(rest)), 800);
+	unsigned before = t.n;
+	ck_assert_int_eq(imap_parser_feed(p, S(")\r\n")), 3);
+	ck_assert_uint_eq(t.n, before + 1);
+	ck_assert_uint_eq(t.last_num, 2);
+	ck_assert_uint_ge(t.last_len, 1500);
+	ck_assert_uint_le(imap_parser_bufcap(p), 64);
+	imap_parser_free(p);
+}
+END_TEST
+
 START_TEST(test_capture_budget)
 {
 	/* capture 4 -> at most 32 captured octets per response; the ninth
@@ -499,6 +579,7 @@ imap_suite(void)
 	tcase_add_test(tc, test_pending_and_reset);
 	tcase_add_test(tc, test_big_skipped_literal);
 	tcase_add_test(tc, test_helpers);
+	tcase_add_test(tc, test_trim);
 	tcase_add_test(tc, test_keyword_ids);
 	suite_add_tcase(s, tc);
 	return s;

@@ -42,13 +42,29 @@ END_TEST
 START_TEST(test_stop_counts_once)
 {
 	struct user u;
+	struct profile_user pu;
+	struct users run;
+	struct uworker uw;
+	struct profile *prof = calloc(1, sizeof(*prof));
 	uint64_t now = clock_us();
 
+	ck_assert_ptr_nonnull(prof);
 	memset(&u, 0, sizeof(u));
+	memset(&pu, 0, sizeof(pu));
+	memset(&run, 0, sizeof(run));
+	memset(&uw, 0, sizeof(uw));
+	/* The gaps are the user's block's: action 0 one a millisecond on
+	 * average (a day of 1e9 us, 1e6 a day, real time), no other. */
+	prof->loadsim.day_length_us = 1000000000;
+	prof->loadsim.users[0].per_day[0] = 1e6;
+	run.p = prof;
+	uw.run = &run;
+	u.uw = &uw;
+	u.pu = &pu;
+	ck_assert(uls_gap(&u, 0) == 1000);
 	rng_seed(&u.rng, 1, 1);
 	u.ls_on = u.ls_started = true;
 	u.ls_t0 = now - 2000000;
-	u.ls_gap[0] = 1000;		/* one a millisecond on average */
 	u.ls_due[0] = now - 1000000;	/* due for a second, never started */
 	uls_stop(&u);
 	uint64_t missed = u.cnt.ls.missed[0], sched = u.cnt.ls.schedule_us;
@@ -62,6 +78,7 @@ START_TEST(test_stop_counts_once)
 	uls_stop(&u);
 	ck_assert_uint_eq(u.cnt.ls.missed[0], missed);
 	ck_assert_uint_eq(u.cnt.ls.schedule_us, sched);
+	free(prof);
 }
 END_TEST
 

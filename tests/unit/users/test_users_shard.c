@@ -58,8 +58,8 @@ check_shards(const char *path, unsigned users, unsigned n)
 			ck_assert_uint_eq(u->n_uc, w->n_uc);
 			/* the same LoadSim user as in the unsharded run */
 			ck_assert_int_eq(u->ls_on, w->ls_on);
-			ck_assert(memcmp(u->ls_gap, w->ls_gap,
-					 sizeof(u->ls_gap)) == 0);
+			ck_assert_uint_eq(u->pu->block, w->pu->block);
+			ck_assert_int_eq(u->ls_cached, w->ls_cached);
 			ck_assert(memcmp(&u->rng, &w->rng, sizeof(u->rng)) == 0);
 		}
 		next = hi;
