@@ -30,6 +30,11 @@
 #   mailstack_drained                Postfix's queue empty (bounded wait),
 #                                    nothing relayed elsewhere
 #   on_exit CMD                      also run CMD (eval'd) at exit
+#   relay_start ADDR PORT FILE [DIR] a TCP relay (tests/integration/
+#                                    tcp_relay.py) from ADDR:free port to
+#                                    127.0.0.1:PORT, stopped on exit; its
+#                                    port in FILE and RELAY_PORT; with DIR
+#                                    each connection's octets on file there
 #   IMAP_SERVER          which real server the server_* helpers start:
 #                        dovecot (default) or cyrus
 #   need_server                      skip unless $IMAP_SERVER can run here
@@ -290,6 +295,19 @@ mailstack_drained() {
 	local relayed
 	relayed=$("$ROOT/scripts/mailstack-private" relayed)
 	[ -z "$relayed" ] || fail "Postfix delivered elsewhere than the private LMTP: $relayed"
+}
+
+relay_start() {
+	local py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	"$py" "$ROOT/tests/integration/tcp_relay.py" "$@" &
+	on_exit "stop_bg $!"
+	for _ in $(seq 1 100); do
+		[ -s "$3" ] && break
+		sleep 0.05
+	done
+	[ -s "$3" ] || fail "the relay wrote no port"
+	RELAY_PORT=$(cat "$3")
 }
 
 # fake_line_start DIR SCRIPT ARGS...: a line-protocol fake (tests/fake/

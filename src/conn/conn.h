@@ -285,6 +285,10 @@ struct mbox_view *conn_view(const struct conn *c);
 /* A raw driver's octets (conn_hooks.raw), as they are: rawlogged and
  * counted; nothing when the session is not up or is ending. */
 void conn_raw_write(struct conn *c, const char *data, size_t len);
+/* From the raw hook, on the tagged OK of the driver's COMPRESS DEFLATE:
+ * the deflate layer goes in after it, then the ready hook (false: not a
+ * raw session, or a layer asked already). */
+bool conn_raw_compress(struct conn *c);
 /* Send "<tag> <text>\r\n", or with a body "<tag> <text> {N+}\r\n<body>\r\n"
  * (APPEND; body->data is sent by reference and must outlive the command,
  * as pool messages do; msg_head's marker and Message-ID lines go before

@@ -96,6 +96,16 @@ conn_raw_write(struct conn *c, const char *data, size_t len)
 }
 
 bool
+conn_raw_compress(struct conn *c)
+{
+	if (!conn_raw(c) || c->z != CONN_Z_NONE)
+		return false;
+	c->z = CONN_Z_UPGRADE;	/* conn_on_resp stops the parser */
+	conn_hold_update(c);
+	return true;
+}
+
+bool
 conn_command(struct conn *c, enum op op, const char *text,
 	     const struct msg *body, conn_done_fn done, void *arg)
 {

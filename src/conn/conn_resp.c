@@ -559,7 +559,7 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 	if (conn_raw(c)) {
 		/* The driver's session: nothing here acts on it. */
 		c->env->hooks->raw(c->env->hook_arg, c, r);
-		return c->quit == CONN_QUIT_NOW ? 1 : 0;
+		return c->quit == CONN_QUIT_NOW || c->z == CONN_Z_UPGRADE;
 	}
 	switch (r->kind) {
 	case IMAP_CONTINUATION:

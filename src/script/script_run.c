@@ -162,6 +162,30 @@ set_vars(struct script_run *r)
 	set_box_vars(r);
 }
 
+/* The option compress, an io that can put the layer in, and the server
+ * offers it after login (as the stress mix's COMPRESS, nothing is asked
+ * of a server that does not). */
+static bool
+compress_wanted(const struct script_run *r)
+{
+	return r->env.compress && r->io.compress != NULL &&
+	    imap_caps_has(r->caps.s ? r->caps.s : "", r->caps.len,
+			  "COMPRESS=DEFLATE");
+}
+
+/* COMPRESS's OK on conn: it is not ready until the driver says so again,
+ * with the layer on, and the set-up goes on from there
+ * (script_on_ready). */
+static void
+compress_done(struct script_run *r, unsigned conn)
+{
+	r->conn[conn].ready = false;
+	r->n_ready--;
+	if (!r->io.compress(r->ctx, conn))
+		srun_fail_setup(r, "COMPRESS: the connection could not put "
+				"the deflate layer in", NULL, NULL);
+}
+
 /* Send set-up command number r->setup_no (as needed by the state). */
 static void
 setup_next(struct script_run *r)
@@ -206,7 +230,14 @@ setup_next(struct script_run *r)
 					return;
 				}
 			r->setup_no = s->state == SCRIPT_ST_NONAUTH ? SU_STEPS
-			    : SU_NAMESPACE;
+			    : SU_COMPRESS;
+			continue;
+		} else if (k >= SU_COMPRESS && k < SU_COMPRESS + s->connections &&
+			   compress_wanted(r)) {
+			conn = k - SU_COMPRESS;
+			sbuf_adds(&b, "COMPRESS DEFLATE");
+		} else if (k < SU_NAMESPACE) {
+			r->setup_no = SU_NAMESPACE;
 			continue;
 		} else if (k == SU_NAMESPACE) {
 			if (!sns_wanted(r)) {
@@ -379,6 +410,8 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 	if (resp->cond != IMAP_COND_OK && !gone) {
 		if (was >= SU_LOGIN && was < SU_LOGIN + SCRIPT_MAX_CONNS)
 			srun_fail_setup(r, "LOGIN failed", resp, NULL);
+		else if (was >= SU_COMPRESS && was < SU_NAMESPACE)
+			srun_fail_setup(r, "COMPRESS DEFLATE failed", resp, NULL);
 		else if (was == SU_APPEND)
 			srun_fail_setup(r, "APPEND of the mbox's messages failed",
 					resp, NULL);
@@ -390,6 +423,10 @@ setup_tagged(struct script_run *r, const struct imap_resp *resp)
 		else
 			srun_fail_setup(r, what[was] ? what[was] : "failed", resp,
 					NULL);
+		return;
+	}
+	if (was >= SU_COMPRESS && was < SU_NAMESPACE) {
+		compress_done(r, was - SU_COMPRESS);
 		return;
 	}
 	if (was == SU_LIST && r->n_boxes > 1)

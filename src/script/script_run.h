@@ -18,7 +18,8 @@
  * The set-up before the script's own commands (state: in script.h): on
  * connection 1 CAPABILITY, then LOGIN on every connection (unless
  * nonauth), CAPABILITY again, the test's capabilities: checked (missing
- * one: the test is skipped), NAMESPACE (mailbox_auto only), every mailbox whose name begins with the
+ * one: the test is skipped), COMPRESS DEFLATE on every connection (env
+ * compress, when offered), NAMESPACE (mailbox_auto only), every mailbox whose name begins with the
  * test mailbox's is deleted (LIST "" "box*": DESTRUCTIVE, the man page
  * warns), CREATE, APPEND of the mbox's messages (messages: of them,
  * wrapping), SELECT on every connection.  After the last step each
@@ -53,12 +54,20 @@ struct script_env {
 	 * --allow-foreign-mail. */
 	struct guard *guard;
 	uint64_t run_id;	/* the marker on the set-up's APPENDs (msg.h) */
+	/* COMPRESS DEFLATE on every connection after login, when the server
+	 * offers it (the option compress). */
+	bool compress;
 };
 
 struct script_io {
 	void (*open)(void *ctx, unsigned conn);
 	void (*send)(void *ctx, unsigned conn, const char *data, size_t len);
 	void (*close)(void *ctx, unsigned conn);
+	/* The tagged OK of the set-up's COMPRESS DEFLATE on conn is being
+	 * handled: deflate from the octets after it on (false: cannot, the
+	 * test fails).  Nothing is sent on conn until it is ready again
+	 * (script_on_ready), with the layer on.  NULL: no COMPRESS. */
+	bool (*compress)(void *ctx, unsigned conn);
 };
 
 enum script_verdict { SCRIPT_PASS, SCRIPT_FAIL, SCRIPT_SKIP };

@@ -16,7 +16,8 @@ enum {
 	SU_LOGIN,				/* one per connection */
 	SU_CAPS2 = SU_LOGIN + SCRIPT_MAX_CONNS,
 	SU_CHECK,				/* no command: compare caps */
-	SU_NAMESPACE,				/* only for the default mailbox */
+	SU_COMPRESS,				/* one per connection (compress) */
+	SU_NAMESPACE = SU_COMPRESS + SCRIPT_MAX_CONNS,	/* default mailbox */
 	SU_LIST,
 	SU_GUARD,				/* EXAMINE (SEARCH) per mailbox */
 	SU_CLOSE,				/* after an EXAMINE */

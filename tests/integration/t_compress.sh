@@ -4,9 +4,13 @@
 # `compress`.  Both pass with no errors; with compress every session's
 # COMPRESS is answered OK and fewer octets cross the wire than the IMAP
 # layer received; without, the wire and IMAP counts are the same.  Then
-# once more over STARTTLS, where the deflate layer sits above TLS.
+# once more over STARTTLS, where the deflate layer sits above TLS.  Last,
+# scripted tests with compress (scripts_compress.sh): the octets on the
+# wire after each connection's COMPRESS are a DEFLATE stream both ways.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=SCRIPTDIR/scripts_compress.sh
+. "$(dirname "$0")/scripts_compress.sh"
 
 # Debian's python3 if present: a version-manager shim in PATH is slow.
 PYTHON=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3 || true)}
@@ -84,5 +88,7 @@ assert_ge "${S[0]}" 1 "STARTTLS + compress: TLS handshakes"
 assert_ge "${S[1]}" 1 "STARTTLS + compress: COMPRESS ok"
 [ "${S[2]}" -lt "${S[3]}" ] ||
 	fail "STARTTLS + compress: wire bytes received ${S[2]} should be below the IMAP octets received ${S[3]}"
+
+scripts_compress_check
 
 note "ok"

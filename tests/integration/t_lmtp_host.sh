@@ -16,43 +16,9 @@ PY=/usr/bin/python3
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 dovecot_lmtp_start
 
-# The proxy: 127.0.0.2:free port -> Dovecot's IMAP; its port in a file.
-"$PY" - "$DOVECOT_PORT" "$TEST_TMP/proxy.port" <<'PYEOF' &
-import os, socket, sys, threading
-srv = socket.socket()
-srv.bind(("127.0.0.2", 0))
-srv.listen(64)
-tmp = sys.argv[2] + ".tmp"
-open(tmp, "w").write("%d\n" % srv.getsockname()[1])
-os.rename(tmp, sys.argv[2])
-def pump(a, b):
-    try:
-        while True:
-            d = a.recv(65536)
-            if not d:
-                break
-            b.sendall(d)
-    except OSError:
-        pass
-    for s in (a, b):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-while True:
-    c, _ = srv.accept()
-    u = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-    threading.Thread(target=pump, args=(c, u), daemon=True).start()
-    threading.Thread(target=pump, args=(u, c), daemon=True).start()
-PYEOF
-proxy=$!
-on_exit "stop_bg $proxy"
-for _ in $(seq 1 100); do
-	[ -s "$TEST_TMP/proxy.port" ] && break
-	sleep 0.05
-done
-[ -s "$TEST_TMP/proxy.port" ] || fail "the proxy wrote no port"
-PROXY_PORT=$(cat "$TEST_TMP/proxy.port")
+# The proxy: 127.0.0.2:free port -> Dovecot's IMAP.
+relay_start 127.0.0.2 "$DOVECOT_PORT" "$TEST_TMP/proxy.port"
+PROXY_PORT=$RELAY_PORT
 
 # profile FILE [KEY LINE]: 4 users who only receive mail, in IDLE.
 profile() {

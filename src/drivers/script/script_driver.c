@@ -125,6 +125,17 @@ io_close(void *ctx, unsigned no)
 	}
 }
 
+/* The engine's COMPRESS layer, from the OK the raw hook is handling; the
+ * engine's ready hook comes once it is on (sd_ready). */
+static bool
+io_compress(void *ctx, unsigned no)
+{
+	struct script_driver *d = ctx;
+	struct sd_conn *s = &d->sc[no];
+
+	return s->live && !s->closing && conn_raw_compress(s->c);
+}
+
 /* --- the engine's hooks --------------------------------------------------- */
 
 static struct sd_conn *
@@ -242,7 +253,7 @@ static void *
 sd_attach(void *arg, struct worker *wk)
 {
 	struct script_driver *d = arg;
-	struct script_io io = { io_open, io_send, io_close };
+	struct script_io io = { io_open, io_send, io_close, io_compress };
 
 	d->wk = wk;
 	for (unsigned i = 0; i < d->n_conns; i++) {

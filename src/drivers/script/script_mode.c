@@ -50,6 +50,7 @@ script_mode_main(const struct config *cfg)
 		.mailbox_auto = box_auto, .host = cfg->host,
 		.port = config_port(cfg),
 		.guard = cfg->allow_foreign_mail ? NULL : guard_new(),
+		.compress = cfg->compress,
 	};
 	/* The server's addresses and TLS (a bad one: exit 2 naming it); no
 	 * message pool to speak of (the tests bring their own mbox). */

@@ -105,7 +105,7 @@ start_env(const char *text, const char *user2, bool box_auto)
 		.mailbox_auto = box_auto, .host = "127.0.0.1", .port = 143,
 		.run_id = 0x00c0ffee12345678ULL, .guard = guard,
 	};
-	const struct script_io io = { io_open, io_send, io_close };
+	const struct script_io io = { io_open, io_send, io_close, NULL };
 
 	memset(&F, 0, sizeof(F));
 	S = script_parse("t/x", text, strlen(text), err, sizeof(err));
@@ -414,7 +414,7 @@ START_TEST(test_nul_literal_sent)
 		.user = "u@d", .password = "pw", .mailbox = "tbox",
 		.host = "127.0.0.1", .port = 143,
 	};
-	const struct script_io io = { io_open, io_send, io_close };
+	const struct script_io io = { io_open, io_send, io_close, NULL };
 
 	memset(&F, 0, sizeof(F));
 	S = script_parse("t/x", text, sizeof(text) - 1, err, sizeof(err));
@@ -956,7 +956,7 @@ START_TEST(test_cleanup_run)
 	script_run_free(F.run);
 	const struct script_env env = { .user = "u@d", .password = "pw",
 					.mailbox = "tbox", .guard = guard };
-	const struct script_io io = { io_open, io_send, io_close };
+	const struct script_io io = { io_open, io_send, io_close, NULL };
 	F.run = script_run_new(&env, &io, NULL);
 	F.opened = 0;
 	script_run_start(F.run, c, NULL);

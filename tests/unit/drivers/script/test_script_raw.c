@@ -7,7 +7,10 @@
  * LOGIN, ID or LOGOUT of its tags), the test passes and its connection
  * closes as planned; a line over --max-line is the engine's protocol
  * error, counted, and the test fails with the engine's reason in its
- * verdict (conn_hooks.error), not on standard error. */
+ * verdict (conn_hooks.error), not on standard error.  With compress, the
+ * set-up's COMPRESS DEFLATE goes after LOGIN and CAPABILITY, and every
+ * octet after its OK is deflated, both ways (the test's server inflates
+ * and deflates with the same filter, net/compress.h). */
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include "check_main.h"
 #include "conn/conn.h"
 #include "conn/conn_fixture.h"
+#include "net/compress.h"
 #include "script/script.h"
 #include "script/script_run.h"
 #include "stats/stats.h"
@@ -39,6 +43,10 @@ struct t {
 	char seen[MAX_SEEN][64];	/* the client's lines, as sent */
 	unsigned n_seen;
 	bool long_caps;		/* answer CAPABILITY with an endless line */
+	bool compress;		/* offer COMPRESS=DEFLATE; the script asks */
+	bool zon;		/* the server's end deflates */
+	unsigned z_seen;	/* the client's lines before that */
+	struct compress_counts zc;	/* the server's filter */
 };
 
 static struct t T;
@@ -68,6 +76,12 @@ io_close(void *ctx, unsigned no)
 		T.closing = true;
 		conn_disconnect(T.fx.c);
 	}
+}
+
+static bool
+io_compress(void *ctx, unsigned no)
+{
+	return conn_raw_compress(T.fx.c);
 }
 
 /* --- the engine's hooks ---------------------------------------------------- */
@@ -129,9 +143,24 @@ serve(void)
 			bufferevent_write(T.fx.peer, "* CAPABILITY ", 13);
 			bufferevent_write(T.fx.peer, big, sizeof(big));
 		} else if (strcasecmp(cmd, "CAPABILITY") == 0) {
-			bufferevent_write(T.fx.peer, "* CAPABILITY IMAP4rev1\r\n", 24);
 			evbuffer_add_printf(bufferevent_get_output(T.fx.peer),
-					    "%s OK done\r\n", tag);
+					    "* CAPABILITY IMAP4rev1%s\r\n"
+					    "%s OK done\r\n",
+					    T.compress ? " COMPRESS=DEFLATE" : "",
+					    tag);
+		} else if (strcasecmp(cmd, "COMPRESS") == 0 && T.compress) {
+			/* The OK in clear, everything after it deflated. */
+			char err[160];
+			evbuffer_add_printf(bufferevent_get_output(T.fx.peer),
+					    "%s OK DEFLATE active\r\n", tag);
+			struct bufferevent *z = compress_bev_new(T.fx.peer, 1,
+			    &T.zc, err, sizeof(err));
+			ck_assert_msg(z != NULL, "%s", err);
+			bufferevent_enable(z, EV_READ | EV_WRITE);
+			T.fx.peer = z;
+			T.zon = true;
+			T.z_seen = T.n_seen;
+			return;		/* read on from the filter */
 		} else if (strcasecmp(cmd, "LOGOUT") == 0) {
 			evbuffer_add_printf(bufferevent_get_output(T.fx.peer),
 					    "* BYE bye\r\n%s OK done\r\n", tag);
@@ -156,21 +185,33 @@ run_test(void)
 }
 
 static void
-setup_with(const char *const *extra)
+setup_script(const char *const *extra, const char *text, bool compress)
 {
-	static const char text[] = "state: nonauth\n\nok noop\n";
 	char err[256];
 	struct script_env env = {
 		.user = "tester", .password = "secret", .mailbox = "imaptest",
-		.host = "127.0.0.1", .port = 143,
+		.host = "127.0.0.1", .port = 143, .compress = compress,
 	};
-	struct script_io io = { io_open, io_send, io_close };
+	struct script_io io = { io_open, io_send, io_close, io_compress };
 
 	memset(&T, 0, sizeof(T));
+	T.compress = compress;
 	conn_fx_setup(&T.fx, extra, &hooks, NULL, 0);
-	T.s = script_parse("raw", text, sizeof(text) - 1, err, sizeof(err));
+	T.s = script_parse("raw", text, strlen(text), err, sizeof(err));
 	ck_assert_msg(T.s != NULL, "%s", err);
 	T.run = script_run_new(&env, &io, NULL);
+}
+
+static void
+setup_with(const char *const *extra)
+{
+	setup_script(extra, "state: nonauth\n\nok noop\n", false);
+}
+
+static void
+setup_compress(void)
+{
+	setup_script(NULL, "state: auth\n\nok noop\n", true);
 }
 
 static void
@@ -233,6 +274,34 @@ START_TEST(test_raw_script_line_limit)
 }
 END_TEST
 
+START_TEST(test_raw_script_compress)
+{
+	static const char after[] = "u5 LIST \"\" \"imaptest*\"\r\n"
+	    "s6 noop\r\nz LOGOUT\r\n";
+
+	run_test();
+	const struct script_outcome *o = script_run_outcome(T.run);
+	ck_assert_msg(o->verdict == SCRIPT_PASS, "%s", o->detail ? o->detail : "");
+	ck_assert_uint_eq(T.n_seen, 7);
+	ck_assert_str_eq(T.seen[1], "u2 LOGIN \"tester\" \"secret\"");
+	ck_assert_str_eq(T.seen[2], "u3 CAPABILITY");
+	ck_assert_str_eq(T.seen[3], "u4 COMPRESS DEFLATE");
+	/* The rest went through the server's inflater, and only it. */
+	ck_assert(T.zon);
+	ck_assert_uint_eq(T.z_seen, 4);
+	ck_assert_str_eq(T.seen[4], "u5 LIST \"\" \"imaptest*\"");
+	ck_assert_str_eq(T.seen[6], "z LOGOUT");
+	ck_assert_uint_eq(T.zc.plain_in, strlen(after));
+	ck_assert_uint_gt(T.zc.wire_in, 0);
+	ck_assert_uint_gt(T.zc.plain_out, 0);
+	ck_assert_str_eq(T.zc.error, "");
+	ck_assert_uint_eq(T.closed, 1);
+	ck_assert_int_eq(T.end, CONN_END_PLANNED);
+	for (int k = 0; k < ERR_COUNT; k++)
+		ck_assert_uint_eq(ctr_get(&T.fx.stats->errors[k]), 0);
+}
+END_TEST
+
 static Suite *
 script_raw_suite(void)
 {
@@ -244,6 +313,10 @@ script_raw_suite(void)
 	tc = tcase_create("limit");
 	tcase_add_checked_fixture(tc, setup_small_lines, teardown);
 	tcase_add_test(tc, test_raw_script_line_limit);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("compress");
+	tcase_add_checked_fixture(tc, setup_compress, teardown);
+	tcase_add_test(tc, test_raw_script_compress);
 	suite_add_tcase(s, tc);
 	return s;
 }
