@@ -1,7 +1,10 @@
-/* conn.c: a connection's life: timeouts, close, restart, and the calls
- * its driver makes (conn.h); its start is conn_connect.c.  What comes next after a close is
- * the driver's (the closed hook).  What is sent lives in conn_cmd.c, what
- * is received in conn_resp.c. */
+/* conn.c: the connection object and the events that are not the
+ * socket's: new and free, its timer (start, pause, IDLE, DISCONNECT),
+ * the worker's tick (timeouts, stalls), drain and halt, the guard's
+ * wake-up, and the driver's calls that may end a session.  Each settles
+ * what the layers below found (conn_settle, conn_life.c).  Its start is
+ * conn_connect.c, the socket's events conn_io.c, what is sent
+ * conn_cmd.c and conn_step.c, what is received conn_resp.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,24 +77,6 @@ conn_set_user(struct conn *c, const char *user, const char *pass)
 	c->pass = pass;
 }
 
-void
-conn_fl_grow(struct conn *c)
-{
-	struct inflight *fl = xmalloc(CONN_MAX_INFLIGHT * sizeof(*fl));
-
-	memcpy(fl, c->fl_inline, sizeof(c->fl_inline));
-	c->fl = fl;
-}
-
-/* The session is over (or starting): back to the inline slots. */
-static void
-conn_fl_release(struct conn *c)
-{
-	if (c->fl != c->fl_inline)
-		free(c->fl);
-	c->fl = c->fl_inline;
-}
-
 size_t
 conn_footprint(const struct conn *c)
 {
@@ -104,22 +89,6 @@ conn_footprint(const struct conn *c)
 	if (c->zc != NULL)
 		n += sizeof(*c->zc);
 	return n;
-}
-
-void
-conn_cont_open(struct conn *c)
-{
-	if (c->cont != NULL)
-		return;
-	c->cont = evbuffer_new();
-	c->cont_splits = xmalloc(IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits));
-}
-
-void
-conn_cont_clear(struct conn *c)
-{
-	if (c->cont != NULL)
-		evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 }
 
 void
@@ -149,153 +118,6 @@ conn_free(struct conn *c)
 	free(c->user);
 	free(c->zc);
 	free(c);
-}
-
-void
-conn_reset_session(struct conn *c)
-{
-	c->lstate = LSTATE_NONAUTH;
-	c->caps = 0;
-	c->tag_next = 1;
-	c->n_fl = 0;
-	conn_fl_release(c);
-	c->exists = 0;
-	c->cont_wait = false;
-	c->n_cont_splits = c->cont_next = 0;
-	scram_free(c->scram);
-	c->scram = NULL;
-	c->sasl_step = SASL_DONE;
-	c->logout = CONN_LOGOUT_NONE;
-	c->quit = CONN_QUIT_NONE;
-	c->tls = CONN_TLS_NONE;
-	c->capa = CONN_STEP_NONE;
-	c->enable = CONN_STEP_NONE;
-	c->qresync_on = false;
-	c->redact_cont = false;
-	c->idle = CONN_IDLE_NONE;
-	c->idle_driver = false;
-	c->view_active = false;
-	c->sep_step = CONN_STEP_NONE;
-	c->z = CONN_Z_NONE;
-	c->z_done = NULL;
-	if (c->zc != NULL)
-		memset(c->zc, 0, sizeof(*c->zc));
-	c->id = CONN_STEP_NONE;
-	c->disconnect_pending = false;
-	/* A DISCONNECT taken during a DELAY pause replaced the pause's
-	 * timer: the next session must not start paused (it never sent). */
-	c->delayed = false;
-	conn_hold_update(c);
-	c->stall_said = 0;
-	c->login_op = OP_LOGIN;
-	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
-	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));
-	conn_cont_clear(c);
-	imap_parser_reset(c->parser);
-}
-
-static void
-conn_schedule(struct conn *c, uint64_t us)
-{
-	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
-	evtimer_add(c->timer, &tv);
-}
-
-/* Count what was in flight as failed: the server never answered it. */
-static void
-conn_fail_inflight(struct conn *c)
-{
-	struct stats *s = c->env->stats;
-	uint64_t now = clock_us();
-
-	for (unsigned i = 0; i < c->n_fl; i++) {
-		struct inflight *f = &c->fl[i];
-		if (f->internal != CONN_I_NONE)
-			continue;
-		if (f->op == OP_LOGOUT && c->logout == CONN_LOGOUT_BYE) {
-			/* imaptest counts LOGOUT at the BYE; a server that
-			 * closes before the tagged OK still logged us out. */
-			stats_cmd(s, OP_LOGOUT, STATS_OK, now - f->t_sent);
-			if (f->done != NULL)
-				f->done(f->done_arg, c, CONN_REPLY_OK, "", 0);
-			f->done = NULL;
-			continue;
-		}
-		stats_cmd(s, (enum op)f->op, STATS_FAILED, 0);
-	}
-	conn_driver_abandon(c);
-	c->n_fl = 0;
-}
-
-/* End an IDLE: DONE, and time the IDLE from here to its tagged OK. */
-void
-conn_idle_done(struct conn *c)
-{
-	c->t_asked = clock_us();
-	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].op == OP_IDLE && c->fl[i].internal == CONN_I_NONE)
-			c->fl[i].t_sent = c->t_asked;
-	c->idle = CONN_IDLE_DONE_SENT;
-	conn_hold_update(c);
-	conn_count_sent(c, 6);
-	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
-	bufferevent_write(c->bev, "DONE\r\n", 6);
-	conn_out_queued(c);
-	conn_write_now(c);
-}
-
-enum conn_end
-conn_end_now(const struct conn *c)
-{
-	return c->logout == CONN_LOGOUT_BYE ? CONN_END_LOGOUT :
-	    c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
-}
-
-void
-conn_close(struct conn *c, enum conn_end end, enum err_kind why)
-{
-	/* A driver told of its failed commands must not send more. */
-	c->quit = CONN_QUIT_NOW;
-	conn_hold_update(c);
-	conn_sync_wire(c);
-	conn_fail_inflight(c);
-	conn_guard_closed(c);
-	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
-		/* Offer this session again when the slot reconnects. */
-		struct ssl_session_st *s = tls_bev_session(c->z == CONN_Z_ON ?
-		    bufferevent_get_underlying(c->bev) : c->bev);
-		if (s != NULL) {
-			tls_session_free(c->tls_sess);
-			c->tls_sess = s;
-		}
-	}
-	c->cp = CONN_CP_NONE;
-	if (c->own_reads) {
-		event_del(c->rd_ev);	/* safe inside its own callback */
-		c->own_reads = false;
-	}
-	if (c->bev != NULL) {
-		/* Inside the bufferevent's own read callback.  A socket or
-		 * TLS bufferevent holds a reference until the callback
-		 * returns; the COMPRESS filter does not (libevent 2.1.12's
-		 * be_filter_readcb only locks), and after the callback
-		 * libevent re-triggers it if its input is still at the read
-		 * high watermark (CONN_INFLATE_AHEAD), as when the parser
-		 * refused the line it was fed.  That trigger takes and drops
-		 * a reference on a filter already at zero: unlinked twice,
-		 * its socket freed twice, an assertion aborts the process.
-		 * Reads off, the watermark check does nothing. */
-		bufferevent_disable(c->bev, EV_READ);
-		bufferevent_free(c->bev);
-		c->bev = NULL;
-	}
-	c->quit = CONN_QUIT_NONE;
-	conn_hold_update(c);
-	if (c->st == CONN_S_DONE)
-		return;
-	c->st = CONN_S_WAIT;
-	conn_hold_update(c);
-	c->env->hooks->closed(c->env->hook_arg, c, end, why);
 }
 
 void
@@ -354,33 +176,32 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-conn_pause(struct conn *c, uint64_t us)
+conn_send_more(struct conn *c)
 {
-	c->delayed = true;
-	conn_hold_update(c);
-	conn_schedule(c, us);
+	conn_step(c);
+	conn_settle(c);
+}
+
+/* A session waiting for another's foreign-mail search hears that it is
+ * answered (conn_guard.c wakes it): the ready hook, through conn_step. */
+static void
+conn_guard_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_send_more(arg);
 }
 
 bool
-conn_paused(const struct conn *c)
+conn_guard_clear(struct conn *c, const char *box)
 {
-	return c->delayed;
-}
+	bool ok = conn_guard_ask(c, box);
 
-void
-conn_disconnect(struct conn *c)
-{
-	struct timeval now0 = { 0, 0 };
-	c->disconnect_pending = true;
-	conn_hold_update(c);
-	evtimer_add(c->timer, &now0);
-}
-
-bool
-conn_may_disconnect(const struct conn *c)
-{
-	return c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
-	    !c->disconnect_pending;
+	/* Made on first use, for a session that waits: most never do, and
+	 * an event is ~130 octets of every idle connection. */
+	if (c->guard == CONN_G_WAIT && c->guard_ev == NULL)
+		c->guard_ev = evtimer_new(c->env->base, conn_guard_wake_cb, c);
+	return ok;
 }
 
 static void conn_tick_timeouts(struct conn *c, uint64_t now);
@@ -390,6 +211,7 @@ void
 conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 {
 	conn_tick_timeouts(c, now);
+	conn_settle(c);
 	if (c->st != CONN_S_DONE && c->t_last_io > g->heard)
 		g->heard = c->t_last_io;
 	if (c->st != CONN_S_DONE)
@@ -503,7 +325,8 @@ conn_drain(struct conn *c)
 		if (c->n_fl == 0 && !c->cont_wait)
 			conn_send_more(c);	/* sends LOGOUT */
 		/* Silent for the stall bound already: no grace. */
-		conn_stall_cut(c, clock_us());
+		if (conn_stall_cut(c, clock_us()))
+			conn_settle(c);
 		return;
 	case CONN_S_CONNECTING:
 	case CONN_S_GREETING:

@@ -1,6 +1,7 @@
 /* conn_connect.c: a connection's start: its socket, the connect (or a
  * bufferevent handed over, conn_attach) and the session state reset for
- * it; when TCP is up the greeting is awaited (conn_connected). */
+ * it (conn_life.c); when TCP is up the greeting is awaited (conn_io.c
+ * hears it). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -54,16 +55,6 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 		}
 	}
 	return fd;
-}
-
-/* Out of local ports for this source address: bind() to an address with
- * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
- * Counted apart so the report can say so plainly. */
-void
-conn_count_port_error(struct conn *c, int e)
-{
-	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
-		ctr_add(&c->env->stats->ports_exhausted, 1);
 }
 
 /* A new session: counted as a connect from here. */
@@ -134,47 +125,8 @@ conn_connect_plain(struct conn *c, evutil_socket_t fd, const struct sockaddr *sa
 		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
 }
 
-void
-conn_connected(struct conn *c, uint64_t now)
-{
-	c->st = CONN_S_GREETING;
-	conn_hold_update(c);
-	c->t_last_io = c->t_connected = now;
-}
-
-bool
-conn_connect_result(struct conn *c, int e)
-{
-	if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)
-		return true;
-	if (e != 0) {
-		conn_count_port_error(c, e);
-		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
-			  c->env->cfg->host, strerror(e));
-		return true;
-	}
-	conn_connected(c, clock_us());
-	return false;
-}
-
-bool
-conn_connect_poll(struct conn *c, uint64_t now)
-{
-	struct sockaddr_storage peer;
-	socklen_t len = sizeof(peer);
-
-	/* Only a socket that has not been readable yet gets here, once a
-	 * tick: TCP is up when it has a peer (ENOTCONN while connecting, and
-	 * after a failure, which the read reports). */
-	if (!c->own_reads || c->bev == NULL ||
-	    getpeername(bufferevent_getfd(c->bev), (struct sockaddr *)&peer, &len) < 0)
-		return false;
-	conn_connected(c, now);
-	return true;
-}
-
-void
-conn_start(struct conn *c)
+static void
+conn_connect(struct conn *c)
 {
 	const struct shared *sh = c->env->sh;
 	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
@@ -212,4 +164,11 @@ conn_start(struct conn *c)
 		conn_count_port_error(c, errno);
 		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
 	}
+}
+
+void
+conn_start(struct conn *c)
+{
+	conn_connect(c);
+	conn_settle(c);
 }

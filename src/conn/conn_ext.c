@@ -38,7 +38,7 @@ conn_ext_untagged(struct conn *c, const struct imap_resp *r)
 	if (kw != IMAP_KW_VANISHED || c->qresync_on)
 		return true;
 	char ex[208];
-	conn_fail_later(c, ERR_PROTOCOL, "VANISHED but QRESYNC was not enabled "
+	conn_fail(c, ERR_PROTOCOL, "VANISHED but QRESYNC was not enabled "
 			"(RFC 7162 3.2.10): \"%s\"",
 			imap_resp_excerpt(ex, sizeof(ex), r->line, r->line_len));
 	return false;

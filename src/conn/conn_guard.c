@@ -10,7 +10,9 @@
  * no further driver command goes out until it is sent.  Other sessions
  * of the worker that want the same mailbox wait for that answer (the
  * entry's waiters), and hear it through the ready hook, from a zero
- * timeout of their own: never from inside this connection's callback. */
+ * timeout of their own (conn.c's conn_guard_wake_cb): never from inside
+ * this connection's callback.  The gate every driver command passes is
+ * conn_guard_gate.c. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +26,6 @@
 #include "imap/guard.h"
 #include "conn/shared.h"
 #include "util/log.h"
-
-static void
-guard_wake_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	conn_send_more(arg);
-}
 
 /* Tell e's waiters the answer is in (or that the search died and one of
  * them must ask again).  Each hears it from an event of its own, which
@@ -49,10 +43,9 @@ guard_wake(struct conn *c, uint32_t e)
 	for (unsigned i = 0; i < n; i++) {
 		struct conn *o = w[i];
 		o->guard = CONN_G_NONE;
-		if (o == c)
+		/* Every waiter has its event (conn_guard_clear made it). */
+		if (o == c || o->guard_ev == NULL)
 			continue;
-		if (o->guard_ev == NULL)
-			o->guard_ev = evtimer_new(o->env->base, guard_wake_cb, o);
 		evtimer_add(o->guard_ev, &now);
 	}
 	free(w);
@@ -115,20 +108,6 @@ guard_send(struct conn *c)
 	f->done_arg = NULL;
 }
 
-bool
-conn_guard_destructive(enum op op, const char *text, size_t len)
-{
-	switch (op) {
-	case OP_EXPUNGE:	/* whatever the text: the state is one */
-	case OP_MOVE:
-	case OP_DELETE:		/* imaptest's STORE +FLAGS \Deleted */
-	case OP_MDELETE:
-		return true;
-	default:
-		return guard_destructive_text(text, len);
-	}
-}
-
 struct guard *
 conn_guard_new(const struct config *cfg)
 {
@@ -166,7 +145,7 @@ conn_guard_send_due(struct conn *c)
 }
 
 bool
-conn_guard_clear(struct conn *c, const char *box)
+conn_guard_ask(struct conn *c, const char *box)
 {
 	struct guard *g = c->env->guard;
 
@@ -223,13 +202,6 @@ conn_guard_ours(struct conn *c, const char *box, size_t len)
 	    guard_verdict(g, guard_entry(g, c->user, box, len)) == GUARD_SAFE;
 }
 
-static void
-conn_guard_unselect(struct conn *c)
-{
-	if (c->guard == CONN_G_OK)
-		c->guard = CONN_G_NONE;
-}
-
 void
 conn_guard_closed(struct conn *c)
 {
@@ -250,90 +222,3 @@ conn_guard_closed(struct conn *c)
 	c->guard = CONN_G_NONE;
 }
 
-/* The command's text after its tag (a long one is read from the staging
- * buffer it moved to); false when there is none. */
-static bool
-gate_text(struct conn *c, const struct imap_cmd *cmd, const char **text,
-	  size_t *len)
-{
-	if (!imap_cmd_inline_text(cmd, text, len)) {
-		*len = evbuffer_get_length(c->stage);
-		if (*len > 4096)
-			*len = 4096;
-		*text = (const char *)evbuffer_pullup(c->stage, (ev_ssize_t)*len);
-		if (*text == NULL)
-			return false;
-	}
-	const char *sp = memchr(*text, ' ', *len);
-	if (sp == NULL)
-		return false;
-	*len -= (size_t)(sp + 1 - *text);
-	*text = sp + 1;
-	return true;
-}
-
-/* Entry + 1 of the k-th mailbox a CREATE/DELETE/RENAME names, 0: none. */
-static uint32_t
-gate_name(struct conn *c, const char *text, size_t len, unsigned k)
-{
-	const char *box;
-	size_t n = guard_box_arg(text, len, k, &box);
-	return n == 0 ? 0 : guard_entry(c->env->guard, c->user, box, n) + 1;
-}
-
-uint64_t
-conn_guard_gate(struct conn *c, enum op op, const struct imap_cmd *cmd)
-{
-	const char *text;
-	size_t len;
-
-	if (op == OP_APPEND || c->env->guard == NULL)
-		return 0;
-	if (op == OP_SELECT) {
-		conn_guard_unselect(c);
-		return 0;
-	}
-	if (!gate_text(c, cmd, &text, &len))
-		return 0;
-	if (op == OP_MCREATE || op == OP_MRENAME || op == OP_MDELETE) {
-		/* Which mailboxes: their replies change what is ours. */
-		uint64_t names = gate_name(c, text, len, 0);
-		if (op == OP_MRENAME)
-			names |= (uint64_t)gate_name(c, text, len, 1) << 32;
-		if (op == OP_MCREATE)
-			return names;
-		uint32_t src = (uint32_t)names;
-		if (src != 0 && guard_verdict(c->env->guard, src - 1) ==
-		    GUARD_SAFE)
-			return names;
-	} else if (!conn_guard_destructive(op, text, len) ||
-		   (c->guard == CONN_G_OK && !guard_names_box(text, len))) {
-		return 0;
-	}
-	log_error("internal error: %.*s went out without the foreign-mail "
-		  "check (conn_guard_clear, conn_guard_ours)",
-		  (int)(len < 80 ? len : 80), text);
-	abort();
-}
-
-void
-conn_guard_names_done(struct conn *c, enum op op, uint64_t names)
-{
-	struct guard *g = c->env->guard;
-	uint32_t a = (uint32_t)names, b = (uint32_t)(names >> 32);
-
-	if (g == NULL || a == 0)
-		return;
-	/* A mailbox this run created is empty but for what it puts there;
-	 * one deleted or renamed away is unknown again (a new one may come
-	 * by that name); a RENAME's target holds the source's mail. */
-	if (op == OP_MCREATE) {
-		guard_set(g, a - 1, GUARD_SAFE);
-		return;
-	}
-	guard_set(g, a - 1, GUARD_UNKNOWN);
-	if (c->guard == CONN_G_OK && c->guard_e == a - 1)
-		c->guard = CONN_G_NONE;
-	if (op == OP_MRENAME && b != 0)
-		guard_set(g, b - 1, GUARD_SAFE);
-}

@@ -133,7 +133,7 @@ enum conn_quit {
 };
 
 /* How a session ends by our LOGOUT.  A BYE with no LOGOUT sent is an
- * error (conn_fail_later) and leaves this at NONE. */
+ * error (conn_fail) and leaves this at NONE. */
 enum conn_logout {
 	CONN_LOGOUT_NONE,	/* no LOGOUT sent */
 	CONN_LOGOUT_SENT,	/* sent, the server's BYE not yet seen */
@@ -407,50 +407,110 @@ conn_fl_push(struct conn *c)
 	return &c->fl[c->n_fl++];
 }
 
-void conn_starttls_upgrade(struct conn *c);
-/* The bufferevent callbacks (conn_io.c). */
+/* The layers of src/conn/, each file calling only the ones below it
+ * (scripts/check-layers holds it):
+ *
+ *   conn.c          the connection object and the events of its timers:
+ *                   new/free, the tick, drain, halt, restart, the guard's
+ *                   wake-up, and the driver calls that may end a session
+ *   conn_connect.c  a session's start: socket, connect, attach
+ *   conn_io.c       the socket's events: read, write, EOF, errors, TLS and
+ *                   COMPRESS layers, the connect's completion
+ *   conn_life.c     THE place a connection is closed and reset
+ *   conn_step.c     what the session sends next: set-up, login, LOGOUT
+ *   conn_resp.c     the server's responses
+ *   conn_driver.c, conn_sasl.c, conn_guard.c, conn_view.c
+ *   conn_cmd.c      commands on their way to the wire
+ *   conn_wire.c, conn_guard_gate.c, conn_log.c, conn_stall.c, ...
+ *
+ * Below conn_life.c nothing closes a connection: a fault sets the quit
+ * reason (conn_quit, or conn_fail, which also logs and counts it) and
+ * returns, and the event that found it (a callback of conn_io.c or
+ * conn.c, or a call of the driver's) closes the connection when the
+ * layers below have returned (conn_settle). */
+
+/* Close the connection once the event being handled returns: how it ends
+ * and why, for the closed hook.  Sending stops at once (CONN_HOLD_ENDING).
+ * The last reason set wins. */
+static inline void
+conn_quit(struct conn *c, enum conn_end end, enum err_kind why)
+{
+	c->quit = CONN_QUIT_NOW;
+	conn_hold_update(c);
+	c->close_end = end;
+	c->close_err = why;
+}
+
+/* How a session closed now ends: after LOGOUT's BYE a logout, while
+ * stopping stopped, else failed. */
+static inline enum conn_end
+conn_end_now(const struct conn *c)
+{
+	return c->logout == CONN_LOGOUT_BYE ? CONN_END_LOGOUT :
+	    c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
+}
+
+/* The mechanism a login state uses: mech= for both states, except that
+ * the default (mech=LOGIN, the LOGIN command) leaves imaptest's
+ * AUTHENTICATE state with PLAIN. */
+static inline enum auth_mech
+conn_sasl_mech(const struct conn *c, enum op op)
+{
+	enum auth_mech m = c->env->cfg->mech_id;
+	return op == OP_AUTHENTICATE && m == MECH_LOGIN ? MECH_PLAIN : m;
+}
+
+/* The life (conn_life.c).  conn_close tears the session down and tells
+ * the driver (the closed hook) how it ended and why; it counts nothing
+ * but what was in flight (a failure's error is counted where it is
+ * found, conn_fail).  conn_settle carries out a quit set below: true
+ * when it closed. */
+void conn_close(struct conn *c, enum conn_end end, enum err_kind why);
+bool conn_settle(struct conn *c);
+/* Forget the last session's state: a new one starts. */
+void conn_reset_session(struct conn *c);
+/* The session is over (or starting): back to the inline slots. */
+void conn_fl_release(struct conn *c);
+
+/* The socket's events (conn_io.c): the libevent callbacks, each of which
+ * settles what it found. */
 void conn_read_cb(struct bufferevent *bev, void *arg);
 void conn_sock_read_cb(int fd, short what, void *arg);
+void conn_write_cb(struct bufferevent *bev, void *arg);
+void conn_event_cb(struct bufferevent *bev, short what, void *arg);
+/* Count errno e from bind/connect as "out of local ports" when it is. */
+void conn_count_port_error(struct conn *c, int e);
+/* A plain socket's connect as seen from the timeout tick: true when TCP
+ * is up (the greeting is awaited from now on). */
+bool conn_connect_poll(struct conn *c, uint64_t now);
+
+/* The wire (conn_wire.c). */
 void conn_write_now(struct conn *c);
 /* Octets were queued on c->bev's output: make sure its write event will
  * carry them if conn_write_now() does not (it turns the event off). */
 void conn_out_queued(struct conn *c);
-void conn_write_cb(struct bufferevent *bev, void *arg);
-void conn_event_cb(struct bufferevent *bev, short what, void *arg);
 void conn_count_received(struct conn *c, uint64_t n);
-void conn_compress_upgrade(struct conn *c);
-void conn_idle_done(struct conn *c);
 /* Bring the wire byte counters up to date (TLS counts its own). */
 void conn_sync_wire(struct conn *c);
 /* Count octets handed to / taken from the IMAP layer. */
 void conn_count_sent(struct conn *c, uint64_t n);
-/* Tear the session down and tell the driver (the closed hook) how it
- * ended and why.  Counts nothing but what was in flight: a failure's
- * error is counted where it is found (conn_fail). */
-void conn_close(struct conn *c, enum conn_end end, enum err_kind why);
-/* How a session closed now ends: after LOGOUT's BYE a logout, while
- * stopping stopped, else failed. */
-enum conn_end conn_end_now(const struct conn *c);
-/* Count errno e from bind/connect as "out of local ports" when it is. */
-void conn_count_port_error(struct conn *c, int e);
-/* Forget the last session's state: a new one starts (conn_connect.c). */
-void conn_reset_session(struct conn *c);
-/* The TCP connection is up (BEV_EVENT_CONNECTED, or a plain socket's first
- * read): now the greeting is awaited. */
-void conn_connected(struct conn *c, uint64_t now);
-/* A plain socket still connecting turned readable; e is recv()'s errno (0
- * when it returned data or EOF).  True when the caller must stop: nothing
- * to read yet, or the connect failed (counted and closed). */
-bool conn_connect_result(struct conn *c, int e);
-/* A plain socket's connect as seen from the timeout tick: true when TCP
- * is up (the greeting is awaited from now on). */
-bool conn_connect_poll(struct conn *c, uint64_t now);
+
+/* What the session sends next (conn_step.c): the set-up and login, the
+ * LOGOUT of a drain, a foreign-mail search that waited, then the ready
+ * hook.  A fault sets the quit reason: the caller settles. */
+void conn_step(struct conn *c);
+
 int conn_on_resp(void *arg, const struct imap_resp *r);
 /* Whether untagged `r` may be applied: false for a response of an
  * extension this session did not enable (VANISHED without QRESYNC), which
  * is counted and reported as a protocol error that ends the session
  * (conn_ext.c).  Notes "* ENABLED QRESYNC" as it passes. */
 bool conn_ext_untagged(struct conn *c, const struct imap_resp *r);
+
+/* Commands (conn_cmd.c). */
+void conn_idle_done(struct conn *c);
+/* Arm c->timer to fire in us microseconds. */
+void conn_schedule(struct conn *c, uint64_t us);
 /* The done of a driver's command nobody waits for (conn_cmd.c): the
  * slot still marks the command as a driver's, not the engine's own. */
 void conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
@@ -463,24 +523,23 @@ uint32_t conn_tag_begin(struct conn *c, struct imap_cmd *cmd);
 /* Send one set-up command of the session (not a row of the table). */
 void conn_send_internal(struct conn *c, enum conn_internal internal,
 			const char *text);
+/* Our LOGOUT (the drain's). */
+void conn_send_logout(struct conn *c);
 void conn_flush_cont(struct conn *c);
 /* Make c->cont and c->cont_splits, if not yet there; drop what c->cont
  * holds (it may be NULL). */
 void conn_cont_open(struct conn *c);
 void conn_cont_clear(struct conn *c);
-/* AUTHENTICATE (conn_sasl.c): the mechanism of a login state, the command
- * text after the tag, the challenges, and the tagged reply (false: an OK
- * that must not count as a login). */
-enum auth_mech conn_sasl_mech(const struct conn *c, enum op op);
 /* Log in (not logged in, the set-up before it done): an engine step, no
  * driver is asked.  Nothing when a login is in flight already. */
 void conn_login(struct conn *c);
+/* AUTHENTICATE (conn_sasl.c): the command text after the tag, the
+ * challenges, and the tagged reply (false: an OK that must not count as
+ * a login). */
 bool conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd);
 bool conn_sasl_active(const struct conn *c);
 void conn_sasl_continue(struct conn *c, const struct imap_resp *r);
 bool conn_sasl_end(struct conn *c, bool ok);
-/* Ask for the connection to be closed once the parser callback returns. */
-void conn_close_later(struct conn *c, enum conn_end end, enum err_kind why);
 
 /* Driver commands (conn_driver.c): the end of those still in flight
  * when the session ends. */
@@ -505,6 +564,9 @@ void conn_view_on_status(struct conn *c, const struct imap_resp *r);
  * conn_guard_names_done to apply at their OK). */
 void conn_guard_send_due(struct conn *c);
 void conn_guard_closed(struct conn *c);
+/* conn_guard_clear without the wake-up event (conn.c makes it for a
+ * session that waits). */
+bool conn_guard_ask(struct conn *c, const char *box);
 bool conn_guard_untagged(struct conn *c, const struct imap_resp *r);
 uint64_t conn_guard_gate(struct conn *c, enum op op,
 			 const struct imap_cmd *cmd);
@@ -514,7 +576,8 @@ void conn_guard_names_done(struct conn *c, enum op op, uint64_t names);
  * that last heard from the server at t_heard and last asked it something
  * at t_asked has waited in silence for more than bound_us at `now`; and,
  * while the connection drains, cutting it when it has (counted as a
- * timeout).  True when it was cut. */
+ * timeout).  True when it was cut: the quit reason is set, the caller
+ * settles. */
 bool conn_stall_stale(uint64_t now, uint64_t t_heard, uint64_t t_asked,
 		      uint64_t bound_us);
 bool conn_stall_cut(struct conn *c, uint64_t now);

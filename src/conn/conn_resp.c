@@ -34,15 +34,6 @@ conn_caps_from_code(struct conn *c, const struct imap_resp *r)
 		conn_parse_caps(c, arg, arg_len);
 }
 
-void
-conn_close_later(struct conn *c, enum conn_end end, enum err_kind why)
-{
-	c->quit = CONN_QUIT_NOW;
-	conn_hold_update(c);
-	c->close_end = end;
-	c->close_err = why;
-}
-
 static int
 conn_greeting(struct conn *c, const struct imap_resp *r)
 {
@@ -52,13 +43,13 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
 	     r->cond != IMAP_COND_BYE)) {
 		char ex[208];
-		conn_fail_later(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+		conn_fail(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
 				imap_resp_excerpt(ex, sizeof(ex), r->line,
 						  r->line_len));
 		return 1;
 	}
 	if (r->cond == IMAP_COND_BYE) {
-		conn_fail_later(c, ERR_BYE, "server said BYE in its greeting: %.200s",
+		conn_fail(c, ERR_BYE, "server said BYE in its greeting: %.200s",
 				r->line);
 		return 1;
 	}
@@ -137,7 +128,7 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	switch (r->cond) {
 	case IMAP_COND_BYE:
 		if (c->logout == CONN_LOGOUT_NONE)
-			conn_fail_later(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
+			conn_fail(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
 		else
 			c->logout = CONN_LOGOUT_BYE;
 		conn_hold_update(c);
@@ -229,7 +220,7 @@ conn_internal_reply(struct conn *c, const struct inflight *f,
 			c->tls = CONN_TLS_UPGRADE;	/* after the parser returns */
 			return;
 		}
-		conn_fail_later(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
+		conn_fail(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
 		return;
 	}
 	/* Counted and shown like any command's: they decide the exit
@@ -339,7 +330,7 @@ conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r)
 	conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s", op_table[op].name,
 		     r->line);
 	if (c->n_fl == 0)
-		conn_close_later(c, conn_end_now(c), ERR_BAD);
+		conn_quit(c, conn_end_now(c), ERR_BAD);
 	else
 		c->quit = CONN_QUIT_AFTER_INFLIGHT;
 	conn_hold_update(c);
@@ -364,7 +355,7 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
 
 	if (i < 0) {
-		conn_fail_later(c, ERR_PROTOCOL, "reply with a tag this "
+		conn_fail(c, ERR_PROTOCOL, "reply with a tag this "
 				"connection did not send: %.200s", r->line);
 		return;
 	}
@@ -387,7 +378,7 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 		c->sep_step = CONN_STEP_DONE;
 	conn_tagged_effects(c, &f, r, now);
 	if (c->quit == CONN_QUIT_AFTER_INFLIGHT && c->n_fl == 0)
-		conn_close_later(c, conn_end_now(c), ERR_BAD);
+		conn_quit(c, conn_end_now(c), ERR_BAD);
 	/* The driver hears that the connection is free once, from
 	 * conn_send_more after the read (the ready hook), not per reply. */
 }
@@ -464,7 +455,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 			/* Counted as "login" (and as NO above); the totals of
 			 * errors leave "login" out, so nothing counts twice. */
 			stats_err(c->env->stats, ERR_LOGIN);
-			conn_close_later(c, conn_end_now(c), ERR_LOGIN);
+			conn_quit(c, conn_end_now(c), ERR_LOGIN);
 		}
 		break;
 	case OP_SELECT:
@@ -517,7 +508,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 	case OP_LOGOUT:
 		c->lstate = LSTATE_NONAUTH;
 		conn_hold_update(c);
-		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
+		conn_quit(c, conn_end_now(c), ERR_DISCONNECT);
 		break;
 	default:
 		break;
@@ -567,7 +558,7 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		} else if (c->cont_wait) {
 			conn_flush_cont(c);
 		} else {
-			conn_fail_later(c, ERR_PROTOCOL,
+			conn_fail(c, ERR_PROTOCOL,
 					"unexpected continuation: %.200s",
 					r->line);
 		}

@@ -19,16 +19,6 @@
 #include "imap/scram.h"
 #include "conn/shared.h"
 
-/* The mechanism a login state uses: mech= for both states, except that
- * the default (mech=LOGIN, the LOGIN command) leaves imaptest's
- * AUTHENTICATE state with PLAIN. */
-enum auth_mech
-conn_sasl_mech(const struct conn *c, enum op op)
-{
-	enum auth_mech m = c->env->cfg->mech_id;
-	return op == OP_AUTHENTICATE && m == MECH_LOGIN ? MECH_PLAIN : m;
-}
-
 /* Send one SASL response line (base64 of len bytes, or "" for len 0);
  * never rawlogged, it holds or proves the password. */
 static void
@@ -53,7 +43,7 @@ sasl_fail(struct conn *c, const char *why)
 {
 	/* Counted as a protocol error: unlike a refused login, a wrong
 	 * signature or a malformed challenge is the server's fault. */
-	conn_fail_later(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
+	conn_fail(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
 			config_mech_name(c->sasl_mech), why);
 }
 

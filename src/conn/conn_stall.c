@@ -79,7 +79,7 @@ conn_stall_cut(struct conn *c, uint64_t now)
 		/* Not logged in yet: simply closed, as at the start of the
 		 * drain without a LOGIN in flight (a server slow to let a
 		 * session in is not a fault of the workload's commands). */
-		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
+		conn_quit(c, CONN_END_STOPPED, ERR_DISCONNECT);
 		return true;
 	}
 	uint64_t since = heard > c->t_asked ? heard : c->t_asked;
