@@ -31,35 +31,68 @@
 
 static void conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 
-struct conn *
-conn_new(const struct conn_env *env, unsigned slot)
+/* The inits of the groups of struct conn (conn_int.h), one each, all
+ * called from conn_new: what lives as long as the connection.  The
+ * set-up and mailbox groups start zeroed (none of their steps begun,
+ * nothing selected); each session then starts from conn_reset_session
+ * (conn_life.c). */
+static void
+conn_wire_init(struct conn *c)
 {
-	const struct config *cfg = env->cfg;
-	struct conn *c = xcalloc(1, sizeof(*c));
+	const struct config *cfg = c->env->cfg;
 	struct imap_limits lim = {
 		.max_line = cfg->max_line,
 		.max_literal = cfg->max_literal,
 		.capture_literal = 4096,
 	};
 
-	c->env = env;
-	c->slot = slot;
-	c->st = CONN_S_WAIT;
-	conn_hold_update(c);
-	c->fl = c->fl_inline;
-	c->login_op = OP_LOGIN;
-	c->user = xcalloc(1, CONN_USER_INIT);
-	c->user_cap = CONN_USER_INIT;
-	c->parser = imap_parser_new(&lim, conn_on_resp, c);
-	c->timer = evtimer_new(env->base, conn_timer_cb, c);
+	c->wire.parser = imap_parser_new(&lim, conn_on_resp, c);
 	/* assigned to each connection's socket in conn_start */
-	c->rd_ev = event_new(env->base, -1, 0, conn_sock_read_cb, c);
-	c->stage = evbuffer_new();
-	c->scratch = evbuffer_new();
-	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : env->sh->run_id, slot);
+	c->wire.rd_ev = event_new(c->env->base, -1, 0, conn_sock_read_cb, c);
 	if (cfg->rawlog)
-		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
-		    &env->sh->live->rawlog_failures);
+		c->wire.rawlog = rawlog_open(cfg->rawlog_dir, c->life.slot,
+		    &c->env->sh->live->rawlog_failures);
+}
+
+static void
+conn_cmds_init(struct conn *c)
+{
+	c->cmd.fl = c->cmd.fl_inline;
+	c->cmd.stage = evbuffer_new();
+	c->cmd.scratch = evbuffer_new();
+}
+
+static void
+conn_login_init(struct conn *c)
+{
+	c->login.login_op = OP_LOGIN;
+	c->login.user = xcalloc(1, CONN_USER_INIT);
+	c->login.user_cap = CONN_USER_INIT;
+}
+
+static void
+conn_life_init(struct conn *c, unsigned slot)
+{
+	const struct config *cfg = c->env->cfg;
+
+	c->life.slot = slot;
+	c->st = CONN_S_WAIT;
+	c->life.timer = evtimer_new(c->env->base, conn_timer_cb, c);
+	rng_seed(&c->life.rng, cfg->have_seed ? cfg->seed : c->env->sh->run_id,
+		 slot);
+}
+
+struct conn *
+conn_new(const struct conn_env *env, unsigned slot)
+{
+	struct conn *c = xcalloc(1, sizeof(*c));
+
+	c->env = env;
+	conn_life_init(c, slot);	/* first: the others name the slot */
+	conn_wire_init(c);
+	conn_cmds_init(c);
+	conn_login_init(c);
+	conn_hold_update(c);
 	return c;
 }
 
@@ -68,26 +101,26 @@ conn_set_user(struct conn *c, const char *user, const char *pass)
 {
 	size_t n = strnlen(user, CONN_USER_MAX);
 
-	if (n >= c->user_cap) {
-		c->user = xrealloc(c->user, n + 1);
-		c->user_cap = (unsigned)n + 1;
+	if (n >= c->login.user_cap) {
+		c->login.user = xrealloc(c->login.user, n + 1);
+		c->login.user_cap = (unsigned)n + 1;
 	}
-	memmove(c->user, user, n);	/* user may be conn_user(c) */
-	c->user[n] = '\0';
-	c->pass = pass;
+	memmove(c->login.user, user, n);	/* user may be conn_user(c) */
+	c->login.user[n] = '\0';
+	c->login.pass = pass;
 }
 
 size_t
 conn_footprint(const struct conn *c)
 {
-	size_t n = sizeof(*c) + c->user_cap;
+	size_t n = sizeof(*c) + c->login.user_cap;
 
-	if (c->fl != c->fl_inline)
-		n += CONN_MAX_INFLIGHT * sizeof(*c->fl);
-	if (c->cont != NULL)
-		n += IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits);
-	if (c->zc != NULL)
-		n += sizeof(*c->zc);
+	if (c->cmd.fl != c->cmd.fl_inline)
+		n += CONN_MAX_INFLIGHT * sizeof(*c->cmd.fl);
+	if (c->cmd.cont != NULL)
+		n += IMAP_CMD_MAX_SPLITS * sizeof(*c->cmd.cont_splits);
+	if (c->wire.zc != NULL)
+		n += sizeof(*c->wire.zc);
 	return n;
 }
 
@@ -98,25 +131,25 @@ conn_free(struct conn *c)
 		return;
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
-	imap_parser_free(c->parser);
-	if (c->timer != NULL)
-		event_free(c->timer);
-	if (c->rd_ev != NULL)
-		event_free(c->rd_ev);
-	if (c->guard_ev != NULL)
-		event_free(c->guard_ev);	/* a wake-up still due goes too */
-	evbuffer_free(c->stage);
-	evbuffer_free(c->scratch);
-	if (c->cont != NULL)
-		evbuffer_free(c->cont);
-	free(c->cont_splits);
-	mbox_view_free(c->view);
-	rawlog_close(c->rawlog);
-	tls_session_free(c->tls_sess);
-	scram_free(c->scram);
+	imap_parser_free(c->wire.parser);
+	if (c->life.timer != NULL)
+		event_free(c->life.timer);
+	if (c->wire.rd_ev != NULL)
+		event_free(c->wire.rd_ev);
+	if (c->mbox.guard_ev != NULL)
+		event_free(c->mbox.guard_ev);	/* a wake-up still due goes too */
+	evbuffer_free(c->cmd.stage);
+	evbuffer_free(c->cmd.scratch);
+	if (c->cmd.cont != NULL)
+		evbuffer_free(c->cmd.cont);
+	free(c->cmd.cont_splits);
+	mbox_view_free(c->mbox.view);
+	rawlog_close(c->wire.rawlog);
+	tls_session_free(c->wire.tls_sess);
+	scram_free(c->login.scram);
 	conn_fl_release(c);
-	free(c->user);
-	free(c->zc);
+	free(c->login.user);
+	free(c->wire.zc);
 	free(c);
 }
 
@@ -129,8 +162,8 @@ conn_restart(struct conn *c, uint64_t us)
 		/* Now, but outside the closed hook's caller: the callback
 		 * runs in this loop turn, after the one that closed returns;
 		 * a zero timer would cost an epoll_wait() of its own. */
-		evtimer_del(c->timer);
-		event_active(c->timer, EV_TIMEOUT, 1);
+		evtimer_del(c->life.timer);
+		event_active(c->life.timer, EV_TIMEOUT, 1);
 		return;
 	}
 	conn_schedule(c, us);
@@ -139,7 +172,7 @@ conn_restart(struct conn *c, uint64_t us)
 void
 conn_finish(struct conn *c)
 {
-	evtimer_del(c->timer);
+	evtimer_del(c->life.timer);
 	c->st = CONN_S_DONE;
 	conn_hold_update(c);
 }
@@ -159,8 +192,8 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		conn_start(c);
 		return;
 	}
-	if (c->disconnect_pending) {
-		c->disconnect_pending = false;
+	if (c->cmd.disconnect_pending) {
+		c->cmd.disconnect_pending = false;
 		conn_hold_update(c);
 		conn_close(c, CONN_END_PLANNED, ERR_DISCONNECT);
 		return;
@@ -170,7 +203,7 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	/* A pause (conn_pause) ends here. */
-	c->delayed = false;
+	c->cmd.delayed = false;
 	conn_hold_update(c);
 	conn_send_more(c);
 }
@@ -178,8 +211,14 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 void
 conn_send_more(struct conn *c)
 {
+	/* A close already decided belongs to the event that decided it (a
+	 * driver may call this from a done callback, inside the parser):
+	 * only what this step decides is settled here. */
+	bool decided = c->life.quit == CONN_QUIT_NOW;
+
 	conn_step(c);
-	conn_settle(c);
+	if (!decided)
+		conn_settle(c);
 }
 
 /* A session waiting for another's foreign-mail search hears that it is
@@ -199,8 +238,8 @@ conn_guard_clear(struct conn *c, const char *box)
 
 	/* Made on first use, for a session that waits: most never do, and
 	 * an event is ~130 octets of every idle connection. */
-	if (c->guard == CONN_G_WAIT && c->guard_ev == NULL)
-		c->guard_ev = evtimer_new(c->env->base, conn_guard_wake_cb, c);
+	if (c->mbox.guard == CONN_G_WAIT && c->mbox.guard_ev == NULL)
+		c->mbox.guard_ev = evtimer_new(c->env->base, conn_guard_wake_cb, c);
 	return ok;
 }
 
@@ -233,12 +272,12 @@ conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 		    &c->env->sh->live->stalls_said, 1, memory_order_relaxed);
 		if (k < CONN_LOG_MAX_PER_KIND)
 			log_warn("%s[%u]: stalled for %llu secs in command: "
-				 "%u.%u %s%s", c->user, c->slot,
+				 "%u.%u %s%s", c->login.user, c->life.slot,
 				 (unsigned long long)((now - (c->t_last_io >
 				     c->t_asked ? c->t_last_io : c->t_asked)) /
 				     1000000),
-				 c->slot, c->fl[0].tag,
-				 conn_inflight_name(&c->fl[0]),
+				 c->life.slot, c->cmd.fl[0].tag,
+				 conn_inflight_name(&c->cmd.fl[0]),
 				 k + 1 == CONN_LOG_MAX_PER_KIND ?
 				 " (further stall warnings are only counted)" :
 				 "");
@@ -254,7 +293,7 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	case CONN_S_CONNECTING:
 		if (conn_connect_poll(c, now))
 			return;	/* up, but no greeting yet: from now on */
-		if (now - c->t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
+		if (now - c->life.t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
 			conn_fail(c, ERR_TIMEOUT, "connect timed out after %.0f s",
 				  cfg->connect_timeout);
 		}
@@ -262,7 +301,7 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	case CONN_S_GREETING:
 		/* From when TCP (and implicit TLS) completed, not from the last
 		 * byte: a server dripping its greeting must not hold us. */
-		if (now - c->t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
+		if (now - c->life.t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
 			conn_fail(c, ERR_TIMEOUT, "no greeting after %.0f s",
 				  cfg->greeting_timeout);
 		}
@@ -278,13 +317,13 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	/* A driver's IDLE waits for the server as long as the driver wants. */
 	if (c->n_fl == 0 || c->idle == CONN_IDLE_ACTIVE)
 		return;
-	uint64_t oldest = c->fl[0].t_sent;
+	uint64_t oldest = c->cmd.fl[0].t_sent;
 	for (unsigned i = 1; i < c->n_fl; i++)
-		if (c->fl[i].t_sent < oldest)
-			oldest = c->fl[i].t_sent;
+		if (c->cmd.fl[i].t_sent < oldest)
+			oldest = c->cmd.fl[i].t_sent;
 	if (now - oldest > (uint64_t)(cfg->cmd_timeout * 1e6)) {
 		conn_fail(c, ERR_TIMEOUT, "%s: no reply after %.0f s",
-			  conn_inflight_name(&c->fl[0]), cfg->cmd_timeout);
+			  conn_inflight_name(&c->cmd.fl[0]), cfg->cmd_timeout);
 		return;
 	}
 	if (cfg->stalled_disconnect_timeout > 0 &&
@@ -314,15 +353,15 @@ conn_drain(struct conn *c)
 	conn_hold_update(c);
 	switch (c->st) {
 	case CONN_S_WAIT:
-		evtimer_del(c->timer);
+		evtimer_del(c->life.timer);
 		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 		return;
 	case CONN_S_SESSION:
 		if (c->idle == CONN_IDLE_ACTIVE) {
-			evtimer_del(c->timer);
+			evtimer_del(c->life.timer);
 			conn_idle_done(c);
 		}
-		if (c->n_fl == 0 && !c->cont_wait)
+		if (c->n_fl == 0 && !c->cmd.cont_wait)
 			conn_send_more(c);	/* sends LOGOUT */
 		/* Silent for the stall bound already: no grace. */
 		if (conn_stall_cut(c, clock_us()))
@@ -346,13 +385,13 @@ conn_halt(struct conn *c)
 		return 0;
 	c->stopping = true;
 	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].internal == CONN_I_NONE)
+		if (c->cmd.fl[i].internal == CONN_I_NONE)
 			unanswered++;
-	c->quit = CONN_QUIT_NOW;
+	c->life.quit = CONN_QUIT_NOW;
 	conn_hold_update(c);
 	conn_driver_abandon(c);
 	c->n_fl = 0;
-	evtimer_del(c->timer);
+	evtimer_del(c->life.timer);
 	conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 	return unanswered;
 }
@@ -363,16 +402,16 @@ conn_quiesce(struct conn *c)
 	if (c->st != CONN_S_SESSION)
 		return true;
 	if (c->idle == CONN_IDLE_ACTIVE) {
-		evtimer_del(c->timer);
+		evtimer_del(c->life.timer);
 		conn_idle_done(c);
 	}
-	return c->n_fl == 0 && !c->cont_wait;
+	return c->n_fl == 0 && !c->cmd.cont_wait;
 }
 
 bool
 conn_is_logged_in(const struct conn *c)
 {
-	return c->st == CONN_S_SESSION && c->lstate != LSTATE_NONAUTH;
+	return c->st == CONN_S_SESSION && c->login.lstate != LSTATE_NONAUTH;
 }
 
 #ifdef CONN_HOLD_CHECK
@@ -380,7 +419,7 @@ conn_is_logged_in(const struct conn *c)
 void
 conn_hold_mismatch(const struct conn *c)
 {
-	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->slot,
+	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->life.slot,
 		(unsigned)c->hold, conn_hold_of(c));
 	abort();
 }

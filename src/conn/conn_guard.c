@@ -42,11 +42,11 @@ guard_wake(struct conn *c, uint32_t e)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct conn *o = w[i];
-		o->guard = CONN_G_NONE;
+		o->mbox.guard = CONN_G_NONE;
 		/* Every waiter has its event (conn_guard_clear made it). */
-		if (o == c || o->guard_ev == NULL)
+		if (o == c || o->mbox.guard_ev == NULL)
 			continue;
-		evtimer_add(o->guard_ev, &now);
+		evtimer_add(o->mbox.guard_ev, &now);
 	}
 	free(w);
 }
@@ -71,13 +71,13 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	   size_t len)
 {
 	struct guard *g = c->env->guard;
-	uint32_t e = c->guard_e;
+	uint32_t e = c->mbox.guard_e;
 	uint32_t foreign;
 	const char *why;
 	char reason[300];
 
 	(void)arg;
-	c->guard = CONN_G_NONE;
+	c->mbox.guard = CONN_G_NONE;
 	if (st == CONN_REPLY_FAILED) {
 		/* The session died first: unknown again, and a waiter
 		 * (or this slot's next session) asks. */
@@ -91,7 +91,7 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 		guard_refuse(c, e, 0, reason);
 	} else if (guard_judge(g, e, &foreign, &why) == GUARD_SAFE) {
 		guard_set(g, e, GUARD_SAFE);
-		c->guard = CONN_G_OK;
+		c->mbox.guard = CONN_G_OK;
 	} else {
 		guard_refuse(c, e, foreign, why);
 	}
@@ -101,9 +101,9 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 static void
 guard_send(struct conn *c)
 {
-	c->guard = CONN_G_SENT;
+	c->mbox.guard = CONN_G_SENT;
 	conn_send_internal(c, CONN_I_GUARD, GUARD_SEARCH);
-	struct inflight *f = &c->fl[c->n_fl - 1];
+	struct inflight *f = &c->cmd.fl[c->n_fl - 1];
 	f->done = guard_done;
 	f->done_arg = NULL;
 }
@@ -123,14 +123,14 @@ conn_guard_free(struct guard *g)
 bool
 conn_guard_untagged(struct conn *c, const struct imap_resp *r)
 {
-	if (c->guard != CONN_G_SENT)
+	if (c->mbox.guard != CONN_G_SENT)
 		return false;
 	enum imap_kw kw = imap_resp_kw(r);
 	if (kw == IMAP_KW_SEARCH)
-		guard_tally(c->env->guard, c->guard_e,
+		guard_tally(c->env->guard, c->mbox.guard_e,
 			    guard_count_search(r->text, r->text_len));
 	else if (kw == IMAP_KW_ESEARCH)
-		guard_tally(c->env->guard, c->guard_e,
+		guard_tally(c->env->guard, c->mbox.guard_e,
 			    guard_count_esearch(r->text, r->text_len));
 	else
 		return false;
@@ -140,7 +140,7 @@ conn_guard_untagged(struct conn *c, const struct imap_resp *r)
 void
 conn_guard_send_due(struct conn *c)
 {
-	if (c->guard == CONN_G_DRAIN && c->n_fl == 0 && conn_may_send(c))
+	if (c->mbox.guard == CONN_G_DRAIN && c->n_fl == 0 && conn_may_send(c))
 		guard_send(c);
 }
 
@@ -150,29 +150,29 @@ conn_guard_ask(struct conn *c, const char *box)
 	struct guard *g = c->env->guard;
 
 	if (g == NULL) {	/* --allow-foreign-mail */
-		c->guard = CONN_G_OK;
+		c->mbox.guard = CONN_G_OK;
 		return true;
 	}
-	uint32_t e = guard_entry(g, c->user, box, strlen(box));
-	if (c->guard == CONN_G_OK && c->guard_e == e)
+	uint32_t e = guard_entry(g, c->login.user, box, strlen(box));
+	if (c->mbox.guard == CONN_G_OK && c->mbox.guard_e == e)
 		return true;
-	if (c->guard == CONN_G_DRAIN || c->guard == CONN_G_SENT ||
-	    c->guard == CONN_G_WAIT)
+	if (c->mbox.guard == CONN_G_DRAIN || c->mbox.guard == CONN_G_SENT ||
+	    c->mbox.guard == CONN_G_WAIT)
 		return false;	/* asked already */
 	switch (guard_verdict(g, e)) {
 	case GUARD_SAFE:
-		c->guard = CONN_G_OK;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_OK;
+		c->mbox.guard_e = e;
 		return true;
 	case GUARD_PENDING:
-		c->guard = CONN_G_WAIT;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_WAIT;
+		c->mbox.guard_e = e;
 		guard_wait(g, e, c);
 		return false;
 	case GUARD_UNKNOWN:
 		guard_set(g, e, GUARD_PENDING);
-		c->guard = CONN_G_DRAIN;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_DRAIN;
+		c->mbox.guard_e = e;
 		conn_guard_send_due(c);
 		return false;
 	default:		/* refused: the run is stopping */
@@ -187,9 +187,9 @@ conn_guard_selected(struct conn *c, const char *box)
 
 	/* Empty when this run first saw it: whatever comes later is ours,
 	 * or mail from elsewhere during the run (guard.h). */
-	if (g == NULL || c->exists != 0)
+	if (g == NULL || c->mbox.exists != 0)
 		return;
-	uint32_t e = guard_entry(g, c->user, box, strlen(box));
+	uint32_t e = guard_entry(g, c->login.user, box, strlen(box));
 	if (guard_verdict(g, e) == GUARD_UNKNOWN)
 		guard_set(g, e, GUARD_SAFE);
 }
@@ -199,7 +199,7 @@ conn_guard_ours(struct conn *c, const char *box, size_t len)
 {
 	struct guard *g = c->env->guard;
 	return g == NULL ||
-	    guard_verdict(g, guard_entry(g, c->user, box, len)) == GUARD_SAFE;
+	    guard_verdict(g, guard_entry(g, c->login.user, box, len)) == GUARD_SAFE;
 }
 
 void
@@ -207,18 +207,18 @@ conn_guard_closed(struct conn *c)
 {
 	struct guard *g = c->env->guard;
 
-	switch (c->guard) {
+	switch (c->mbox.guard) {
 	case CONN_G_WAIT:
-		guard_unwait(g, c->guard_e, c);
+		guard_unwait(g, c->mbox.guard_e, c);
 		break;
 	case CONN_G_DRAIN:
 		/* It never asked: unknown again; a waiter asks instead. */
-		guard_set(g, c->guard_e, GUARD_UNKNOWN);
-		guard_wake(c, c->guard_e);
+		guard_set(g, c->mbox.guard_e, GUARD_UNKNOWN);
+		guard_wake(c, c->mbox.guard_e);
 		break;
 	default:	/* SENT: guard_done heard FAILED already */
 		break;
 	}
-	c->guard = CONN_G_NONE;
+	c->mbox.guard = CONN_G_NONE;
 }
 

@@ -30,8 +30,8 @@ conn_guard_destructive(enum op op, const char *text, size_t len)
 static void
 conn_guard_unselect(struct conn *c)
 {
-	if (c->guard == CONN_G_OK)
-		c->guard = CONN_G_NONE;
+	if (c->mbox.guard == CONN_G_OK)
+		c->mbox.guard = CONN_G_NONE;
 }
 
 /* The command's text after its tag (a long one is read from the staging
@@ -41,10 +41,10 @@ gate_text(struct conn *c, const struct imap_cmd *cmd, const char **text,
 	  size_t *len)
 {
 	if (!imap_cmd_inline_text(cmd, text, len)) {
-		*len = evbuffer_get_length(c->stage);
+		*len = evbuffer_get_length(c->cmd.stage);
 		if (*len > 4096)
 			*len = 4096;
-		*text = (const char *)evbuffer_pullup(c->stage, (ev_ssize_t)*len);
+		*text = (const char *)evbuffer_pullup(c->cmd.stage, (ev_ssize_t)*len);
 		if (*text == NULL)
 			return false;
 	}
@@ -62,7 +62,7 @@ gate_name(struct conn *c, const char *text, size_t len, unsigned k)
 {
 	const char *box;
 	size_t n = guard_box_arg(text, len, k, &box);
-	return n == 0 ? 0 : guard_entry(c->env->guard, c->user, box, n) + 1;
+	return n == 0 ? 0 : guard_entry(c->env->guard, c->login.user, box, n) + 1;
 }
 
 uint64_t
@@ -91,7 +91,7 @@ conn_guard_gate(struct conn *c, enum op op, const struct imap_cmd *cmd)
 		    GUARD_SAFE)
 			return names;
 	} else if (!conn_guard_destructive(op, text, len) ||
-		   (c->guard == CONN_G_OK && !guard_names_box(text, len))) {
+		   (c->mbox.guard == CONN_G_OK && !guard_names_box(text, len))) {
 		return 0;
 	}
 	log_error("internal error: %.*s went out without the foreign-mail "
@@ -116,8 +116,8 @@ conn_guard_names_done(struct conn *c, enum op op, uint64_t names)
 		return;
 	}
 	guard_set(g, a - 1, GUARD_UNKNOWN);
-	if (c->guard == CONN_G_OK && c->guard_e == a - 1)
-		c->guard = CONN_G_NONE;
+	if (c->mbox.guard == CONN_G_OK && c->mbox.guard_e == a - 1)
+		c->mbox.guard = CONN_G_NONE;
 	if (op == OP_MRENAME && b != 0)
 		guard_set(g, b - 1, GUARD_SAFE);
 }

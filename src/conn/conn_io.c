@@ -41,7 +41,7 @@ conn_connected(struct conn *c, uint64_t now)
 {
 	c->st = CONN_S_GREETING;
 	conn_hold_update(c);
-	c->t_last_io = c->t_connected = now;
+	c->t_last_io = c->life.t_connected = now;
 }
 
 /* A plain socket still connecting turned readable; e is recv()'s errno (0
@@ -85,7 +85,7 @@ conn_sock_reads_off(struct conn *c)
 {
 	if (!c->own_reads)
 		return;
-	event_del(c->rd_ev);
+	event_del(c->wire.rd_ev);
 	c->own_reads = false;
 	/* The layer writes through this bufferevent too: its write event
 	 * must be on again (conn_write_now turns it off). */
@@ -99,11 +99,11 @@ conn_starttls_upgrade(struct conn *c)
 {
 	struct bufferevent *tls;
 
-	c->tls = CONN_TLS_HANDSHAKE;
+	c->setup.tls = CONN_TLS_HANDSHAKE;
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
-	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->tls_sess);
+	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->wire.tls_sess);
 	if (tls == NULL) {
 		conn_fail(c, ERR_TLS, "STARTTLS: cannot set up TLS");
 		return;
@@ -111,11 +111,11 @@ conn_starttls_upgrade(struct conn *c)
 	c->bev = tls;
 	conn_hold_update(c);
 	c->tls_layer = true;
-	c->wire_in = c->wire_out = 0;
-	c->t_tls_start = clock_us();
+	c->wire.wire_in = c->wire.wire_out = 0;
+	c->wire.t_tls_start = clock_us();
 	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
-	c->caps = 0;
-	c->capa = CONN_STEP_NONE;
+	c->setup.caps = 0;
+	c->setup.capa = CONN_STEP_NONE;
 	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(tls, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -136,11 +136,11 @@ conn_compress_upgrade(struct conn *c)
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
 	if (!c->tls_layer) {
 		/* From here the filter counts the wire octets. */
-		c->wire_in = c->wire_out = 0;
+		c->wire.wire_in = c->wire.wire_out = 0;
 	}
-	if (c->zc == NULL)
-		c->zc = xcalloc(1, sizeof(*c->zc));
-	z = compress_bev_new(c->bev, -1, c->zc, err, sizeof(err));
+	if (c->wire.zc == NULL)
+		c->wire.zc = xcalloc(1, sizeof(*c->wire.zc));
+	z = compress_bev_new(c->bev, -1, c->wire.zc, err, sizeof(err));
 	if (z == NULL) {
 		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", err);
 		return;
@@ -148,7 +148,7 @@ conn_compress_upgrade(struct conn *c)
 	c->bev = z;
 	c->z = CONN_Z_ON;
 	conn_hold_update(c);
-	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
+	rawlog_note(c->wire.rawlog, "COMPRESS=DEFLATE active");
 	bufferevent_setcb(z, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(z, EV_WRITE, CONN_OUT_LOW, 0);
 	/* See CONN_INFLATE_AHEAD: without it, one read of a long compressed
@@ -157,10 +157,10 @@ conn_compress_upgrade(struct conn *c)
 	bufferevent_enable(z, EV_READ | EV_WRITE);
 	/* The driver hears of its COMPRESS first (what it decides on the
 	 * OK, as on any other), then the connection is free. */
-	if (c->z_done != NULL) {
-		conn_done_fn done = c->z_done;
-		c->z_done = NULL;
-		done(c->z_done_arg, c, CONN_REPLY_OK, "", 0);
+	if (c->wire.z_done != NULL) {
+		conn_done_fn done = c->wire.z_done;
+		c->wire.z_done = NULL;
+		done(c->wire.z_done_arg, c, CONN_REPLY_OK, "", 0);
 	}
 	conn_step(c);
 }
@@ -182,8 +182,8 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 static long
 conn_feed(struct conn *c, const char *data, size_t len)
 {
-	rawlog_data(c->rawlog, 'S', data, len);
-	long n = imap_parser_feed(c->parser, data, len);
+	rawlog_data(c->wire.rawlog, 'S', data, len);
+	long n = imap_parser_feed(c->wire.parser, data, len);
 	/* Counted as consumed, so nothing kept for later is counted twice. */
 	if (n > 0)
 		conn_count_received(c, (uint64_t)n);
@@ -200,10 +200,10 @@ conn_feed(struct conn *c, const char *data, size_t len)
 		return -1;
 	}
 	if (n < 0) {
-		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
+		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->wire.parser));
 		return -1;
 	}
-	return c->quit == CONN_QUIT_NOW ? -1 : n;
+	return c->life.quit == CONN_QUIT_NOW ? -1 : n;
 }
 
 /* After parsing: put a layer over the socket if a response asked for one.
@@ -211,7 +211,7 @@ conn_feed(struct conn *c, const char *data, size_t len)
 static bool
 conn_upgrade_due(struct conn *c)
 {
-	if (c->tls == CONN_TLS_UPGRADE) {
+	if (c->setup.tls == CONN_TLS_UPGRADE) {
 		conn_starttls_upgrade(c);
 		return true;
 	}
@@ -298,7 +298,7 @@ conn_sock_read(struct conn *c, evutil_socket_t fd)
 	if (conn_upgrade_due(c))
 		return;
 	conn_step(c);
-	if (c->quit != CONN_QUIT_NOW)
+	if (c->life.quit != CONN_QUIT_NOW)
 		conn_write_now(c);
 }
 
@@ -323,30 +323,30 @@ conn_event(struct conn *c, struct bufferevent *bev, short what)
 		uint64_t now = clock_us();
 		if (c->st == CONN_S_SESSION) {
 			/* The STARTTLS handshake finished. */
-			hist_record(c->env->stats->tls_lat, now - c->t_tls_start);
+			hist_record(c->env->stats->tls_lat, now - c->wire.t_tls_start);
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls = CONN_TLS_DONE;
-			rawlog_note(c->rawlog, "TLS established");
+			c->setup.tls = CONN_TLS_DONE;
+			rawlog_note(c->wire.rawlog, "TLS established");
 			conn_step(c);
 			return;
 		}
 		/* (A plain socket's connect is ours: conn_connect_plain.) */
 		conn_connected(c, now);
 		if (c->env->cfg->tls == TLS_IMPLICIT) {
-			hist_record(c->env->stats->tls_lat, now - c->t_connect);
+			hist_record(c->env->stats->tls_lat, now - c->life.t_connect);
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls = CONN_TLS_DONE;
-			rawlog_note(c->rawlog, "TLS established");
+			c->setup.tls = CONN_TLS_DONE;
+			rawlog_note(c->wire.rawlog, "TLS established");
 		}
 		return;
 	}
 	bool verify;
-	if (c->z == CONN_Z_ON && compress_error(c->zc) != NULL) {
-		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(c->zc));
+	if (c->z == CONN_Z_ON && compress_error(c->wire.zc) != NULL) {
+		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(c->wire.zc));
 		return;
 	}
 	if (tls_bev_error(c->z == CONN_Z_ON ? bufferevent_get_underlying(bev) : bev,
@@ -376,10 +376,10 @@ conn_event(struct conn *c, struct bufferevent *bev, short what)
 		 * last records it decrypted (the BYE and OK of a LOGOUT):
 		 * parse what is there before judging how the session ended. */
 		conn_read(c, bev);
-		if (c->bev != bev || c->quit == CONN_QUIT_NOW)
+		if (c->bev != bev || c->life.quit == CONN_QUIT_NOW)
 			return;
 	}
-	if (c->logout == CONN_LOGOUT_BYE) {
+	if (c->life.logout == CONN_LOGOUT_BYE) {
 		conn_quit(c, CONN_END_LOGOUT, ERR_DISCONNECT);
 		return;
 	}

@@ -42,7 +42,7 @@ conn_vlog_line(struct conn *c, _Atomic unsigned *logged, const char *fmt,
 	if (n >= max)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	log_error("%s[%u]: %s%s", c->user, c->slot, msg,
+	log_error("%s[%u]: %s%s", c->login.user, c->life.slot, msg,
 		  n + 1 == max ?
 		  " (further errors of this kind are only counted)" : "");
 }

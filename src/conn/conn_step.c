@@ -45,8 +45,8 @@ conn_login_disabled(struct conn *c)
 
 	/* SCRAM never puts the password on the wire, so RFC 3501's rule
 	 * (no LOGIN under LOGINDISABLED) does not stop it. */
-	if (c->lstate != LSTATE_NONAUTH || c->tls == CONN_TLS_DONE ||
-	    !(c->caps & CAP_LOGINDISABLED) ||
+	if (c->login.lstate != LSTATE_NONAUTH || c->setup.tls == CONN_TLS_DONE ||
+	    !(c->setup.caps & CAP_LOGINDISABLED) ||
 	    m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256)
 		return false;
 	atomic_store(&c->env->sh->live->login_disabled, true);
@@ -72,12 +72,12 @@ conn_step(struct conn *c)
 			return;
 		/* A raw driver's session (its own LOGOUT would need its
 		 * own tag): closed too. */
-		if (c->lstate == LSTATE_NONAUTH || c->env->hooks->raw != NULL) {
+		if (c->login.lstate == LSTATE_NONAUTH || c->env->hooks->raw != NULL) {
 			conn_quit(c, CONN_END_STOPPED, ERR_DISCONNECT);
 		} else {
 			/* So that `imapstress learn` can tell this LOGOUT
 			 * from one the mix drew. */
-			rawlog_note(c->rawlog, "stopping: the run is over");
+			rawlog_note(c->wire.rawlog, "stopping: the run is over");
 			conn_send_logout(c);
 		}
 		return;
@@ -88,40 +88,40 @@ conn_step(struct conn *c)
 			c->env->hooks->ready(c->env->hook_arg, c);
 		return;
 	}
-	if (!(c->caps & CAP_KNOWN)) {
+	if (!(c->setup.caps & CAP_KNOWN)) {
 		/* The greeting had no capability list: ask before LOGIN
 		 * (LITERAL+ decides how literals are sent). */
-		if (c->capa == CONN_STEP_NONE) {
-			c->capa = CONN_STEP_SENT;
+		if (c->setup.capa == CONN_STEP_NONE) {
+			c->setup.capa = CONN_STEP_SENT;
 			conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
 		}
 		return;
 	}
-	if (cfg->tls == TLS_STARTTLS && c->tls != CONN_TLS_DONE) {
+	if (cfg->tls == TLS_STARTTLS && c->setup.tls != CONN_TLS_DONE) {
 		/* Never a password in clear when STARTTLS was asked for. */
-		if (c->tls != CONN_TLS_NONE || c->n_fl > 0)
+		if (c->setup.tls != CONN_TLS_NONE || c->n_fl > 0)
 			return;
-		if (!(c->caps & CAP_STARTTLS)) {
+		if (!(c->setup.caps & CAP_STARTTLS)) {
 			conn_fail(c, ERR_TLS, "server does not advertise STARTTLS; "
 				  "not logging in without TLS");
 			return;
 		}
-		c->tls = CONN_TLS_ASKED;
+		c->setup.tls = CONN_TLS_ASKED;
 		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
 		return;
 	}
 	if (conn_login_disabled(c))
 		return;
-	if (c->id == CONN_STEP_NONE && (c->caps & CAP_ID) && cfg->send_id) {
+	if (c->setup.id == CONN_STEP_NONE && (c->setup.caps & CAP_ID) && cfg->send_id) {
 		/* A session id the server can log (imap_id_log), so one of
 		 * our error lines can be matched to the server's. */
 		char id[200];
-		c->id = CONN_STEP_SENT;
-		id_command(id, c->env->sh->run_id, c->slot, c->serial);
+		c->setup.id = CONN_STEP_SENT;
+		id_command(id, c->env->sh->run_id, c->life.slot, c->life.serial);
 		conn_send_internal(c, CONN_I_ID, id);
 	}
 
-	if (c->lstate == LSTATE_NONAUTH) {
+	if (c->login.lstate == LSTATE_NONAUTH) {
 		/* Logging in is the engine's: no driver is asked (but the
 		 * pipeline's depth, behind an ID). */
 		if (c->n_fl < max)

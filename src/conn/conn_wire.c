@@ -18,16 +18,16 @@ conn_sync_wire(struct conn *c)
 	if (c->bev == NULL)
 		return;
 	if (c->z == CONN_Z_ON && !c->tls_layer) {
-		in = c->zc->wire_in;
-		out = c->zc->wire_out;
+		in = c->wire.zc->wire_in;
+		out = c->wire.zc->wire_out;
 	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->z == CONN_Z_ON ?
 			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
 		return;
 	}
-	ctr_add(&c->env->stats->bytes_received, in - c->wire_in);
-	ctr_add(&c->env->stats->bytes_sent, out - c->wire_out);
-	c->wire_in = in;
-	c->wire_out = out;
+	ctr_add(&c->env->stats->bytes_received, in - c->wire.wire_in);
+	ctr_add(&c->env->stats->bytes_sent, out - c->wire.wire_out);
+	c->wire.wire_in = in;
+	c->wire.wire_out = out;
 }
 
 void
