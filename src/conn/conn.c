@@ -1,7 +1,10 @@
-/* conn.c: a connection's life: timeouts, close, restart, and the calls
- * its driver makes (conn.h); its start is conn_connect.c.  What comes next after a close is
- * the driver's (the closed hook).  What is sent lives in conn_cmd.c, what
- * is received in conn_resp.c. */
+/* conn.c: the connection object and the events that are not the
+ * socket's: new and free, its timer (start, pause, IDLE, DISCONNECT),
+ * the worker's tick (timeouts, stalls), drain and halt, the guard's
+ * wake-up, and the driver's calls that may end a session.  Each settles
+ * what the layers below found (conn_settle, conn_life.c).  Its start is
+ * conn_connect.c, the socket's events conn_io.c, what is sent
+ * conn_cmd.c and conn_step.c, what is received conn_resp.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,35 +31,68 @@
 
 static void conn_timer_cb(evutil_socket_t fd, short what, void *arg);
 
-struct conn *
-conn_new(const struct conn_env *env, unsigned slot)
+/* The inits of the groups of struct conn (conn_int.h), one each, all
+ * called from conn_new: what lives as long as the connection.  The
+ * set-up and mailbox groups start zeroed (none of their steps begun,
+ * nothing selected); each session then starts from conn_reset_session
+ * (conn_life.c). */
+static void
+conn_wire_init(struct conn *c)
 {
-	const struct config *cfg = env->cfg;
-	struct conn *c = xcalloc(1, sizeof(*c));
+	const struct config *cfg = c->env->cfg;
 	struct imap_limits lim = {
 		.max_line = cfg->max_line,
 		.max_literal = cfg->max_literal,
 		.capture_literal = 4096,
 	};
 
-	c->env = env;
-	c->slot = slot;
-	c->st = CONN_S_WAIT;
-	conn_hold_update(c);
-	c->fl = c->fl_inline;
-	c->login_op = OP_LOGIN;
-	c->user = xcalloc(1, CONN_USER_INIT);
-	c->user_cap = CONN_USER_INIT;
-	c->parser = imap_parser_new(&lim, conn_on_resp, c);
-	c->timer = evtimer_new(env->base, conn_timer_cb, c);
+	c->wire.parser = imap_parser_new(&lim, conn_on_resp, c);
 	/* assigned to each connection's socket in conn_start */
-	c->rd_ev = event_new(env->base, -1, 0, conn_sock_read_cb, c);
-	c->stage = evbuffer_new();
-	c->scratch = evbuffer_new();
-	rng_seed(&c->rng, cfg->have_seed ? cfg->seed : env->sh->run_id, slot);
+	c->wire.rd_ev = event_new(c->env->base, -1, 0, conn_sock_read_cb, c);
 	if (cfg->rawlog)
-		c->rawlog = rawlog_open(cfg->rawlog_dir, slot,
-		    &env->sh->live->rawlog_failures);
+		c->wire.rawlog = rawlog_open(cfg->rawlog_dir, c->life.slot,
+		    &c->env->sh->live->rawlog_failures);
+}
+
+static void
+conn_cmds_init(struct conn *c)
+{
+	c->cmd.fl = c->cmd.fl_inline;
+	c->cmd.stage = evbuffer_new();
+	c->cmd.scratch = evbuffer_new();
+}
+
+static void
+conn_login_init(struct conn *c)
+{
+	c->login.login_op = OP_LOGIN;
+	c->login.user = xcalloc(1, CONN_USER_INIT);
+	c->login.user_cap = CONN_USER_INIT;
+}
+
+static void
+conn_life_init(struct conn *c, unsigned slot)
+{
+	const struct config *cfg = c->env->cfg;
+
+	c->life.slot = slot;
+	c->st = CONN_S_WAIT;
+	c->life.timer = evtimer_new(c->env->base, conn_timer_cb, c);
+	rng_seed(&c->life.rng, cfg->have_seed ? cfg->seed : c->env->sh->run_id,
+		 slot);
+}
+
+struct conn *
+conn_new(const struct conn_env *env, unsigned slot)
+{
+	struct conn *c = xcalloc(1, sizeof(*c));
+
+	c->env = env;
+	conn_life_init(c, slot);	/* first: the others name the slot */
+	conn_wire_init(c);
+	conn_cmds_init(c);
+	conn_login_init(c);
+	conn_hold_update(c);
 	return c;
 }
 
@@ -65,61 +101,27 @@ conn_set_user(struct conn *c, const char *user, const char *pass)
 {
 	size_t n = strnlen(user, CONN_USER_MAX);
 
-	if (n >= c->user_cap) {
-		c->user = xrealloc(c->user, n + 1);
-		c->user_cap = (unsigned)n + 1;
+	if (n >= c->login.user_cap) {
+		c->login.user = xrealloc(c->login.user, n + 1);
+		c->login.user_cap = (unsigned)n + 1;
 	}
-	memmove(c->user, user, n);	/* user may be conn_user(c) */
-	c->user[n] = '\0';
-	c->pass = pass;
-}
-
-void
-conn_fl_grow(struct conn *c)
-{
-	struct inflight *fl = xmalloc(CONN_MAX_INFLIGHT * sizeof(*fl));
-
-	memcpy(fl, c->fl_inline, sizeof(c->fl_inline));
-	c->fl = fl;
-}
-
-/* The session is over (or starting): back to the inline slots. */
-static void
-conn_fl_release(struct conn *c)
-{
-	if (c->fl != c->fl_inline)
-		free(c->fl);
-	c->fl = c->fl_inline;
+	memmove(c->login.user, user, n);	/* user may be conn_user(c) */
+	c->login.user[n] = '\0';
+	c->login.pass = pass;
 }
 
 size_t
 conn_footprint(const struct conn *c)
 {
-	size_t n = sizeof(*c) + c->user_cap;
+	size_t n = sizeof(*c) + c->login.user_cap;
 
-	if (c->fl != c->fl_inline)
-		n += CONN_MAX_INFLIGHT * sizeof(*c->fl);
-	if (c->cont != NULL)
-		n += IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits);
-	if (c->zc != NULL)
-		n += sizeof(*c->zc);
+	if (c->cmd.fl != c->cmd.fl_inline)
+		n += CONN_MAX_INFLIGHT * sizeof(*c->cmd.fl);
+	if (c->cmd.cont != NULL)
+		n += IMAP_CMD_MAX_SPLITS * sizeof(*c->cmd.cont_splits);
+	if (c->wire.zc != NULL)
+		n += sizeof(*c->wire.zc);
 	return n;
-}
-
-void
-conn_cont_open(struct conn *c)
-{
-	if (c->cont != NULL)
-		return;
-	c->cont = evbuffer_new();
-	c->cont_splits = xmalloc(IMAP_CMD_MAX_SPLITS * sizeof(*c->cont_splits));
-}
-
-void
-conn_cont_clear(struct conn *c)
-{
-	if (c->cont != NULL)
-		evbuffer_drain(c->cont, evbuffer_get_length(c->cont));
 }
 
 void
@@ -129,173 +131,26 @@ conn_free(struct conn *c)
 		return;
 	if (c->bev != NULL)
 		bufferevent_free(c->bev);
-	imap_parser_free(c->parser);
-	if (c->timer != NULL)
-		event_free(c->timer);
-	if (c->rd_ev != NULL)
-		event_free(c->rd_ev);
-	if (c->guard_ev != NULL)
-		event_free(c->guard_ev);	/* a wake-up still due goes too */
-	evbuffer_free(c->stage);
-	evbuffer_free(c->scratch);
-	if (c->cont != NULL)
-		evbuffer_free(c->cont);
-	free(c->cont_splits);
-	mbox_view_free(c->view);
-	rawlog_close(c->rawlog);
-	tls_session_free(c->tls_sess);
-	scram_free(c->scram);
+	imap_parser_free(c->wire.parser);
+	if (c->life.timer != NULL)
+		event_free(c->life.timer);
+	if (c->wire.rd_ev != NULL)
+		event_free(c->wire.rd_ev);
+	if (c->mbox.guard_ev != NULL)
+		event_free(c->mbox.guard_ev);	/* a wake-up still due goes too */
+	evbuffer_free(c->cmd.stage);
+	evbuffer_free(c->cmd.scratch);
+	if (c->cmd.cont != NULL)
+		evbuffer_free(c->cmd.cont);
+	free(c->cmd.cont_splits);
+	mbox_view_free(c->mbox.view);
+	rawlog_close(c->wire.rawlog);
+	tls_session_free(c->wire.tls_sess);
+	scram_free(c->login.scram);
 	conn_fl_release(c);
-	free(c->user);
-	free(c->zc);
+	free(c->login.user);
+	free(c->wire.zc);
 	free(c);
-}
-
-void
-conn_reset_session(struct conn *c)
-{
-	c->lstate = LSTATE_NONAUTH;
-	c->caps = 0;
-	c->tag_next = 1;
-	c->n_fl = 0;
-	conn_fl_release(c);
-	c->exists = 0;
-	c->cont_wait = false;
-	c->n_cont_splits = c->cont_next = 0;
-	scram_free(c->scram);
-	c->scram = NULL;
-	c->sasl_step = SASL_DONE;
-	c->logout = CONN_LOGOUT_NONE;
-	c->quit = CONN_QUIT_NONE;
-	c->tls = CONN_TLS_NONE;
-	c->capa = CONN_STEP_NONE;
-	c->enable = CONN_STEP_NONE;
-	c->qresync_on = false;
-	c->redact_cont = false;
-	c->idle = CONN_IDLE_NONE;
-	c->idle_driver = false;
-	c->view_active = false;
-	c->sep_step = CONN_STEP_NONE;
-	c->z = CONN_Z_NONE;
-	c->z_done = NULL;
-	if (c->zc != NULL)
-		memset(c->zc, 0, sizeof(*c->zc));
-	c->id = CONN_STEP_NONE;
-	c->disconnect_pending = false;
-	/* A DISCONNECT taken during a DELAY pause replaced the pause's
-	 * timer: the next session must not start paused (it never sent). */
-	c->delayed = false;
-	conn_hold_update(c);
-	c->stall_said = 0;
-	c->login_op = OP_LOGIN;
-	evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
-	evbuffer_drain(c->scratch, evbuffer_get_length(c->scratch));
-	conn_cont_clear(c);
-	imap_parser_reset(c->parser);
-}
-
-static void
-conn_schedule(struct conn *c, uint64_t us)
-{
-	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
-	evtimer_add(c->timer, &tv);
-}
-
-/* Count what was in flight as failed: the server never answered it. */
-static void
-conn_fail_inflight(struct conn *c)
-{
-	struct stats *s = c->env->stats;
-	uint64_t now = clock_us();
-
-	for (unsigned i = 0; i < c->n_fl; i++) {
-		struct inflight *f = &c->fl[i];
-		if (f->internal != CONN_I_NONE)
-			continue;
-		if (f->op == OP_LOGOUT && c->logout == CONN_LOGOUT_BYE) {
-			/* imaptest counts LOGOUT at the BYE; a server that
-			 * closes before the tagged OK still logged us out. */
-			stats_cmd(s, OP_LOGOUT, STATS_OK, now - f->t_sent);
-			if (f->done != NULL)
-				f->done(f->done_arg, c, CONN_REPLY_OK, "", 0);
-			f->done = NULL;
-			continue;
-		}
-		stats_cmd(s, (enum op)f->op, STATS_FAILED, 0);
-	}
-	conn_driver_abandon(c);
-	c->n_fl = 0;
-}
-
-/* End an IDLE: DONE, and time the IDLE from here to its tagged OK. */
-void
-conn_idle_done(struct conn *c)
-{
-	c->t_asked = clock_us();
-	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].op == OP_IDLE && c->fl[i].internal == CONN_I_NONE)
-			c->fl[i].t_sent = c->t_asked;
-	c->idle = CONN_IDLE_DONE_SENT;
-	conn_hold_update(c);
-	conn_count_sent(c, 6);
-	rawlog_data(c->rawlog, 'C', "DONE\r\n", 6);
-	bufferevent_write(c->bev, "DONE\r\n", 6);
-	conn_out_queued(c);
-	conn_write_now(c);
-}
-
-enum conn_end
-conn_end_now(const struct conn *c)
-{
-	return c->logout == CONN_LOGOUT_BYE ? CONN_END_LOGOUT :
-	    c->stopping ? CONN_END_STOPPED : CONN_END_FAILED;
-}
-
-void
-conn_close(struct conn *c, enum conn_end end, enum err_kind why)
-{
-	/* A driver told of its failed commands must not send more. */
-	c->quit = CONN_QUIT_NOW;
-	conn_hold_update(c);
-	conn_sync_wire(c);
-	conn_fail_inflight(c);
-	conn_guard_closed(c);
-	if (c->env->cfg->tls_resume && c->tls == CONN_TLS_DONE && c->bev != NULL) {
-		/* Offer this session again when the slot reconnects. */
-		struct ssl_session_st *s = tls_bev_session(c->z == CONN_Z_ON ?
-		    bufferevent_get_underlying(c->bev) : c->bev);
-		if (s != NULL) {
-			tls_session_free(c->tls_sess);
-			c->tls_sess = s;
-		}
-	}
-	c->cp = CONN_CP_NONE;
-	if (c->own_reads) {
-		event_del(c->rd_ev);	/* safe inside its own callback */
-		c->own_reads = false;
-	}
-	if (c->bev != NULL) {
-		/* Inside the bufferevent's own read callback.  A socket or
-		 * TLS bufferevent holds a reference until the callback
-		 * returns; the COMPRESS filter does not (libevent 2.1.12's
-		 * be_filter_readcb only locks), and after the callback
-		 * libevent re-triggers it if its input is still at the read
-		 * high watermark (CONN_INFLATE_AHEAD), as when the parser
-		 * refused the line it was fed.  That trigger takes and drops
-		 * a reference on a filter already at zero: unlinked twice,
-		 * its socket freed twice, an assertion aborts the process.
-		 * Reads off, the watermark check does nothing. */
-		bufferevent_disable(c->bev, EV_READ);
-		bufferevent_free(c->bev);
-		c->bev = NULL;
-	}
-	c->quit = CONN_QUIT_NONE;
-	conn_hold_update(c);
-	if (c->st == CONN_S_DONE)
-		return;
-	c->st = CONN_S_WAIT;
-	conn_hold_update(c);
-	c->env->hooks->closed(c->env->hook_arg, c, end, why);
 }
 
 void
@@ -307,8 +162,8 @@ conn_restart(struct conn *c, uint64_t us)
 		/* Now, but outside the closed hook's caller: the callback
 		 * runs in this loop turn, after the one that closed returns;
 		 * a zero timer would cost an epoll_wait() of its own. */
-		evtimer_del(c->timer);
-		event_active(c->timer, EV_TIMEOUT, 1);
+		evtimer_del(c->life.timer);
+		event_active(c->life.timer, EV_TIMEOUT, 1);
 		return;
 	}
 	conn_schedule(c, us);
@@ -317,7 +172,7 @@ conn_restart(struct conn *c, uint64_t us)
 void
 conn_finish(struct conn *c)
 {
-	evtimer_del(c->timer);
+	evtimer_del(c->life.timer);
 	c->st = CONN_S_DONE;
 	conn_hold_update(c);
 }
@@ -337,8 +192,8 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		conn_start(c);
 		return;
 	}
-	if (c->disconnect_pending) {
-		c->disconnect_pending = false;
+	if (c->cmd.disconnect_pending) {
+		c->cmd.disconnect_pending = false;
 		conn_hold_update(c);
 		conn_close(c, CONN_END_PLANNED, ERR_DISCONNECT);
 		return;
@@ -348,39 +203,44 @@ conn_timer_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	/* A pause (conn_pause) ends here. */
-	c->delayed = false;
+	c->cmd.delayed = false;
 	conn_hold_update(c);
 	conn_send_more(c);
 }
 
 void
-conn_pause(struct conn *c, uint64_t us)
+conn_send_more(struct conn *c)
 {
-	c->delayed = true;
-	conn_hold_update(c);
-	conn_schedule(c, us);
+	/* A close already decided belongs to the event that decided it (a
+	 * driver may call this from a done callback, inside the parser):
+	 * only what this step decides is settled here. */
+	bool decided = c->life.quit == CONN_QUIT_NOW;
+
+	conn_step(c);
+	if (!decided)
+		conn_settle(c);
+}
+
+/* A session waiting for another's foreign-mail search hears that it is
+ * answered (conn_guard.c wakes it): the ready hook, through conn_step. */
+static void
+conn_guard_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_send_more(arg);
 }
 
 bool
-conn_paused(const struct conn *c)
+conn_guard_clear(struct conn *c, const char *box)
 {
-	return c->delayed;
-}
+	bool ok = conn_guard_ask(c, box);
 
-void
-conn_disconnect(struct conn *c)
-{
-	struct timeval now0 = { 0, 0 };
-	c->disconnect_pending = true;
-	conn_hold_update(c);
-	evtimer_add(c->timer, &now0);
-}
-
-bool
-conn_may_disconnect(const struct conn *c)
-{
-	return c->logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
-	    !c->disconnect_pending;
+	/* Made on first use, for a session that waits: most never do, and
+	 * an event is ~130 octets of every idle connection. */
+	if (c->mbox.guard == CONN_G_WAIT && c->mbox.guard_ev == NULL)
+		c->mbox.guard_ev = evtimer_new(c->env->base, conn_guard_wake_cb, c);
+	return ok;
 }
 
 static void conn_tick_timeouts(struct conn *c, uint64_t now);
@@ -390,6 +250,7 @@ void
 conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 {
 	conn_tick_timeouts(c, now);
+	conn_settle(c);
 	if (c->st != CONN_S_DONE && c->t_last_io > g->heard)
 		g->heard = c->t_last_io;
 	if (c->st != CONN_S_DONE)
@@ -411,12 +272,12 @@ conn_tick(struct conn *c, uint64_t now, struct conn_gauges *g)
 		    &c->env->sh->live->stalls_said, 1, memory_order_relaxed);
 		if (k < CONN_LOG_MAX_PER_KIND)
 			log_warn("%s[%u]: stalled for %llu secs in command: "
-				 "%u.%u %s%s", c->user, c->slot,
+				 "%u.%u %s%s", c->login.user, c->life.slot,
 				 (unsigned long long)((now - (c->t_last_io >
 				     c->t_asked ? c->t_last_io : c->t_asked)) /
 				     1000000),
-				 c->slot, c->fl[0].tag,
-				 conn_inflight_name(&c->fl[0]),
+				 c->life.slot, c->cmd.fl[0].tag,
+				 conn_inflight_name(&c->cmd.fl[0]),
 				 k + 1 == CONN_LOG_MAX_PER_KIND ?
 				 " (further stall warnings are only counted)" :
 				 "");
@@ -432,7 +293,7 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	case CONN_S_CONNECTING:
 		if (conn_connect_poll(c, now))
 			return;	/* up, but no greeting yet: from now on */
-		if (now - c->t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
+		if (now - c->life.t_connect > (uint64_t)(cfg->connect_timeout * 1e6)) {
 			conn_fail(c, ERR_TIMEOUT, "connect timed out after %.0f s",
 				  cfg->connect_timeout);
 		}
@@ -440,7 +301,7 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	case CONN_S_GREETING:
 		/* From when TCP (and implicit TLS) completed, not from the last
 		 * byte: a server dripping its greeting must not hold us. */
-		if (now - c->t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
+		if (now - c->life.t_connected > (uint64_t)(cfg->greeting_timeout * 1e6)) {
 			conn_fail(c, ERR_TIMEOUT, "no greeting after %.0f s",
 				  cfg->greeting_timeout);
 		}
@@ -456,13 +317,13 @@ conn_tick_timeouts(struct conn *c, uint64_t now)
 	/* A driver's IDLE waits for the server as long as the driver wants. */
 	if (c->n_fl == 0 || c->idle == CONN_IDLE_ACTIVE)
 		return;
-	uint64_t oldest = c->fl[0].t_sent;
+	uint64_t oldest = c->cmd.fl[0].t_sent;
 	for (unsigned i = 1; i < c->n_fl; i++)
-		if (c->fl[i].t_sent < oldest)
-			oldest = c->fl[i].t_sent;
+		if (c->cmd.fl[i].t_sent < oldest)
+			oldest = c->cmd.fl[i].t_sent;
 	if (now - oldest > (uint64_t)(cfg->cmd_timeout * 1e6)) {
 		conn_fail(c, ERR_TIMEOUT, "%s: no reply after %.0f s",
-			  conn_inflight_name(&c->fl[0]), cfg->cmd_timeout);
+			  conn_inflight_name(&c->cmd.fl[0]), cfg->cmd_timeout);
 		return;
 	}
 	if (cfg->stalled_disconnect_timeout > 0 &&
@@ -492,18 +353,19 @@ conn_drain(struct conn *c)
 	conn_hold_update(c);
 	switch (c->st) {
 	case CONN_S_WAIT:
-		evtimer_del(c->timer);
+		evtimer_del(c->life.timer);
 		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 		return;
 	case CONN_S_SESSION:
 		if (c->idle == CONN_IDLE_ACTIVE) {
-			evtimer_del(c->timer);
+			evtimer_del(c->life.timer);
 			conn_idle_done(c);
 		}
-		if (c->n_fl == 0 && !c->cont_wait)
+		if (c->n_fl == 0 && !c->cmd.cont_wait)
 			conn_send_more(c);	/* sends LOGOUT */
 		/* Silent for the stall bound already: no grace. */
-		conn_stall_cut(c, clock_us());
+		if (conn_stall_cut(c, clock_us()))
+			conn_settle(c);
 		return;
 	case CONN_S_CONNECTING:
 	case CONN_S_GREETING:
@@ -523,13 +385,13 @@ conn_halt(struct conn *c)
 		return 0;
 	c->stopping = true;
 	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].internal == CONN_I_NONE)
+		if (c->cmd.fl[i].internal == CONN_I_NONE)
 			unanswered++;
-	c->quit = CONN_QUIT_NOW;
+	c->life.quit = CONN_QUIT_NOW;
 	conn_hold_update(c);
 	conn_driver_abandon(c);
 	c->n_fl = 0;
-	evtimer_del(c->timer);
+	evtimer_del(c->life.timer);
 	conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);	/* the hook finishes it */
 	return unanswered;
 }
@@ -540,16 +402,16 @@ conn_quiesce(struct conn *c)
 	if (c->st != CONN_S_SESSION)
 		return true;
 	if (c->idle == CONN_IDLE_ACTIVE) {
-		evtimer_del(c->timer);
+		evtimer_del(c->life.timer);
 		conn_idle_done(c);
 	}
-	return c->n_fl == 0 && !c->cont_wait;
+	return c->n_fl == 0 && !c->cmd.cont_wait;
 }
 
 bool
 conn_is_logged_in(const struct conn *c)
 {
-	return c->st == CONN_S_SESSION && c->lstate != LSTATE_NONAUTH;
+	return c->st == CONN_S_SESSION && c->login.lstate != LSTATE_NONAUTH;
 }
 
 #ifdef CONN_HOLD_CHECK
@@ -557,7 +419,7 @@ conn_is_logged_in(const struct conn *c)
 void
 conn_hold_mismatch(const struct conn *c)
 {
-	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->slot,
+	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->life.slot,
 		(unsigned)c->hold, conn_hold_of(c));
 	abort();
 }

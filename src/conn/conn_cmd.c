@@ -1,9 +1,10 @@
 /* conn_cmd.c: what a connection sends: the tags, the commands on their
  * way to the wire (literals, rawlog, the latency clock of a batch), a
  * driver's one command call (conn_cmd_begin/conn_cmd_send, and the
- * may-send question a batch asks before each), and conn_send_more(),
- * the session's set-up and login before the driver (the ready hook)
- * sends the rest. */
+ * may-send question a batch asks before each), the continuation of a
+ * literal, IDLE's DONE, and the holds on sending (a pause, a planned
+ * disconnect) that the timer lifts (conn.c).  What the session sends
+ * next is conn_step.c. */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -17,24 +18,24 @@
 #include "conn/conn_log.h"
 #include "util/log.h"
 #include "net/rawlog.h"
-#include "version.h"
 #include "conn/shared.h"
 #include "msg/msg.h"
+#include "util/xmalloc.h"
 
 uint32_t
 conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
 {
-	uint32_t tag = c->tag_next++;
+	uint32_t tag = c->cmd.tag_next++;
 	/* imaptest's tags: "<client>.<n>" (not printf: every command); the
 	 * "<client>." part is made once per connection. */
 	char buf[48];
-	if (c->tag_prefix_len == 0) {
-		size_t p = imap_fmt_u64(c->tag_prefix, c->slot);
-		c->tag_prefix[p++] = '.';
-		c->tag_prefix_len = (uint8_t)p;
+	if (c->cmd.tag_prefix_len == 0) {
+		size_t p = imap_fmt_u64(c->cmd.tag_prefix, c->life.slot);
+		c->cmd.tag_prefix[p++] = '.';
+		c->cmd.tag_prefix_len = (uint8_t)p;
 	}
-	size_t n = c->tag_prefix_len;
-	memcpy(buf, c->tag_prefix, n);
+	size_t n = c->cmd.tag_prefix_len;
+	memcpy(buf, c->cmd.tag_prefix, n);
 	n += imap_fmt_u64(buf + n, tag);
 	buf[n++] = ' ';
 	imap_cmd_add(cmd, buf, n);
@@ -51,20 +52,20 @@ conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
 		enum auth_mech m = conn_sasl_mech(c, op);
 		int n = m == MECH_LOGIN ?
 		    snprintf(line, sizeof(line), "%u.%u LOGIN %s <secret "
-			     "redacted>\r\n", c->slot, tag, c->user) :
+			     "redacted>\r\n", c->life.slot, tag, c->login.user) :
 		    snprintf(line, sizeof(line), "%u.%u AUTHENTICATE %s <secret "
-			     "redacted>\r\n", c->slot, tag, config_mech_name(m));
-		rawlog_data(c->rawlog, 'C', line, (size_t)n);
-		c->redact_cont = true;
+			     "redacted>\r\n", c->life.slot, tag, config_mech_name(m));
+		rawlog_data(c->wire.rawlog, 'C', line, (size_t)n);
+		c->cmd.redact_cont = true;
 		return;
 	}
-	c->redact_cont = false;
-	size_t upto = cmd->n_splits ? cmd->splits[0] : evbuffer_get_length(c->stage);
+	c->cmd.redact_cont = false;
+	size_t upto = cmd->n_splits ? cmd->splits[0] : evbuffer_get_length(c->cmd.stage);
 	struct evbuffer_iovec v[8];
-	int nv = evbuffer_peek(c->stage, (ev_ssize_t)upto, NULL, v, 8);
+	int nv = evbuffer_peek(c->cmd.stage, (ev_ssize_t)upto, NULL, v, 8);
 	for (int i = 0; i < nv && i < 8 && upto > 0; i++) {
 		size_t n = v[i].iov_len < upto ? v[i].iov_len : upto;
-		rawlog_data(c->rawlog, 'C', v[i].iov_base, n);
+		rawlog_data(c->wire.rawlog, 'C', v[i].iov_base, n);
 		upto -= n;
 	}
 }
@@ -79,33 +80,33 @@ conn_rawlog_cmd(struct conn *c, enum op op, enum conn_internal internal,
 static uint64_t
 conn_send_clock(struct conn *c)
 {
-	if (!c->batching)
+	if (!c->cmd.batching)
 		return clock_us();
-	if (c->t_batch == 0)
-		c->t_batch = clock_us();
-	return c->t_batch;
+	if (c->cmd.t_batch == 0)
+		c->cmd.t_batch = clock_us();
+	return c->cmd.t_batch;
 }
 
 void
 conn_batch_begin(struct conn *c, uint64_t due)
 {
-	c->batching = true;
-	c->t_batch = 0;
-	c->t_due = due;
+	c->cmd.batching = true;
+	c->cmd.t_batch = 0;
+	c->cmd.t_due = due;
 }
 
 void
 conn_batch_end(struct conn *c, uint64_t due)
 {
-	c->batching = false;
-	c->t_due = 0;
+	c->cmd.batching = false;
+	c->cmd.t_due = 0;
 	if (due != 0)
 		conn_write_now(c);	/* on the wire now, not a loop turn later */
 }
 
 /* Move bytes from the staging buffer to the socket.  A command with
  * synchronizing literals goes out up to the first one; the rest waits in
- * c->cont for "+" continuations. */
+ * c->cmd.cont for "+" continuations. */
 struct inflight *
 conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	      enum conn_internal internal, uint32_t tag, uint32_t msgs,
@@ -117,12 +118,12 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	size_t len;
 	/* A short command, whole: copied to the output as it is (the rawlog
 	 * reads it from the staging buffer, so not with a rawlog). */
-	bool whole = cmd->n_splits == 0 && c->rawlog == NULL &&
+	bool whole = cmd->n_splits == 0 && c->wire.rawlog == NULL &&
 	    imap_cmd_inline_text(cmd, &text, &len);
 
 	if (!whole) {
 		imap_cmd_flush(cmd);
-		len = evbuffer_get_length(c->stage);
+		len = evbuffer_get_length(c->cmd.stage);
 	}
 	f->tag = tag;
 	f->op = (uint8_t)op;
@@ -134,10 +135,10 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	/* Open loop: latency runs from when the command was due; the
 	 * stall bound from when it was really asked (conn_stall.c). */
 	c->t_asked = conn_send_clock(c);
-	f->t_sent = c->t_due ? c->t_due : c->t_asked;
-	c->t_due = 0;
+	f->t_sent = c->cmd.t_due ? c->cmd.t_due : c->t_asked;
+	c->cmd.t_due = 0;
 	conn_count_sent(c, len);
-	if (c->rawlog != NULL)
+	if (c->wire.rawlog != NULL)
 		conn_rawlog_cmd(c, op, internal, tag, cmd);
 
 	conn_out_queued(c);
@@ -146,19 +147,19 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 		return f;
 	}
 	if (cmd->n_splits == 0) {
-		evbuffer_add_buffer(out, c->stage);
+		evbuffer_add_buffer(out, c->cmd.stage);
 		return f;
 	}
 	conn_cont_open(c);
-	evbuffer_remove_buffer(c->stage, out, cmd->splits[0]);
-	evbuffer_add_buffer(c->cont, c->stage);
+	evbuffer_remove_buffer(c->cmd.stage, out, cmd->splits[0]);
+	evbuffer_add_buffer(c->cmd.cont, c->cmd.stage);
 	for (unsigned i = 1; i < cmd->n_splits; i++)
-		c->cont_splits[i - 1] = cmd->splits[i] - cmd->splits[i - 1];
-	c->n_cont_splits = cmd->n_splits - 1;
-	c->cont_next = 0;
-	c->cont_wait = true;
+		c->cmd.cont_splits[i - 1] = cmd->splits[i] - cmd->splits[i - 1];
+	c->cmd.n_cont_splits = cmd->n_splits - 1;
+	c->cmd.cont_next = 0;
+	c->cmd.cont_wait = true;
 	conn_hold_update(c);
-	c->cont_tag = tag;
+	c->cmd.cont_tag = tag;
 	return f;
 }
 
@@ -168,7 +169,7 @@ bool
 conn_can_command(const struct conn *c)
 {
 	return conn_driver_may_send(c) && c->n_fl < CONN_MAX_INFLIGHT - 2 &&
-	    c->guard != CONN_G_DRAIN && c->guard != CONN_G_SENT;
+	    c->mbox.guard != CONN_G_DRAIN && c->mbox.guard != CONN_G_SENT;
 }
 
 /* Asked before every command of a batch: the same test as
@@ -196,9 +197,9 @@ conn_driver_ignore(void *arg, struct conn *c, enum conn_reply st,
 uint32_t
 conn_cmd_begin(struct conn *c, struct imap_cmd *cmd)
 {
-	imap_cmd_init(cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_init(cmd, c->cmd.stage, (c->setup.caps & CAP_LITERALPLUS) != 0);
 	imap_cmd_inline(cmd);
-	imap_cmd_set_side(cmd, c->scratch);
+	imap_cmd_set_side(cmd, c->cmd.scratch);
 	return conn_tag_begin(c, cmd);
 }
 
@@ -241,26 +242,26 @@ conn_flush_cont(struct conn *c)
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 
 	conn_cont_open(c);	/* a "+" with nothing held: as for an empty one */
-	size_t n = c->cont_next < c->n_cont_splits ?
-	    c->cont_splits[c->cont_next] : evbuffer_get_length(c->cont);
-	if (c->rawlog != NULL) {
-		if (c->redact_cont) {
-			rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+	size_t n = c->cmd.cont_next < c->cmd.n_cont_splits ?
+	    c->cmd.cont_splits[c->cmd.cont_next] : evbuffer_get_length(c->cmd.cont);
+	if (c->wire.rawlog != NULL) {
+		if (c->cmd.redact_cont) {
+			rawlog_data(c->wire.rawlog, 'C', "<secret redacted>\r\n", 19);
 		} else {
 			struct evbuffer_iovec v;
-			if (evbuffer_peek(c->cont, (ev_ssize_t)n, NULL, &v, 1) > 0)
-				rawlog_data(c->rawlog, 'C', v.iov_base,
+			if (evbuffer_peek(c->cmd.cont, (ev_ssize_t)n, NULL, &v, 1) > 0)
+				rawlog_data(c->wire.rawlog, 'C', v.iov_base,
 					    v.iov_len < n ? v.iov_len : n);
 		}
 	}
 	conn_out_queued(c);
-	if (c->cont_next < c->n_cont_splits) {
-		evbuffer_remove_buffer(c->cont, out,
-				       c->cont_splits[c->cont_next++]);
+	if (c->cmd.cont_next < c->cmd.n_cont_splits) {
+		evbuffer_remove_buffer(c->cmd.cont, out,
+				       c->cmd.cont_splits[c->cmd.cont_next++]);
 		return;
 	}
-	evbuffer_add_buffer(out, c->cont);
-	c->cont_wait = false;
+	evbuffer_add_buffer(out, c->cmd.cont);
+	c->cmd.cont_wait = false;
 	conn_hold_update(c);
 }
 
@@ -269,7 +270,7 @@ conn_simple(struct conn *c, enum op op, enum conn_internal internal,
 	    const char *text)
 {
 	struct imap_cmd cmd;
-	imap_cmd_init(&cmd, c->stage, c->caps & CAP_LITERALPLUS);
+	imap_cmd_init(&cmd, c->cmd.stage, c->setup.caps & CAP_LITERALPLUS);
 	imap_cmd_inline(&cmd);
 	uint32_t tag = conn_tag_begin(c, &cmd);
 	imap_cmd_adds(&cmd, text);
@@ -284,133 +285,89 @@ conn_send_internal(struct conn *c, enum conn_internal internal,
 	conn_simple(c, OP_NOOP, internal, text);
 }
 
-static void
+void
 conn_send_logout(struct conn *c)
 {
-	c->logout = CONN_LOGOUT_SENT;
+	c->life.logout = CONN_LOGOUT_SENT;
 	conn_hold_update(c);
 	conn_simple(c, OP_LOGOUT, CONN_I_NONE, "LOGOUT");
 }
 
-/* ID ("name" "imapstress" "version" V "x-session-id" "RUN-SLOT-N"), RUN
- * in 16 hex digits, into out (200 octets).  By hand: once per session,
- * snprintf was 2% of the default mix's client instructions (callgrind). */
-#define ID_PREFIX "ID (\"name\" \"imapstress\" \"version\" \"" \
-	IMAPSTRESS_VERSION "\" \"x-session-id\" \""
-_Static_assert(sizeof(ID_PREFIX) + 16 + 1 + 10 + 1 + 20 + 3 <= 200,
-	       "the ID command fits its buffer");
-static void
-id_command(char *out, uint64_t run_id, unsigned slot, uint64_t serial)
+void
+conn_fl_grow(struct conn *c)
 {
-	size_t n = sizeof(ID_PREFIX) - 1;
-	memcpy(out, ID_PREFIX, n);
-	for (int shift = 60; shift >= 0; shift -= 4)
-		out[n++] = "0123456789abcdef"[(run_id >> shift) & 0xf];
-	out[n++] = '-';
-	n += imap_fmt_u64(out + n, slot);
-	out[n++] = '-';
-	n += imap_fmt_u64(out + n, serial);
-	memcpy(out + n, "\")", 3);
-}
+	struct inflight *fl = xmalloc(CONN_MAX_INFLIGHT * sizeof(*fl));
 
-/* RFC 3501 6.2.3: under LOGINDISABLED a client must not send LOGIN, and
- * AUTHENTICATE PLAIN would put the same password on the wire.  In clear,
- * neither is sent: the connection is closed (kind tls, like a server
- * without STARTTLS) and the run stops as unusable, with a line saying to
- * use --starttls (run.c). */
-static bool
-conn_login_disabled(struct conn *c)
-{
-	enum auth_mech m = c->env->cfg->mech_id;
-
-	/* SCRAM never puts the password on the wire, so RFC 3501's rule
-	 * (no LOGIN under LOGINDISABLED) does not stop it. */
-	if (c->lstate != LSTATE_NONAUTH || c->tls == CONN_TLS_DONE ||
-	    !(c->caps & CAP_LOGINDISABLED) ||
-	    m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256)
-		return false;
-	atomic_store(&c->env->sh->live->login_disabled, true);
-	conn_fail(c, ERR_TLS, "server says LOGINDISABLED: not sending the "
-		  "password in clear (use --starttls)");
-	return true;
+	memcpy(fl, c->cmd.fl_inline, sizeof(c->cmd.fl_inline));
+	c->cmd.fl = fl;
 }
 
 void
-conn_send_more(struct conn *c)
+conn_cont_open(struct conn *c)
 {
-	const struct config *cfg = c->env->cfg;
-	unsigned max = cfg->no_pipelining ? 1 : cfg->pipeline_max;
+	if (c->cmd.cont != NULL)
+		return;
+	c->cmd.cont = evbuffer_new();
+	c->cmd.cont_splits = xmalloc(IMAP_CMD_MAX_SPLITS * sizeof(*c->cmd.cont_splits));
+}
 
-	if (!conn_may_send(c))
-		return;
-	if (max > CONN_MAX_INFLIGHT - 2)
-		max = CONN_MAX_INFLIGHT - 2;
+void
+conn_cont_clear(struct conn *c)
+{
+	if (c->cmd.cont != NULL)
+		evbuffer_drain(c->cmd.cont, evbuffer_get_length(c->cmd.cont));
+}
 
-	if (c->stopping) {
-		/* Let what is in flight finish, then leave politely. */
-		if (c->n_fl > 0)
-			return;
-		/* A raw driver's session (its own LOGOUT would need its
-		 * own tag): closed too. */
-		if (c->lstate == LSTATE_NONAUTH || c->env->hooks->raw != NULL) {
-			conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
-		} else {
-			/* So that `imapstress learn` can tell this LOGOUT
-			 * from one the mix drew. */
-			rawlog_note(c->rawlog, "stopping: the run is over");
-			conn_send_logout(c);
-		}
-		return;
-	}
-	if (conn_raw(c)) {
-		/* The driver speaks for the session from here. */
-		if (c->env->hooks->ready != NULL)
-			c->env->hooks->ready(c->env->hook_arg, c);
-		return;
-	}
-	if (!(c->caps & CAP_KNOWN)) {
-		/* The greeting had no capability list: ask before LOGIN
-		 * (LITERAL+ decides how literals are sent). */
-		if (c->capa == CONN_STEP_NONE) {
-			c->capa = CONN_STEP_SENT;
-			conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
-		}
-		return;
-	}
-	if (cfg->tls == TLS_STARTTLS && c->tls != CONN_TLS_DONE) {
-		/* Never a password in clear when STARTTLS was asked for. */
-		if (c->tls != CONN_TLS_NONE || c->n_fl > 0)
-			return;
-		if (!(c->caps & CAP_STARTTLS)) {
-			conn_fail(c, ERR_TLS, "server does not advertise STARTTLS; "
-				  "not logging in without TLS");
-			return;
-		}
-		c->tls = CONN_TLS_ASKED;
-		conn_send_internal(c, CONN_I_STARTTLS, "STARTTLS");
-		return;
-	}
-	if (conn_login_disabled(c))
-		return;
-	if (c->id == CONN_STEP_NONE && (c->caps & CAP_ID) && cfg->send_id) {
-		/* A session id the server can log (imap_id_log), so one of
-		 * our error lines can be matched to the server's. */
-		char id[200];
-		c->id = CONN_STEP_SENT;
-		id_command(id, c->env->sh->run_id, c->slot, c->serial);
-		conn_send_internal(c, CONN_I_ID, id);
-	}
+void
+conn_schedule(struct conn *c, uint64_t us)
+{
+	struct timeval tv = { (time_t)(us / 1000000), (suseconds_t)(us % 1000000) };
+	evtimer_add(c->life.timer, &tv);
+}
 
-	if (c->lstate == LSTATE_NONAUTH) {
-		/* Logging in is the engine's: no driver is asked (but the
-		 * pipeline's depth, behind an ID). */
-		if (c->n_fl < max)
-			conn_login(c);
-		return;
-	}
-	/* A foreign-mail search waits for an empty pipeline (conn_guard.c). */
-	conn_guard_send_due(c);
-	/* Logged in and free: the rest is the driver's. */
-	if (c->env->hooks->ready != NULL)
-		c->env->hooks->ready(c->env->hook_arg, c);
+/* End an IDLE: DONE, and time the IDLE from here to its tagged OK. */
+void
+conn_idle_done(struct conn *c)
+{
+	c->t_asked = clock_us();
+	for (unsigned i = 0; i < c->n_fl; i++)
+		if (c->cmd.fl[i].op == OP_IDLE && c->cmd.fl[i].internal == CONN_I_NONE)
+			c->cmd.fl[i].t_sent = c->t_asked;
+	c->idle = CONN_IDLE_DONE_SENT;
+	conn_hold_update(c);
+	conn_count_sent(c, 6);
+	rawlog_data(c->wire.rawlog, 'C', "DONE\r\n", 6);
+	bufferevent_write(c->bev, "DONE\r\n", 6);
+	conn_out_queued(c);
+	conn_write_now(c);
+}
+
+void
+conn_pause(struct conn *c, uint64_t us)
+{
+	c->cmd.delayed = true;
+	conn_hold_update(c);
+	conn_schedule(c, us);
+}
+
+bool
+conn_paused(const struct conn *c)
+{
+	return c->cmd.delayed;
+}
+
+void
+conn_disconnect(struct conn *c)
+{
+	struct timeval now0 = { 0, 0 };
+	c->cmd.disconnect_pending = true;
+	conn_hold_update(c);
+	evtimer_add(c->life.timer, &now0);
+}
+
+bool
+conn_may_disconnect(const struct conn *c)
+{
+	return c->life.logout == CONN_LOGOUT_NONE && c->n_fl == 0 &&
+	    !c->cmd.disconnect_pending;
 }

@@ -1,6 +1,7 @@
 /* conn_connect.c: a connection's start: its socket, the connect (or a
  * bufferevent handed over, conn_attach) and the session state reset for
- * it; when TCP is up the greeting is awaited (conn_connected). */
+ * it (conn_life.c); when TCP is up the greeting is awaited (conn_io.c
+ * hears it). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -34,7 +35,7 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (cfg->n_sources > 0) {
 		const struct sockaddr_storage *src =
-		    &c->env->sh->sources[c->slot % c->env->sh->n_sources];
+		    &c->env->sh->sources[c->life.slot % c->env->sh->n_sources];
 #ifdef IP_BIND_ADDRESS_NO_PORT
 		/* The port is chosen at connect(), for the whole 4-tuple: a
 		 * bind() to port 0 searched the address's bound ports for a
@@ -46,7 +47,7 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 			   sizeof(one));
 #endif
 		if (bind(fd, (const struct sockaddr *)src,
-			 c->env->sh->source_lens[c->slot % c->env->sh->n_sources]) < 0) {
+			 c->env->sh->source_lens[c->life.slot % c->env->sh->n_sources]) < 0) {
 			int e = errno;
 			evutil_closesocket(fd);
 			errno = e;
@@ -56,28 +57,16 @@ conn_socket(struct conn *c, const struct sockaddr *sa)
 	return fd;
 }
 
-/* Out of local ports for this source address: bind() to an address with
- * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
- * Counted apart so the report can say so plainly. */
-void
-conn_count_port_error(struct conn *c, int e)
-{
-	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
-		ctr_add(&c->env->stats->ports_exhausted, 1);
-}
-
 /* A new session: counted as a connect from here. */
 static void
 conn_begin(struct conn *c)
 {
 	conn_reset_session(c);
-	c->serial++;
 	c->st = CONN_S_CONNECTING;
 	conn_hold_update(c);
-	c->t_connect = c->t_last_io = clock_us();
 	ctr_add(&c->env->stats->connects, 1);
-	rawlog_note(c->rawlog, "connection %llu: connecting as %s",
-		    (unsigned long long)c->serial, c->user);
+	rawlog_note(c->wire.rawlog, "connection %llu: connecting as %s",
+		    (unsigned long long)c->life.serial, c->login.user);
 }
 
 static void
@@ -95,9 +84,6 @@ void
 conn_attach(struct conn *c, struct bufferevent *bev)
 {
 	conn_begin(c);
-	c->tls_layer = false;
-	c->wire_in = c->wire_out = 0;
-	c->own_reads = false;
 	c->bev = bev;
 	conn_hold_update(c);
 	conn_bev_setup(c);
@@ -123,7 +109,7 @@ conn_connect_plain(struct conn *c, evutil_socket_t fd, const struct sockaddr *sa
 		 * so they are opened here as that connect would leave them. */
 		evbuffer_unfreeze(bufferevent_get_input(c->bev), 0);
 		evbuffer_unfreeze(bufferevent_get_output(c->bev), 1);
-		event_add(c->rd_ev, NULL);
+		event_add(c->wire.rd_ev, NULL);
 		return;
 	}
 	conn_count_port_error(c, errno);
@@ -134,50 +120,11 @@ conn_connect_plain(struct conn *c, evutil_socket_t fd, const struct sockaddr *sa
 		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
 }
 
-void
-conn_connected(struct conn *c, uint64_t now)
-{
-	c->st = CONN_S_GREETING;
-	conn_hold_update(c);
-	c->t_last_io = c->t_connected = now;
-}
-
-bool
-conn_connect_result(struct conn *c, int e)
-{
-	if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)
-		return true;
-	if (e != 0) {
-		conn_count_port_error(c, e);
-		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
-			  c->env->cfg->host, strerror(e));
-		return true;
-	}
-	conn_connected(c, clock_us());
-	return false;
-}
-
-bool
-conn_connect_poll(struct conn *c, uint64_t now)
-{
-	struct sockaddr_storage peer;
-	socklen_t len = sizeof(peer);
-
-	/* Only a socket that has not been readable yet gets here, once a
-	 * tick: TCP is up when it has a peer (ENOTCONN while connecting, and
-	 * after a failure, which the read reports). */
-	if (!c->own_reads || c->bev == NULL ||
-	    getpeername(bufferevent_getfd(c->bev), (struct sockaddr *)&peer, &len) < 0)
-		return false;
-	conn_connected(c, now);
-	return true;
-}
-
-void
-conn_start(struct conn *c)
+static void
+conn_connect(struct conn *c)
 {
 	const struct shared *sh = c->env->sh;
-	unsigned ai = (unsigned)((c->slot + c->serial) % sh->n_addrs);
+	unsigned ai = (unsigned)((c->life.slot + c->life.serial) % sh->n_addrs);
 	const struct sockaddr *sa = (const struct sockaddr *)&sh->addrs[ai];
 	evutil_socket_t fd;
 
@@ -189,8 +136,7 @@ conn_start(struct conn *c)
 		return;
 	}
 	c->tls_layer = c->env->cfg->tls == TLS_IMPLICIT;
-	c->wire_in = c->wire_out = 0;
-	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->tls_sess);
+	c->bev = tls_bev_new(sh->tls, c->env->base, fd, c->tls_layer, c->wire.tls_sess);
 	conn_hold_update(c);
 	if (c->bev == NULL) {
 		evutil_closesocket(fd);
@@ -201,7 +147,7 @@ conn_start(struct conn *c)
 	/* A plain socket is read by rd_ev; TLS reads whole records through
 	 * OpenSSL. */
 	c->own_reads = !c->tls_layer &&
-	    event_assign(c->rd_ev, c->env->base, fd, EV_READ | EV_PERSIST,
+	    event_assign(c->wire.rd_ev, c->env->base, fd, EV_READ | EV_PERSIST,
 			 conn_sock_read_cb, c) == 0;
 	if (c->own_reads) {
 		conn_connect_plain(c, fd, sa, (socklen_t)sh->addr_lens[ai]);
@@ -212,4 +158,11 @@ conn_start(struct conn *c)
 		conn_count_port_error(c, errno);
 		conn_fail(c, ERR_CONNECT, "connect: %s", strerror(errno));
 	}
+}
+
+void
+conn_start(struct conn *c)
+{
+	conn_connect(c);
+	conn_settle(c);
 }

@@ -17,12 +17,12 @@
 #include "conn/shared.h"
 #include "msg/msg.h"
 
-/* The command is in c->fl now (conn_send_cmd put it last): give it its
+/* The command is in c->cmd.fl now (conn_send_cmd put it last): give it its
  * callback. */
 static void
 conn_driver_track(struct conn *c, conn_done_fn done, void *arg)
 {
-	struct inflight *f = &c->fl[c->n_fl - 1];
+	struct inflight *f = &c->cmd.fl[c->n_fl - 1];
 	f->done = done;
 	f->done_arg = arg;
 }
@@ -84,11 +84,11 @@ conn_raw_write(struct conn *c, const char *data, size_t len)
 		return;
 	c->t_asked = clock_us();
 	conn_count_sent(c, len);
-	if (c->rawlog != NULL && conn_raw_secret(data, len, &upto)) {
-		rawlog_data(c->rawlog, 'C', data, upto);
-		rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+	if (c->wire.rawlog != NULL && conn_raw_secret(data, len, &upto)) {
+		rawlog_data(c->wire.rawlog, 'C', data, upto);
+		rawlog_data(c->wire.rawlog, 'C', "<secret redacted>\r\n", 19);
 	} else {
-		rawlog_data(c->rawlog, 'C', data, len);
+		rawlog_data(c->wire.rawlog, 'C', data, len);
 	}
 	conn_out_queued(c);
 	bufferevent_write(c->bev, data, len);
@@ -120,7 +120,7 @@ conn_append_n(struct conn *c, const char *text, const struct msg *const *bodies,
 	      unsigned n, conn_done_fn done, void *arg)
 {
 	if (!conn_can_command(c) || n == 0 ||
-	    (n > 1 && !(c->caps & CAP_MULTIAPPEND)))
+	    (n > 1 && !(c->setup.caps & CAP_MULTIAPPEND)))
 		return false;
 	return conn_driver_send_n(c, OP_APPEND, text, bodies, n, done, arg);
 }
@@ -132,7 +132,7 @@ conn_idle_send(struct conn *c, bool driver_ends, conn_done_fn done, void *arg)
 		return false;
 	c->idle = CONN_IDLE_STARTING;
 	conn_hold_update(c);
-	c->idle_driver = driver_ends;
+	c->cmd.idle_driver = driver_ends;
 	return conn_driver_send(c, OP_IDLE, "IDLE", NULL, done, arg);
 }
 
@@ -152,7 +152,7 @@ bool
 conn_idle_end(struct conn *c)
 {
 	if (c->idle != CONN_IDLE_ACTIVE || c->bev == NULL ||
-	    c->quit == CONN_QUIT_NOW)
+	    c->life.quit == CONN_QUIT_NOW)
 		return false;
 	conn_idle_done(c);
 	return true;
@@ -169,7 +169,7 @@ conn_logout(struct conn *c, conn_done_fn done, void *arg)
 {
 	if (!conn_can_command(c))
 		return false;
-	c->logout = CONN_LOGOUT_SENT;
+	c->life.logout = CONN_LOGOUT_SENT;
 	conn_hold_update(c);
 	return conn_driver_send(c, OP_LOGOUT, "LOGOUT", NULL, done, arg);
 }
@@ -183,7 +183,7 @@ conn_setup_command(struct conn *c, unsigned cap, enum conn_internal kind,
 {
 	char text[256];
 
-	if (!conn_can_command(c) || !(c->caps & cap))
+	if (!conn_can_command(c) || !(c->setup.caps & cap))
 		return false;
 	snprintf(text, sizeof(text), "%s %s", verb, args);
 	conn_send_internal(c, kind, text);
@@ -209,7 +209,7 @@ bool
 conn_compress_begin(struct conn *c, conn_done_fn done, void *arg)
 {
 	if (!conn_can_command(c) || c->n_fl > 0 || c->z != CONN_Z_NONE ||
-	    !(c->caps & CAP_COMPRESS))
+	    !(c->setup.caps & CAP_COMPRESS))
 		return false;
 	c->z = CONN_Z_ASKED;
 	conn_hold_update(c);
@@ -225,7 +225,7 @@ conn_create(struct conn *c, const char *box)
 
 	if (c->bev == NULL)
 		return;
-	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_init(&cmd, c->cmd.stage, (c->setup.caps & CAP_LITERALPLUS) != 0);
 	uint32_t tag = conn_tag_begin(c, &cmd);
 	imap_cmd_adds(&cmd, "CREATE ");
 	imap_cmd_astring(&cmd, box, strlen(box));
@@ -241,10 +241,10 @@ conn_driver_abandon(struct conn *c)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < c->n_fl; i++) {
-		if (c->fl[i].done == NULL)
+		if (c->cmd.fl[i].done == NULL)
 			continue;
-		fl[n++] = c->fl[i];
-		c->fl[i].done = NULL;
+		fl[n++] = c->cmd.fl[i];
+		c->cmd.fl[i].done = NULL;
 	}
 	for (unsigned i = 0; i < n; i++)
 		fl[i].done(fl[i].done_arg, c, CONN_REPLY_FAILED, "", 0);

@@ -18,7 +18,7 @@ static bool
 conn_enable_in_flight(const struct conn *c)
 {
 	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].internal == CONN_I_ENABLE)
+		if (c->cmd.fl[i].internal == CONN_I_ENABLE)
 			return true;
 	return false;
 }
@@ -32,13 +32,13 @@ conn_ext_untagged(struct conn *c, const struct imap_resp *r)
 		/* An ENABLED nobody asked for turns nothing on. */
 		if (conn_enable_in_flight(c) &&
 		    (conn_caps_parse(r->text, r->text_len) & CAP_QRESYNC))
-			c->qresync_on = true;
+			c->setup.qresync_on = true;
 		return true;
 	}
-	if (kw != IMAP_KW_VANISHED || c->qresync_on)
+	if (kw != IMAP_KW_VANISHED || c->setup.qresync_on)
 		return true;
 	char ex[208];
-	conn_fail_later(c, ERR_PROTOCOL, "VANISHED but QRESYNC was not enabled "
+	conn_fail(c, ERR_PROTOCOL, "VANISHED but QRESYNC was not enabled "
 			"(RFC 7162 3.2.10): \"%s\"",
 			imap_resp_excerpt(ex, sizeof(ex), r->line, r->line_len));
 	return false;

@@ -10,7 +10,9 @@
  * no further driver command goes out until it is sent.  Other sessions
  * of the worker that want the same mailbox wait for that answer (the
  * entry's waiters), and hear it through the ready hook, from a zero
- * timeout of their own: never from inside this connection's callback. */
+ * timeout of their own (conn.c's conn_guard_wake_cb): never from inside
+ * this connection's callback.  The gate every driver command passes is
+ * conn_guard_gate.c. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +26,6 @@
 #include "imap/guard.h"
 #include "conn/shared.h"
 #include "util/log.h"
-
-static void
-guard_wake_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	conn_send_more(arg);
-}
 
 /* Tell e's waiters the answer is in (or that the search died and one of
  * them must ask again).  Each hears it from an event of its own, which
@@ -48,12 +42,11 @@ guard_wake(struct conn *c, uint32_t e)
 
 	for (unsigned i = 0; i < n; i++) {
 		struct conn *o = w[i];
-		o->guard = CONN_G_NONE;
-		if (o == c)
+		o->mbox.guard = CONN_G_NONE;
+		/* Every waiter has its event (conn_guard_clear made it). */
+		if (o == c || o->mbox.guard_ev == NULL)
 			continue;
-		if (o->guard_ev == NULL)
-			o->guard_ev = evtimer_new(o->env->base, guard_wake_cb, o);
-		evtimer_add(o->guard_ev, &now);
+		evtimer_add(o->mbox.guard_ev, &now);
 	}
 	free(w);
 }
@@ -78,13 +71,13 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	   size_t len)
 {
 	struct guard *g = c->env->guard;
-	uint32_t e = c->guard_e;
+	uint32_t e = c->mbox.guard_e;
 	uint32_t foreign;
 	const char *why;
 	char reason[300];
 
 	(void)arg;
-	c->guard = CONN_G_NONE;
+	c->mbox.guard = CONN_G_NONE;
 	if (st == CONN_REPLY_FAILED) {
 		/* The session died first: unknown again, and a waiter
 		 * (or this slot's next session) asks. */
@@ -98,7 +91,7 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 		guard_refuse(c, e, 0, reason);
 	} else if (guard_judge(g, e, &foreign, &why) == GUARD_SAFE) {
 		guard_set(g, e, GUARD_SAFE);
-		c->guard = CONN_G_OK;
+		c->mbox.guard = CONN_G_OK;
 	} else {
 		guard_refuse(c, e, foreign, why);
 	}
@@ -108,25 +101,11 @@ guard_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 static void
 guard_send(struct conn *c)
 {
-	c->guard = CONN_G_SENT;
+	c->mbox.guard = CONN_G_SENT;
 	conn_send_internal(c, CONN_I_GUARD, GUARD_SEARCH);
-	struct inflight *f = &c->fl[c->n_fl - 1];
+	struct inflight *f = &c->cmd.fl[c->n_fl - 1];
 	f->done = guard_done;
 	f->done_arg = NULL;
-}
-
-bool
-conn_guard_destructive(enum op op, const char *text, size_t len)
-{
-	switch (op) {
-	case OP_EXPUNGE:	/* whatever the text: the state is one */
-	case OP_MOVE:
-	case OP_DELETE:		/* imaptest's STORE +FLAGS \Deleted */
-	case OP_MDELETE:
-		return true;
-	default:
-		return guard_destructive_text(text, len);
-	}
 }
 
 struct guard *
@@ -144,14 +123,14 @@ conn_guard_free(struct guard *g)
 bool
 conn_guard_untagged(struct conn *c, const struct imap_resp *r)
 {
-	if (c->guard != CONN_G_SENT)
+	if (c->mbox.guard != CONN_G_SENT)
 		return false;
 	enum imap_kw kw = imap_resp_kw(r);
 	if (kw == IMAP_KW_SEARCH)
-		guard_tally(c->env->guard, c->guard_e,
+		guard_tally(c->env->guard, c->mbox.guard_e,
 			    guard_count_search(r->text, r->text_len));
 	else if (kw == IMAP_KW_ESEARCH)
-		guard_tally(c->env->guard, c->guard_e,
+		guard_tally(c->env->guard, c->mbox.guard_e,
 			    guard_count_esearch(r->text, r->text_len));
 	else
 		return false;
@@ -161,39 +140,39 @@ conn_guard_untagged(struct conn *c, const struct imap_resp *r)
 void
 conn_guard_send_due(struct conn *c)
 {
-	if (c->guard == CONN_G_DRAIN && c->n_fl == 0 && conn_may_send(c))
+	if (c->mbox.guard == CONN_G_DRAIN && c->n_fl == 0 && conn_may_send(c))
 		guard_send(c);
 }
 
 bool
-conn_guard_clear(struct conn *c, const char *box)
+conn_guard_ask(struct conn *c, const char *box)
 {
 	struct guard *g = c->env->guard;
 
 	if (g == NULL) {	/* --allow-foreign-mail */
-		c->guard = CONN_G_OK;
+		c->mbox.guard = CONN_G_OK;
 		return true;
 	}
-	uint32_t e = guard_entry(g, c->user, box, strlen(box));
-	if (c->guard == CONN_G_OK && c->guard_e == e)
+	uint32_t e = guard_entry(g, c->login.user, box, strlen(box));
+	if (c->mbox.guard == CONN_G_OK && c->mbox.guard_e == e)
 		return true;
-	if (c->guard == CONN_G_DRAIN || c->guard == CONN_G_SENT ||
-	    c->guard == CONN_G_WAIT)
+	if (c->mbox.guard == CONN_G_DRAIN || c->mbox.guard == CONN_G_SENT ||
+	    c->mbox.guard == CONN_G_WAIT)
 		return false;	/* asked already */
 	switch (guard_verdict(g, e)) {
 	case GUARD_SAFE:
-		c->guard = CONN_G_OK;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_OK;
+		c->mbox.guard_e = e;
 		return true;
 	case GUARD_PENDING:
-		c->guard = CONN_G_WAIT;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_WAIT;
+		c->mbox.guard_e = e;
 		guard_wait(g, e, c);
 		return false;
 	case GUARD_UNKNOWN:
 		guard_set(g, e, GUARD_PENDING);
-		c->guard = CONN_G_DRAIN;
-		c->guard_e = e;
+		c->mbox.guard = CONN_G_DRAIN;
+		c->mbox.guard_e = e;
 		conn_guard_send_due(c);
 		return false;
 	default:		/* refused: the run is stopping */
@@ -208,9 +187,9 @@ conn_guard_selected(struct conn *c, const char *box)
 
 	/* Empty when this run first saw it: whatever comes later is ours,
 	 * or mail from elsewhere during the run (guard.h). */
-	if (g == NULL || c->exists != 0)
+	if (g == NULL || c->mbox.exists != 0)
 		return;
-	uint32_t e = guard_entry(g, c->user, box, strlen(box));
+	uint32_t e = guard_entry(g, c->login.user, box, strlen(box));
 	if (guard_verdict(g, e) == GUARD_UNKNOWN)
 		guard_set(g, e, GUARD_SAFE);
 }
@@ -220,14 +199,7 @@ conn_guard_ours(struct conn *c, const char *box, size_t len)
 {
 	struct guard *g = c->env->guard;
 	return g == NULL ||
-	    guard_verdict(g, guard_entry(g, c->user, box, len)) == GUARD_SAFE;
-}
-
-static void
-conn_guard_unselect(struct conn *c)
-{
-	if (c->guard == CONN_G_OK)
-		c->guard = CONN_G_NONE;
+	    guard_verdict(g, guard_entry(g, c->login.user, box, len)) == GUARD_SAFE;
 }
 
 void
@@ -235,105 +207,18 @@ conn_guard_closed(struct conn *c)
 {
 	struct guard *g = c->env->guard;
 
-	switch (c->guard) {
+	switch (c->mbox.guard) {
 	case CONN_G_WAIT:
-		guard_unwait(g, c->guard_e, c);
+		guard_unwait(g, c->mbox.guard_e, c);
 		break;
 	case CONN_G_DRAIN:
 		/* It never asked: unknown again; a waiter asks instead. */
-		guard_set(g, c->guard_e, GUARD_UNKNOWN);
-		guard_wake(c, c->guard_e);
+		guard_set(g, c->mbox.guard_e, GUARD_UNKNOWN);
+		guard_wake(c, c->mbox.guard_e);
 		break;
 	default:	/* SENT: guard_done heard FAILED already */
 		break;
 	}
-	c->guard = CONN_G_NONE;
+	c->mbox.guard = CONN_G_NONE;
 }
 
-/* The command's text after its tag (a long one is read from the staging
- * buffer it moved to); false when there is none. */
-static bool
-gate_text(struct conn *c, const struct imap_cmd *cmd, const char **text,
-	  size_t *len)
-{
-	if (!imap_cmd_inline_text(cmd, text, len)) {
-		*len = evbuffer_get_length(c->stage);
-		if (*len > 4096)
-			*len = 4096;
-		*text = (const char *)evbuffer_pullup(c->stage, (ev_ssize_t)*len);
-		if (*text == NULL)
-			return false;
-	}
-	const char *sp = memchr(*text, ' ', *len);
-	if (sp == NULL)
-		return false;
-	*len -= (size_t)(sp + 1 - *text);
-	*text = sp + 1;
-	return true;
-}
-
-/* Entry + 1 of the k-th mailbox a CREATE/DELETE/RENAME names, 0: none. */
-static uint32_t
-gate_name(struct conn *c, const char *text, size_t len, unsigned k)
-{
-	const char *box;
-	size_t n = guard_box_arg(text, len, k, &box);
-	return n == 0 ? 0 : guard_entry(c->env->guard, c->user, box, n) + 1;
-}
-
-uint64_t
-conn_guard_gate(struct conn *c, enum op op, const struct imap_cmd *cmd)
-{
-	const char *text;
-	size_t len;
-
-	if (op == OP_APPEND || c->env->guard == NULL)
-		return 0;
-	if (op == OP_SELECT) {
-		conn_guard_unselect(c);
-		return 0;
-	}
-	if (!gate_text(c, cmd, &text, &len))
-		return 0;
-	if (op == OP_MCREATE || op == OP_MRENAME || op == OP_MDELETE) {
-		/* Which mailboxes: their replies change what is ours. */
-		uint64_t names = gate_name(c, text, len, 0);
-		if (op == OP_MRENAME)
-			names |= (uint64_t)gate_name(c, text, len, 1) << 32;
-		if (op == OP_MCREATE)
-			return names;
-		uint32_t src = (uint32_t)names;
-		if (src != 0 && guard_verdict(c->env->guard, src - 1) ==
-		    GUARD_SAFE)
-			return names;
-	} else if (!conn_guard_destructive(op, text, len) ||
-		   (c->guard == CONN_G_OK && !guard_names_box(text, len))) {
-		return 0;
-	}
-	log_error("internal error: %.*s went out without the foreign-mail "
-		  "check (conn_guard_clear, conn_guard_ours)",
-		  (int)(len < 80 ? len : 80), text);
-	abort();
-}
-
-void
-conn_guard_names_done(struct conn *c, enum op op, uint64_t names)
-{
-	struct guard *g = c->env->guard;
-	uint32_t a = (uint32_t)names, b = (uint32_t)(names >> 32);
-
-	if (g == NULL || a == 0)
-		return;
-	/* A mailbox this run created is empty but for what it puts there;
-	 * one deleted or renamed away is unknown again (a new one may come
-	 * by that name); a RENAME's target holds the source's mail. */
-	if (op == OP_MCREATE) {
-		guard_set(g, a - 1, GUARD_SAFE);
-		return;
-	}
-	guard_set(g, a - 1, GUARD_UNKNOWN);
-	if (c->guard == CONN_G_OK && c->guard_e == a - 1)
-		c->guard = CONN_G_NONE;
-	if (op == OP_MRENAME && b != 0)
-		guard_set(g, b - 1, GUARD_SAFE);
-}

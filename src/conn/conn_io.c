@@ -1,8 +1,9 @@
-/* conn_io.c: the bytes of a connection: the read and event callbacks
- * (parsing, EOF, errors), the layers that can be put over the socket
- * mid-session (STARTTLS, COMPRESS=DEFLATE), and counting octets on the
- * wire and at the IMAP level.  The life of a connection (connect, close,
- * timeouts) is in conn.c. */
+/* conn_io.c: the socket's events: the read, write and event callbacks
+ * (parsing, EOF, errors, the connect's completion) and the layers that
+ * can be put over the socket mid-session (STARTTLS, COMPRESS=DEFLATE).
+ * Each callback is an event of the connection: what the layers below it
+ * found (a quit reason) is carried out when they have returned, by
+ * conn_settle (conn_int.h).  Counting octets is conn_wire.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,40 +24,58 @@
 #include "conn/shared.h"
 #include "util/xmalloc.h"
 
+/* Out of local ports for this source address: bind() to an address with
+ * port 0 says EADDRINUSE, connect() on an unbound socket EADDRNOTAVAIL.
+ * Counted apart so the report can say so plainly. */
 void
-conn_sync_wire(struct conn *c)
+conn_count_port_error(struct conn *c, int e)
 {
-	uint64_t in, out;
+	if (e == EADDRNOTAVAIL || (e == EADDRINUSE && c->env->cfg->n_sources > 0))
+		ctr_add(&c->env->stats->ports_exhausted, 1);
+}
 
-	if (c->bev == NULL)
-		return;
-	if (c->z == CONN_Z_ON && !c->tls_layer) {
-		in = c->zc->wire_in;
-		out = c->zc->wire_out;
-	} else if (!c->tls_layer || !tls_bev_wire_bytes(c->z == CONN_Z_ON ?
-			bufferevent_get_underlying(c->bev) : c->bev, &in, &out)) {
-		return;
+/* The TCP connection is up (BEV_EVENT_CONNECTED, or a plain socket's first
+ * read): now the greeting is awaited. */
+static void
+conn_connected(struct conn *c, uint64_t now)
+{
+	c->st = CONN_S_GREETING;
+	conn_hold_update(c);
+	c->t_last_io = c->life.t_connected = now;
+}
+
+/* A plain socket still connecting turned readable; e is recv()'s errno (0
+ * when it returned data or EOF).  True when the caller must stop: nothing
+ * to read yet, or the connect failed (counted, the quit reason set). */
+static bool
+conn_connect_result(struct conn *c, int e)
+{
+	if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR)
+		return true;
+	if (e != 0) {
+		conn_count_port_error(c, e);
+		conn_fail(c, ERR_CONNECT, "connect(%s) failed: %s",
+			  c->env->cfg->host, strerror(e));
+		return true;
 	}
-	ctr_add(&c->env->stats->bytes_received, in - c->wire_in);
-	ctr_add(&c->env->stats->bytes_sent, out - c->wire_out);
-	c->wire_in = in;
-	c->wire_out = out;
+	conn_connected(c, clock_us());
+	return false;
 }
 
-void
-conn_count_received(struct conn *c, uint64_t n)
+bool
+conn_connect_poll(struct conn *c, uint64_t now)
 {
-	ctr_add(&c->env->stats->imap_received, n);
-	if (!c->tls_layer && c->z != CONN_Z_ON)
-		ctr_add(&c->env->stats->bytes_received, n);
-}
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
 
-void
-conn_count_sent(struct conn *c, uint64_t n)
-{
-	ctr_add(&c->env->stats->imap_sent, n);
-	if (!c->tls_layer && c->z != CONN_Z_ON)
-		ctr_add(&c->env->stats->bytes_sent, n);
+	/* Only a socket that has not been readable yet gets here, once a
+	 * tick: TCP is up when it has a peer (ENOTCONN while connecting, and
+	 * after a failure, which the read reports). */
+	if (!c->own_reads || c->bev == NULL ||
+	    getpeername(bufferevent_getfd(c->bev), (struct sockaddr *)&peer, &len) < 0)
+		return false;
+	conn_connected(c, now);
+	return true;
 }
 
 /* Hand the socket's reading back to the bufferevent, for a layer (TLS,
@@ -66,7 +85,7 @@ conn_sock_reads_off(struct conn *c)
 {
 	if (!c->own_reads)
 		return;
-	event_del(c->rd_ev);
+	event_del(c->wire.rd_ev);
 	c->own_reads = false;
 	/* The layer writes through this bufferevent too: its write event
 	 * must be on again (conn_write_now turns it off). */
@@ -75,16 +94,16 @@ conn_sock_reads_off(struct conn *c)
 
 /* STARTTLS said OK: put a TLS filter over the plain bufferevent.  Called
  * after the parser returned, never from inside a parser callback. */
-void
+static void
 conn_starttls_upgrade(struct conn *c)
 {
 	struct bufferevent *tls;
 
-	c->tls = CONN_TLS_HANDSHAKE;
+	c->setup.tls = CONN_TLS_HANDSHAKE;
 	conn_sync_wire(c);
 	conn_sock_reads_off(c);
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
-	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->tls_sess);
+	tls = tls_bev_upgrade(c->env->sh->tls, c->env->base, c->bev, c->wire.tls_sess);
 	if (tls == NULL) {
 		conn_fail(c, ERR_TLS, "STARTTLS: cannot set up TLS");
 		return;
@@ -92,11 +111,11 @@ conn_starttls_upgrade(struct conn *c)
 	c->bev = tls;
 	conn_hold_update(c);
 	c->tls_layer = true;
-	c->wire_in = c->wire_out = 0;
-	c->t_tls_start = clock_us();
+	c->wire.wire_in = c->wire.wire_out = 0;
+	c->wire.t_tls_start = clock_us();
 	/* Capabilities must be asked again after STARTTLS (RFC 9051). */
-	c->caps = 0;
-	c->capa = CONN_STEP_NONE;
+	c->setup.caps = 0;
+	c->setup.capa = CONN_STEP_NONE;
 	bufferevent_setcb(tls, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(tls, EV_WRITE, CONN_OUT_LOW, 0);
 	bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -104,7 +123,7 @@ conn_starttls_upgrade(struct conn *c)
 
 /* COMPRESS DEFLATE said OK: a zlib filter goes over whatever carries the
  * connection (socket or TLS).  Called after the parser returned. */
-void
+static void
 conn_compress_upgrade(struct conn *c)
 {
 	char err[160];
@@ -117,11 +136,11 @@ conn_compress_upgrade(struct conn *c)
 	bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
 	if (!c->tls_layer) {
 		/* From here the filter counts the wire octets. */
-		c->wire_in = c->wire_out = 0;
+		c->wire.wire_in = c->wire.wire_out = 0;
 	}
-	if (c->zc == NULL)
-		c->zc = xcalloc(1, sizeof(*c->zc));
-	z = compress_bev_new(c->bev, -1, c->zc, err, sizeof(err));
+	if (c->wire.zc == NULL)
+		c->wire.zc = xcalloc(1, sizeof(*c->wire.zc));
+	z = compress_bev_new(c->bev, -1, c->wire.zc, err, sizeof(err));
 	if (z == NULL) {
 		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", err);
 		return;
@@ -129,7 +148,7 @@ conn_compress_upgrade(struct conn *c)
 	c->bev = z;
 	c->z = CONN_Z_ON;
 	conn_hold_update(c);
-	rawlog_note(c->rawlog, "COMPRESS=DEFLATE active");
+	rawlog_note(c->wire.rawlog, "COMPRESS=DEFLATE active");
 	bufferevent_setcb(z, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_setwatermark(z, EV_WRITE, CONN_OUT_LOW, 0);
 	/* See CONN_INFLATE_AHEAD: without it, one read of a long compressed
@@ -138,12 +157,12 @@ conn_compress_upgrade(struct conn *c)
 	bufferevent_enable(z, EV_READ | EV_WRITE);
 	/* The driver hears of its COMPRESS first (what it decides on the
 	 * OK, as on any other), then the connection is free. */
-	if (c->z_done != NULL) {
-		conn_done_fn done = c->z_done;
-		c->z_done = NULL;
-		done(c->z_done_arg, c, CONN_REPLY_OK, "", 0);
+	if (c->wire.z_done != NULL) {
+		conn_done_fn done = c->wire.z_done;
+		c->wire.z_done = NULL;
+		done(c->wire.z_done_arg, c, CONN_REPLY_OK, "", 0);
 	}
-	conn_send_more(c);
+	conn_step(c);
 }
 
 /* The output drained below CONN_OUT_LOW: room for more commands. */
@@ -151,18 +170,20 @@ void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
-	if (c->bev == bev)
-		conn_send_more(c);
+	if (c->bev == bev) {
+		conn_step(c);
+		conn_settle(c);
+	}
 }
 
 /* Parse len received octets.  Returns how many the parser took (less than
  * len only when a response asked it to stop: an upgrade is due), or -1
- * when the connection was closed. */
+ * when the connection is to be closed (the quit reason is set). */
 static long
 conn_feed(struct conn *c, const char *data, size_t len)
 {
-	rawlog_data(c->rawlog, 'S', data, len);
-	long n = imap_parser_feed(c->parser, data, len);
+	rawlog_data(c->wire.rawlog, 'S', data, len);
+	long n = imap_parser_feed(c->wire.parser, data, len);
 	/* Counted as consumed, so nothing kept for later is counted twice. */
 	if (n > 0)
 		conn_count_received(c, (uint64_t)n);
@@ -179,14 +200,10 @@ conn_feed(struct conn *c, const char *data, size_t len)
 		return -1;
 	}
 	if (n < 0) {
-		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->parser));
+		conn_fail(c, ERR_PROTOCOL, "%s", imap_parser_error(c->wire.parser));
 		return -1;
 	}
-	if (c->quit == CONN_QUIT_NOW) {
-		conn_close(c, c->close_end, c->close_err);
-		return -1;
-	}
-	return n;
+	return c->life.quit == CONN_QUIT_NOW ? -1 : n;
 }
 
 /* After parsing: put a layer over the socket if a response asked for one.
@@ -194,7 +211,7 @@ conn_feed(struct conn *c, const char *data, size_t len)
 static bool
 conn_upgrade_due(struct conn *c)
 {
-	if (c->tls == CONN_TLS_UPGRADE) {
+	if (c->setup.tls == CONN_TLS_UPGRADE) {
 		conn_starttls_upgrade(c);
 		return true;
 	}
@@ -205,10 +222,9 @@ conn_upgrade_due(struct conn *c)
 	return false;
 }
 
-void
-conn_read_cb(struct bufferevent *bev, void *arg)
+static void
+conn_read(struct conn *c, struct bufferevent *bev)
 {
-	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
 
 	/* A bufferevent this connection already closed: under COMPRESS with
@@ -229,17 +245,27 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		if (conn_upgrade_due(c))
 			return;
 	}
-	conn_send_more(c);
+	conn_step(c);
 }
+
+void
+conn_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *c = arg;
+
+	conn_read(c, bev);
+	conn_settle(c);
+}
+
+static void conn_event(struct conn *c, struct bufferevent *bev, short what);
 
 /* Our own reads of a plain socket (see CONN_MAX_READ): one recv() into the
  * worker's buffer, parsed in place; only what the parser could not take
  * (an upgrade stopped it) is copied into the bufferevent's input, where
  * the new layer finds it. */
-void
-conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
+static void
+conn_sock_read(struct conn *c, evutil_socket_t fd)
 {
-	struct conn *c = arg;
 	struct evbuffer *in = bufferevent_get_input(c->bev);
 	ssize_t got = recv(fd, c->env->rbuf, CONN_MAX_READ, 0);
 
@@ -249,18 +275,18 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 	if (got < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
-		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR, c);
+		conn_event(c, c->bev, BEV_EVENT_READING | BEV_EVENT_ERROR);
 		return;
 	}
 	if (got == 0) {
-		conn_event_cb(c->bev, BEV_EVENT_READING | BEV_EVENT_EOF, c);
+		conn_event(c, c->bev, BEV_EVENT_READING | BEV_EVENT_EOF);
 		return;
 	}
 	if (evbuffer_get_length(in) > 0) {
 		/* never the case today (we only leave bytes behind for an
 		 * upgrade, which turns our reads off); keep the order anyway */
 		evbuffer_add(in, c->env->rbuf, (size_t)got);
-		conn_read_cb(c->bev, c);
+		conn_read(c, c->bev);
 		return;
 	}
 	c->t_last_io = clock_us();
@@ -271,45 +297,24 @@ conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 		evbuffer_add(in, c->env->rbuf + n, (size_t)(got - n));
 	if (conn_upgrade_due(c))
 		return;
-	conn_send_more(c);
-	conn_write_now(c);
+	conn_step(c);
+	if (c->life.quit != CONN_QUIT_NOW)
+		conn_write_now(c);
 }
 
 void
-conn_out_queued(struct conn *c)
-{
-	if (!(bufferevent_get_enabled(c->bev) & EV_WRITE))
-		bufferevent_enable(c->bev, EV_WRITE);
-}
-
-/* Write what the commands just queued right here, instead of through the
- * bufferevent's write event: that event costs an epoll_ctl() to arm, a
- * loop turn to fire and another epoll_ctl() to disarm, per batch.  Only
- * plain sockets (own_reads) after connect; whatever the kernel does not
- * take is left to the bufferevent as before. */
-void
-conn_write_now(struct conn *c)
-{
-	if (!c->own_reads || c->bev == NULL || c->st == CONN_S_CONNECTING)
-		return;
-	struct evbuffer *out = bufferevent_get_output(c->bev);
-	if (evbuffer_get_length(out) == 0)
-		return;
-	if (evbuffer_write_atmost(out, bufferevent_getfd(c->bev),
-				  CONN_MAX_WRITE) < 0)
-		return;	/* EAGAIN or an error: the write event handles it */
-	if (evbuffer_get_length(out) == 0) {
-		/* Its write event was armed when we queued (conn_out_queued),
-		 * in this loop turn, so libevent's changelist cancels it
-		 * without a system call; the next queue turns it on again. */
-		bufferevent_disable(c->bev, EV_WRITE);
-	}
-}
-
-void
-conn_event_cb(struct bufferevent *bev, short what, void *arg)
+conn_sock_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *c = arg;
+
+	(void)what;
+	conn_sock_read(c, fd);
+	conn_settle(c);
+}
+
+static void
+conn_event(struct conn *c, struct bufferevent *bev, short what)
+{
 	char why[256];
 
 	if (bev != c->bev)
@@ -318,30 +323,30 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		uint64_t now = clock_us();
 		if (c->st == CONN_S_SESSION) {
 			/* The STARTTLS handshake finished. */
-			hist_record(c->env->stats->tls_lat, now - c->t_tls_start);
+			hist_record(c->env->stats->tls_lat, now - c->wire.t_tls_start);
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls = CONN_TLS_DONE;
-			rawlog_note(c->rawlog, "TLS established");
-			conn_send_more(c);
+			c->setup.tls = CONN_TLS_DONE;
+			rawlog_note(c->wire.rawlog, "TLS established");
+			conn_step(c);
 			return;
 		}
 		/* (A plain socket's connect is ours: conn_connect_plain.) */
 		conn_connected(c, now);
 		if (c->env->cfg->tls == TLS_IMPLICIT) {
-			hist_record(c->env->stats->tls_lat, now - c->t_connect);
+			hist_record(c->env->stats->tls_lat, now - c->life.t_connect);
 			ctr_add(&c->env->stats->tls_handshakes, 1);
 			if (tls_bev_resumed(bev))
 				ctr_add(&c->env->stats->tls_resumed, 1);
-			c->tls = CONN_TLS_DONE;
-			rawlog_note(c->rawlog, "TLS established");
+			c->setup.tls = CONN_TLS_DONE;
+			rawlog_note(c->wire.rawlog, "TLS established");
 		}
 		return;
 	}
 	bool verify;
-	if (c->z == CONN_Z_ON && compress_error(c->zc) != NULL) {
-		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(c->zc));
+	if (c->z == CONN_Z_ON && compress_error(c->wire.zc) != NULL) {
+		conn_fail(c, ERR_PROTOCOL, "COMPRESS: %s", compress_error(c->wire.zc));
 		return;
 	}
 	if (tls_bev_error(c->z == CONN_Z_ON ? bufferevent_get_underlying(bev) : bev,
@@ -370,12 +375,12 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		/* A TLS filter can report EOF before it has handed us the
 		 * last records it decrypted (the BYE and OK of a LOGOUT):
 		 * parse what is there before judging how the session ended. */
-		conn_read_cb(bev, c);
-		if (c->bev != bev)
+		conn_read(c, bev);
+		if (c->bev != bev || c->life.quit == CONN_QUIT_NOW)
 			return;
 	}
-	if (c->logout == CONN_LOGOUT_BYE) {
-		conn_close(c, CONN_END_LOGOUT, ERR_DISCONNECT);
+	if (c->life.logout == CONN_LOGOUT_BYE) {
+		conn_quit(c, CONN_END_LOGOUT, ERR_DISCONNECT);
 		return;
 	}
 	if (what & BEV_EVENT_EOF)
@@ -384,4 +389,13 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	else
 		conn_fail(c, ERR_DISCONNECT, "connection error: %s",
 			  evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+}
+
+void
+conn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	conn_event(c, bev, what);
+	conn_settle(c);
 }

@@ -42,7 +42,7 @@ conn_vlog_line(struct conn *c, _Atomic unsigned *logged, const char *fmt,
 	if (n >= max)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	log_error("%s[%u]: %s%s", c->user, c->slot, msg,
+	log_error("%s[%u]: %s%s", c->login.user, c->life.slot, msg,
 		  n + 1 == max ?
 		  " (further errors of this kind are only counted)" : "");
 }
@@ -85,10 +85,7 @@ conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
 	if (then == CONN_ERR_LOG_ONLY)
 		return;
 	stats_err(c->env->stats, kind);
-	if (then == CONN_ERR_CLOSE)
-		conn_close(c, conn_end_now(c), kind);
-	else
-		conn_close_later(c, conn_end_now(c), kind);
+	conn_quit(c, conn_end_now(c), kind);
 }
 
 void

@@ -12,19 +12,18 @@
 #define CONN_LOG_MAX_PER_KIND 5
 
 /* What follows the error line: nothing (conn_log_err), or counting one
- * error of `kind` and closing the connection now (conn_fail) or once the
- * parser's callback returns (conn_fail_later, for those callbacks).  One
- * function; the three names say which at the call. */
-enum conn_err_then { CONN_ERR_LOG_ONLY, CONN_ERR_CLOSE, CONN_ERR_CLOSE_LATER };
+ * error of `kind` and setting the quit reason (conn_fail): the
+ * connection closes when the event that found the fault returns
+ * (conn_settle; conn_int.h says why nothing lower closes it).  One
+ * function; the two names say which at the call. */
+enum conn_err_then { CONN_ERR_LOG_ONLY, CONN_ERR_QUIT };
 
 void conn_err(struct conn *c, enum err_kind kind, enum conn_err_then then,
 	      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define conn_log_err(c, kind, ...) \
 	conn_err((c), (kind), CONN_ERR_LOG_ONLY, __VA_ARGS__)
 #define conn_fail(c, kind, ...) \
-	conn_err((c), (kind), CONN_ERR_CLOSE, __VA_ARGS__)
-#define conn_fail_later(c, kind, ...) \
-	conn_err((c), (kind), CONN_ERR_CLOSE_LATER, __VA_ARGS__)
+	conn_err((c), (kind), CONN_ERR_QUIT, __VA_ARGS__)
 
 /* A mailbox-state error's line, shown while fewer than --errors-shown of
  * its sub-kind were (each sub-kind has its own, so a storm of one does

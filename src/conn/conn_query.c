@@ -11,13 +11,13 @@
 unsigned
 conn_slot(const struct conn *c)
 {
-	return c->slot;
+	return c->life.slot;
 }
 
 struct rng *
 conn_rng(struct conn *c)
 {
-	return &c->rng;
+	return &c->life.rng;
 }
 
 unsigned
@@ -29,43 +29,43 @@ conn_in_flight(const struct conn *c)
 bool
 conn_has_move(const struct conn *c)
 {
-	return (c->caps & CAP_MOVE) != 0;
+	return (c->setup.caps & CAP_MOVE) != 0;
 }
 
 bool
 conn_has_multiappend(const struct conn *c)
 {
-	return (c->caps & CAP_MULTIAPPEND) != 0;
+	return (c->setup.caps & CAP_MULTIAPPEND) != 0;
 }
 
 bool
 conn_has_uidplus(const struct conn *c)
 {
-	return (c->caps & CAP_UIDPLUS) != 0;
+	return (c->setup.caps & CAP_UIDPLUS) != 0;
 }
 
 bool
 conn_has_condstore(const struct conn *c)
 {
-	return (c->caps & CAP_CONDSTORE) != 0;
+	return (c->setup.caps & CAP_CONDSTORE) != 0;
 }
 
 bool
 conn_has_qresync(const struct conn *c)
 {
-	return (c->caps & CAP_QRESYNC) && (c->caps & CAP_ENABLE);
+	return (c->setup.caps & CAP_QRESYNC) && (c->setup.caps & CAP_ENABLE);
 }
 
 bool
 conn_has_compress(const struct conn *c)
 {
-	return (c->caps & CAP_COMPRESS) != 0;
+	return (c->setup.caps & CAP_COMPRESS) != 0;
 }
 
 bool
 conn_has_notify(const struct conn *c)
 {
-	return (c->caps & CAP_NOTIFY) != 0;
+	return (c->setup.caps & CAP_NOTIFY) != 0;
 }
 
 bool
@@ -77,43 +77,43 @@ conn_compressed(const struct conn *c)
 uint32_t
 conn_exists(const struct conn *c)
 {
-	return c->exists;
+	return c->mbox.exists;
 }
 
 const char *
 conn_user(const struct conn *c)
 {
-	return c->user;
+	return c->login.user;
 }
 
 bool
 conn_has_idle(const struct conn *c)
 {
-	return (c->caps & CAP_IDLE) != 0;
+	return (c->setup.caps & CAP_IDLE) != 0;
 }
 
 bool
 conn_has_sort(const struct conn *c)
 {
-	return (c->caps & CAP_SORT) != 0;
+	return (c->setup.caps & CAP_SORT) != 0;
 }
 
 bool
 conn_has_thread(const struct conn *c)
 {
-	return (c->caps & CAP_THREAD) != 0;
+	return (c->setup.caps & CAP_THREAD) != 0;
 }
 
 enum lstate
 conn_lstate(const struct conn *c)
 {
-	return c->lstate;
+	return c->login.lstate;
 }
 
 enum op
 conn_login_op(const struct conn *c)
 {
-	return (enum op)c->login_op;
+	return (enum op)c->login.login_op;
 }
 
 unsigned
@@ -122,19 +122,19 @@ conn_inflight_ops(const struct conn *c, unsigned from, uint8_t *ops)
 	unsigned n = 0;
 
 	for (unsigned i = from; i < c->n_fl; i++)
-		if (c->fl[i].internal == CONN_I_NONE)
-			ops[n++] = c->fl[i].op;
+		if (c->cmd.fl[i].internal == CONN_I_NONE)
+			ops[n++] = c->cmd.fl[i].op;
 	return n;
 }
 
 char
 conn_sep(const struct conn *c)
 {
-	return c->sep;
+	return c->setup.sep;
 }
 
 bool
 conn_sep_pending(const struct conn *c)
 {
-	return c->sep_step == CONN_STEP_SENT;
+	return c->setup.sep_step == CONN_STEP_SENT;
 }

@@ -19,7 +19,7 @@
 static void
 conn_parse_caps(struct conn *c, const char *s, size_t n)
 {
-	c->caps = conn_caps_parse(s, n);
+	c->setup.caps = conn_caps_parse(s, n);
 }
 
 /* A [CAPABILITY ...] response code in a status response. */
@@ -34,15 +34,6 @@ conn_caps_from_code(struct conn *c, const struct imap_resp *r)
 		conn_parse_caps(c, arg, arg_len);
 }
 
-void
-conn_close_later(struct conn *c, enum conn_end end, enum err_kind why)
-{
-	c->quit = CONN_QUIT_NOW;
-	conn_hold_update(c);
-	c->close_end = end;
-	c->close_err = why;
-}
-
 static int
 conn_greeting(struct conn *c, const struct imap_resp *r)
 {
@@ -52,20 +43,20 @@ conn_greeting(struct conn *c, const struct imap_resp *r)
 	    (r->cond != IMAP_COND_OK && r->cond != IMAP_COND_PREAUTH &&
 	     r->cond != IMAP_COND_BYE)) {
 		char ex[208];
-		conn_fail_later(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
+		conn_fail(c, ERR_PROTOCOL, "not an IMAP greeting: \"%s\"",
 				imap_resp_excerpt(ex, sizeof(ex), r->line,
 						  r->line_len));
 		return 1;
 	}
 	if (r->cond == IMAP_COND_BYE) {
-		conn_fail_later(c, ERR_BYE, "server said BYE in its greeting: %.200s",
+		conn_fail(c, ERR_BYE, "server said BYE in its greeting: %.200s",
 				r->line);
 		return 1;
 	}
-	hist_record(c->env->stats->connect_lat, now - c->t_connect);
+	hist_record(c->env->stats->connect_lat, now - c->life.t_connect);
 	c->st = CONN_S_SESSION;
 	if (r->cond == IMAP_COND_PREAUTH)
-		c->lstate = LSTATE_AUTH;
+		c->login.lstate = LSTATE_AUTH;
 	conn_hold_update(c);
 	conn_caps_from_code(c, r);
 	return 0;
@@ -110,12 +101,12 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 {
 	if (!conn_ext_untagged(c, r))
 		return;		/* neither the view nor the count apply it */
-	if (c->view != NULL && c->view_active) {
+	if (c->mbox.view != NULL && c->mbox.view_active) {
 		if (c->n_fl > 0)
-			mbox_view_set_state(c->view, op_table[c->fl[0].op].name);
-		c->cur_resp = r;
-		mbox_view_untagged(c->view, r);
-		c->cur_resp = NULL;
+			mbox_view_set_state(c->mbox.view, op_table[c->cmd.fl[0].op].name);
+		c->cmd.cur_resp = r;
+		mbox_view_untagged(c->mbox.view, r);
+		c->cmd.cur_resp = NULL;
 		if (imap_resp_kw(r) == IMAP_KW_STATUS)
 			conn_view_on_status(c, r);
 	}
@@ -123,23 +114,23 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	if (kw == IMAP_KW_VANISHED) {
 		/* Numbers shift as with EXPUNGE: later commands must not name
 		 * sequence numbers past the end. */
-		c->exists -= vanished_count(r->text, r->text + r->text_len,
-					    c->exists);
+		c->mbox.exists -= vanished_count(r->text, r->text + r->text_len,
+					    c->mbox.exists);
 		return;
 	}
 	if (r->has_num) {
 		if (kw == IMAP_KW_EXISTS)
-			c->exists = r->num;
-		else if (kw == IMAP_KW_EXPUNGE && c->exists > 0)
-			c->exists--;
+			c->mbox.exists = r->num;
+		else if (kw == IMAP_KW_EXPUNGE && c->mbox.exists > 0)
+			c->mbox.exists--;
 		return;
 	}
 	switch (r->cond) {
 	case IMAP_COND_BYE:
-		if (c->logout == CONN_LOGOUT_NONE)
-			conn_fail_later(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
+		if (c->life.logout == CONN_LOGOUT_NONE)
+			conn_fail(c, ERR_BYE, "unexpected BYE: %.200s", r->line);
 		else
-			c->logout = CONN_LOGOUT_BYE;
+			c->life.logout = CONN_LOGOUT_BYE;
 		conn_hold_update(c);
 		return;
 	case IMAP_COND_OK:
@@ -152,13 +143,13 @@ conn_untagged(struct conn *c, const struct imap_resp *r)
 	}
 	if (kw == IMAP_KW_CAPABILITY)
 		conn_parse_caps(c, r->text, r->text_len);
-	else if (kw == IMAP_KW_LIST && c->sep == 0) {
+	else if (kw == IMAP_KW_LIST && c->setup.sep == 0) {
 		/* "(flags) "sep" name": the separator is the quoted char
 		 * right after the flags (NIL means a flat namespace). */
 		const char *end = r->text + r->text_len;
 		const char *q = memchr(r->text, ')', r->text_len);
 		if (q != NULL && end - q >= 4 && q[1] == ' ' && q[2] == '"')
-			c->sep = q[3] == '\\' && end - q >= 5 ? q[4] : q[3];
+			c->setup.sep = q[3] == '\\' && end - q >= 5 ? q[4] : q[3];
 	}
 }
 
@@ -169,7 +160,7 @@ static uint32_t
 conn_parse_tag(const struct conn *c, const struct imap_resp *r)
 {
 	char mine[24];
-	size_t k = imap_fmt_u64(mine, c->slot);
+	size_t k = imap_fmt_u64(mine, c->life.slot);
 	uint64_t n = 0;
 
 	if (r->tag_len < k + 2 || memcmp(r->tag, mine, k) != 0 ||
@@ -187,7 +178,7 @@ static int
 conn_find_inflight(const struct conn *c, uint32_t tag)
 {
 	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].tag == tag)
+		if (c->cmd.fl[i].tag == tag)
 			return (int)i;
 	return -1;
 }
@@ -200,36 +191,36 @@ conn_enable_qresync(struct conn *c)
 	const struct config *cfg = c->env->cfg;
 	struct shared_live *live = c->env->sh->live;
 
-	c->enable = CONN_STEP_DONE;
-	if ((c->caps & CAP_ENABLE) && (c->caps & CAP_QRESYNC)) {
+	c->setup.enable = CONN_STEP_DONE;
+	if ((c->setup.caps & CAP_ENABLE) && (c->setup.caps & CAP_QRESYNC)) {
 		conn_send_internal(c, CONN_I_ENABLE, cfg->imap4rev2 ?
 				   "ENABLE QRESYNC IMAP4rev2" : "ENABLE QRESYNC");
 		return;
 	}
 	if (!atomic_exchange(&live->warned_qresync, true))
 		log_warn("server does not advertise %s: running without QRESYNC",
-			 (c->caps & CAP_ENABLE) ? "QRESYNC" : "ENABLE");
+			 (c->setup.caps & CAP_ENABLE) ? "QRESYNC" : "ENABLE");
 }
 
 static void
 conn_internal_reply(struct conn *c, const struct inflight *f,
 		    const struct imap_resp *r)
 {
-	if (f->internal == CONN_I_CAPABILITY && c->capa == CONN_STEP_SENT)
-		c->capa = CONN_STEP_DONE;
+	if (f->internal == CONN_I_CAPABILITY && c->setup.capa == CONN_STEP_SENT)
+		c->setup.capa = CONN_STEP_DONE;
 	if (f->internal == CONN_I_ID)
-		c->id = CONN_STEP_DONE;
-	if (f->internal == CONN_I_CAPABILITY && !(c->caps & CAP_KNOWN))
-		c->caps = CAP_KNOWN;	/* answered without a list: none */
-	if (f->internal == CONN_I_CAPABILITY && c->enable == CONN_STEP_DUE &&
-	    c->lstate != LSTATE_NONAUTH)
+		c->setup.id = CONN_STEP_DONE;
+	if (f->internal == CONN_I_CAPABILITY && !(c->setup.caps & CAP_KNOWN))
+		c->setup.caps = CAP_KNOWN;	/* answered without a list: none */
+	if (f->internal == CONN_I_CAPABILITY && c->setup.enable == CONN_STEP_DUE &&
+	    c->login.lstate != LSTATE_NONAUTH)
 		conn_enable_qresync(c);
 	if (f->internal == CONN_I_STARTTLS) {
 		if (r->cond == IMAP_COND_OK) {
-			c->tls = CONN_TLS_UPGRADE;	/* after the parser returns */
+			c->setup.tls = CONN_TLS_UPGRADE;	/* after the parser returns */
 			return;
 		}
-		conn_fail_later(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
+		conn_fail(c, ERR_TLS, "STARTTLS refused: %.200s", r->line);
 		return;
 	}
 	/* Counted and shown like any command's: they decide the exit
@@ -292,20 +283,20 @@ conn_benign(enum op op, const struct imap_resp *r)
 static void
 conn_logged_in(struct conn *c, const struct imap_resp *r)
 {
-	unsigned before = c->caps;
+	unsigned before = c->setup.caps;
 
-	c->lstate = LSTATE_AUTH;
+	c->login.lstate = LSTATE_AUTH;
 	conn_hold_update(c);
 	ctr_add(&c->env->stats->logins, 1);
 	c->ever_in = true;	/* kept across reconnects: conn_gauges.in */
-	c->caps &= ~CAP_KNOWN;
+	c->setup.caps &= ~CAP_KNOWN;
 	conn_caps_from_code(c, r);
 	/* Capabilities change at login (MULTIAPPEND often appears only
 	 * then); without a list in the OK keep the old ones until the new
 	 * list comes. */
-	bool caps_follow = !(c->caps & CAP_KNOWN);
+	bool caps_follow = !(c->setup.caps & CAP_KNOWN);
 	if (caps_follow)
-		c->caps = before;
+		c->setup.caps = before;
 	/* The driver first: what it decides at login (the stress plan's
 	 * DISCONNECT chance needs nothing in flight) sees the session as
 	 * the reply left it, before the set-up below is sent. */
@@ -314,16 +305,16 @@ conn_logged_in(struct conn *c, const struct imap_resp *r)
 	if (caps_follow)
 		conn_send_internal(c, CONN_I_CAPABILITY, "CAPABILITY");
 	const struct config *cfg = c->env->cfg;
-	if (c->sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
+	if (c->setup.sep == 0 && (cfg->states[OP_MCREATE].prob || cfg->states[OP_MDELETE].prob ||
 	    cfg->states[OP_MRENAME].prob || cfg->states[OP_MSUBS].prob))
 		/* Mailbox names use the server's hierarchy separator. */
 	{
-		c->sep_step = CONN_STEP_SENT;
+		c->setup.sep_step = CONN_STEP_SENT;
 		conn_send_internal(c, CONN_I_LIST, "LIST \"\" \"\"");
 	}
 	if (cfg->qresync) {
 		if (caps_follow)
-			c->enable = CONN_STEP_DUE;
+			c->setup.enable = CONN_STEP_DUE;
 		else
 			conn_enable_qresync(c);
 	}
@@ -339,9 +330,9 @@ conn_bad_reply(struct conn *c, enum op op, const struct imap_resp *r)
 	conn_log_err(c, ERR_BAD, "%s replied BAD: %.200s", op_table[op].name,
 		     r->line);
 	if (c->n_fl == 0)
-		conn_close_later(c, conn_end_now(c), ERR_BAD);
+		conn_quit(c, conn_end_now(c), ERR_BAD);
 	else
-		c->quit = CONN_QUIT_AFTER_INFLIGHT;
+		c->life.quit = CONN_QUIT_AFTER_INFLIGHT;
 	conn_hold_update(c);
 }
 
@@ -364,30 +355,30 @@ conn_tagged(struct conn *c, const struct imap_resp *r)
 	int i = tag == 0 ? -1 : conn_find_inflight(c, tag);
 
 	if (i < 0) {
-		conn_fail_later(c, ERR_PROTOCOL, "reply with a tag this "
+		conn_fail(c, ERR_PROTOCOL, "reply with a tag this "
 				"connection did not send: %.200s", r->line);
 		return;
 	}
-	struct inflight f = c->fl[i];
-	c->fl[i] = c->fl[--c->n_fl];
-	if (c->cont_wait && tag == c->cont_tag) {
+	struct inflight f = c->cmd.fl[i];
+	c->cmd.fl[i] = c->cmd.fl[--c->n_fl];
+	if (c->cmd.cont_wait && tag == c->cmd.cont_tag) {
 		/* A tagged reply instead of "+" (RFC 3501 7.5: the server
 		 * refused the literal): the command is over, so is the rest
 		 * of it we were holding, and the connection is free. */
 		conn_cont_clear(c);
-		c->cont_wait = false;
+		c->cmd.cont_wait = false;
 		conn_hold_update(c);
-		c->redact_cont = false;
+		c->cmd.redact_cont = false;
 	}
 
 	if (f.internal == CONN_I_CHECK)
-		c->cp = c->cp == CONN_CP_SENT ? CONN_CP_ANSWERED :
-		    c->cp == CONN_CP_STALE ? CONN_CP_NONE : c->cp;
+		c->mbox.cp = c->mbox.cp == CONN_CP_SENT ? CONN_CP_ANSWERED :
+		    c->mbox.cp == CONN_CP_STALE ? CONN_CP_NONE : c->mbox.cp;
 	if (f.internal == CONN_I_LIST)
-		c->sep_step = CONN_STEP_DONE;
+		c->setup.sep_step = CONN_STEP_DONE;
 	conn_tagged_effects(c, &f, r, now);
-	if (c->quit == CONN_QUIT_AFTER_INFLIGHT && c->n_fl == 0)
-		conn_close_later(c, conn_end_now(c), ERR_BAD);
+	if (c->life.quit == CONN_QUIT_AFTER_INFLIGHT && c->n_fl == 0)
+		conn_quit(c, conn_end_now(c), ERR_BAD);
 	/* The driver hears that the connection is free once, from
 	 * conn_send_more after the read (the ready hook), not per reply. */
 }
@@ -441,11 +432,11 @@ conn_reply_effects(struct conn *c, const struct inflight *fp,
 		conn_state_effects(c, &f, rep, r);
 	if (f.done == NULL || (op == OP_COMPRESS && rep == STATS_OK))
 		return;	/* a COMPRESS's done runs once the layer is on */
-	c->cur_resp = r;
+	c->cmd.cur_resp = r;
 	f.done(f.done_arg, c, rep == STATS_OK ? CONN_REPLY_OK :
 	       rep == STATS_NO ? CONN_REPLY_NO : CONN_REPLY_BAD, r->text,
 	       r->text_len);
-	c->cur_resp = NULL;
+	c->cmd.cur_resp = NULL;
 }
 
 /* What a command that ran (OK or NO) changes in the session. */
@@ -464,27 +455,27 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 			/* Counted as "login" (and as NO above); the totals of
 			 * errors leave "login" out, so nothing counts twice. */
 			stats_err(c->env->stats, ERR_LOGIN);
-			conn_close_later(c, conn_end_now(c), ERR_LOGIN);
+			conn_quit(c, conn_end_now(c), ERR_LOGIN);
 		}
 		break;
 	case OP_SELECT:
 		if (rep == STATS_OK) {
-			c->lstate = LSTATE_SELECTED;
+			c->login.lstate = LSTATE_SELECTED;
 			conn_hold_update(c);
-			if (c->view != NULL)
+			if (c->mbox.view != NULL)
 				conn_view_select_done(c, r);
 		} else {
 			/* No mailbox is selected after a failed SELECT (RFC
 			 * 3501 6.3.1), and no view is fed. */
-			c->lstate = LSTATE_AUTH;
+			c->login.lstate = LSTATE_AUTH;
 			conn_hold_update(c);
-			c->view_active = false;
+			c->mbox.view_active = false;
 		}
 		break;
 	case OP_STORE:
 	case OP_DELETE:
-		if (c->view != NULL)
-			mbox_view_store_end(c->view);
+		if (c->mbox.view != NULL)
+			mbox_view_store_end(c->mbox.view);
 		break;
 	case OP_MCREATE:
 	case OP_MDELETE:
@@ -501,7 +492,7 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 	case OP_IDLE:
 		c->idle = CONN_IDLE_NONE;
 		conn_hold_update(c);
-		c->idle_driver = false;
+		c->cmd.idle_driver = false;
 		break;
 	case OP_COMPRESS:
 		/* On OK the filter goes in after the parser returns; a
@@ -510,14 +501,14 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 		c->z = rep == STATS_OK ? CONN_Z_UPGRADE : CONN_Z_NONE;
 		conn_hold_update(c);
 		if (rep == STATS_OK) {
-			c->z_done = f->done;
-			c->z_done_arg = f->done_arg;
+			c->wire.z_done = f->done;
+			c->wire.z_done_arg = f->done_arg;
 		}
 		break;
 	case OP_LOGOUT:
-		c->lstate = LSTATE_NONAUTH;
+		c->login.lstate = LSTATE_NONAUTH;
 		conn_hold_update(c);
-		conn_close_later(c, conn_end_now(c), ERR_DISCONNECT);
+		conn_quit(c, conn_end_now(c), ERR_DISCONNECT);
 		break;
 	default:
 		break;
@@ -529,14 +520,14 @@ conn_state_effects(struct conn *c, const struct inflight *f,
 static void
 conn_idle_started(struct conn *c)
 {
-	uint32_t ms = 1 + rng_below(&c->rng, CONN_IDLE_MAX_MS);
+	uint32_t ms = 1 + rng_below(&c->life.rng, CONN_IDLE_MAX_MS);
 	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
 	c->idle = CONN_IDLE_ACTIVE;
 	conn_hold_update(c);
 	/* Waiting now, a LoadSim user for hours: the parser's buffer is
 	 * given back after this "+ idling" (issue 35: 6 KB a user). */
-	imap_parser_trim(c->parser);
-	if (c->idle_driver) {
+	imap_parser_trim(c->wire.parser);
+	if (c->cmd.idle_driver) {
 		/* The driver's IDLE lasts until it says DONE (or a drain). */
 		if (c->stopping)
 			conn_idle_done(c);
@@ -546,7 +537,7 @@ conn_idle_started(struct conn *c)
 	}
 	if (c->stopping)
 		tv.tv_sec = tv.tv_usec = 0;
-	evtimer_add(c->timer, &tv);
+	evtimer_add(c->life.timer, &tv);
 }
 
 int
@@ -559,7 +550,7 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 	if (conn_raw(c)) {
 		/* The driver's session: nothing here acts on it. */
 		c->env->hooks->raw(c->env->hook_arg, c, r);
-		return c->quit == CONN_QUIT_NOW || c->z == CONN_Z_UPGRADE;
+		return c->life.quit == CONN_QUIT_NOW || c->z == CONN_Z_UPGRADE;
 	}
 	switch (r->kind) {
 	case IMAP_CONTINUATION:
@@ -567,10 +558,10 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 			conn_idle_started(c);
 		} else if (conn_sasl_active(c)) {
 			conn_sasl_continue(c, r);
-		} else if (c->cont_wait) {
+		} else if (c->cmd.cont_wait) {
 			conn_flush_cont(c);
 		} else {
-			conn_fail_later(c, ERR_PROTOCOL,
+			conn_fail(c, ERR_PROTOCOL,
 					"unexpected continuation: %.200s",
 					r->line);
 		}
@@ -579,20 +570,20 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		if (conn_guard_untagged(c, r))
 			break;	/* the foreign-mail search's own answer */
 		conn_untagged(c, r);
-		if (c->env->hooks->untagged != NULL && c->quit != CONN_QUIT_NOW &&
-		    c->lstate != LSTATE_NONAUTH)
+		if (c->env->hooks->untagged != NULL && c->life.quit != CONN_QUIT_NOW &&
+		    c->login.lstate != LSTATE_NONAUTH)
 			c->env->hooks->untagged(c->env->hook_arg, c, r);
 		break;
 	case IMAP_TAGGED:
 		conn_tagged(c, r);
 		break;
 	}
-	return c->quit == CONN_QUIT_NOW || c->tls == CONN_TLS_UPGRADE ||
+	return c->life.quit == CONN_QUIT_NOW || c->setup.tls == CONN_TLS_UPGRADE ||
 	    c->z == CONN_Z_UPGRADE ? 1 : 0;
 }
 
 const struct imap_resp *
 conn_reply(const struct conn *c)
 {
-	return c->cur_resp;
+	return c->cmd.cur_resp;
 }

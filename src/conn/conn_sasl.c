@@ -19,16 +19,6 @@
 #include "imap/scram.h"
 #include "conn/shared.h"
 
-/* The mechanism a login state uses: mech= for both states, except that
- * the default (mech=LOGIN, the LOGIN command) leaves imaptest's
- * AUTHENTICATE state with PLAIN. */
-enum auth_mech
-conn_sasl_mech(const struct conn *c, enum op op)
-{
-	enum auth_mech m = c->env->cfg->mech_id;
-	return op == OP_AUTHENTICATE && m == MECH_LOGIN ? MECH_PLAIN : m;
-}
-
 /* Send one SASL response line (base64 of len bytes, or "" for len 0);
  * never rawlogged, it holds or proves the password. */
 static void
@@ -40,7 +30,7 @@ sasl_send(struct conn *c, const void *data, size_t len)
 
 	b64[n++] = '\r';
 	b64[n++] = '\n';
-	rawlog_data(c->rawlog, 'C', "<secret redacted>\r\n", 19);
+	rawlog_data(c->wire.rawlog, 'C', "<secret redacted>\r\n", 19);
 	conn_count_sent(c, n);
 	bufferevent_write(c->bev, b64, n);
 	conn_out_queued(c);
@@ -53,23 +43,23 @@ sasl_fail(struct conn *c, const char *why)
 {
 	/* Counted as a protocol error: unlike a refused login, a wrong
 	 * signature or a malformed challenge is the server's fault. */
-	conn_fail_later(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
-			config_mech_name(c->sasl_mech), why);
+	conn_fail(c, ERR_PROTOCOL, "AUTHENTICATE %s: %s",
+			config_mech_name(c->login.sasl_mech), why);
 }
 
 bool
 conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 {
 	enum auth_mech m = conn_sasl_mech(c, op);
-	const char *pass = c->pass;
+	const char *pass = c->login.pass;
 	unsigned char raw[600];
 	char b64[820];
 	size_t n;
 
-	scram_free(c->scram);
-	c->scram = NULL;
-	c->sasl_mech = m;
-	c->sasl_verified = false;
+	scram_free(c->login.scram);
+	c->login.scram = NULL;
+	c->login.sasl_mech = m;
+	c->login.sasl_verified = false;
 	imap_cmd_adds(cmd, "AUTHENTICATE ");
 	imap_cmd_adds(cmd, config_mech_name(m));
 	if (m == MECH_SCRAM_SHA1 || m == MECH_SCRAM_SHA256) {
@@ -80,35 +70,35 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 			return false;
 		b64_encode(rnd, sizeof(rnd), nonce);
-		c->scram = scram_new(m == MECH_SCRAM_SHA1 ? SCRAM_SHA1 :
-				     SCRAM_SHA256, c->user, pass, nonce);
-		if (c->scram == NULL)	/* libcrypto not loaded (ossl.h) */
+		c->login.scram = scram_new(m == MECH_SCRAM_SHA1 ? SCRAM_SHA1 :
+				     SCRAM_SHA256, c->login.user, pass, nonce);
+		if (c->login.scram == NULL)	/* libcrypto not loaded (ossl.h) */
 			return false;
-		const char *first = scram_client_first(c->scram);
-		if (c->caps & CAP_SASL_IR) {
+		const char *first = scram_client_first(c->login.scram);
+		if (c->setup.caps & CAP_SASL_IR) {
 			n = b64_encode((const unsigned char *)first,
 					     strlen(first), b64);
 			imap_cmd_adds(cmd, " ");
 			imap_cmd_add(cmd, b64, n);
-			c->sasl_step = SASL_SERVER_FIRST;
+			c->login.sasl_step = SASL_SERVER_FIRST;
 		} else {
-			c->sasl_step = SASL_SEND_FIRST;
+			c->login.sasl_step = SASL_SEND_FIRST;
 		}
-		c->cont_wait = true;	/* nothing else until it is over */
+		c->cmd.cont_wait = true;	/* nothing else until it is over */
 		conn_hold_update(c);
 		return true;
 	}
 	/* PLAIN: "\0user\0pass", as an initial response when the server has
 	 * SASL-IR, else after the "+". */
-	size_t ul = strlen(c->user), pl = strlen(pass);
+	size_t ul = strlen(c->login.user), pl = strlen(pass);
 	if (ul + pl + 2 > sizeof(raw))
 		pl = sizeof(raw) - ul - 2;
 	raw[0] = '\0';
-	memcpy(raw + 1, c->user, ul);
+	memcpy(raw + 1, c->login.user, ul);
 	raw[1 + ul] = '\0';
 	memcpy(raw + 2 + ul, pass, pl);
 	n = b64_encode(raw, ul + pl + 2, b64);
-	if (c->caps & CAP_SASL_IR) {
+	if (c->setup.caps & CAP_SASL_IR) {
 		imap_cmd_adds(cmd, " ");
 	} else {
 		imap_cmd_adds(cmd, "\r\n");
@@ -123,7 +113,7 @@ conn_sasl_start(struct conn *c, enum op op, struct imap_cmd *cmd)
 bool
 conn_sasl_active(const struct conn *c)
 {
-	return c->scram != NULL && c->sasl_step != SASL_DONE;
+	return c->login.scram != NULL && c->login.sasl_step != SASL_DONE;
 }
 
 /* A "+ challenge" during a SCRAM exchange. */
@@ -133,10 +123,10 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 	unsigned char msg[2048];
 	char err[256];
 	int mn = b64_decode(r->text, r->text_len, msg, sizeof(msg) - 1);
-	if (c->sasl_step == SASL_SEND_FIRST) {
-		const char *first = scram_client_first(c->scram);
+	if (c->login.sasl_step == SASL_SEND_FIRST) {
+		const char *first = scram_client_first(c->login.scram);
 		sasl_send(c, first, strlen(first));
-		c->sasl_step = SASL_SERVER_FIRST;
+		c->login.sasl_step = SASL_SERVER_FIRST;
 		return;
 	}
 	if (mn < 0) {
@@ -144,8 +134,8 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 		return;
 	}
 	msg[mn] = '\0';
-	if (c->sasl_step == SASL_SERVER_FIRST) {
-		const char *fin = scram_client_final(c->scram, (char *)msg,
+	if (c->login.sasl_step == SASL_SERVER_FIRST) {
+		const char *fin = scram_client_final(c->login.scram, (char *)msg,
 						     (size_t)mn, err,
 						     sizeof(err));
 		if (fin == NULL) {
@@ -153,18 +143,18 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 			return;
 		}
 		sasl_send(c, fin, strlen(fin));
-		c->sasl_step = SASL_SERVER_FINAL;
+		c->login.sasl_step = SASL_SERVER_FINAL;
 		return;
 	}
-	if (c->sasl_step == SASL_SERVER_FINAL) {
-		if (!scram_server_final_ok(c->scram, (char *)msg, (size_t)mn,
+	if (c->login.sasl_step == SASL_SERVER_FINAL) {
+		if (!scram_server_final_ok(c->login.scram, (char *)msg, (size_t)mn,
 					   err, sizeof(err))) {
 			sasl_fail(c, err);
 			return;
 		}
-		c->sasl_verified = true;
-		c->sasl_step = SASL_DONE;
-		c->cont_wait = false;
+		c->login.sasl_verified = true;
+		c->login.sasl_step = SASL_DONE;
+		c->cmd.cont_wait = false;
 		conn_hold_update(c);
 		sasl_send(c, NULL, 0);	/* the empty response that ends it */
 		return;
@@ -177,13 +167,13 @@ conn_sasl_continue(struct conn *c, const struct imap_resp *r)
 bool
 conn_sasl_end(struct conn *c, bool ok)
 {
-	bool was_scram = c->scram != NULL;
+	bool was_scram = c->login.scram != NULL;
 
-	scram_free(c->scram);
-	c->scram = NULL;
-	c->cont_wait = false;
+	scram_free(c->login.scram);
+	c->login.scram = NULL;
+	c->cmd.cont_wait = false;
 	conn_hold_update(c);
-	if (ok && was_scram && !c->sasl_verified) {
+	if (ok && was_scram && !c->login.sasl_verified) {
 		sasl_fail(c, "OK without the server's signature");
 		return false;
 	}
@@ -195,8 +185,8 @@ static bool
 conn_login_in_flight(const struct conn *c)
 {
 	for (unsigned i = 0; i < c->n_fl; i++)
-		if (c->fl[i].internal == CONN_I_NONE &&
-		    (c->fl[i].op == OP_LOGIN || c->fl[i].op == OP_AUTHENTICATE))
+		if (c->cmd.fl[i].internal == CONN_I_NONE &&
+		    (c->cmd.fl[i].op == OP_LOGIN || c->cmd.fl[i].op == OP_AUTHENTICATE))
 			return true;
 	return false;
 }
@@ -211,20 +201,20 @@ conn_login(struct conn *c)
 		return;
 	/* imaptest's choice between its two login states, with the same
 	 * draw imaptest's plan makes for it, so a seed= walks as it did. */
-	enum op op = rng_pct(&c->rng, cfg->states[OP_AUTHENTICATE].prob) ?
+	enum op op = rng_pct(&c->life.rng, cfg->states[OP_AUTHENTICATE].prob) ?
 	    OP_AUTHENTICATE : OP_LOGIN;
-	imap_cmd_init(&cmd, c->stage, (c->caps & CAP_LITERALPLUS) != 0);
+	imap_cmd_init(&cmd, c->cmd.stage, (c->setup.caps & CAP_LITERALPLUS) != 0);
 	imap_cmd_inline(&cmd);
-	imap_cmd_set_side(&cmd, c->scratch);
+	imap_cmd_set_side(&cmd, c->cmd.scratch);
 	uint32_t tag = conn_tag_begin(c, &cmd);
 	if (conn_sasl_mech(c, op) == MECH_LOGIN) {
 		imap_cmd_adds(&cmd, "LOGIN ");
-		imap_cmd_astring(&cmd, c->user, strlen(c->user));
+		imap_cmd_astring(&cmd, c->login.user, strlen(c->login.user));
 		imap_cmd_adds(&cmd, " ");
-		imap_cmd_astring(&cmd, c->pass, strlen(c->pass));
+		imap_cmd_astring(&cmd, c->login.pass, strlen(c->login.pass));
 	} else if (!conn_sasl_start(c, op, &cmd)) {
 		/* No nonce, or no libcrypto: try again a little later. */
-		evbuffer_drain(c->stage, evbuffer_get_length(c->stage));
+		evbuffer_drain(c->cmd.stage, evbuffer_get_length(c->cmd.stage));
 		conn_pause(c, CONN_RETRY_US);
 		return;
 	}
@@ -232,5 +222,5 @@ conn_login(struct conn *c)
 	conn_send_cmd(c, &cmd, op, CONN_I_NONE, tag, 0, 0);
 	/* The driver may care which (the stress plan's walk goes on from
 	 * the login state, as imaptest's). */
-	c->login_op = (uint8_t)op;
+	c->login.login_op = (uint8_t)op;
 }

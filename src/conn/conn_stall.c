@@ -75,11 +75,11 @@ conn_stall_cut(struct conn *c, uint64_t now)
 	if (!conn_stall_stale(now, heard, c->t_asked,
 			      (uint64_t)(cfg->stall_timeout * 1e6)))
 		return false;
-	if (c->lstate == LSTATE_NONAUTH) {
+	if (c->login.lstate == LSTATE_NONAUTH) {
 		/* Not logged in yet: simply closed, as at the start of the
 		 * drain without a LOGIN in flight (a server slow to let a
 		 * session in is not a fault of the workload's commands). */
-		conn_close(c, CONN_END_STOPPED, ERR_DISCONNECT);
+		conn_quit(c, CONN_END_STOPPED, ERR_DISCONNECT);
 		return true;
 	}
 	uint64_t since = heard > c->t_asked ? heard : c->t_asked;
@@ -87,6 +87,6 @@ conn_stall_cut(struct conn *c, uint64_t now)
 				  memory_order_relaxed);
 	conn_fail(c, ERR_TIMEOUT, "%s: nothing from the server on any "
 		  "connection for %.1f s as the run ends: cut (--stall-timeout)",
-		  conn_inflight_name(&c->fl[0]), (double)(now - since) / 1e6);
+		  conn_inflight_name(&c->cmd.fl[0]), (double)(now - since) / 1e6);
 	return true;
 }

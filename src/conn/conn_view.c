@@ -20,7 +20,7 @@ conn_view_err(void *arg, enum mbox_err kind, const char *msg)
 	struct conn *c = arg;
 	stats_state_err(c->env->stats, kind);
 	conn_log_state_err(c, kind, "%s (%s): %.200s", msg, mbox_err_name(kind),
-			   c->cur_resp != NULL ? c->cur_resp->line : "");
+			   c->cmd.cur_resp != NULL ? c->cmd.cur_resp->line : "");
 }
 
 /* The view did not keep a message the server told about: the run did
@@ -68,21 +68,21 @@ status_names_box(const char *t, size_t n, const char *box)
 void
 conn_view_on_status(struct conn *c, const struct imap_resp *r)
 {
-	if (c->lstate == LSTATE_SELECTED &&
+	if (c->login.lstate == LSTATE_SELECTED &&
 	    status_names_box(r->text, r->text_len, c->env->cfg->box))
-		mbox_view_on_status(c->view);
+		mbox_view_on_status(c->mbox.view);
 }
 
 void
 conn_view_select_done(struct conn *c, const struct imap_resp *r)
 {
-	c->cur_resp = r;
-	mbox_view_on_resp_text(c->view, r->text, r->text_len);
-	mbox_view_select_done(c->view);
-	c->cur_resp = NULL;
+	c->cmd.cur_resp = r;
+	mbox_view_on_resp_text(c->mbox.view, r->text, r->text_len);
+	mbox_view_select_done(c->mbox.view);
+	c->cmd.cur_resp = NULL;
 	/* Without UIDNEXT the checks that compare UIDs with it have nothing
 	 * to compare with (Courier-IMAP sends none): say so, once. */
-	if (mbox_view_uidnext(c->view) == 0 &&
+	if (mbox_view_uidnext(c->mbox.view) == 0 &&
 	    !atomic_exchange(&c->env->sh->live->warned_uidnext, true))
 		log_warn("server sent no UIDNEXT when the mailbox was selected: "
 			 "the uidnext checks (a new message's UID not below "
@@ -100,32 +100,32 @@ conn_view_select(struct conn *c)
 
 	if (c->env->stores == NULL)
 		return;
-	s = store_map_get(c->env->stores, c->user, cfg->box);
-	if (c->view != NULL && mbox_view_store(c->view) != s) {
-		mbox_view_free(c->view);
-		c->view = NULL;
+	s = store_map_get(c->env->stores, c->login.user, cfg->box);
+	if (c->mbox.view != NULL && mbox_view_store(c->mbox.view) != s) {
+		mbox_view_free(c->mbox.view);
+		c->mbox.view = NULL;
 	}
-	if (c->view == NULL) {
+	if (c->mbox.view == NULL) {
 		struct mbox_view_opts o = {
 			.own_msgs = cfg->own_msgs,
 			.own_flags = cfg->own_flags,
-			.check_modseq = (c->caps & CAP_CONDSTORE) != 0,
+			.check_modseq = (c->setup.caps & CAP_CONDSTORE) != 0,
 			.err_cb = conn_view_err,
 			.err_arg = c,
 			.untracked_cb = conn_view_untracked,
 		};
-		c->view = mbox_view_new(s, c->slot + 1, &o);
+		c->mbox.view = mbox_view_new(s, c->life.slot + 1, &o);
 	}
-	mbox_view_reset(c->view);
+	mbox_view_reset(c->mbox.view);
 }
 
 bool
 conn_send_check(struct conn *c)
 {
 	if (c->st != CONN_S_SESSION || c->bev == NULL ||
-	    c->lstate != LSTATE_SELECTED || c->view == NULL)
+	    c->login.lstate != LSTATE_SELECTED || c->mbox.view == NULL)
 		return false;
-	c->cp = CONN_CP_SENT;
+	c->mbox.cp = CONN_CP_SENT;
 	conn_send_internal(c, CONN_I_CHECK, "CHECK");
 	return true;
 }
@@ -133,30 +133,30 @@ conn_send_check(struct conn *c)
 bool
 conn_check_pending(const struct conn *c)
 {
-	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_STALE;
+	return c->mbox.cp == CONN_CP_SENT || c->mbox.cp == CONN_CP_STALE;
 }
 
 struct mbox_view *
 conn_checked_view(const struct conn *c)
 {
-	return c->cp == CONN_CP_SENT || c->cp == CONN_CP_ANSWERED ? c->view : NULL;
+	return c->mbox.cp == CONN_CP_SENT || c->mbox.cp == CONN_CP_ANSWERED ? c->mbox.view : NULL;
 }
 
 void
 conn_check_done(struct conn *c)
 {
-	c->cp = conn_check_pending(c) ? CONN_CP_STALE : CONN_CP_NONE;
+	c->mbox.cp = conn_check_pending(c) ? CONN_CP_STALE : CONN_CP_NONE;
 }
 
 void
 conn_view_begin(struct conn *c)
 {
 	conn_view_select(c);
-	c->view_active = c->view != NULL;
+	c->mbox.view_active = c->mbox.view != NULL;
 }
 
 struct mbox_view *
 conn_view(const struct conn *c)
 {
-	return c->view;
+	return c->mbox.view;
 }

@@ -3,10 +3,10 @@
 # files compiled to objects (the script reads only `nm` of objects), laid
 # out as src/ is, with one known fault or none.  A module circle, each
 # forbidden arrow (conn -> a driver, run -> a driver, a driver -> another
-# driver, conn -> run) and a file circle in a FILE_RULE folder (src/run/,
-# a driver's folder) fail with exit 1 and a line naming the modules or
-# files; a file circle in a FILE_WATCH folder (src/conn/) is printed and
-# passes; nested folders are modules by their path (drivers/stress).
+# driver, conn -> run) and a file circle in a FILE_RULE folder (src/conn/,
+# src/run/, a driver's folder) fail with exit 1 and a line naming the
+# modules or files; nested folders are modules by their path
+# (drivers/stress).
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -67,7 +67,7 @@ clean_tree() {
 }
 clean_tree
 layers
-expect 0 '^check-layers: 5 modules, 6 edges, no cycle, no forbidden edge; no file circle in src/drivers/stress/ src/drivers/users/ src/run/$' \
+expect 0 '^check-layers: 5 modules, 6 edges, no cycle, no forbidden edge; no file circle in src/conn/ src/drivers/stress/ src/drivers/users/ src/run/$' \
 	"a clean tree passes"
 layers --dot
 expect 0 '^  "drivers/stress" -> "run";$' "a nested folder is the module drivers/stress"
@@ -109,14 +109,12 @@ layers
 expect 1 '^check-layers: files of src/run/ call each other: driver run worker$' \
 	"a file circle in src/run/ fails"
 
-# src/conn/ is in FILE_WATCH: its circle is shown, the check passes.
+# src/conn/ is a FILE_RULE folder since its circle was broken (issue 28).
 clean_tree
 unit conn/conn_io conn/conn
 layers
-expect 0 '^check-layers: not yet a rule \(FILE_WATCH\): files of src/conn/ call each other: conn conn_io \(edges: scripts/check-layers --files\)$' \
-	"a file circle in src/conn/ is printed"
-assert_match '^check-layers: FILE_WATCH \(not yet a rule\): src/conn/: 1 file circle\(s\) left$' "$OUT" \
-	"the circles left are counted"
+expect 1 '^check-layers: files of src/conn/ call each other: conn conn_io$' \
+	"a file circle in src/conn/ fails"
 
 # --files: every file a module, named by its path; a file circle anywhere
 # fails there (information for whoever breaks circles).
