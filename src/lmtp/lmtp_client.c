@@ -236,62 +236,27 @@ reply_done(struct lmtp_session *s, int code, const char *text)
 }
 
 static void
-handle_line(struct lmtp_session *s, const char *line, size_t len)
-{
-	const char *text;
-	size_t tlen;
-	int code;
-	bool last;
-
-	if (lmtp_reply_line(line, len, &code, &last, &text, &tlen) < 0) {
-		session_kill(s, LMTP_F_PROTOCOL, "not an LMTP reply line");
-		return;
-	}
-	if (s->reply_lines == 0) {
-		s->reply_code = code;
-		lmtp_printable(s->reply_text, sizeof(s->reply_text), text, tlen);
-	} else if (code != s->reply_code) {
-		session_kill(s, LMTP_F_PROTOCOL, "reply lines with different codes");
-		return;
-	}
-	if (++s->reply_lines > s->c->env.max_reply_lines) {
-		session_kill(s, LMTP_F_PROTOCOL, "reply has too many lines");
-		return;
-	}
-	if (s->st == SS_LHLO && s->reply_lines > 1)
-		lmtp_ehlo_line(&s->ext, text, tlen);
-	if (!last)
-		return;
-	s->reply_lines = 0;
-	reply_done(s, code, s->reply_text);
-}
-
-static void
 read_cb(struct bufferevent *bev, void *arg)
 {
 	struct lmtp_session *s = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
-	size_t max = s->c->env.max_line;
+	size_t len;
+	int got;
 
-	while (s->st != SS_DEAD) {
-		size_t eol_len = 0;
-		struct evbuffer_ptr p = evbuffer_search_eol(in, NULL, &eol_len,
-							    EVBUFFER_EOL_CRLF);
-		if (p.pos < 0) {
-			if (evbuffer_get_length(in) > max)
-				session_kill(s, LMTP_F_PROTOCOL,
-					     "reply line over the length limit");
-			break;
-		}
-		if ((size_t)p.pos > max) {
+	while (s->st != SS_DEAD &&
+	       (got = lmtp_read_line(in, s->line, s->c->env.max_line, &len)) != 0) {
+		if (got < 0) {
 			session_kill(s, LMTP_F_PROTOCOL,
 				     "reply line over the length limit");
 			return;
 		}
-		evbuffer_remove(in, s->line, (size_t)p.pos);
-		s->line[p.pos] = '\0';
-		evbuffer_drain(in, eol_len);
-		handle_line(s, s->line, (size_t)p.pos);
+		enum lmtp_rl rl = lmtp_reply_add(&s->reply, s->line, len,
+						 s->c->env.max_reply_lines,
+						 s->st == SS_LHLO ? &s->ext : NULL);
+		if (rl == LMTP_RL_DONE)
+			reply_done(s, s->reply.code, s->reply.text);
+		else if (rl != LMTP_RL_MORE)
+			session_kill(s, LMTP_F_PROTOCOL, lmtp_rl_why(rl));
 		if (s->bev != bev)
 			return;	/* STARTTLS: the filter reads from here on */
 	}

@@ -86,6 +86,34 @@ bool lmtp_addr_ok(const char *a);
  * transaction's steps (lmtp_txn.c) and submission's (lmtp_submit.c). */
 #define LMTP_TEXT 160	/* reply text kept for on_result */
 
+/* lmtp_reply.c: the next line of in, its CRLF (or LF) removed, into line
+ * (max + 1 octets, NUL-terminated) and its length into *len: 1; 0 while
+ * no whole line is there; -1 when the line is longer than max. */
+struct evbuffer;
+int lmtp_read_line(struct evbuffer *in, char *line, size_t max, size_t *len);
+
+/* A reply being read line by line: its code (of the first line), lines so
+ * far, and the first line's text, printable. */
+struct lmtp_reply {
+	int code;
+	unsigned lines;
+	char text[LMTP_TEXT];
+};
+enum lmtp_rl {
+	LMTP_RL_MORE,		/* a line of the reply: more follow */
+	LMTP_RL_DONE,		/* its last line: r->code and r->text hold */
+	LMTP_RL_NOT_REPLY,	/* not a reply line */
+	LMTP_RL_MIXED,		/* a code other than the first line's */
+	LMTP_RL_TOO_MANY	/* more than max_lines lines */
+};
+/* One line (without its CRLF) into r; on EHLO's (or LHLO's) reply ehlo
+ * gets the keywords offered, else it is NULL.  After LMTP_RL_DONE r is
+ * ready for the next reply. */
+enum lmtp_rl lmtp_reply_add(struct lmtp_reply *r, const char *line, size_t len,
+			    unsigned max_lines, struct lmtp_ext *ehlo);
+/* What a session killed for rl says ("" for MORE and DONE). */
+const char *lmtp_rl_why(enum lmtp_rl rl);
+
 enum lmtp_step_kind { ST_RSET, ST_MAIL, ST_RCPT, ST_DATA };
 
 struct lmtp_step {
@@ -113,9 +141,7 @@ struct lmtp_session {
 	unsigned n_steps, next_send, next_reply;
 	unsigned *accepted;		/* rcpt indices, in RCPT order */
 	unsigned n_accepted, n_dot;
-	int reply_code;			/* of the reply being read */
-	unsigned reply_lines;
-	char reply_text[LMTP_TEXT];
+	struct lmtp_reply reply;	/* the reply being read */
 	char *line;			/* max_line + 1 */
 };
 
