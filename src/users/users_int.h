@@ -42,6 +42,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "conn/conn.h"
 #include "profile/profile.h"
@@ -353,6 +354,11 @@ struct uworker {
 	unsigned pop3_logged;		/* failed POP3 visits logged */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
+	/* The push's end (users_settle.c): sessions wait for their mail
+	 * until settle_end; once frozen, what is unannounced stays so. */
+	bool settling, push_frozen;
+	uint64_t settle_end;
+	struct event *ev_settle;
 	struct ucounts tot;		/* summed over this worker's users */
 	struct act_stats *act;		/* the worker's shard (actions.h) */
 	struct event *ev_expire;	/* once a second: push missed */
@@ -650,5 +656,18 @@ void ucount_push_reset(struct user *u);
 /* The mechanism its pushes are counted under (IDLE until set). */
 void ucount_push_mech(struct user *u, enum push_mech m);
 void ucount_push_expire(struct uworker *uw);
+/* A session of u would see INBOX's news now (users_settle.c). */
+bool ucount_push_watching(const struct user *u);
+
+/* users_settle.c: the driver's settle (driver.h), at a drain: true while
+ * the users wait for the push of the last deliveries; at a halt, the
+ * push ends at once.  Either way the unannounced are counted once. */
+bool usettle_begin(void *uw);
+void usettle_halt(struct uworker *uw);
+/* A user's push_end as --profile-counts' "push" object on f (NULL: none),
+ * summed into tot[its mechanism]; the sums per mechanism as Info lines
+ * when a NOTIFY client took part. */
+void upush_sum(FILE *f, const struct upush_counts *n, struct upush_counts *tot);
+void upush_log(const struct users *r);
 
 #endif

@@ -25,7 +25,14 @@
 #    p50, p95 and p99, has samples (250->EXISTS also by source: from
 #    LMTP, submitted, adding up), and no delivery went unseen past
 #    --push-timeout (push missed = 0); beside it, the MTA's part from
-#    Postfix's log (mailstack-private delays), printed.
+#    Postfix's log (mailstack-private delays), printed;
+#  - the push's end (--push-settle, default --push-timeout): the mail
+#    delivered in the run's last seconds, still in Postfix's queue when
+#    the time was up, is seen in IDLE after it: every INBOX delivery was
+#    announced or dropped (its user in another folder), none unseen at
+#    the end (push_unseen_end = 0 = the users' unannounced).  Before the
+#    settle the sessions logged out at once and a hundred or more of
+#    them (Postfix's queue under load) were never seen nor counted.
 # Wall time: under a minute (the stack's start-up, init, 20 s, the drain
 # and the counts).  A whole compressed day still: the issue's "2
 # compressed minutes" at 20 users took 140-195 s of CI, and its counts
@@ -67,7 +74,7 @@ mailstack_drained
 
 # The run's figures (JSON summary).
 read -r sub_msgs sub_ok sub_bad sub_sessions lmtp_ok lmtp_bad exists fetch missed \
-	ex_lmtp ex_sub <<<"$("$PY" - "$TEST_TMP/run.json" <<'PYEOF'
+	ex_lmtp ex_sub unseen <<<"$("$PY" - "$TEST_TMP/run.json" <<'PYEOF'
 import json, sys
 s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][0]
 p = s["profile"]
@@ -75,7 +82,8 @@ sub, lm = p["submit"], p["lmtp"]
 print(sub["deliveries"], sub["ok"], sub["tempfail"] + sub["permfail"] + sub["no_reply"],
       sub["sessions"], lm["ok"], lm["tempfail"] + lm["permfail"] + lm["no_reply"],
       p["push"]["exists"]["count"], p["push"]["fetch"]["count"], p["push_missed"],
-      p["push"]["exists_lmtp"]["count"], p["push"]["exists_submit"]["count"])
+      p["push"]["exists_lmtp"]["count"], p["push"]["exists_submit"]["count"],
+      p["push_unseen_end"])
 PYEOF
 )" || fail "unreadable JSON summary"
 note "submitted: $sub_msgs messages to $sub_ok recipients ($sub_sessions sessions); from outside over LMTP: $lmtp_ok"
@@ -138,6 +146,20 @@ assert_ge "$ex_sub" 1 "250->EXISTS samples of submitted mail"
 assert_eq "$exists" $((ex_lmtp + ex_sub)) "250->EXISTS = from LMTP + submitted"
 assert_match '^  submitted +[0-9]+ ' "$out" "the submitted row under 250->EXISTS"
 assert_match '^push missed: 0 deliveries' "$out" "push missed: 0 in the text"
+# The push's end: every delivery announced or dropped, none unseen.
+read -r p_deliv p_ann p_drop p_unann <<<"$("$PY" - "$counts" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [sum(u["push"][k] for u in d["users"])
+     for k in ("delivered", "announced", "dropped", "unannounced")]
+print(*t)
+PYEOF
+)" || fail "no push counts in the counts file"
+note "push: $p_deliv INBOX deliveries, $p_ann announced, $p_drop dropped, $p_unann unannounced at the end"
+assert_eq "$p_deliv" $((p_ann + p_drop + p_unann)) "delivered = announced + dropped + unannounced"
+assert_eq "$p_unann" "$unseen" "push_unseen_end = the users' unannounced"
+assert_eq 0 "$unseen" "deliveries not seen when the push ended (settle)"
+assert_match '^push unseen: 0 deliveries' "$out" "push unseen: 0 in the text"
 note "$(grep -E '^(latency +count|250->EXISTS|  from LMTP|  submitted|250->FETCH|LMTP 2xx|push missed|submissions:|deliveries:)' "$TEST_TMP/run.out")"
 # The MTA's part of it, from Postfix's own log (queue and LMTP times).
 note "$("$ROOT/scripts/mailstack-private" delays)"
