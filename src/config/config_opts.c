@@ -95,8 +95,7 @@ h_dur(struct pctx *c, const struct opt *o)
 	return config_parse_dur(c, c->val, o->min != 0, FIELD(c, o, double));
 }
 
-/* --push-settle: its default follows --push-timeout, so remember that it
- * was given. */
+/* --push-settle: remember that it was given (0 is a value: no settle). */
 static int
 h_settle(struct pctx *c, const struct opt *o)
 {
@@ -107,7 +106,7 @@ h_settle(struct pctx *c, const struct opt *o)
 double
 config_push_settle_s(const struct config *cfg)
 {
-	return cfg->push_settle_given ? cfg->push_settle_s : cfg->push_timeout_s;
+	return cfg->push_settle_given ? cfg->push_settle_s : PUSH_SETTLE_DEFAULT_S;
 }
 
 static int

@@ -26,7 +26,7 @@
 #    LMTP, submitted, adding up), and no delivery went unseen past
 #    --push-timeout (push missed = 0); beside it, the MTA's part from
 #    Postfix's log (mailstack-private delays), printed;
-#  - the push's end (--push-settle, default --push-timeout): the mail
+#  - the push's end (--push-settle 30s, --push-timeout's bound): the mail
 #    delivered in the run's last seconds, still in Postfix's queue when
 #    the time was up, is seen in IDLE after it: every INBOX delivery was
 #    announced or dropped (its user in another folder), none unseen at
@@ -61,7 +61,7 @@ counts=$TEST_TMP/counts.json
 rc=0
 run_with_timeout 240 nice "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
 	--submission-port "$MAILSTACK_SUBMISSION_TLS_PORT" --ca-file "$MAILSTACK_CA_FILE" \
-	--duration "$DURATION" --seed 32 \
+	--duration "$DURATION" --seed 32 --push-settle 30s \
 	--profile-counts "$counts" --json "$TEST_TMP/run.json" \
 	>"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err" || rc=$?
 assert_eq 0 "$rc" "run exit status (stderr: $(tail -n 5 "$TEST_TMP/run.err"))"

@@ -198,10 +198,10 @@ START_TEST(test_profile_sections)
 		      strstr(text, "\n  submitted       0 ") != NULL, "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "push missed: 1 deliveries not "
 				     "announced in IDLE within 30 s\n"));
-	/* --push-settle not given: --push-timeout's. */
+	/* --push-settle not given: PUSH_SETTLE_DEFAULT_S. */
 	ck_assert_ptr_nonnull(strstr(text, "push unseen: 3 deliveries not "
 				     "announced when the push ended (settle up "
-				     "to 30 s)\n"));
+				     "to 5 s)\n"));
 	/* No NOTIFY client: no NOTIFY rows, no side-by-side table. */
 	ck_assert_ptr_null(strstr(text, "250->N.EXISTS"));
 	ck_assert_ptr_null(strstr(text, "push by"));
@@ -229,7 +229,7 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(strstr(tick, "\"codes\":{\"250\":4,\"452\":1}"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"profile\":{\"users_in\":3,"
 				     "\"push_missed\":1,\"push_timeout_s\":30,"
-				     "\"push_unseen_end\":3,\"push_settle_s\":30,"
+				     "\"push_unseen_end\":3,\"push_settle_s\":5,"
 				     "\"deliveries_per_s\":4,"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"exists\":{\"count\":2,\"latency_us\":"
 				     "{\"mean\":25000,\"p50\":20015,"));
