@@ -40,6 +40,8 @@
 # (150 submissions, 700 EXISTS here) are far above every bound below.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=SCRIPTDIR/submit_lib.sh disable=SC1091
+. "$(dirname "$0")/submit_lib.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -52,26 +54,9 @@ P=$TEST_TMP/loadsim-submit.profile
 sed "s/^lmtp_port = .*/lmtp_port = $DOVECOT_LMTP_PORT/" \
 	"$ROOT/tests/profiles/loadsim-submit.conf" >"$P"
 
-rc=0
-run_with_timeout 60 "$IMAPSTRESS" init --profile "$P" --profile-users "$USERS" \
-	port="$DOVECOT_PORT" \
-	>"$TEST_TMP/init.out" 2>&1 || rc=$?
-assert_eq 0 "$rc" "init ($(tail -n 3 "$TEST_TMP/init.out"))"
-
+submit_day "$P" "$USERS" --duration "$DURATION"
 counts=$TEST_TMP/counts.json
-rc=0
-run_with_timeout 240 nice "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
-	--submission-port "$MAILSTACK_SUBMISSION_TLS_PORT" --ca-file "$MAILSTACK_CA_FILE" \
-	--duration "$DURATION" --seed 32 --push-settle 30s \
-	--profile-counts "$counts" --json "$TEST_TMP/run.json" \
-	>"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err" || rc=$?
-assert_eq 0 "$rc" "run exit status (stderr: $(tail -n 5 "$TEST_TMP/run.err"))"
 out=$(cat "$TEST_TMP/run.out")
-assert_match '^errors: no=0 bad=0 bye=0 disconnect=0 timeout=0 protocol=0' "$out" \
-	"no command errors"
-
-# Postfix's queue empties; nothing left the private stack.
-mailstack_drained
 
 # The run's figures (JSON summary).
 read -r sub_msgs sub_ok sub_bad sub_sessions lmtp_ok lmtp_bad exists fetch missed \
