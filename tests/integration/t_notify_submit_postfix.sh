@@ -6,7 +6,7 @@
 # notify, so every user waits with NOTIFY SET instead of IDLE and its sends
 # go through the private Postfix (STARTTLS, AUTH) to Dovecot's LMTP, mail
 # from outside over LMTP straight.  The push's end waits up to
-# --push-settle 30s (its --push-timeout) for what Postfix still holds.
+# --push-settle 10s for what Postfix still holds (submit_lib.sh).
 # Checks:
 #  - exit 0, no command error, no session refused NOTIFY, no submission
 #    or delivery failed; Postfix's queue empties;
@@ -17,8 +17,8 @@
 #    push_unseen_end (counted, not lost) and missed the same in JSON and
 #    counts.  Neither is bounded: Dovecot 2.3 leaves a delivery that lands
 #    within its NOTIFY re-arm delay after a command unannounced until the
-#    mailbox's next change (t_notify_dovecot; 2 of 600 in one run here),
-#    and the settle, as long as --push-timeout, then counts it missed too;
+#    mailbox's next change (t_notify_dovecot; 2 and 10 of 600-700 in two
+#    runs here);
 #  - announced = the NOTIFY latency samples (push.notify_exists), > 0.
 # The NOTIFY side of the latency table is printed.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
