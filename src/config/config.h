@@ -194,6 +194,11 @@ struct config {
 	/* --push-timeout: a delivery its IDLE user has not seen by then is
 	 * "push missed"; default 30 s (PUSH_TIMEOUT_DEFAULT_S, actions.h) */
 	double push_timeout_s;
+	/* --push-settle: at the run's end, how long the users' IDLE and
+	 * NOTIFY sessions stay up for the deliveries not yet announced
+	 * (users_settle.c); not given: PUSH_SETTLE_DEFAULT_S; 0: none */
+	double push_settle_s;
+	bool push_settle_given;
 	/* --submission-host/-port/-auth/-tls/-rcpts and --lmtp-host: the
 	 * profile's submission_* and lmtp_host keys (profile_submit.c),
 	 * which these override; NULL/0 = the file's */
@@ -255,5 +260,14 @@ void config_each_name(config_name_fn fn, void *arg);
  * what ("--msg-sizes", "profile F: msg_sizes"). */
 int config_msg_sizes_fit(const struct config *cfg, const struct msg_sizes *s,
 			 const char *what, char *err, size_t errlen);
+
+/* --push-settle's default: enough for a server's push and a quiet MTA's
+ * queue; not --push-timeout, since a settle that long turns what a server
+ * never announces (Dovecot 2.3's NOTIFY, now and then its IDLE, until the
+ * mailbox's next change) into push missed. */
+#define PUSH_SETTLE_DEFAULT_S 5.0
+
+/* --push-settle's bound in seconds, its default resolved. */
+double config_push_settle_s(const struct config *cfg);
 
 #endif

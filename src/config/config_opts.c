@@ -95,6 +95,20 @@ h_dur(struct pctx *c, const struct opt *o)
 	return config_parse_dur(c, c->val, o->min != 0, FIELD(c, o, double));
 }
 
+/* --push-settle: remember that it was given (0 is a value: no settle). */
+static int
+h_settle(struct pctx *c, const struct opt *o)
+{
+	c->cfg->push_settle_given = true;
+	return h_dur(c, o);
+}
+
+double
+config_push_settle_s(const struct config *cfg)
+{
+	return cfg->push_settle_given ? cfg->push_settle_s : PUSH_SETTLE_DEFAULT_S;
+}
+
 static int
 h_rate(struct pctx *c, const struct opt *o)
 {
@@ -455,6 +469,7 @@ const struct opt config_opts[] = {
 	{ NULL, "profile-users", 0, ARG_REQ, h_uint, OFF(profile_users), 1,
 	  50000000 },	/* PROFILE_MAX_USERS */
 	{ NULL, "push-timeout", 0, ARG_REQ, h_dur, OFF(push_timeout_s), 1, 0 },
+	{ NULL, "push-settle", 0, ARG_REQ, h_settle, OFF(push_settle_s), 0, 0 },
 	{ NULL, "submission-host", 0, ARG_REQ, h_str, OFF(submission_host), 0, 0 },
 	{ NULL, "submission-port", 0, ARG_REQ, h_uint, OFF(submission_port),
 	  1, 65535 },

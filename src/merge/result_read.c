@@ -400,12 +400,13 @@ blk_key(struct lmtp_snap *b, const char *suffix, const char *k)
 	return NULL;
 }
 
-/* NOTIFY's counters on the "act" line (none in files from before them). */
+/* NOTIFY's counters and push_unseen_end on the "act" line (none in files
+ * from before them). */
 static uint64_t *
 act_notify_key(struct act_snap *a, const char *k)
 {
 #define X(n) if (strcmp(k, #n) == 0) return &a->n;
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	return NULL;
 }

@@ -185,6 +185,9 @@ report_profile_text_final(struct report *r, const struct report_run *run,
 	text_latencies(run, a, o);
 	fprintf(o, "push missed: %" PRIu64 " deliveries not announced in IDLE "
 		"within %.15g s\n", a->push_missed, r->cfg->push_timeout_s);
+	fprintf(o, "push unseen: %" PRIu64 " deliveries not announced when "
+		"the push ended (settle up to %.15g s)\n", a->push_unseen_end,
+		config_push_settle_s(r->cfg));
 	report_push_text(a, o);
 	fprintf(o, "users logged in: %" PRIu64 " at the end\n", a->users_in);
 	text_lmtp(run, &a->lmtp, "deliveries", "LMTP", o);
@@ -322,6 +325,10 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 	json_u64(f, "push_missed", a->push_missed);
 	fputs(",\"push_timeout_s\":", f);
 	json_num(f, r->cfg->push_timeout_s);
+	fputc(',', f);
+	json_u64(f, "push_unseen_end", a->push_unseen_end);
+	fputs(",\"push_settle_s\":", f);
+	json_num(f, config_push_settle_s(r->cfg));
 	fputs(",\"deliveries_per_s\":", f);
 	json_num(f, report_div((double)a->lmtp.rcpt_ok, run->measured_s));
 	fputc(',', f);

@@ -92,7 +92,7 @@ report_push_json(FILE *f, const struct act_snap *a)
 
 static const char *const csv_cols[] = {
 	"push_missed_notify", "notify_refused", "notify_overflow",
-	"push_notify_exists_count", "push_notify_exists_p50_us",
+	"push_unseen_end", "push_notify_exists_count", "push_notify_exists_p50_us",
 	"push_notify_exists_p95_us", "push_notify_exists_p99_us",
 	"push_notify_exists_max_us", "push_notify_fetch_count",
 	"push_notify_fetch_p50_us", "push_notify_fetch_p95_us",
@@ -111,8 +111,9 @@ report_push_csv_row(FILE *f, const struct act_snap *a,
 		    void (*hist_cols)(FILE *, const struct hist *))
 {
 	/* csv_cols order */
-	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, a->push_missed_notify,
-		a->notify_refused, a->notify_overflow);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+		a->push_missed_notify, a->notify_refused, a->notify_overflow,
+		a->push_unseen_end);
 	hist_cols(f, a->push[PUSH_NOTIFY_EXISTS]);
 	hist_cols(f, a->push[PUSH_NOTIFY_FETCH]);
 }

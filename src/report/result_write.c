@@ -192,7 +192,7 @@ write_act(FILE *f, const struct act_snap *a)
 	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64
 		" users_in=%" PRIu64, a->profile, a->push_missed, a->users_in);
 #define X(n) fprintf(f, " " #n "=%" PRIu64, a->n);
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	fputc('\n', f);
 	for (int i = 0; i < ACT_COUNT; i++)

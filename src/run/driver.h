@@ -11,7 +11,8 @@
  *
  * Lifecycle, all in the worker's thread except attach and detach (the
  * main thread's, before the thread starts and after it is joined):
- *   attach -> start -> (tick | wake)* -> stop -> busy* -> detach. */
+ *   attach -> start -> (tick | wake)* -> stop -> [settle] -> busy* ->
+ *   detach. */
 #ifndef IMAPSTRESS_DRIVER_H
 #define IMAPSTRESS_DRIVER_H
 
@@ -41,6 +42,12 @@ struct driver {
 	void (*stop)(void *state, bool halt);	/* the run is ending */
 	/* Draining: work left besides connections (NULL: none). */
 	bool (*busy)(void *state);
+	/* Optional, right after a stop that drains: true holds the drain
+	 * (the connections stay as they are) until the driver calls
+	 * worker_driver_settled, which it must within a bound of its own;
+	 * a halt ends the hold at once.  The profile users wait so for
+	 * the push of what was delivered last (users_settle.c). */
+	bool (*settle)(void *state);
 	void (*detach)(void *state);		/* before the worker is freed */
 	void *arg;
 	/* The worker starts the connections itself, imaptest's way (100 at
@@ -71,5 +78,7 @@ void worker_driver_logged_in(struct worker *w);
 void worker_driver_conn_finished(struct worker *w);
 /* The driver's other work (busy) may have ended. */
 void worker_driver_idle(struct worker *w);
+/* The settle is over: the drain goes on (its connections drained). */
+void worker_driver_settled(struct worker *w);
 
 #endif

@@ -132,7 +132,11 @@ uint64_t
 exit_policy_drain_deadline(const struct config *cfg, bool finite,
 			   uint64_t now_us)
 {
-	return finite ? UINT64_MAX : now_us + (uint64_t)(cfg->grace_secs * 1e6);
+	/* The profile users' settle (users_settle.c) holds the drain
+	 * first: --grace is for what is in flight after it. */
+	double settle = cfg->profile_path != NULL ? config_push_settle_s(cfg) : 0;
+	return finite ? UINT64_MAX :
+	    now_us + (uint64_t)((cfg->grace_secs + settle) * 1e6);
 }
 
 bool

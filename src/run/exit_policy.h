@@ -99,7 +99,8 @@ struct stop_verdict exit_policy_stop(const struct config *cfg,
 bool exit_policy_needs_poll(const struct config *cfg,
 			    const struct stop_view *v);
 /* When a drain that begins at now_us gives up on what is in flight and
- * halts: after --grace, or never for finite work (see exit_policy.c). */
+ * halts: after --grace, or never for finite work (see exit_policy.c);
+ * in profile mode after the push's settle and then --grace. */
 uint64_t exit_policy_drain_deadline(const struct config *cfg, bool finite,
 				    uint64_t now_us);
 /* A run too short for the 5 s rule in which nobody ever got in is just

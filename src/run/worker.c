@@ -51,7 +51,7 @@ worker_driver_logged_in(struct worker *w)
 static void
 worker_check_done(struct worker *w)
 {
-	if ((w->draining || w->drv->finite) && w->n_active == 0 &&
+	if ((w->draining || w->drv->finite) && !w->settling && w->n_active == 0 &&
 	    (w->drv->busy == NULL || !w->drv->busy(w->drv_state)) &&
 	    !atomic_load_explicit(&w->done, memory_order_relaxed)) {
 		atomic_store_explicit(&w->done, true, memory_order_release);
@@ -72,6 +72,13 @@ worker_driver_idle(struct worker *w)
 	worker_check_done(w);
 }
 
+static void
+worker_drain_conns(struct worker *w)
+{
+	for (unsigned i = 0; i < w->n_conns; i++)
+		conn_drain(w->conns[i]);
+}
+
 /* Once per stop level: the wake-up pipe also carries the main thread's
  * asks for histograms, once a second, and a drain already under way must
  * not be begun again (every connection drained anew, the driver's stop
@@ -86,6 +93,7 @@ worker_apply_stop(struct worker *w)
 		return;
 	w->stop_applied = how;
 	w->draining = true;
+	w->settling = false;	/* a halt ends a settle */
 	w->drv->stop(w->drv_state, how == WORKER_HALT);
 	/* Slots never started are finished already. */
 	for (unsigned i = w->n_started; i < w->n_conns; i++) {
@@ -93,12 +101,25 @@ worker_apply_stop(struct worker *w)
 		w->n_active--;
 	}
 	w->n_started = w->n_conns;
-	for (unsigned i = 0; i < w->n_conns; i++) {
-		if (how == WORKER_HALT)
+	if (how == WORKER_HALT) {
+		for (unsigned i = 0; i < w->n_conns; i++)
 			w->unfinished += conn_halt(w->conns[i]);
-		else
-			conn_drain(w->conns[i]);
+	} else if (w->drv->settle != NULL && w->drv->settle(w->drv_state)) {
+		w->settling = true;
+		return;
+	} else {
+		worker_drain_conns(w);
 	}
+	worker_check_done(w);
+}
+
+void
+worker_driver_settled(struct worker *w)
+{
+	if (!w->settling)
+		return;
+	w->settling = false;
+	worker_drain_conns(w);
 	worker_check_done(w);
 }
 

@@ -59,6 +59,9 @@ struct worker {
 	pthread_mutex_t pub_mu;
 	pthread_cond_t pub_cv;	/* on CLOCK_MONOTONIC */
 	bool draining;
+	/* A drain held: the driver's settle said wait (driver.h), its
+	 * connections not drained yet. */
+	bool settling;
 
 	uint64_t t_last_tick;
 	/* The tick's walk over the connections (worker_tick_conns): where

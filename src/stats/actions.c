@@ -166,6 +166,12 @@ act_notify_refused(struct act_stats *a)
 }
 
 void
+act_push_unseen_end(struct act_stats *a, uint64_t n)
+{
+	ctr_add(&a->push_unseen_end, n);
+}
+
+void
 act_notify_overflow(struct act_stats *a)
 {
 	ctr_add(&a->notify_overflow, 1);
@@ -331,7 +337,7 @@ act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 {
 	C(profile) C(push_missed) C(users_in)
 #define X(f) C(f)
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	for (int i = 0; i < ACT_COUNT; i++) {
 		C(ok[i]) C(failed[i])
@@ -414,7 +420,7 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 	d->push_missed += ctr_get(&s->push_missed);
 	d->users_in += ctr_get(&s->users_in);
 #define X(f) d->f += ctr_get(&s->f);
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	blk_add_live(&d->lmtp, &s->lmtp);
 	blk_add_live(&d->submit, &s->submit);
@@ -444,7 +450,7 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 	d->push_missed += s->push_missed;
 	d->users_in += s->users_in;
 #define X(f) d->f += s->f;
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	blk_add(&d->lmtp, &s->lmtp);
 	blk_add(&d->submit, &s->submit);
@@ -467,7 +473,7 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 	d->push_missed = sat_sub(a->push_missed, b->push_missed);
 	d->users_in = a->users_in;
 #define X(f) d->f = sat_sub(a->f, b->f);
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	blk_diff(&d->lmtp, &a->lmtp, &b->lmtp);
 	blk_diff(&d->submit, &a->submit, &b->submit);

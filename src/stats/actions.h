@@ -150,6 +150,12 @@ struct lmtp_stats {
 #define ACT_NOTIFY_COUNTERS(X)						\
 	X(push_missed_notify) X(notify_refused) X(notify_overflow)
 
+/* Those, and deliveries to a user logged in that its IDLE or NOTIFY had
+ * not announced when the run's push ended (after the settle,
+ * --push-settle): counted, not lost, so that the pushes seen plus these
+ * are every delivery (users_settle.c). */
+#define ACT_LATE_COUNTERS(X) ACT_NOTIFY_COUNTERS(X) X(push_unseen_end)
+
 /* The live part of a shard. */
 struct act_stats {
 	ctr_t profile;		/* gauge: 1 once the shard runs profile mode */
@@ -160,7 +166,7 @@ struct act_stats {
 	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
 	ctr_t users_in;		/* gauge: users logged in now */
 #define X(f) ctr_t f;
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	struct lmtp_stats lmtp;
 	struct lmtp_stats submit;	/* the same client, submitting */
@@ -188,7 +194,7 @@ struct act_snap {
 	uint64_t push_missed;
 	uint64_t users_in;
 #define X(f) uint64_t f;
-	ACT_NOTIFY_COUNTERS(X)
+	ACT_LATE_COUNTERS(X)
 #undef X
 	struct lmtp_snap lmtp, submit;
 	struct pop3_snap pop3;
@@ -208,6 +214,8 @@ void act_push_missed_by(struct act_stats *a, enum push_mech m, uint64_t n);
 /* A NOTIFY session waited in IDLE instead; a NOTIFICATIONOVERFLOW. */
 void act_notify_refused(struct act_stats *a);
 void act_notify_overflow(struct act_stats *a);
+/* n deliveries not yet announced when the run's push ended. */
+void act_push_unseen_end(struct act_stats *a, uint64_t n);
 /* Users logged in: +1 at login, -1 at logout or loss. */
 void act_users_add(struct act_stats *a, int delta);
 

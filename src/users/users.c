@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_settle.h"
 #include "run/worker.h"
 #include "util/xmalloc.h"
 
@@ -110,6 +111,7 @@ users_stop(void *state, bool halt)
 	for (unsigned k = 0; k < uw->n_u; k++)
 		uls_stop(uw->u[k]);
 	if (halt) {
+		usettle_halt(uw);
 		ulmtp_detach(uw);	/* what is in flight is not claimed */
 		usubmit_detach(uw);
 		upop3_detach(uw);
@@ -256,6 +258,7 @@ users_new(const struct config *cfg, const struct profile *p,
 		.start = users_start,
 		.stop = users_stop,
 		.busy = users_busy,
+		.settle = usettle_begin,
 		.detach = users_detach,
 		.arg = r,
 	};

@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_settle.h"
 #include "util/xmalloc.h"
 
 void
@@ -81,12 +82,30 @@ ucount_users_in(struct user *u, int delta)
 		act_users_add(u->uw->act, -1);
 }
 
+/* A session of u would see a delivery to INBOX: it has INBOX selected,
+ * or it waits under NOTIFY (STATUS of INBOX from any folder). */
+bool
+ucount_push_watching(const struct user *u)
+{
+	for (const struct uconn *uc = u->on; uc != NULL; uc = uc->next_on)
+		if (conn_is_logged_in(uc->c) && (uc->sel == UF_INBOX ||
+		    push_track_mech(u->push) == PUSH_M_NOTIFY))
+			return true;
+	return false;
+}
+
 void
 ucount_push_delivered(struct user *u, uint64_t t, bool submitted)
 {
 	struct uworker *uw = u->uw;
 
 	push_track_delivered_via(u->push, uw->act, t, submitted);
+	/* After the push's end (users_settle.c): unseen at the end; while
+	 * it settles, for no session that would see it: dropped. */
+	if (uw->push_frozen)
+		act_push_unseen_end(uw->act, 1);
+	else if (uw->settling && !ucount_push_watching(u))
+		push_track_reset(u->push);
 	if (u->push_listed)
 		return;
 	if (uw->n_push_users == uw->cap_push_users) {
@@ -102,6 +121,8 @@ ucount_push_delivered(struct user *u, uint64_t t, bool submitted)
 void
 ucount_push_exists(struct user *u, unsigned n)
 {
+	if (u->uw->push_frozen)	/* counted as unseen at the end */
+		return;
 	push_track_exists(u->push, u->uw->act, n, clock_us());
 }
 
@@ -120,6 +141,8 @@ ucount_push_mech(struct user *u, enum push_mech m)
 void
 ucount_push_reset(struct user *u)
 {
+	if (u->uw->push_frozen)	/* counted as unseen at the end */
+		return;
 	push_track_reset(u->push);
 }
 

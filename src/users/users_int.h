@@ -45,6 +45,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "conn/conn.h"
 #include "profile/profile.h"
@@ -311,6 +312,11 @@ struct uworker {
 	unsigned pop3_logged;		/* failed POP3 visits logged */
 	struct event *ev_idle;		/* draining: is LMTP done now? */
 	bool stopping;
+	/* The push's end (users_settle.c): sessions wait for their mail
+	 * until settle_end; once frozen, what is unannounced stays so. */
+	bool settling, push_frozen;
+	uint64_t settle_end;
+	struct event *ev_settle;
 	struct ucounts tot;		/* summed over this worker's users */
 	struct act_stats *act;		/* the worker's shard (actions.h) */
 	struct event *ev_expire;	/* once a second: push missed */

@@ -9,6 +9,7 @@
 #include "stats/actions.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_settle.h"
 #include "util/log.h"
 
 /* A JSON string: user names come from files, so escape what needs it. */
@@ -114,31 +115,6 @@ counts_add(struct ucounts *a, const struct ucounts *b)
 	a->ls.schedule_us += b->ls.schedule_us;
 }
 
-/* What became of a user's INBOX deliveries as push (push_track.h):
- * ,"push":{"mech":"notify","delivered":N,"announced":N,"unannounced":N,
- * "dropped":N,"missed":N}, and the same summed per mechanism in tot
- * (f NULL: only that). */
-static void
-push_json(FILE *f, const struct upush_counts *n, struct upush_counts *tot)
-{
-	struct upush_counts *t = &tot[n->mech];
-
-	if (f != NULL)	/* NULL: only the sum (users_log_push) */
-		fprintf(f, ",\"push\":{\"mech\":\"%s\",\"delivered\":%llu,"
-			"\"announced\":%llu,\"unannounced\":%llu,\"dropped\":%llu,"
-			"\"missed\":%llu}", push_mech_name[n->mech],
-			(unsigned long long)n->delivered,
-			(unsigned long long)n->announced,
-			(unsigned long long)n->unannounced,
-			(unsigned long long)n->dropped,
-			(unsigned long long)n->missed);
-	t->delivered += n->delivered;
-	t->announced += n->announced;
-	t->unannounced += n->unannounced;
-	t->dropped += n->dropped;
-	t->missed += n->missed;
-}
-
 int
 users_write_counts(const struct users *r, const char *path, char *err,
 		   size_t errlen)
@@ -166,7 +142,7 @@ users_write_counts(const struct users *r, const char *path, char *err,
 		json_str(f, u->pu->name);
 		fputc(',', f);
 		counts_json(f, &u->cnt);
-		push_json(f, &u->push_end, push_tot);
+		upush_sum(f, &u->push_end, push_tot);
 		fprintf(f, "}");
 		counts_add(&tot, &u->cnt);
 	}
@@ -216,33 +192,6 @@ users_warn_unready(const struct users *r, uint64_t n)
 		 "second)", (unsigned long long)n, LMTP_TIMEOUT_DEFAULT_S, limit);
 }
 
-/* Each mechanism's INBOX deliveries as push, when a NOTIFY client took
- * part: what was announced, what the run ended before seeing (NOTIFY on
- * Dovecot 2.3 leaves a delivery unannounced until the next change when
- * it lands within its re-arm delay after a command), what no session was
- * there for. */
-static void
-users_log_push(const struct users *r)
-{
-	struct upush_counts t[PUSH_MECHS];
-
-	memset(t, 0, sizeof(t));
-	for (unsigned i = 0; i < r->n_u; i++)
-		if (r->users[i] != NULL)
-			push_json(NULL, &r->users[i]->push_end, t);
-	if (t[PUSH_M_NOTIFY].delivered == 0)
-		return;
-	for (int m = 0; m < PUSH_MECHS; m++)
-		log_info("push %s: %llu INBOX deliveries, %llu announced, %llu "
-			 "not announced by the end, %llu while no session was "
-			 "up, %llu missed (not within --push-timeout)",
-			 push_mech_name[m], (unsigned long long)t[m].delivered,
-			 (unsigned long long)t[m].announced,
-			 (unsigned long long)t[m].unannounced,
-			 (unsigned long long)t[m].dropped,
-			 (unsigned long long)t[m].missed);
-}
-
 void
 users_log_totals(const struct users *r)
 {
@@ -281,5 +230,5 @@ users_log_totals(const struct users *r)
 			 "has them per action as \"missed\")",
 			 (unsigned long long)missed, (unsigned long long)due);
 	users_warn_unready(r, t.deliver_unready);
-	users_log_push(r);
+	upush_log(r);
 }

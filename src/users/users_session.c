@@ -91,35 +91,39 @@ usess_pump(struct uconn *uc)
 {
 	struct conn *c = uc->c;
 	uint64_t now = clock_us();
+	/* The push's settle (users_settle.c): no work, only the wait. */
+	bool settle = uc->u->uw->settling;
 
-	if (!conn_is_logged_in(c) || uc->job != UJ_NONE || uc->u->uw->stopping)
+	if (!conn_is_logged_in(c) || uc->job != UJ_NONE ||
+	    (uc->u->uw->stopping && !settle))
 		return;
 	if (conn_idling(c)) {
-		if (usess_due(uc, now)) {
+		if (!settle && usess_due(uc, now)) {
 			(void)conn_idle_end(c);	/* its OK pumps again */
 			return;
 		}
 		/* The timer can fire a little before clock_us() says the
 		 * work is due (libevent's cached time): without a new one
 		 * the IDLE would last until the next mail. */
-		uint64_t next = usess_next(uc);
+		uint64_t next = settle ? UINT64_MAX : usess_next(uc);
 		if (next != UINT64_MAX)
 			ubase_timer(uc->ev, next > now ? next - now : 0);
 		return;
 	}
 	if (!conn_can_command(c) || conn_in_flight(c) > 0)
 		return;
-	if (uc->in_session && uc->t_session_end != 0 && now >= uc->t_session_end) {
+	if (!settle && uc->in_session && uc->t_session_end != 0 &&
+	    now >= uc->t_session_end) {
 		uc->job = UJ_LOGOUT;
 		uc->t_job = now;
 		(void)conn_logout(c, NULL, NULL);
 		return;
 	}
-	if (ujob_next(uc))
+	if (!settle && ujob_next(uc))
 		return;
 	/* Nothing due: wait for mail, and for the next due work: under
 	 * NOTIFY with no command, else in IDLE or polling. */
-	uint64_t next = usess_next(uc);
+	uint64_t next = settle ? UINT64_MAX : usess_next(uc);
 	bool notify = unotify_wait(uc);
 	/* A NOTIFY client the server refused waits in IDLE (counted). */
 	if (notify || uc->u->cb->imap_idle || unotify_wanted(uc)) {

@@ -78,7 +78,9 @@ for r in run run2; do
 	fault_common $r 3 0
 	fault_exit $r 0
 done
-fault_common profile 4 0
+# A profile run's end waits for the push of its last deliveries first
+# (--push-settle, 5 s by default), then drains: secs + settle + grace.
+fault_common profile 4 5
 fault_exit profile 0
 
 # browse NAME HTML: one Chromium, from a fresh profile: the screenshot

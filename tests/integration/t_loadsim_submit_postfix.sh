@@ -1,8 +1,8 @@
 #!/bin/bash
 # run-all: slow (one of the longest tests: started first)
 # Issue 32's first must-show: LoadSim's online scenario with the mail
-# users send going through a real MTA.  20 online users (IDLE on INBOX),
-# an 8-hour day compressed to 2 minutes and run for 2 minutes against the
+# users send going through a real MTA.  12 online users (IDLE on INBOX),
+# an 8-hour day compressed to 20 s and run for 20 s against the
 # private Dovecot, their sends and meeting requests submitted to the
 # private Postfix (scripts/mailstack-private) on its port that requires
 # STARTTLS, AUTH as the sender, one message for all of a mail's
@@ -25,46 +25,42 @@
 #    p50, p95 and p99, has samples (250->EXISTS also by source: from
 #    LMTP, submitted, adding up), and no delivery went unseen past
 #    --push-timeout (push missed = 0); beside it, the MTA's part from
-#    Postfix's log (mailstack-private delays), printed.
-# Wall time: some 2.5 minutes (init, 120 s, the drain and the counts).
+#    Postfix's log (mailstack-private delays), printed;
+#  - the push's end (--push-settle 10s): the mail delivered in the run's
+#    last seconds, still in Postfix's queue when the time was up, is
+#    waited for in IDLE; every INBOX delivery is announced, dropped (its
+#    user in another folder) or unannounced at the end, and those are the
+#    summary's push_unseen_end (counted, not lost: before the settle they
+#    were in no figure of the summary; 13 of 525 with --push-settle 0).
+#    Not bounded: Dovecot leaves one unannounced now and then until the
+#    mailbox's next change (1 of 740 in one run here).
+# Wall time: under a minute (the stack's start-up, init, 20 s, the drain
+# and the counts).  A whole compressed day still: the issue's "2
+# compressed minutes" at 20 users took 140-195 s of CI, and its counts
+# (150 submissions, 700 EXISTS here) are far above every bound below.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=SCRIPTDIR/submit_lib.sh disable=SC1091
+. "$(dirname "$0")/submit_lib.sh"
 
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 mailstack_start
 
-USERS=20	# the profile's total_user_count
-DURATION=120	# its day_compressed_to
+USERS=12	# the profile's total_user_count
+DURATION=20	# its day_compressed_to
 P=$TEST_TMP/loadsim-submit.profile
 sed "s/^lmtp_port = .*/lmtp_port = $DOVECOT_LMTP_PORT/" \
 	"$ROOT/tests/profiles/loadsim-submit.conf" >"$P"
 
-rc=0
-run_with_timeout 60 "$IMAPSTRESS" init --profile "$P" --profile-users "$USERS" \
-	port="$DOVECOT_PORT" \
-	>"$TEST_TMP/init.out" 2>&1 || rc=$?
-assert_eq 0 "$rc" "init ($(tail -n 3 "$TEST_TMP/init.out"))"
-
+submit_day "$P" "$USERS" --duration "$DURATION"
 counts=$TEST_TMP/counts.json
-rc=0
-run_with_timeout 240 nice "$IMAPSTRESS" --profile "$P" --port "$DOVECOT_PORT" \
-	--submission-port "$MAILSTACK_SUBMISSION_TLS_PORT" --ca-file "$MAILSTACK_CA_FILE" \
-	--duration "$DURATION" --seed 32 \
-	--profile-counts "$counts" --json "$TEST_TMP/run.json" \
-	>"$TEST_TMP/run.out" 2>"$TEST_TMP/run.err" || rc=$?
-assert_eq 0 "$rc" "run exit status (stderr: $(tail -n 5 "$TEST_TMP/run.err"))"
 out=$(cat "$TEST_TMP/run.out")
-assert_match '^errors: no=0 bad=0 bye=0 disconnect=0 timeout=0 protocol=0' "$out" \
-	"no command errors"
-
-# Postfix's queue empties; nothing left the private stack.
-mailstack_drained
 
 # The run's figures (JSON summary).
 read -r sub_msgs sub_ok sub_bad sub_sessions lmtp_ok lmtp_bad exists fetch missed \
-	ex_lmtp ex_sub <<<"$("$PY" - "$TEST_TMP/run.json" <<'PYEOF'
+	ex_lmtp ex_sub unseen <<<"$("$PY" - "$TEST_TMP/run.json" <<'PYEOF'
 import json, sys
 s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')][0]
 p = s["profile"]
@@ -72,7 +68,8 @@ sub, lm = p["submit"], p["lmtp"]
 print(sub["deliveries"], sub["ok"], sub["tempfail"] + sub["permfail"] + sub["no_reply"],
       sub["sessions"], lm["ok"], lm["tempfail"] + lm["permfail"] + lm["no_reply"],
       p["push"]["exists"]["count"], p["push"]["fetch"]["count"], p["push_missed"],
-      p["push"]["exists_lmtp"]["count"], p["push"]["exists_submit"]["count"])
+      p["push"]["exists_lmtp"]["count"], p["push"]["exists_submit"]["count"],
+      p["push_unseen_end"])
 PYEOF
 )" || fail "unreadable JSON summary"
 note "submitted: $sub_msgs messages to $sub_ok recipients ($sub_sessions sessions); from outside over LMTP: $lmtp_ok"
@@ -135,6 +132,20 @@ assert_ge "$ex_sub" 1 "250->EXISTS samples of submitted mail"
 assert_eq "$exists" $((ex_lmtp + ex_sub)) "250->EXISTS = from LMTP + submitted"
 assert_match '^  submitted +[0-9]+ ' "$out" "the submitted row under 250->EXISTS"
 assert_match '^push missed: 0 deliveries' "$out" "push missed: 0 in the text"
+# The push's end: every delivery announced or dropped, none unseen.
+read -r p_deliv p_ann p_drop p_unann <<<"$("$PY" - "$counts" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = [sum(u["push"][k] for u in d["users"])
+     for k in ("delivered", "announced", "dropped", "unannounced")]
+print(*t)
+PYEOF
+)" || fail "no push counts in the counts file"
+note "push: $p_deliv INBOX deliveries, $p_ann announced, $p_drop dropped, $p_unann unannounced at the end"
+assert_eq "$p_deliv" $((p_ann + p_drop + p_unann)) "delivered = announced + dropped + unannounced"
+assert_eq "$p_unann" "$unseen" "push_unseen_end = the users' unannounced"
+assert_match "^push unseen: $unseen deliveries not announced when the push ended \\(settle up to 10 s\\)" \
+	"$out" "push unseen in the text"
 note "$(grep -E '^(latency +count|250->EXISTS|  from LMTP|  submitted|250->FETCH|LMTP 2xx|push missed|submissions:|deliveries:)' "$TEST_TMP/run.out")"
 # The MTA's part of it, from Postfix's own log (queue and LMTP times).
 note "$("$ROOT/scripts/mailstack-private" delays)"

@@ -171,6 +171,8 @@ static const struct good goods[] = {
 	G_DBL(greeting_timeout, 0.5, "--greeting-timeout", "500ms"),
 	G_DBL(cmd_timeout, 120, "--cmd-timeout=2m"),
 	G_DBL(push_timeout_s, 0.25, "--push-timeout", "250ms"),
+	G_DBL(push_settle_s, 0, "--push-settle", "0"),
+	G_DBL(push_settle_s, 2.5, "--push-settle", "2.5s"),
 	G_UINT(submission_port, 587, "--submission-port", "587"),
 	G_UINT(pop3_port, 1110, "--pop3-port", "1110"),
 	G_STR(submission_host, "::1", "--submission-host", "::1"),

@@ -27,6 +27,7 @@ seed_profile(struct stats_snap *w)
 	hist_record(a->push[PUSH_EXISTS], 30000);
 	hist_record(a->push[PUSH_FETCH], 25000);
 	a->push_missed = 1;
+	a->push_unseen_end = 3;
 	a->lmtp.deliveries = 5;
 	a->lmtp.rcpts = 5;
 	a->lmtp.rcpt_ok = 4;
@@ -213,6 +214,10 @@ START_TEST(test_profile_sections)
 		      strstr(text, "\n  submitted       0 ") != NULL, "%s", text);
 	ck_assert_ptr_nonnull(strstr(text, "push missed: 1 deliveries not "
 				     "announced in IDLE within 30 s\n"));
+	/* --push-settle not given: PUSH_SETTLE_DEFAULT_S. */
+	ck_assert_ptr_nonnull(strstr(text, "push unseen: 3 deliveries not "
+				     "announced when the push ended (settle up "
+				     "to 5 s)\n"));
 	/* No NOTIFY client: no NOTIFY rows, no side-by-side table. */
 	ck_assert_ptr_null(strstr(text, "250->N.EXISTS"));
 	ck_assert_ptr_null(strstr(text, "push by"));
@@ -240,6 +245,7 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(strstr(tick, "\"codes\":{\"250\":4,\"452\":1}"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"profile\":{\"users_in\":3,"
 				     "\"push_missed\":1,\"push_timeout_s\":30,"
+				     "\"push_unseen_end\":3,\"push_settle_s\":5,"
 				     "\"deliveries_per_s\":4,"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"exists\":{\"count\":2,\"latency_us\":"
 				     "{\"mean\":25000,\"p50\":20015,"));
@@ -254,6 +260,7 @@ START_TEST(test_profile_sections)
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "deliveries_ok")), 4);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "deliveries_tempfail")), 1);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_missed")), 1);
+	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_unseen_end")), 3);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_exists_p50_us")), 20015);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "push_fetch_max_us")), 25000);
 	ck_assert_int_eq(csv_value(row, csv_col(csv, "submissions_ok")), 6);
@@ -455,6 +462,7 @@ START_TEST(test_result_roundtrip)
 	ck_assert_uint_eq(got.act.users_in, 3);
 	ck_assert_uint_eq(got.act.push_missed, 1);
 	ck_assert_uint_eq(got.act.push_missed_notify, 2);
+	ck_assert_uint_eq(got.act.push_unseen_end, 3);
 	ck_assert_uint_eq(got.act.notify_refused, 1);
 	ck_assert_uint_eq(got.act.notify_overflow, 1);
 	for (int i = 0; i < ACT_COUNT; i++) {
