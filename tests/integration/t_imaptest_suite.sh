@@ -39,10 +39,19 @@ nk=$(echo "$known" | wc -w)
 ns=$(echo "$skipped" | wc -w)
 assert_match "^71 test groups: $nk failed, $ns skipped due to missing capabilities\$" \
 	"$table" "imaptest's groups line"
-assert_match '^base protocol: [0-9]+/[0-9]+ individual commands failed$' "$table" \
+# The command totals as imaptest counts them (a command group counts
+# one, plus the LOGOUT it adds to a file without one; a skipped group adds
+# none): the reference imaptest (../shared/imaptest, the same commit as
+# this suite) on this Dovecot prints 0/457 and 0/330: the skipped groups
+# add nothing there either.  Ours: append-binary's one failure.
+assert_match '^base protocol: 0/457 individual commands failed$' "$table" \
 	"imaptest's base line"
-assert_match '^extensions: [0-9]+/[0-9]+ individual commands failed$' "$table" \
+assert_match '^extensions: 1/330 individual commands failed$' "$table" \
 	"imaptest's extensions line"
+# pipeline: two pipelined groups of four and the added LOGOUT; logout:
+# five commands, its own LOGOUT among them
+assert_match '^pipeline +ok +base +3 +0$' "$table" "pipeline counts 3"
+assert_match '^logout +ok +base +5 +0$' "$table" "logout counts 5"
 for g in $known; do
 	assert_match "^$g +FAILED " "$table" "$g fails (a known cause)"
 done
