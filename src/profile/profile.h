@@ -64,6 +64,11 @@ struct profile_user_block {
 	unsigned count_pct;		/* count = N% */
 	struct profile_template username;	/* when has_username */
 	bool has_username;
+	/* A username_format we cannot expand: refused at the end of the
+	 * file unless the block has count = 0%, whose names imaptest never
+	 * expands (its own profile.conf has `test%d` in such a block). */
+	unsigned username_bad_line;		/* 0: none */
+	char username_bad[160];			/* why, value escaped */
 	char *userfile;			/* NULL unless userfile = */
 	unsigned userfile_line;
 	unsigned start_index;		/* username_start_index, default 1 */

@@ -196,9 +196,15 @@ set_value(struct parser *ps, const struct key *k, void *base,
 		return 0;
 	case K_TEMPLATE: {
 		struct profile_user_block *ub = base;
-		if (profile_parse_template(val, &ub->username, &why) < 0)
-			return fail(ps, ps->line, key, "'%s': %s", v, why);
+		if (profile_parse_template(val, &ub->username, &why) < 0) {
+			/* judged in finish(), once count = is known */
+			ub->username_bad_line = ps->line;
+			snprintf(ub->username_bad, sizeof(ub->username_bad),
+				 "'%s': %s", v, why);
+			return 0;
+		}
 		ub->has_username = true;
+		ub->username_bad_line = 0;
 		return 0;
 	}
 	case K_PATH: {
@@ -437,6 +443,11 @@ finish(struct parser *ps)
 	for (unsigned i = 0; i < p->n_user_blocks; i++) {
 		struct profile_user_block *b = &p->users[i];
 		block_desc(d, sizeof(d), "user", b->name);
+		if (b->username_bad_line && b->count_pct == 0)
+			continue;	/* no users: never expanded */
+		if (b->username_bad_line)
+			return fail(ps, b->username_bad_line, "username_format",
+				    "%s", b->username_bad);
 		if (!b->has_username && b->userfile == NULL)
 			return fail(ps, b->line, "username_format", "%s needs "
 				    "username_format or userfile", d);

@@ -43,6 +43,8 @@ struct stop_view {
 	uint64_t disconnects;		/* disconnected, BYE, timed out */
 	uint64_t logins, oks;		/* logins and OK replies so far */
 	uint64_t conns_open;
+	uint64_t since_connect_us;	/* since the first session was
+					 * begun; 0: none yet */
 	uint64_t refused_logins;	/* NO to LOGIN/AUTHENTICATE */
 	bool tls_refused;		/* a certificate was refused */
 	bool login_disabled;		/* LOGINDISABLED in clear */

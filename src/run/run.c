@@ -223,6 +223,8 @@ run_stop_view(const struct run_state *rs, uint64_t now)
 		.logins = rs->cum.logins,
 		.oks = stats_snap_total_ok(&rs->cum),
 		.conns_open = rs->cum.conns_open,
+		.since_connect_us = rs->t_first_connect && now > rs->t_first_connect ?
+		    now - rs->t_first_connect : 0,
 		.refused_logins = rs->cum.no[OP_LOGIN] + rs->cum.no[OP_AUTHENTICATE],
 		.tls_refused = atomic_load(&live->tls_verify_failed),
 		.login_disabled = atomic_load(&live->login_disabled),
@@ -379,6 +381,8 @@ run_turns(struct run_state *rs, const sigset_t *sigs)
 		if (h != NULL && h->poll != NULL)
 			h->poll(h->arg, now);
 
+		if (rs->t_first_connect == 0 && rs->cum.connects > 0)
+			rs->t_first_connect = now;
 		if (rs->phase == PHASE_RUN) {
 			struct stop_view v = run_stop_view(rs, now);
 			struct stop_verdict s = exit_policy_stop(cfg, &v);

@@ -28,6 +28,7 @@ struct run_state {
 	 * cum's figures at the tick before.  win: the last tick's window. */
 	struct stats_snap cum, prev, win, warm;
 	uint64_t t0;
+	uint64_t t_first_connect;	/* when a session was first begun; 0: none yet */
 	uint64_t cpu_prev_us, t_cpu_prev;
 	bool warm_taken;
 	bool tick_hists;	/* an output reads each second's (setup.c) */

@@ -145,6 +145,17 @@ bool script_user_is_user2(const char *v);
 /* Does a "user N:" line of s name user2=? */
 bool script_needs_user2(const struct script *s);
 
+/* Does the step log its connection out (LOGOUT, or a "* bye" it
+ * expects)?  The server may then close it: as imaptest, no failure. */
+bool script_step_says_bye(const struct script_step *st);
+/* The "individual commands" imaptest counts for s in its verdict lines:
+ * one per command group (a step) and one more for the LOGOUT it adds
+ * at the end of a file that has none (no LOGOUT command, no "* bye"
+ * step), as its test-parser.c (test_add_logout) and test-exec.c
+ * (test_group_finished) count; a pipelined group of eight commands is
+ * one. */
+unsigned script_imaptest_groups(const struct script *s);
+
 const char *script_state_name(enum script_state st);
 const char *script_result_name(enum script_result_kind r);
 

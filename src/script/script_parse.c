@@ -5,6 +5,7 @@
  * at load, and script_free.  See script.h for the format. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "script/script_parse_int.h"
 #include "script/script_pat.h"
@@ -146,4 +147,26 @@ script_free(struct script *s)
 	free(s->name);
 	free(s->mbox_path);
 	free(s);
+}
+
+bool
+script_step_says_bye(const struct script_step *st)
+{
+	for (unsigned i = 0; i < st->n_cmds; i++)
+		if (strcasecmp(st->cmds[i].text, "logout") == 0)
+			return true;
+	for (unsigned i = 0; i < st->n_untagged; i++)
+		if (st->untagged[i].exist == SCRIPT_X_MUST &&
+		    strncasecmp(st->untagged[i].text, "bye", 3) == 0)
+			return true;
+	return false;
+}
+
+unsigned
+script_imaptest_groups(const struct script *s)
+{
+	for (unsigned i = 0; i < s->n_steps; i++)
+		if (script_step_says_bye(&s->steps[i]))
+			return s->n_steps;
+	return s->n_steps + 1;
 }

@@ -232,12 +232,13 @@ script_report_test(struct script_report *r, const struct script *s,
 		unsigned total = 0;
 		for (unsigned i = 0; i < s->n_steps; i++)
 			total += s->steps[i].n_cmds;
-		/* total and extension: imaptest's verdict lines count the
-		 * commands of tests with and without capabilities: apart */
+		/* groups and extension: imaptest's verdict lines count
+		 * command groups, of tests with and without capabilities
+		 * apart (scripts/imaptest-suite sums them) */
 		fprintf(r->json, ",\"result\":\"%s\",\"line\":%u,\"commands\":%u,"
-			"\"total\":%u,\"extension\":%s,\"detail\":",
+			"\"total\":%u,\"groups\":%u,\"extension\":%s,\"detail\":",
 			res[o->verdict], o->line, o->commands, total,
-			s->n_caps > 0 ? "true" : "false");
+			script_imaptest_groups(s), s->n_caps > 0 ? "true" : "false");
 		json_str(r->json, o->detail ? o->detail : "");
 		fputs("}\n", r->json);
 	}

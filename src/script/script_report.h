@@ -8,8 +8,9 @@
  * then "N passed, N failed, N skipped".  The clean-up run after the last
  * test has no line: only when it fails, a warning on stderr.  With --json FILE (or -), one
  * JSON object per test ({"test","result":"ok|failed|skipped","line",
- * "commands" (answered as expected),"total" (in the file),"extension"
- * (it has capabilities:),"detail"}) and a last one with the totals. */
+ * "commands" (answered as expected),"total" (in the file),"groups"
+ * (imaptest's count: script_imaptest_groups),"extension" (it has
+ * capabilities:),"detail"}) and a last one with the totals. */
 #ifndef IMAPSTRESS_SCRIPT_REPORT_H
 #define IMAPSTRESS_SCRIPT_REPORT_H
 

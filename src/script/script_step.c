@@ -234,21 +234,6 @@ step_untagged(struct script_run *r, const struct script_step *st,
 		smatch_note_expunge(&r->m, resp->num);
 }
 
-/* Does the step log its connection out (LOGOUT, or a "* bye" it
- * expects)?  The server may then close it: as imaptest, no failure. */
-static bool
-step_says_bye(const struct script_step *st)
-{
-	for (unsigned i = 0; i < st->n_cmds; i++)
-		if (strcasecmp(st->cmds[i].text, "logout") == 0)
-			return true;
-	for (unsigned i = 0; i < st->n_untagged; i++)
-		if (st->untagged[i].exist == SCRIPT_X_MUST &&
-		    strncasecmp(st->untagged[i].text, "bye", 3) == 0)
-			return true;
-	return false;
-}
-
 static void
 step_complete(struct script_run *r, const struct script_step *st)
 {
@@ -277,7 +262,7 @@ step_complete(struct script_run *r, const struct script_step *st)
 		return;
 	}
 	srun_drop_chunks(r, st->conn);
-	if (step_says_bye(st))
+	if (script_step_says_bye(st))
 		r->conn[st->conn].said_bye = true;
 	r->out.commands += st->n_cmds;
 	r->step++;

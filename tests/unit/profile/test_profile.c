@@ -662,6 +662,37 @@ START_TEST(test_same_name_blocks)
 }
 END_TEST
 
+/* imaptest's own profile.conf: a second user block, count = 0%, with
+ * `username_format = test%d`, which imaptest never expands (the block
+ * has no users): accepted, no user from it.  With users, refused at its
+ * line, after the rest of the file parsed. */
+START_TEST(test_unused_username_format)
+{
+	const char *t = "lmtp_port = 24\ntotal_user_count = 10\n"
+			"user aggressive {\n username_format = test%n\n count = 100%\n}\n"
+			"user normal {\n username_format = test%d\n count = 0%\n}\n"
+			"client c {\n count = 100%\n}\n";
+	char err[512], other[512];
+	struct profile *p = parse(t, err, sizeof(err));
+
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_int_eq(profile_expand(p, 1, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p->n_u, 10);
+	ck_assert_uint_eq(p->users[0].n_users, 10);
+	ck_assert_uint_eq(p->users[1].n_users, 0);
+	profile_free(p);
+
+	snprintf(other, sizeof(other), "%s", t);
+	char *at = strstr(other, "count = 100%\n}\nuser normal");
+	memcpy(at, "count = 90% ", 12);
+	memcpy(strstr(other, "count = 0%"), "count =10%", 10);
+	p = parse(other, err, sizeof(err));
+	ck_assert_ptr_null(p);
+	ck_assert_str_eq(err, "t.conf:8: username_format: 'test%d': unknown "
+			 "%-sequence (use %{username_idx}, %n, %Nn or %0Nn)");
+}
+END_TEST
+
 /* Two user blocks giving the same names: one user per name (imaptest's
  * user_get), with the later block's settings. */
 START_TEST(test_repeated_names)
@@ -750,6 +781,7 @@ profile_suite(void)
 	tcase_add_test(tc, test_userfile);
 	tcase_add_test(tc, test_jitter);
 	tcase_add_test(tc, test_same_name_blocks);
+	tcase_add_test(tc, test_unused_username_format);
 	tcase_add_test(tc, test_repeated_names);
 	tcase_add_test(tc, test_action_order);
 	suite_add_tcase(s, tc);

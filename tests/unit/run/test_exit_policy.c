@@ -102,11 +102,16 @@ START_TEST(test_stop_unusable)
 {
 	struct config c;
 	config_defaults(&c);
-	struct stop_view v = { .elapsed_us = 4999999, .conns_open = 0 };
+	struct stop_view v = { .elapsed_us = 60000000, .conns_open = 0 };
 
-	/* Nobody in yet: wait 5 s. */
+	/* No session begun yet (a profile's first login after its ramp-up
+	 * or a long set-up): nothing said of the server, however long. */
 	ck_assert(!exit_policy_stop(&c, &v).stop);
-	v.elapsed_us = EXIT_POLICY_UNUSABLE_AFTER_US;
+	ck_assert(exit_policy_needs_poll(&c, &v));
+	/* Nobody in yet: wait 5 s from the first session begun. */
+	v.since_connect_us = EXIT_POLICY_UNUSABLE_AFTER_US - 1;
+	ck_assert(!exit_policy_stop(&c, &v).stop);
+	v.since_connect_us = EXIT_POLICY_UNUSABLE_AFTER_US;
 	struct stop_verdict s = exit_policy_stop(&c, &v);
 	ck_assert(s.stop && s.unusable && s.at_once && !s.quit);
 	ck_assert_int_eq(s.why, STOP_UNUSABLE);
@@ -127,7 +132,8 @@ START_TEST(test_stop_unusable)
 	ck_assert(!exit_policy_stop(&c, &v).stop);
 	/* Unusable wins the reason over error_quit. */
 	c.error_quit = true;
-	v = (struct stop_view){ .elapsed_us = 6000000, .errors = 1 };
+	v = (struct stop_view){ .elapsed_us = 6000000, .since_connect_us = 6000000,
+				.errors = 1 };
 	s = exit_policy_stop(&c, &v);
 	ck_assert(s.unusable && s.quit);
 	ck_assert_int_eq(s.why, STOP_UNUSABLE);

@@ -425,6 +425,36 @@ START_TEST(test_load)
 }
 END_TEST
 
+/* imaptest's "individual commands": a pipelined group counts one, and
+ * the LOGOUT it adds to a file without one counts one more; a LOGOUT of
+ * the file's own, or a step that expects "* bye", adds none. */
+START_TEST(test_imaptest_groups)
+{
+	static const struct {
+		const char *text;
+		unsigned steps, groups;
+	} c[] = {
+		{ "\ntag1 noop\ntag2 noop\ntag3 noop\ntag1 ok\ntag2 ok\ntag3 ok\n"
+		  "ok noop\n", 2, 3 },
+		{ "\nok noop\nok logout\n", 2, 2 },
+		{ "\nok LOGOUT\n", 1, 1 },
+		{ "\nok noop\n* bye\n", 1, 1 },
+		{ "\nok noop\n! bye\n", 1, 2 },
+		{ "\nok noop\n? 1 exists\n", 1, 2 },
+	};
+
+	for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct script *s = parse_ok(c[i].text);
+
+		ck_assert_uint_eq(s->n_steps, c[i].steps);
+		ck_assert_msg(script_imaptest_groups(s) == c[i].groups,
+			      "case %u: %u groups, want %u", i,
+			      script_imaptest_groups(s), c[i].groups);
+		script_free(s);
+	}
+}
+END_TEST
+
 static Suite *
 script_parse_suite(void)
 {
@@ -446,6 +476,7 @@ script_parse_suite(void)
 	tcase_add_test(tc, test_ifenv);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_load);
+	tcase_add_test(tc, test_imaptest_groups);
 	suite_add_tcase(s, tc);
 	return s;
 }
