@@ -413,14 +413,3 @@ conn_is_logged_in(const struct conn *c)
 {
 	return c->st == CONN_S_SESSION && c->login.lstate != LSTATE_NONAUTH;
 }
-
-#ifdef CONN_HOLD_CHECK
-/* A field of the may-send predicate changed without conn_hold_update(). */
-void
-conn_hold_mismatch(const struct conn *c)
-{
-	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->life.slot,
-		(unsigned)c->hold, conn_hold_of(c));
-	abort();
-}
-#endif

@@ -1,7 +1,9 @@
 /* conn_log.c: see conn_log.h. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "conn/conn_int.h"
 #include "conn/conn_log.h"
 #include "util/log.h"
 #include "conn/shared.h"
@@ -97,3 +99,17 @@ conn_log_error(struct conn *c, enum err_kind kind, const char *fmt, ...)
 	conn_vlog_err(c, kind, fmt, ap);
 	va_end(ap);
 }
+
+#ifdef CONN_HOLD_CHECK
+/* A field of the may-send predicate changed without conn_hold_update().
+ * Here, in a file that calls nothing of conn/, because every layer that
+ * asks the predicate calls it (in conn.c it closed a file circle in
+ * CI's -DCONN_HOLD_CHECK build). */
+void
+conn_hold_mismatch(const struct conn *c)
+{
+	fprintf(stderr, "conn %u: hold 0x%x, fields say 0x%x\n", c->life.slot,
+		(unsigned)c->hold, conn_hold_of(c));
+	abort();
+}
+#endif
