@@ -91,7 +91,7 @@ line=$(grep '^holds ' "$TEST_TMP/cap.out") || fail "no 'holds' line: $(cat "$TES
 note "$line"
 assert_match '^holds at least 4 users at score [0-9.]+ ms \(--max reached\)$' "$line" "the holds line"
 
-python3 - "$out" "$line" <<'PY' || fail "capacity's CSV or a step's output is wrong"
+python3 - "$out" "$line" <<'PY' || fail "capacity's CSV or a step's output is wrong; its verdicts: $(grep -a 'users (run [0-9]*):' "$TEST_TMP/cap.err" | paste -sd ';'); CSV: $(cut -d, -f1-10 "$out/capacity.csv" | paste -sd ';')"
 import csv, json, os, re, sys
 out, line = sys.argv[1], sys.argv[2]
 rows = list(csv.DictReader(open(os.path.join(out, "capacity.csv"))))
