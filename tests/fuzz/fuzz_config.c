@@ -249,9 +249,12 @@ fz_check_config(const struct config *cfg)
 			   cfg->states[i].again >= 0 &&
 			   cfg->states[i].again <= 100,
 			   "state percentages in 0..100", op_table[i].name);
-	fz_require(cfg->copybox != NULL || (cfg->states[OP_COPY].prob == 0 &&
-					    cfg->states[OP_MOVE].prob == 0),
-		   "no COPY/MOVE without copybox", NULL);
+	/* A profile's day moves and copies into its own folders (the
+	 * LoadSim actions), never to --copybox. */
+	fz_require(cfg->copybox != NULL || cfg->profile_path != NULL ||
+		   (cfg->states[OP_COPY].prob == 0 &&
+		    cfg->states[OP_MOVE].prob == 0),
+		   "no COPY/MOVE without copybox outside a profile", NULL);
 	fz_require(cfg->tls == TLS_NONE || cfg->tls == TLS_IMPLICIT ||
 		   cfg->tls == TLS_STARTTLS, "tls mode in range", NULL);
 	fz_require(cfg->tls != TLS_NONE ||
