@@ -1,6 +1,7 @@
-/* config_int.h: private between config.c (the argv driver, shared value
- * parsers, defaults and checks) and config_opts.c (the option table, its
- * handlers and --help).  No other module includes this; they use config.h. */
+/* config_int.h: private between config.c (the argv driver, defaults and
+ * checks), config_value.c (the shared value parsers and error format) and
+ * config_opts.c with the handlers' files (the option table, its handlers
+ * and --help).  No other module includes this; they use config.h. */
 #ifndef IMAPSTRESS_CONFIG_INT_H
 #define IMAPSTRESS_CONFIG_INT_H
 
@@ -52,8 +53,9 @@ extern const size_t config_n_opts;
 extern const struct opt_alias config_opt_aliases[];
 extern const size_t config_n_opt_aliases;
 
-/* config.c: every failure goes through config_fail so that each message
- * reads "<word as typed>: <problem>" on one line; it returns -1. */
+/* config_value.c (a leaf: the handlers and config.c call down into it):
+ * every failure goes through config_fail so that each message reads
+ * "<word as typed>: <problem>" on one line; it returns -1. */
 void config_clean_err(char *err, size_t errlen);
 int config_fail(struct pctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

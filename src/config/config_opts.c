@@ -4,8 +4,9 @@
  * One table drives both syntaxes: each row names an imaptest word and/or a
  * GNU long (and short) option and the handler that stores the value, so an
  * imaptest word and its long option can never drift apart.  config.c walks
- * argv and finds the row; handlers report through config_fail() so every
- * message has the same "<word as typed>: <problem>" shape. */
+ * argv and finds the row; handlers report through config_fail()
+ * (config_value.c) so every message has the same "<word as typed>:
+ * <problem>" shape. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>

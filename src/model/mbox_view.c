@@ -1,6 +1,9 @@
 /* mbox_view.c: one connection's view of its selected mailbox: message
- * numbers, EXISTS/RECENT/EXPUNGE/VANISHED, FLAGS and response codes, own
- * STORE windows (see mbox_model.h).  FETCH is in mbox_fetch.c. */
+ * numbers, EXISTS/RECENT/EXPUNGE, own STORE windows (see mbox_model.h).
+ * FETCH is in mbox_fetch.c, FLAGS and response codes in mbox_codes.c,
+ * VANISHED in mbox_vanished.c; those call down into this file, and the
+ * dispatch of an untagged response to them is in mbox_untagged.c, above
+ * them all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,36 +243,6 @@ mbox_view_on_expunge(struct mbox_view *v, uint32_t seq)
 	else
 		mbox_view_expunge_seq(v, seq);
 	return v->rep.n - start;
-}
-
-unsigned
-mbox_view_untagged(struct mbox_view *v, const struct imap_resp *r)
-{
-	if (r->kind != IMAP_UNTAGGED)
-		return 0;
-	enum imap_kw kw = imap_resp_kw(r);
-	if (r->has_num) {
-		switch (kw) {
-		case IMAP_KW_FETCH:
-			return mbox_view_on_fetch(v, r->num, r->text,
-						  r->text_len);
-		case IMAP_KW_EXISTS:
-			return mbox_view_on_exists(v, r->num);
-		case IMAP_KW_RECENT:
-			return mbox_view_on_recent(v, r->num);
-		case IMAP_KW_EXPUNGE:
-			return mbox_view_on_expunge(v, r->num);
-		default:
-			return 0;
-		}
-	}
-	if (kw == IMAP_KW_FLAGS)
-		return mbox_view_on_flags(v, r->text, r->text_len);
-	if (kw == IMAP_KW_VANISHED)
-		return mbox_view_on_vanished(v, r->text, r->text_len);
-	if (r->cond != IMAP_COND_NONE)
-		return mbox_view_on_resp_text(v, r->text, r->text_len);
-	return 0;
 }
 
 /* 1 when m was not yet marked for STORE generation gen (a set may name
