@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "htmlreport/hr_buf.h"
 #include "htmlreport/hr_json.h"
@@ -23,8 +24,17 @@ struct cap {
 	size_t nrow;
 };
 
-/* The column named name, -1 without one. */
-int cap_col(const struct cap *c, const char *name);
+/* The column named name, -1 without one.  Inline beside the struct,
+ * like cap_at: hr_capacity.c calls down into hr_capacity_answer.c, which
+ * looks columns up too, and must not call back up for it. */
+static inline int
+cap_col(const struct cap *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncol; i++)
+		if (strcmp(c->cols[i], name) == 0)
+			return (int)i;
+	return -1;
+}
 
 /* Row row's number in column col (NAN for col -1). */
 static inline double

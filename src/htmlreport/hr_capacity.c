@@ -21,15 +21,6 @@
 
 #define LOGIN_ESTIMATE "login (the script's estimate, warm-up included)"
 
-int
-cap_col(const struct cap *c, const char *name)
-{
-	for (size_t i = 0; i < c->ncol; i++)
-		if (strcmp(c->cols[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* capacity.csv as the script writes it: a header, then a row per step
  * (per run, since the script repeats counts): numbers, empty cells and
  * words (a verdict), kept as written for the table.  A row with another

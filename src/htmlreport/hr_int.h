@@ -74,9 +74,9 @@ void hr_section(struct hbuf *b, const char *id, const char *title);
 void hr_kv(struct hbuf *b, const char *key, const char *value);
 void hr_kv_num(struct hbuf *b, const char *key, double v, const char *unit);
 
-/* The summary's table of commands or actions (count, rate, latency set;
- * data-v holds the JSON's numbers), and their percentile plot: each
- * member of o has its latency set under sub. */
+/* hr_run_summary.c: the summary's table of commands or actions (count,
+ * rate, latency set; data-v holds the JSON's numbers), and their
+ * percentile plot: each member of o has its latency set under sub. */
 void hr_latency_table(struct hbuf *b, const char *id, const struct jv *o);
 /* The same with the count columns counts (NULL-ended; IMAP's: ok, no,
  * bad, failed). */

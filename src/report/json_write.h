@@ -1,6 +1,6 @@
-/* json_write.h: the JSON value writers of report_json.c, for the other
- * writers of JSON lines (`imapstress compare`): strings escaped, numbers
- * with up to three decimals. */
+/* json_write.h: the JSON value writers (json_write.c), for every writer
+ * of JSON lines (report_json.c and its sections, `imapstress compare`):
+ * strings escaped, numbers with up to three decimals. */
 #ifndef IMAPSTRESS_JSON_WRITE_H
 #define IMAPSTRESS_JSON_WRITE_H
 

@@ -3,55 +3,13 @@
  * report_json.c, report_csv.c).  No measuring here: everything printed
  * comes from the snapshots and struct report_run. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/log.h"
 #include "report/report_int.h"
-#include "stats/score.h"
 #include "report/result.h"
 #include "util/xmalloc.h"
-
-bool
-report_visible(const struct derived *dv, int op)
-{
-	return op >= 0 && op < OP_COUNT && dv->states[op].prob != 0;
-}
-
-uint64_t
-report_op_activity(const struct stats_snap *s, int op)
-{
-	return s->ok[op] + s->no[op] + s->bad[op] + s->failed[op];
-}
-
-uint64_t
-report_commands(const struct stats_snap *s)
-{
-	uint64_t n = 0;
-	for (int op = 0; op < OP_COUNT; op++)
-		n += report_op_activity(s, op);
-	return n;
-}
-
-double
-report_div(double a, double b)
-{
-	if (!(b > 0.0))
-		return 0.0;
-	double q = a / b;
-	return isfinite(q) ? q : 0.0;
-}
-
-double
-report_achieved_rate(const struct report_run *run,
-		     const struct stats_snap *tot)
-{
-	uint64_t n = report_commands(tot) -
-		report_op_activity(tot, OP_LOGIN) -
-		report_op_activity(tot, OP_AUTHENTICATE);
-	return report_div((double)n, run->measured_s);
-}
 
 static const char *const stop_names[STOP_COUNT] = {
 	[STOP_DURATION] = "duration",
@@ -75,83 +33,6 @@ stop_reason_lookup(const char *name)
 		if (name != NULL && strcmp(name, stop_names[i]) == 0)
 			return i;
 	return -1;
-}
-
-/* The one place a --sla bound is judged: the value over every sample of
- * its command (or of all commands), the mean truncated to microseconds,
- * and "<" taken literally; a bound with no samples fails (an SLA on a
- * command that never ran proves nothing). */
-static bool
-sla_judge(const struct config *cfg, const struct derived *dv,
-	  const struct sla *sla,
-	  const struct stats_snap *tot, struct hist *scratch,
-	  uint64_t *actual, uint64_t *samples)
-{
-	if (sla->op == SLA_OP_SCORE) {
-		struct score sc;
-		report_score_of(cfg, dv, tot, &sc);
-		*samples = 0;
-		for (unsigned i = 0; i < sc.n; i++)
-			if (sc.task[i].weight > 0)
-				*samples += sc.task[i].count;
-		*actual = (uint64_t)sc.score_us;
-		return sc.valid && *actual < sla->max_us;
-	}
-	hist_reset(scratch);
-	for (int op = 0; op < OP_COUNT; op++)
-		if (sla->op < 0 || sla->op == op)
-			hist_merge(scratch, tot->lat[op]);
-	*samples = hist_count(scratch);
-	*actual = sla->percentile <= 0.0 ? (uint64_t)hist_mean(scratch) :
-	    hist_percentile(scratch, sla->percentile);
-	return *samples > 0 && *actual < sla->max_us;
-}
-
-bool
-sla_eval(const struct config *cfg, const struct derived *dv,
-	 const struct stats_snap *tot,
-	 bool *ok, uint64_t *actual)
-{
-	struct hist *h = hist_new();
-	bool all = true;
-	uint64_t n;
-
-	for (unsigned i = 0; i < cfg->n_slas; i++) {
-		ok[i] = sla_judge(cfg, dv, &cfg->slas[i], tot, h, &actual[i], &n);
-		all = all && ok[i];
-	}
-	hist_free(h);
-	return all;
-}
-
-/* The run's verdict when it gave one (a live run: run.c), else judged
- * here on `tot` (merge). */
-uint64_t
-report_sla_actual(struct report *r, const struct report_run *run,
-		  const struct stats_snap *tot, unsigned i, uint64_t *samples)
-{
-	uint64_t v;
-	sla_judge(r->cfg, &r->dv, &r->cfg->slas[i], tot, r->scratch, &v, samples);
-	return run->sla_actual_us != NULL ? run->sla_actual_us[i] : v;
-}
-
-bool
-report_sla_ok(struct report *r, const struct report_run *run,
-	      const struct stats_snap *tot, unsigned i)
-{
-	uint64_t v, n;
-	bool ok = sla_judge(r->cfg, &r->dv, &r->cfg->slas[i], tot, r->scratch, &v, &n);
-	return run->sla_ok != NULL ? run->sla_ok[i] : ok;
-}
-
-unsigned
-report_sla_failures(struct report *r, const struct stats_snap *tot)
-{
-	const struct report_run none = { 0 };
-	unsigned n = 0;
-	for (unsigned i = 0; i < r->cfg->n_slas; i++)
-		n += !report_sla_ok(r, &none, tot, i);
-	return n;
 }
 
 static bool

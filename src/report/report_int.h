@@ -1,5 +1,9 @@
 /* report_int.h: what report.c, report_text.c, report_json.c and
- * report_csv.c share.  Not part of the report.h contract. */
+ * report_csv.c share.  Not part of the report.h contract.  Calls go
+ * down only: report.c to the writers, the writers to their sections
+ * (server, score, profile, and profile's POP3 and push), and all of them
+ * to the shared pieces below (report_calc.c, report_sla.c, json_stats.c,
+ * json_write.c, text_fmt.c), which call no writer. */
 #ifndef IMAPSTRESS_REPORT_INT_H
 #define IMAPSTRESS_REPORT_INT_H
 
@@ -118,10 +122,16 @@ void report_push_csv_header(FILE *f);
 void report_push_csv_row(FILE *f, const struct act_snap *a,
 			 void (*hist_cols)(FILE *, const struct hist *));
 
-/* Shared by the writers (report_text.c, report_json.c). */
+/* text_fmt.c: shared by the text writers (report_text.c, report_profile.c,
+ * report_pop3.c). */
 void print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
 		   const struct hist *h);
 void fmt_us_compact(char *buf, size_t n, uint64_t us);	/* "12.3ms" */
+/* Requests per second with about three significant digits. */
+void fmt_rate(char *buf, size_t n, double v);
+
+/* json_stats.c: shared by the JSON writers (report_json.c,
+ * report_profile.c, report_pop3.c). */
 /* "key":{"mean":..,"p50":..,"p90":..,"p95":..,"p99":..,"p999":..,"max":..} */
 void json_latency(FILE *f, const char *key, const struct hist *h);
 /* "key":{"name":N,...}: a counter array under its names, every one. */
@@ -138,6 +148,7 @@ void json_cmd(FILE *f, const char **sep, const char *name,
 	      const char *const *keys, const uint64_t *v, int n,
 	      const struct hist *h, const struct report_run *run);
 
+/* report_calc.c, for every writer. */
 /* ok + no + bad + failed of one op. */
 uint64_t report_op_activity(const struct stats_snap *s, int op);
 /* The same over every op: commands that ended one way or another. */
@@ -150,6 +161,8 @@ double report_div(double a, double b);
 double report_achieved_rate(const struct report_run *run,
 			    const struct stats_snap *tot);
 
+/* report_sla.c, for the text and JSON writers (its sla_eval and
+ * report_sla_failures are report.h's). */
 /* The figure cfg->slas[i] bounds: main's run->sla_actual_us when given,
  * else computed from tot (the mean for percentile 0, the max for 100, of
  * one op or of all for op -1).  *samples gets the number of samples. */

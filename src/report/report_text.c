@@ -67,20 +67,6 @@ print_conns(const struct stats_snap *s, FILE *o)
 	fprintf(o, "%3" PRIu64 "/%3" PRIu64, s->conns_open, s->conns_total);
 }
 
-/* "12.3ms": units_fmt_us without the space, to keep a tick line compact. */
-void
-fmt_us_compact(char *buf, size_t n, uint64_t us)
-{
-	char tmp[32];
-	size_t j = 0;
-
-	units_fmt_us(tmp, sizeof(tmp), us);
-	for (size_t i = 0; tmp[i] != '\0' && j + 1 < n; i++)
-		if (tmp[i] != ' ')
-			buf[j++] = tmp[i];
-	buf[j] = '\0';
-}
-
 void
 report_text_tick(struct report *r, const struct report_run *run,
 		 const struct stats_snap *win, const struct stats_snap *cum)
@@ -135,51 +121,17 @@ report_text_tick(struct report *r, const struct report_run *run,
 	fflush(o);
 }
 
-/* Requests per second with about three significant digits. */
-static void
-fmt_rate(char *buf, size_t n, double v)
-{
-	if (v < 9.995)
-		snprintf(buf, n, "%.2f", v);
-	else if (v < 99.95)
-		snprintf(buf, n, "%.1f", v);
-	else
-		snprintf(buf, n, "%.0f", v);
-}
-
 static double
 kbps(uint64_t bytes, double secs)
 {
 	return report_div((double)bytes * 8.0 / 1000.0, secs);
 }
 
+/* The widths of print_lat_row's row (text_fmt.c), then this table's own
+ * columns. */
 #define TABLE_HEAD							\
 	"command       count   ok/s     mean      p50      p90      p95"	\
 	"      p99    p99.9      max   no  bad failed\n"
-/* "command       count": the name and the count share this width, so a
- * name longer than 12 ("TLS handshake") still ends its count in line. */
-#define TABLE_NAME_COUNT_W 19
-
-/* A row up to the max column; widths match TABLE_HEAD. */
-void
-print_lat_row(FILE *o, const char *name, uint64_t count, double per_s,
-	      const struct hist *h)
-{
-	char cnt[24], rate[32], mean[32], p[HIST_ROW_PCTS][32], max[32];
-	uint64_t v[HIST_ROW_PCTS];
-
-	snprintf(cnt, sizeof(cnt), "%" PRIu64, count);
-	int pad = TABLE_NAME_COUNT_W - (int)strlen(name) - (int)strlen(cnt);
-	fmt_rate(rate, sizeof(rate), per_s);
-	units_fmt_us(mean, sizeof(mean), (uint64_t)llround(hist_mean(h)));
-	hist_row_percentiles(h, v);
-	for (int i = 0; i < HIST_ROW_PCTS; i++)
-		units_fmt_us(p[i], sizeof(p[i]), v[i]);
-	units_fmt_us(max, sizeof(max), hist_max(h));
-	fprintf(o, "%s%*s%s %6s %8s %8s %8s %8s %8s %8s %8s", name,
-		pad > 1 ? pad : 1, "", cnt, rate, mean, p[0], p[1], p[2],
-		p[3], p[4], max);
-}
 
 /* One row per command that did anything, then the TLS handshakes: they
  * cost the server like a command and are timed the same way, but have no
