@@ -78,6 +78,20 @@ runs = {}
 for row in st.rows:
     runs[row["users"]] = runs.get(row["users"], 0) + 1
 assert 3 <= runs[20] <= 6 and 3 <= runs[21] <= 6, runs
+# A noisy knee (a real Dovecot search: 32 held 3 of 4, 33 half its runs,
+# 34 none): the bounds' runs alone left the interval at 4..33, its lower
+# end dragged to the counts the doubling ran once.  Those get --repeats
+# runs and the gap below the knee is tried, until the interval is within
+# the width: 16 ran 3 times, 24 was tried, and the interval is 28..33.
+st = FakeSteps(lambda n: [T] if n < 32 else [T, T, F, T] if n == 32
+               else [F, T] if n == 33 else [F])
+ans = cap.search(st, opts, lambda: 0)
+runs = {}
+for row in st.rows:
+    runs[row["users"]] = runs.get(row["users"], 0) + 1
+assert (ans.how, ans.lo, ans.hi) == ("decided", 33, 34), (ans.how, ans.lo, ans.hi)
+assert runs[16] == 3 and 24 in runs, runs
+assert ans.ci[1] == 33 and ans.ci[1] - ans.ci[0] <= 2 * 0.10 * 33, ans.ci
 # Everything holds up to --max: "max" once --max ran --repeats times.
 st = FakeSteps(lambda n: [T])
 ans = cap.search(st, dict(opts, max=8), lambda: 0)
