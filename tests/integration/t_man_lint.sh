@@ -1,7 +1,7 @@
 #!/bin/bash
 # The manual passes mandoc's lint: `mandoc -Tlint man/imapstress.1` says
-# nothing (every level, style included).  mandoc is not one of
-# scripts/deps' packages, so without it the test is skipped.  One kind of
+# nothing (every level, style included).  scripts/deps installs mandoc;
+# a machine set up otherwise without it skips the test.  One kind of
 # line is about this machine, not the page: "outdated mandoc.db lacks
 # ps(1) entry, run makewhatis" means a page named by .Xr exists but the
 # system's mandoc.db does not list it; those are left out, every other
