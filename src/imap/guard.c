@@ -314,6 +314,10 @@ guard_destructive_text(const char *text, size_t len)
 	const char *w;
 	size_t n = next_word(text, len, &p, &w);
 
+	/* Every command of a run passes here: the first letter turns most
+	 * away (NOOP, FETCH, LIST, ...) before any word is compared. */
+	if (n == 0 || !strchr("UuEeMmDdCcSs", w[0]))
+		return false;
 	if (word_is(w, n, "UID"))
 		n = next_word(text, len, &p, &w);
 	if (word_is(w, n, "EXPUNGE") || word_is(w, n, "MOVE") ||

@@ -58,6 +58,15 @@ START_TEST(test_guard_rule)
 		{ "SEARCH DELETED", false },
 		{ "APPEND INBOX {5+}", false },
 		{ "NOOP", false },
+		/* The first letter turns a command away early, in either
+		 * case: these must still get to the words. */
+		{ "uid move 9 Spam", true },
+		{ "Delete x", true },
+		{ "close", true },
+		{ "store 2 +flags (\\deleted)", true },
+		{ "uid fetch 1 (FLAGS)", false },
+		{ "Subscribe x", false },
+		{ "", false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *t = cases[i].text;
