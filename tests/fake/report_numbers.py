@@ -114,8 +114,16 @@ def check_run(path, jpath):
     s = [l for l in lines if l["type"] == "summary"][0]
     xs = [t["t"] for t in ticks]
     # A tick's window runs from the tick before (its t) to its own: a
-    # tick fires late on a loaded machine, so not always 1 s.
-    secs = [t - (xs[i - 1] if i else 0) for i, t in enumerate(xs)]
+    # tick fires late on a loaded machine, so not always 1 s.  The last
+    # tick can come within the JSON's precision of the one before (a run
+    # that ends just after a tick): then its partial_s is its length, as
+    # hr_tick_secs takes it.
+    secs = []
+    for i, t in enumerate(xs):
+        d = t - (xs[i - 1] if i else 0)
+        if not 0 < d < 1e9:
+            d = ticks[i].get("partial_s") or 1.0
+        secs.append(d)
 
     def over_time(chart, name, get, rate):
         se = series(p, chart, name)
