@@ -16,6 +16,8 @@
 # what the server's log says it sent and removed, the client's memory
 # stays bounded (peak RSS under 64 MB for the 4 MB line), and no byte of
 # the server's text reaches the terminal raw (no ESC in stdout or stderr).
+# Last, users-in: two visits held open by the silent fake are counted in
+# the ticks' users_in gauge, exactly.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=SCRIPTDIR/pop3_lib.sh disable=SC1091
@@ -102,3 +104,32 @@ EXTRA=
 rss=$(grep -o 'peak RSS [0-9.]* MiB' "$TEST_TMP/hugeline/out" | awk '{ print int($3) }')
 [ -n "$rss" ] || fail "hugeline: no peak RSS line"
 [ "$rss" -lt 64 ] || fail "hugeline: peak RSS $rss MiB for a 4 MB line (not bounded)"
+
+# users_in (the JSON ticks' profile gauge, "now") counts a POP3 user while
+# its visit is logged in.  Against a real server a visit lasts
+# milliseconds and a tick's sample may fall between them all
+# (t_pop3_dovecot saw 0 in every tick once, under load); here two users
+# log in and the fake goes silent after PASS, with a --cmd-timeout longer
+# than the run, so both stay logged in from their logins to the run's end
+# and every tick between sees them: the most in one tick is exactly 2.
+d=$TEST_TMP/users-in
+mkdir -p "$d"
+fake_line_start "$d" "$FAKE" --fault stall
+pid=$FAKE_PID
+pop3_profile 2 fu%n >"$d/profile"
+rc=0
+run_with_timeout 60 "$IMAPSTRESS" --profile "$d/profile" --port 9 \
+	--pop3-port "$(cat "$d/port")" --duration 3 --cmd-timeout 30 \
+	--json "$d/json" >"$d/out" 2>"$d/err" || rc=$?
+stop_bg "$pid"
+read -r most logins <<<"$("$PY" - "$d/json" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":')]
+s = [l for l in lines if l["type"] == "summary"][-1]
+print(max(l.get("profile", {}).get("users_in", 0) for l in lines if l["type"] == "tick"),
+      s["profile"]["pop3"].get("logins", 0))
+PY
+)" || fail "users-in: unreadable JSON (exit $rc: $(tail -n 3 "$d/err"))"
+assert_eq 2 "$logins" "users-in: logins (stalled after PASS, none ends before the run)"
+assert_eq 2 "$most" "users-in: the most POP3 users logged in at one tick"
+note "users-in: exit $rc, 2 logins, users_in 2 while they were in"

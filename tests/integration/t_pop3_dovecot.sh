@@ -148,7 +148,13 @@ assert_eq 0 "$c_lost" "no DELE left uncommitted"
 assert_eq 0 "$j_lost" "no DELE left uncommitted (report)"
 assert_eq 0 "$j_err" "no -ERR and no command cut off"
 assert_eq 0 "$j_fail" "no failed session"
-assert_ge "$most_in" 1 "POP3 users counted as logged in during their visits"
+# Not asserted: the most users_in of any tick.  It is a sample ("now")
+# and a Dovecot visit lasts milliseconds: at about 26 visits a second of
+# 10-20 ms each, all six ticks fall between visits about one run in
+# twenty (under load it happened, 0 in every tick).  t_fault_pop3
+# (users-in) shows POP3 users counted while logged in, against visits
+# held open to the run's end.
+note "users_in at the ticks: at most $most_in (a sample)"
 [ "$most_in" -le 20 ] || fail "users logged in: $most_in in one tick, more than the 20 users"
 assert_eq "capa,dele,greeting,pass,quit,retr,stat,uidl,user" "$cmds" "the commands a session sends"
 
