@@ -29,7 +29,9 @@
  *  - a leading number is a connection number (1..connections); with more
  *    than one connection every command and result line needs one;
  *  - the first word of a command line is a tag (form 3) when a later line
- *    of the same connection is "<that word> OK|NO|BAD|\"\"". */
+ *    of the same connection is "<that word> OK|NO|BAD|\"\"";
+ *  - a group directive (!sleep, !output, !ordered) before the first
+ *    command is an error (imaptest would send it as a command). */
 #ifndef IMAPSTRESS_SCRIPT_H
 #define IMAPSTRESS_SCRIPT_H
 
@@ -82,14 +84,28 @@ struct script_cmd {
 	unsigned result_line;	/* where the result is (== line for form 1) */
 };
 
+/* A "!output TEXT" line: TEXT, variables unexpanded. */
+struct script_output {
+	char *text;
+	unsigned line;
+};
+
 /* Commands sent together on one connection and the untagged replies
- * expected (in any order) before the last of them completes. */
+ * expected (in any order, or with !ordered in the listed order) before
+ * the last of them completes.  imaptest's group directives, lines that
+ * follow the step's command (script_parse_directive.c), end up here: when
+ * the step is over its outputs are printed, then the run pauses
+ * sleep_ms before the next step, as imaptest's test_group_finished does. */
 struct script_step {
 	unsigned conn;		/* 0-based connection index */
 	struct script_cmd *cmds;
 	unsigned n_cmds;
 	struct script_line *untagged;
 	unsigned n_untagged;
+	bool ordered;		/* !ordered */
+	unsigned sleep_ms;	/* !sleep INTERVAL (the last one) */
+	struct script_output *outputs;	/* !output TEXT, in file order */
+	unsigned n_outputs;
 };
 
 struct script {
@@ -155,6 +171,10 @@ bool script_step_says_bye(const struct script_step *st);
  * (test_group_finished) count; a pipelined group of eight commands is
  * one. */
 unsigned script_imaptest_groups(const struct script *s);
+
+/* Dovecot's time interval v (the whole of it), as imaptest's !sleep
+ * reads it, in milliseconds (script_parse_directive.c): 0, else -1. */
+int script_interval_ms(const char *v, unsigned *ms);
 
 const char *script_state_name(enum script_state st);
 const char *script_result_name(enum script_result_kind r);

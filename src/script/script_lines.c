@@ -263,6 +263,20 @@ directive_is(const char *s, size_t n, const char *word, const char **arg,
 	return true;
 }
 
+bool
+slines_group_directive(const char *s, size_t n)
+{
+	static const char *const words[] = { "!sleep", "!output", "!ordered" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t w = strlen(words[i]);
+		if (n >= w && strncmp(s, words[i], w) == 0 &&
+		    (n == w || s[w] == ' '))
+			return true;
+	}
+	return false;
+}
+
 /* !ifenv/!ifnenv/!else/!endif.  if_on[d] says whether lines at depth d
  * are kept (if_on[0] is always true). */
 struct ifstack {
@@ -317,7 +331,8 @@ preproc(struct ifstack *st, const char *s, size_t n, unsigned line,
 	struct sbuf w = { 0 };
 	sbuf_add(&w, s, n < 40 ? n : 40);
 	slines_fail(err, errlen, path, line,
-		    "unknown directive '%s' (known: !ifenv, !ifnenv, !else, !endif)",
+		    "unknown directive '%s' (known: !ifenv, !ifnenv, !else, !endif, "
+		    "!sleep, !output, !ordered)",
 		    w.s);
 	sbuf_reset(&w);
 	return -1;
@@ -347,8 +362,10 @@ slines_read(struct slines *ls, const char *path, const char *text,
 		}
 		if (no_nul(s, n, path, r.line, err, errlen) < 0)
 			goto fail;
-		/* "! " is an untagged line that must not come (script.h) */
-		if (n > 0 && s[0] == '!' && !(n > 1 && s[1] == ' ')) {
+		/* "! " is an untagged line that must not come (script.h);
+		 * a group directive is the step parser's */
+		if (n > 0 && s[0] == '!' && !(n > 1 && s[1] == ' ') &&
+		    !slines_group_directive(s, n)) {
 			if (preproc(&st, s, n, r.line, path, err, errlen) < 0)
 				goto fail;
 			continue;

@@ -1,5 +1,6 @@
-/* script_opts.h: the run options a scripted test refuses, checked before
- * anything is loaded or connects (whichever loop runs the tests). */
+/* script_opts.h: the run options a scripted test refuses (shards, a
+ * user= template with '%'), checked before anything is loaded or
+ * connects (whichever loop runs the tests). */
 #ifndef IMAPSTRESS_SCRIPT_OPTS_H
 #define IMAPSTRESS_SCRIPT_OPTS_H
 

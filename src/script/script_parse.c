@@ -49,6 +49,9 @@ check_patterns(struct pstate *p)
 			    (c->prefix && check_text(p, c->prefix, c->result_line) < 0))
 				return -1;
 		}
+		for (unsigned k = 0; k < st->n_outputs; k++)
+			if (check_text(p, st->outputs[k].text, st->outputs[k].line) < 0)
+				return -1;
 	}
 	return 0;
 }
@@ -131,6 +134,9 @@ script_free(struct script *s)
 		}
 		for (unsigned k = 0; k < st->n_untagged; k++)
 			free(st->untagged[k].text);
+		for (unsigned k = 0; k < st->n_outputs; k++)
+			free(st->outputs[k].text);
+		free(st->outputs);
 		free(st->cmds);
 		free(st->untagged);
 	}

@@ -3,8 +3,9 @@
  * the load-time pattern check, script_free), script_parse_head.c (the
  * header lines), script_parse_step.c (commands and result lines grouped
  * into steps), script_parse_untagged.c (the untagged reply lines:
- * imaptest's star, bang and question-mark lines) and
- * script_parse_text.c (words, numbers, errors: called by all, calling
+ * imaptest's star, bang and question-mark lines),
+ * script_parse_directive.c (the group directives !ordered, !sleep and
+ * !output) and script_parse_text.c (words, numbers, errors: called by all, calling
  * none).  Nothing else includes it. */
 #ifndef IMAPSTRESS_SCRIPT_PARSE_INT_H
 #define IMAPSTRESS_SCRIPT_PARSE_INT_H
@@ -70,5 +71,9 @@ int sparse_untagged(struct pstate *p, const struct sline *l,
 		    const char *rest);
 
 void sparse_rkeys_free(struct pstate *p);
+
+/* script_parse_directive.c: line l, a group directive
+ * (slines_group_directive), applied to the current step. */
+int sparse_directive(struct pstate *p, const struct sline *l);
 
 #endif

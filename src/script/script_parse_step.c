@@ -176,6 +176,9 @@ sparse_body_line(struct pstate *p, unsigned i)
 	struct head h;
 	struct script_cmd *c;
 
+	/* before the connection number: imaptest's directives have none */
+	if (slines_group_directive(l->text, l->len))
+		return sparse_directive(p, l);
 	if (line_head(p, l, &h) < 0)
 		return -1;
 	if (sparse_untagged_mark(h.rest) >= 0)

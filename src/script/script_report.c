@@ -232,17 +232,31 @@ script_report_test(struct script_report *r, const struct script *s,
 		unsigned total = 0;
 		for (unsigned i = 0; i < s->n_steps; i++)
 			total += s->steps[i].n_cmds;
-		/* groups and extension: imaptest's verdict lines count
-		 * command groups, of tests with and without capabilities
-		 * apart (scripts/imaptest-suite sums them) */
+		/* groups, failures and extension: imaptest's verdict lines
+		 * count command groups and failed commands, of tests with and
+		 * without capabilities apart (scripts/imaptest-suite sums
+		 * them) */
 		fprintf(r->json, ",\"result\":\"%s\",\"line\":%u,\"commands\":%u,"
-			"\"total\":%u,\"groups\":%u,\"extension\":%s,\"detail\":",
-			res[o->verdict], o->line, o->commands, total,
-			script_imaptest_groups(s), s->n_caps > 0 ? "true" : "false");
+			"\"total\":%u,\"groups\":%u,\"failures\":%u,"
+			"\"extension\":%s,\"detail\":",
+			res[o->verdict], o->line, o->commands, total, o->groups,
+			o->failures, s->n_caps > 0 ? "true" : "false");
 		json_str(r->json, o->detail ? o->detail : "");
 		fputs("}\n", r->json);
 	}
 	sbuf_reset(&name);
+}
+
+void
+script_report_output(struct script_report *r, const char *line, size_t len)
+{
+	struct sbuf b = { 0 };
+	FILE *out = r->json_stdout ? stderr : stdout;
+
+	sbuf_add_escaped(&b, line, len);
+	fprintf(out, "%s\n", b.s ? b.s : "");
+	fflush(out);
+	sbuf_reset(&b);
 }
 
 int

@@ -7,10 +7,12 @@
  *   NAME: skipped: missing capability X
  * then "N passed, N failed, N skipped".  The clean-up run after the last
  * test has no line: only when it fails, a warning on stderr.  With --json FILE (or -), one
- * JSON object per test ({"test","result":"ok|failed|skipped","line",
- * "commands" (answered as expected),"total" (in the file),"groups"
- * (imaptest's count: script_imaptest_groups),"extension" (it has
- * capabilities:),"detail"}) and a last one with the totals. */
+ * JSON object per test ({"test","result":"ok|failed|skipped","line"
+ * (the first failure's),"commands" (of the steps that passed),"total"
+ * (in the file),"groups" and "failures" (imaptest's counts:
+ * script_outcome),"extension" (it has capabilities:),"detail"}) and a
+ * last one with the totals.  A failed test's detail holds each of its
+ * failures (script_run.h: a failure does not end a test). */
 #ifndef IMAPSTRESS_SCRIPT_REPORT_H
 #define IMAPSTRESS_SCRIPT_REPORT_H
 
@@ -42,6 +44,10 @@ struct script_report *script_report_new(const struct config *cfg, char *err,
 					size_t errlen);
 void script_report_test(struct script_report *r, const struct script *s,
 			const struct script_outcome *o);
+/* A test's !output line (len octets, control characters escaped) where
+ * the verdicts go, at once. */
+void script_report_output(struct script_report *r, const char *line,
+			  size_t len);
 /* Print the totals; the exit status (0 none failed, 1 otherwise). */
 int script_report_end(struct script_report *r);
 void script_report_free(struct script_report *r);	/* NULL is a no-op */

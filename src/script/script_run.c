@@ -50,7 +50,8 @@ run_reset(struct script_run *r)
 	r->guard_i = r->guard_phase = 0;
 	r->guard_examined = false;
 	sstep_reset(r);
-	r->in_steps = r->logging_out = false;
+	r->in_steps = r->logging_out = r->sleeping = r->drop = false;
+	r->step_failures = 0;
 	r->step = 0;
 	smatch_free(&r->m);
 }
@@ -507,6 +508,13 @@ script_on_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp
 		return;
 	}
 	sstep_resp(r, conn, resp);
+}
+
+void
+script_on_wake(struct script_run *r)
+{
+	if (!r->finished && r->in_steps)
+		sstep_wake(r);
 }
 
 void

@@ -11,6 +11,7 @@
  *   driver: greeting read on conn k      -> script_on_ready(r, k)
  *   driver: each response on conn k      -> script_on_resp(r, k, resp)
  *   driver: conn k lost                  -> script_on_closed(r, k, why)
+ *   runner: io.sleep(ctx, ms) (!sleep)   -> later script_on_wake(r)
  *   ... until script_run_finished(r); then script_run_outcome(r).
  * The runner then has called io.close for every connection it opened.
  * One run object may start the next test after finishing one.
@@ -24,6 +25,18 @@
  * warns), CREATE, APPEND of the mbox's messages (messages: of them,
  * wrapping), SELECT on every connection.  After the last step each
  * connection sends LOGOUT.
+ *
+ * A failure does not end the test, as in imaptest (test-exec.c): a
+ * command whose result is not the expected one, a "! " line a reply
+ * matched, the step's missing untagged replies (one failure for all of
+ * them), an extra reply (ignore_extra_untagged: no), a variable with no
+ * value in a command (what was expanded up to it is sent, as imaptest
+ * sends it) or in an !output line each count one, and the test goes on
+ * to its next step.  What ends it is what ends imaptest's: the set-up
+ * failing, a connection lost (or --cmd-timeout), a continuation or a
+ * tagged reply nobody asked for, a BAD the script does not expect
+ * (imaptest's client drops the connection on one), and the foreign-mail
+ * guard's refusal.
  *
  * Callbacks may be made from inside io.send/io.close; io.close must not
  * free anything the driver is still using in the current callback (defer
@@ -68,16 +81,33 @@ struct script_io {
 	 * test fails).  Nothing is sent on conn until it is ready again
 	 * (script_on_ready), with the layer on.  NULL: no COMPRESS. */
 	bool (*compress)(void *ctx, unsigned conn);
+	/* !sleep: pause ms before the next step, then call script_on_wake
+	 * (NULL: no pause).  What arrives meanwhile counts for the next
+	 * step of its connection. */
+	void (*sleep)(void *ctx, unsigned ms);
+	/* !output: one line to print, len octets, variables replaced (server
+	 * text: unescaped).  NULL: dropped. */
+	void (*output)(void *ctx, const char *line, size_t len);
 };
 
 enum script_verdict { SCRIPT_PASS, SCRIPT_FAIL, SCRIPT_SKIP };
 
 struct script_outcome {
 	enum script_verdict verdict;
-	unsigned line;		/* FAIL: the line of the test file at fault */
-	char *detail;		/* FAIL: the diff (lines, server text escaped);
+	unsigned line;		/* FAIL: the line of the first failure */
+	char *detail;		/* FAIL: the diffs (lines, server text escaped),
+				 * the first failure's, then "failure N (line
+				 * L):" and each later one's (the first ten);
 				 * SKIP: "missing capability X" */
-	unsigned commands;	/* script commands that completed */
+	unsigned commands;	/* script commands of the steps that passed */
+	/* imaptest's counts for its verdict lines: failures as its test_fail
+	 * counts them ("individual commands failed"), and the command groups
+	 * it counts for the test: every step and the LOGOUT it adds
+	 * (script_imaptest_groups) when the test runs to its end; the
+	 * finished ones and the one under way when something ends it; none
+	 * for a skipped test or a failed set-up. */
+	unsigned failures;
+	unsigned groups;
 	bool foreign;		/* FAIL: the foreign-mail guard refused
 				 * (detail is its line): the run stops */
 };
@@ -95,6 +125,8 @@ void script_on_ready(struct script_run *r, unsigned conn);
 void script_on_resp(struct script_run *r, unsigned conn,
 		    const struct imap_resp *resp);
 void script_on_closed(struct script_run *r, unsigned conn, const char *why);
+/* The pause io.sleep asked for is over. */
+void script_on_wake(struct script_run *r);
 
 bool script_run_finished(const struct script_run *r);
 const struct script_outcome *script_run_outcome(const struct script_run *r);

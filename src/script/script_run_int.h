@@ -107,7 +107,10 @@ struct script_run {
 
 	/* steps */
 	bool in_steps, logging_out;
+	bool sleeping;		/* io.sleep asked: the next step waits */
+	bool drop;		/* a BAD nobody expected: end after the step */
 	unsigned step;
+	unsigned step_failures;	/* failures of the step under way */
 	struct spat **pats;	/* the step's expected untagged replies */
 	bool *matched;
 	char **near_miss;	/* why each one failed against its nearest reply */
@@ -121,9 +124,11 @@ struct script_run {
 	unsigned n_fetch;
 };
 
-/* script_send.c */
+/* script_send.c: the end of the test (FAIL: detail is one more
+ * failure, its last), and a failure that does not end it. */
 void srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 		 char *detail);
+void srun_note_failure(struct script_run *r, unsigned line, char *detail);
 void srun_send(struct script_run *r, unsigned conn, const char *tag,
 	       const char *text);
 /* The same for len octets of text, which may hold NUL in a literal. */
@@ -199,6 +204,7 @@ void sstep_unexpected(struct script_run *r, unsigned conn,
 		      const struct imap_resp *resp);
 void sstep_closed(struct script_run *r, unsigned conn, char *why);
 void sstep_logout_done(struct script_run *r, unsigned conn);
+void sstep_wake(struct script_run *r);
 void sstep_reset(struct script_run *r);
 
 #endif

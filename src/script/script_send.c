@@ -1,8 +1,8 @@
 /* script_send.c: what both the set-up (script_run.c) and the steps
  * (script_step.c) write to a run's connections, and how a run ends: a
  * command split into chunks at each synchronizing literal, sent as far
- * as the server's "+" allows, and the verdict that closes every
- * connection.  It calls neither of them back. */
+ * as the server's "+" allows, the failures a test gathers, and the
+ * verdict that closes every connection.  It calls neither of them back. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +23,56 @@ close_all(struct script_run *r)
 	r->finished = true;
 }
 
+/* Failures past this many are counted, their details not kept. */
+#define DETAILED_FAILURES 10
+
+void
+srun_note_failure(struct script_run *r, unsigned line, char *detail)
+{
+	struct script_outcome *o = &r->out;
+
+	if (r->finished) {
+		free(detail);
+		return;
+	}
+	o->failures++;
+	r->step_failures++;
+	if (o->failures == 1) {
+		o->line = line;
+		o->detail = detail;
+		return;
+	}
+	if (o->failures <= DETAILED_FAILURES) {
+		struct sbuf b = { 0 };
+		sbuf_adds(&b, o->detail ? o->detail : "");
+		if (b.len > 0 && b.s[b.len - 1] != '\n')
+			sbuf_adds(&b, "\n");
+		if (line > 0)
+			sbuf_addf(&b, "failure %u (line %u):\n", o->failures, line);
+		else
+			sbuf_addf(&b, "failure %u:\n", o->failures);
+		sbuf_adds(&b, detail ? detail : "");
+		free(o->detail);
+		o->detail = sbuf_take(&b);
+	}
+	free(detail);
+}
+
+/* imaptest's count of the test's command groups (script_run.h): all of
+ * them at a normal end; else the finished ones and the one under way
+ * (its test_execute_cancel_by_client counts that one too). */
+static unsigned
+groups_counted(const struct script_run *r, enum script_verdict v)
+{
+	unsigned all = script_imaptest_groups(r->s);
+
+	if (v == SCRIPT_SKIP || !r->in_steps)
+		return 0;
+	if (v == SCRIPT_PASS)
+		return all;
+	return r->step + 1 < all ? r->step + 1 : all;
+}
+
 void
 srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 	    char *detail)
@@ -31,9 +81,22 @@ srun_finish(struct script_run *r, enum script_verdict v, unsigned line,
 		free(detail);
 		return;
 	}
-	r->out.verdict = v;
-	r->out.line = line;
-	r->out.detail = detail;
+	r->out.groups = groups_counted(r, v);
+	if (v == SCRIPT_FAIL)
+		srun_note_failure(r, line, detail);
+	else if (v == SCRIPT_SKIP)
+		r->out.detail = detail;
+	else
+		free(detail);
+	if (r->out.failures > DETAILED_FAILURES) {
+		struct sbuf b = { 0 };
+		sbuf_adds(&b, r->out.detail ? r->out.detail : "");
+		sbuf_addf(&b, "(%u more failures, not shown)\n",
+			  r->out.failures - DETAILED_FAILURES);
+		free(r->out.detail);
+		r->out.detail = sbuf_take(&b);
+	}
+	r->out.verdict = r->out.failures > 0 ? SCRIPT_FAIL : v;
 	close_all(r);
 }
 

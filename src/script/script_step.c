@@ -43,17 +43,24 @@ show(struct sbuf *b, const char *s, size_t n)
 		sbuf_adds(b, "...");
 }
 
+/* The step under way (or the next, while sleeping); NULL after the
+ * last. */
+static const struct script_step *
+cur_step(const struct script_run *r)
+{
+	return r->step < r->s->n_steps ? &r->s->steps[r->step] : NULL;
+}
+
 /* The failure report: the step's commands, the line at fault, why, and
  * what the server sent on the step's connection. */
-static void
-step_fail(struct script_run *r, unsigned line, const char *expected,
-	  const char *why)
+static char *
+fail_detail(struct script_run *r, const struct script_step *st,
+	    unsigned line, const char *expected, const char *why)
 {
-	const struct script_step *st = &r->s->steps[r->step];
-	struct rconn *c = &r->conn[st->conn];
+	struct rconn *c = st ? &r->conn[st->conn] : NULL;
 	struct sbuf b = { 0 };
 
-	for (unsigned i = 0; i < st->n_cmds; i++) {
+	for (unsigned i = 0; st != NULL && i < st->n_cmds; i++) {
 		const struct script_cmd *cmd = &st->cmds[i];
 		sbuf_addf(&b, "command (line %u, connection %u): ", cmd->line,
 			  st->conn + 1);
@@ -69,9 +76,30 @@ step_fail(struct script_run *r, unsigned line, const char *expected,
 	}
 	sbuf_adds(&b, "why: ");
 	sbuf_adds(&b, why);
-	sbuf_adds(&b, "\nserver sent:\n");
-	sbuf_adds(&b, c->transcript.s ? c->transcript.s : "    (nothing)\n");
-	srun_finish(r, SCRIPT_FAIL, line, sbuf_take(&b));
+	sbuf_adds(&b, "\n");
+	if (c != NULL) {
+		sbuf_adds(&b, "server sent:\n");
+		sbuf_adds(&b, c->transcript.s ? c->transcript.s : "    (nothing)\n");
+	}
+	return sbuf_take(&b);
+}
+
+/* One failure of the step under way: counted, and the test goes on. */
+static void
+step_fail(struct script_run *r, unsigned line, const char *expected,
+	  const char *why)
+{
+	srun_note_failure(r, line, fail_detail(r, cur_step(r), line, expected,
+						why));
+}
+
+/* A failure that ends the test: the server is not where the script is.
+ * st: the step to show (NULL: none). */
+static void
+step_fatal(struct script_run *r, const struct script_step *st, unsigned line,
+	   const char *expected, const char *why)
+{
+	srun_finish(r, SCRIPT_FAIL, line, fail_detail(r, st, line, expected, why));
 }
 
 static int
@@ -115,6 +143,7 @@ static void
 begin_step(struct script_run *r)
 {
 	sstep_reset(r);
+	r->step_failures = 0;
 	if (r->step >= r->s->n_steps) {
 		start_logout(r);
 		return;
@@ -137,7 +166,7 @@ begin_step(struct script_run *r)
 		const struct script_line *l = &st->untagged[i];
 		r->pats[i] = spat_compile(l->text, l->len, err, sizeof(err));
 		if (r->pats[i] == NULL) {	/* script_parse checked it */
-			step_fail(r, l->line, l->text, err);
+			step_fatal(r, st, l->line, l->text, err);
 			return;
 		}
 	}
@@ -148,11 +177,12 @@ begin_step(struct script_run *r)
 		char tag[24];
 		snprintf(tag, sizeof(tag), "s%u", ++r->tag_no);
 		r->tags[i] = xstrdup(cmd->tag ? cmd->tag : tag);
-		if (expand_cmd(r, cmd->text, cmd->text_len, &texts[i], &why) < 0) {
+		/* As imaptest: a failure, and what was expanded up to the
+		 * variable goes out all the same. */
+		if (expand_cmd(r, cmd->text, cmd->text_len, &texts[i], &why) < 0)
 			step_fail(r, cmd->line, NULL, why.s);
-			sbuf_reset(&why);
-			goto out;
-		}
+		sbuf_reset(&why);
+		sbuf_add(&texts[i], "", 0);
 		sappend_fill(r, texts[i].s, texts[i].len, &texts[i]);
 	}
 	/* $tag: the tag of the step's first command, as in imaptest */
@@ -192,12 +222,15 @@ static void
 step_untagged(struct script_run *r, const struct script_step *st,
 	      const struct imap_resp *resp)
 {
-	bool hit = false;
+	bool hit = false, forbidden = false;
 
 	/* As in imaptest, a reply is tried against every line not yet
 	 * matched: it may satisfy several (LIST's "()" and "(\noselect)"),
 	 * and a "! " line it matches fails the test even when a "* " line
-	 * took it too. */
+	 * took it too.  With !ordered it takes one line at most, and is
+	 * tried no further than the first "* " line still waiting: one it
+	 * does not match there came out of order (imaptest's
+	 * untagged_ordered). */
 	for (unsigned i = 0; i < st->n_untagged; i++) {
 		struct sbuf why = { 0 };
 		bool banned = st->untagged[i].exist == SCRIPT_X_MUST_NOT;
@@ -213,19 +246,31 @@ step_untagged(struct script_run *r, const struct script_step *st,
 			step_fail(r, st->untagged[i].line, st->untagged[i].text,
 				  why.s);
 			sbuf_reset(&why);
-			return;
+			forbidden = true;
+			break;
 		}
 		if (m && !banned) {
 			hit = true;
 			r->matched[i] = true;
-		} else if (!banned && r->near_miss[i] == NULL &&
-			 spat_names(r->pats[i], resp->keyword, resp->keyword_len))
+			sbuf_reset(&why);
+			if (st->ordered)
+				break;
+			continue;
+		}
+		if (!banned && r->near_miss[i] == NULL &&
+		    spat_names(r->pats[i], resp->keyword, resp->keyword_len))
 			r->near_miss[i] = sbuf_take(&why);
 		sbuf_reset(&why);
+		if (st->ordered && st->untagged[i].exist == SCRIPT_X_MUST)
+			break;
 	}
 	/* A FETCH may be the rest of one before it (script_fetch.c): an
-	 * extra only if nothing takes it by the end of the step. */
-	if (!hit && resp->has_num && imap_resp_kw(resp) == IMAP_KW_FETCH) {
+	 * extra only if nothing takes it by the end of the step.  Not with
+	 * !ordered, where each reply is one line's, in turn. */
+	if (forbidden) {
+		/* imaptest takes the reply no further */
+	} else if (!hit && !st->ordered && resp->has_num &&
+		   imap_resp_kw(resp) == IMAP_KW_FETCH) {
 		sfetch_merge(r, st, resp);
 	} else if (!hit && !r->s->ignore_extra_untagged && r->extra.len == 0) {
 		show(&r->extra, resp->line, resp->line_len);
@@ -234,21 +279,63 @@ step_untagged(struct script_run *r, const struct script_step *st,
 		smatch_note_expunge(&r->m, resp->num);
 }
 
+/* The step's missing "* " lines: one failure for them all, as imaptest
+ * counts them, naming the first. */
+static void
+check_missing(struct script_run *r, const struct script_step *st)
+{
+	unsigned first = st->n_untagged, missing = 0;
+
+	for (unsigned i = 0; i < st->n_untagged; i++)
+		if (!r->matched[i] && st->untagged[i].exist == SCRIPT_X_MUST) {
+			if (missing++ == 0)
+				first = i;
+		}
+	if (missing == 0)
+		return;
+	struct sbuf exp = { 0 }, why = { 0 };
+	sbuf_adds(&exp, "* ");
+	sbuf_adds(&exp, st->untagged[first].text);
+	sbuf_adds(&why, r->near_miss[first] ? r->near_miss[first]
+		  : st->ordered ? "no reply of the server matched this line "
+				  "in its turn (!ordered)"
+				: "no reply of the server matched this line");
+	if (missing > 1)
+		sbuf_addf(&why, " (and %u more lines of this step had no reply)",
+			  missing - 1);
+	step_fail(r, st->untagged[first].line, exp.s, why.s);
+	sbuf_reset(&exp);
+	sbuf_reset(&why);
+}
+
+/* !output: each line, its variables replaced; one without a value is a
+ * failure, and what came before it is printed, as imaptest does. */
+static void
+step_output(struct script_run *r, const struct script_step *st)
+{
+	for (unsigned i = 0; i < st->n_outputs && !r->finished; i++) {
+		struct sbuf out = { 0 }, why = { 0 };
+		if (smatch_expand(&r->m, st->outputs[i].text, &out, &why) < 0) {
+			struct sbuf exp = { 0 };
+			sbuf_adds(&exp, "!output ");
+			sbuf_adds(&exp, st->outputs[i].text);
+			step_fail(r, st->outputs[i].line, exp.s, why.s);
+			sbuf_reset(&exp);
+		}
+		if (r->io.output != NULL)
+			r->io.output(r->ctx, out.s ? out.s : "", out.len);
+		sbuf_reset(&out);
+		sbuf_reset(&why);
+	}
+}
+
+/* Every command of the step has its result: the checks imaptest makes
+ * then (test_group_finished), the !output lines, the !sleep, and the
+ * next step. */
 static void
 step_complete(struct script_run *r, const struct script_step *st)
 {
-	for (unsigned i = 0; i < st->n_untagged; i++) {
-		if (r->matched[i] || st->untagged[i].exist != SCRIPT_X_MUST)
-			continue;
-		struct sbuf exp = { 0 };
-		sbuf_adds(&exp, "* ");
-		sbuf_adds(&exp, st->untagged[i].text);
-		step_fail(r, st->untagged[i].line, exp.s,
-			  r->near_miss[i] ? r->near_miss[i]
-					  : "no reply of the server matched this line");
-		sbuf_reset(&exp);
-		return;
-	}
+	check_missing(r, st);
 	if (r->extra.len == 0 && !r->s->ignore_extra_untagged)
 		sfetch_extra(r, &r->extra, SHOW_MAX);
 	if (r->extra.len > 0) {
@@ -259,13 +346,36 @@ step_complete(struct script_run *r, const struct script_step *st)
 		sbuf_adds(&why, "'");
 		step_fail(r, st->cmds[0].line, NULL, why.s);
 		sbuf_reset(&why);
-		return;
 	}
+	step_output(r, st);
+	if (r->finished)
+		return;
 	srun_drop_chunks(r, st->conn);
 	if (script_step_says_bye(st))
 		r->conn[st->conn].said_bye = true;
-	r->out.commands += st->n_cmds;
+	if (r->step_failures == 0)
+		r->out.commands += st->n_cmds;
 	r->step++;
+	if (r->drop) {
+		step_fatal(r, st, st->cmds[0].line, NULL, "imaptest drops "
+			   "the connection after a BAD the script does not "
+			   "expect, and so the test ends here");
+		return;
+	}
+	if (st->sleep_ms > 0 && r->io.sleep != NULL) {
+		r->sleeping = true;
+		r->io.sleep(r->ctx, st->sleep_ms);
+		return;
+	}
+	begin_step(r);
+}
+
+void
+sstep_wake(struct script_run *r)
+{
+	if (!r->sleeping)
+		return;
+	r->sleeping = false;
 	begin_step(r);
 }
 
@@ -280,11 +390,15 @@ sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
 		}
 		return;
 	}
-	const struct script_step *st = &r->s->steps[r->step];
-	if (conn != st->conn) {
-		/* another session's news: for its next step (script_queue.c) */
+	const struct script_step *st = cur_step(r);
+	if (r->sleeping || conn != st->conn) {
+		/* another session's news, or news during a !sleep: for its
+		 * connection's next step (script_queue.c) */
 		if (resp->kind == IMAP_UNTAGGED)
 			squeue_push(&r->conn[conn], resp);
+		else if (r->sleeping)
+			step_fatal(r, NULL, 0, NULL, "a tagged reply while no "
+				   "command was waiting for one (during !sleep)");
 		return;
 	}
 	struct rconn *c = &r->conn[conn];
@@ -305,8 +419,8 @@ sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
 		    memcmp(r->tags[i], resp->tag, resp->tag_len) == 0)
 			break;
 	if (i == st->n_cmds) {
-		step_fail(r, st->cmds[0].line, NULL,
-			  "a tagged reply whose tag no command of this step has");
+		step_fatal(r, st, st->cmds[0].line, NULL,
+			   "a tagged reply whose tag no command of this step has");
 		return;
 	}
 	const struct script_cmd *cmd = &st->cmds[i];
@@ -320,43 +434,60 @@ sstep_resp(struct script_run *r, unsigned conn, const struct imap_resp *resp)
 			sbuf_adds(&exp, cmd->prefix);
 		step_fail(r, cmd->result_line, exp.s, why.s);
 		sbuf_reset(&exp);
-		sbuf_reset(&why);
-		return;
 	}
 	sbuf_reset(&why);
+	/* imaptest's client drops the connection on a BAD it was not told
+	 * to expect ("bad" as the result; "" is not): the test ends once
+	 * this step has been checked, or now if it waits for more. */
+	if (resp->cond == IMAP_COND_BAD && cmd->result != SCRIPT_R_BAD)
+		r->drop = true;
 	r->done[i] = true;
 	if (--r->n_pending == 0)
 		step_complete(r, st);
+	else if (r->drop)
+		step_fatal(r, st, cmd->result_line, NULL, "imaptest drops "
+			   "the connection after a BAD the script does not "
+			   "expect, and so the test ends here");
 }
 
 void
 sstep_unexpected(struct script_run *r, unsigned conn,
 		 const struct imap_resp *resp)
 {
-	if (r->logging_out || conn != r->s->steps[r->step].conn)
+	const struct script_step *st = cur_step(r);
+
+	if (r->logging_out || (!r->sleeping && conn != st->conn))
 		return;
 	struct sbuf why = { 0 };
 	sbuf_adds(&why, "a continuation request no literal or IDLE asked for: '");
 	show(&why, resp->line, resp->line_len);
 	sbuf_adds(&why, "'");
-	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why.s);
+	if (r->sleeping)
+		step_fatal(r, NULL, 0, NULL, why.s);
+	else
+		step_fatal(r, st, st->cmds[0].line, NULL, why.s);
 	sbuf_reset(&why);
 }
 
 void
 sstep_closed(struct script_run *r, unsigned conn, char *why)
 {
+	const struct script_step *st = cur_step(r);
+
 	if (r->logging_out) {
 		free(why);
 		sstep_logout_done(r, conn);
 		return;
 	}
-	if (r->conn[conn].said_bye && conn != r->s->steps[r->step].conn) {
+	if (r->conn[conn].said_bye && (r->sleeping || conn != st->conn)) {
 		r->conn[conn].logged_out = true;	/* its own LOGOUT */
 		free(why);
 		return;
 	}
-	step_fail(r, r->s->steps[r->step].cmds[0].line, NULL, why);
+	if (r->sleeping)
+		step_fatal(r, NULL, 0, NULL, why);
+	else
+		step_fatal(r, st, st->cmds[0].line, NULL, why);
 	free(why);
 }
 

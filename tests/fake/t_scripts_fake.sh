@@ -8,7 +8,8 @@
 # server's line escaped, and hints at box=.  A clean-up after the last
 # test that the server refuses is a warning naming the server's line.  A
 # server that stops answering fails the test after --cmd-timeout; an
-# endless line is cut at --max-line.
+# endless line is cut at --max-line.  A user= template with '%' is
+# refused before anything connects, as imaptest refuses it with tests.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/fake/fault_lib.sh"
@@ -135,3 +136,17 @@ assert_eq 1 "$(wc -l <"$TEST_TMP/bad.err")" "malformed file: one line on stderr"
 assert_match "^imapstress: test=.*/b-bad:4: unknown list directive" "$(cat "$TEST_TMP/bad.err")" \
 	"malformed file: names file and line"
 assert_eq "" "$(cat "$TEST_TMP/bad.out")" "malformed file: nothing on stdout"
+
+# A user= template with %d: imaptest refuses a '%' in user= with tests
+# ("Don't use % in username with tests"), where every connection would
+# log in as the template to the letter; so do we, before anything
+# connects (the port is nobody's), exit 2, one line naming it.  user2=
+# and "user N:" names are taken as they are, as in imaptest.
+rc=0
+"$IMAPSTRESS" test="$script" port=1 user='u%d' users=1-5 pass=p \
+	>"$TEST_TMP/pct.out" 2>"$TEST_TMP/pct.err" || rc=$?
+assert_eq 2 "$rc" "user=u%d: exit status ($(head -c 300 "$TEST_TMP/pct.err"))"
+assert_eq 1 "$(wc -l <"$TEST_TMP/pct.err")" "user=u%d: one line on stderr"
+assert_match "^imapstress: user=u%d: scripted tests \\(test=\\) log in as user= itself" \
+	"$(cat "$TEST_TMP/pct.err")" "user=u%d: names user= and why"
+assert_eq "" "$(cat "$TEST_TMP/pct.out")" "user=u%d: nothing on stdout"

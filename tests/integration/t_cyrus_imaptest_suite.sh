@@ -33,9 +33,14 @@ suite_run "$SERVER_PORT" "$SERVER_PASS"
 suite_verdicts "$failed" "$skipped"
 assert_eq 61 "$(grep -cE '^[a-z0-9-]+ +ok ' "$TEST_TMP/table")" "groups that pass"
 # (imaptest, which runs a failing group on until Cyrus closes the
-# connection, prints 0/457 and 22/279)
+# connection, prints 0/457 and 22/279.  We stopped a test at its first
+# failure and printed 3/291; a failed test now runs on and counts as
+# imaptest's (issue 29), and the extensions line has not been recorded
+# on Cyrus since: at least the three groups' first failures.)
 assert_match '^base protocol: 0/457 individual commands failed$' "$table" "base line"
-assert_match '^extensions: 3/291 individual commands failed$' "$table" "extensions line"
+ext=$(sed -n 's|^extensions: \([0-9]*\)/[0-9]* individual commands failed$|\1|p' \
+	"$TEST_TMP/table")
+assert_ge "${ext:-0}" 3 "extensions line: failed commands"
 assert_match "^      \\* 1 FETCH \\(BINARY\\[1\\] ~\\{7\\}.*BINARY.SIZE\\[1\\] 7\\)\$" "$err" \
 	"append-binary: Cyrus sends the 7 octets stored"
 assert_match "^urlauth: FAILED \\(line 8\\)\$" "$err" "urlauth fails at its first GENURLAUTH"

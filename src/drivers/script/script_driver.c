@@ -45,6 +45,8 @@ struct script_driver {
 	struct script_run *run;
 	struct sd_conn sc[SCRIPT_MAX_CONNS];
 	struct event *next_ev;	/* starts the next test */
+	struct event *wake_ev;	/* ends a test's !sleep */
+	bool sleeping;		/* wake_ev is pending */
 	unsigned next;		/* the list's next test */
 	bool in_test;		/* a test runs, its verdict not yet taken */
 	bool stopping;		/* the runner stops: no further test */
@@ -54,6 +56,15 @@ struct script_driver {
 };
 
 static void io_close(void *ctx, unsigned no);
+
+/* A !sleep that will not end: its test is over. */
+static void
+sd_wake_cancel(struct script_driver *d)
+{
+	if (d->sleeping)
+		event_del(d->wake_ev);
+	d->sleeping = false;
+}
 
 static void
 sd_next_soon(struct script_driver *d)
@@ -70,6 +81,7 @@ sd_check(struct script_driver *d)
 	if (d->in_test && script_run_finished(d->run)) {
 		const struct script_outcome *o = script_run_outcome(d->run);
 		d->in_test = false;
+		sd_wake_cancel(d);
 		script_report_test(d->rep, d->list->v[d->next - 1], o);
 		if (o->foreign) {
 			/* Nothing was deleted; no further test runs. */
@@ -123,6 +135,43 @@ io_close(void *ctx, unsigned no)
 		s->closing = true;
 		conn_disconnect(s->c);	/* from its timer: the closed hook */
 	}
+}
+
+/* !sleep: the test's connections stay as they are (what arrives is
+ * read and kept for the next step) and --cmd-timeout waits too. */
+static void
+io_sleep(void *ctx, unsigned ms)
+{
+	struct script_driver *d = ctx;
+	struct timeval tv = { .tv_sec = ms / 1000,
+			      .tv_usec = (suseconds_t)(ms % 1000) * 1000 };
+
+	d->sleeping = true;
+	event_add(d->wake_ev, &tv);
+}
+
+static void
+io_output(void *ctx, const char *line, size_t len)
+{
+	struct script_driver *d = ctx;
+
+	script_report_output(d->rep, line, len);
+}
+
+static void
+sd_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct script_driver *d = arg;
+
+	(void)fd;
+	(void)what;
+	if (!d->sleeping)
+		return;
+	d->sleeping = false;
+	d->heard = clock_us();	/* the pause is no silence of the server's */
+	if (d->in_test)
+		script_on_wake(d->run);
+	sd_check(d);
 }
 
 /* The engine's COMPRESS layer, from the OK the raw hook is handling; the
@@ -253,7 +302,8 @@ static void *
 sd_attach(void *arg, struct worker *wk)
 {
 	struct script_driver *d = arg;
-	struct script_io io = { io_open, io_send, io_close, io_compress };
+	struct script_io io = { io_open, io_send, io_close, io_compress,
+				io_sleep, io_output };
 
 	d->wk = wk;
 	for (unsigned i = 0; i < d->n_conns; i++) {
@@ -261,6 +311,7 @@ sd_attach(void *arg, struct worker *wk)
 		conn_set_user(d->sc[i].c, d->env.user, d->env.password);
 	}
 	d->next_ev = event_new(worker_base(wk), -1, 0, sd_next_cb, d);
+	d->wake_ev = event_new(worker_base(wk), -1, 0, sd_wake_cb, d);
 	d->run = script_run_new(&d->env, &io, d);
 	return d;
 }
@@ -280,7 +331,8 @@ sd_tick(void *state, uint64_t now)
 	struct script_driver *d = state;
 	char why[80];
 
-	if (!d->in_test || now - d->heard <= (uint64_t)(d->cfg->cmd_timeout * 1e6))
+	if (!d->in_test || d->sleeping ||
+	    now - d->heard <= (uint64_t)(d->cfg->cmd_timeout * 1e6))
 		return;
 	snprintf(why, sizeof(why), "no reply within %.0f s (--cmd-timeout)",
 		 d->cfg->cmd_timeout);
@@ -311,6 +363,10 @@ sd_detach(void *state)
 	if (d->next_ev != NULL)
 		event_free(d->next_ev);
 	d->next_ev = NULL;
+	if (d->wake_ev != NULL)
+		event_free(d->wake_ev);
+	d->wake_ev = NULL;
+	d->sleeping = false;
 }
 
 struct script_driver *

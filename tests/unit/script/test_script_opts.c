@@ -2,6 +2,7 @@
  * them would run every test against the same mailboxes as the others),
  * whether --shard or a launcher's variables asked; one process (no shard,
  * or 0/1) runs. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -33,12 +34,40 @@ START_TEST(test_refuses_shards)
 }
 END_TEST
 
+/* imaptest refuses a '%' in user= with tests ("Don't use % in username
+ * with tests"): every connection logs in as user= itself, so u%d would
+ * be sent to the letter.  user2= is taken as it is, as imaptest does. */
+START_TEST(test_refuses_user_template)
+{
+	struct config cfg;
+	char err[256];
+
+	config_defaults(&cfg);
+	free(cfg.user_template);
+	cfg.user_template = strdup("u%d");
+	ck_assert_int_eq(script_check_options(&cfg, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "user=u%d: scripted tests (test=) log in as user= "
+			 "itself, without %d or %i (imaptest refuses '%' in it "
+			 "with tests too); give one user, and user2= or 'user N:' "
+			 "lines for others");
+	free(cfg.user_template);
+	cfg.user_template = strdup("100%%");
+	ck_assert_int_eq(script_check_options(&cfg, err, sizeof(err)), -1);
+	free(cfg.user_template);
+	cfg.user_template = strdup("u1");
+	cfg.user2 = strdup("v%d");
+	ck_assert_int_eq(script_check_options(&cfg, err, sizeof(err)), 0);
+	config_free(&cfg);
+}
+END_TEST
+
 static Suite *
 script_opts_suite(void)
 {
 	Suite *s = suite_create("script_opts");
 	TCase *tc = tcase_create("shard");
 	tcase_add_test(tc, test_refuses_shards);
+	tcase_add_test(tc, test_refuses_user_template);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -209,7 +209,7 @@ START_TEST(test_untagged_exist)
 	ck_assert_str_eq(s->steps[0].untagged[0].text, "bye");
 	script_free(s);
 	/* "!word" is still a directive */
-	parse_bad("ok noop\n!sleep 1\n", 2, "unknown directive");
+	parse_bad("ok noop\n!sleepy 1\n", 2, "unknown directive");
 	parse_bad("ok noop\n!  \n", 2, "'!' must be followed by a space");
 }
 END_TEST
@@ -345,7 +345,9 @@ START_TEST(test_malformed)
 	parse_bad("!endif\n", 1, "!endif without");
 	parse_bad("!ifenv HOME\n!else\n!else\n!endif\n", 3, "second !else");
 	parse_bad("ok noop\n!ifenv HOME\nok noop\n", 2, "no !endif");
-	parse_bad("!sleep 1\n", 1, "unknown directive");
+	parse_bad("!bogus 1\n", 1, "unknown directive");
+	parse_bad("!sleep 1s\n", 1, "!sleep before any command");
+	parse_bad("state: auth\n\n!output x\nok noop\n", 3, "!output before any command");
 	parse_bad("ok noop\n* 1 fetch (uid 1\n", 2, "closing ')'");
 	parse_bad("ok noop\n* 1 fetch uid 1)\n", 2, "no '(' before it");
 	parse_bad("ok noop\n* 1 fetch (flags ($!bogus))\n", 2, "unknown list directive");
@@ -455,6 +457,73 @@ START_TEST(test_imaptest_groups)
 }
 END_TEST
 
+/* imaptest's group directives (test-parser.c): !ordered, !sleep and
+ * !output set up the step whose command comes before them, wherever its
+ * untagged and result lines are; no connection number; the interval is
+ * Dovecot's; a bad one, a directive before any command and a variable
+ * that cannot be read name file and line. */
+START_TEST(test_group_directives)
+{
+	struct script *s = parse_ok("ok noop\n!ordered\n* 1 exists\n"
+				    "!sleep 1500ms\n!output a $mailbox b\n"
+				    "!output second\n"
+				    "t1 noop\n!output during\nt1 ok\n!sleep 2s\n"
+				    "!sleep 3 secs\n");
+
+	ck_assert_uint_eq(s->n_steps, 2);
+	ck_assert(s->steps[0].ordered);
+	ck_assert_uint_eq(s->steps[0].n_untagged, 1);
+	ck_assert_uint_eq(s->steps[0].sleep_ms, 1500);
+	ck_assert_uint_eq(s->steps[0].n_outputs, 2);
+	ck_assert_str_eq(s->steps[0].outputs[0].text, "a $mailbox b");
+	ck_assert_uint_eq(s->steps[0].outputs[0].line, 5);
+	ck_assert_str_eq(s->steps[0].outputs[1].text, "second");
+	ck_assert(!s->steps[1].ordered);
+	ck_assert_uint_eq(s->steps[1].n_outputs, 1);
+	ck_assert_str_eq(s->steps[1].outputs[0].text, "during");
+	ck_assert_uint_eq(s->steps[1].sleep_ms, 3000);	/* the last one */
+	script_free(s);
+	/* with two connections: no number before a directive */
+	s = parse_ok("connections: 2\n\n2 ok noop\n!ordered\n!sleep 0\n"
+		     "1 ok noop\n");
+	ck_assert(s->steps[0].ordered);
+	ck_assert_uint_eq(s->steps[0].sleep_ms, 0);
+	ck_assert_uint_eq(s->steps[0].conn, 1);
+	script_free(s);
+	/* in a block !ifenv drops, dropped */
+	s = parse_ok("ok noop\n!ifenv IMAPSTRESS_SURELY_UNSET_VAR\n!sleep 5s\n"
+		     "!ordered\n!endif\n");
+	ck_assert(!s->steps[0].ordered);
+	ck_assert_uint_eq(s->steps[0].sleep_ms, 0);
+	script_free(s);
+
+	static const struct { const char *v; int ok; unsigned ms; } iv[] = {
+		{ "0", 1, 0 }, { "5s", 1, 5000 }, { "5 sec", 1, 5000 },
+		{ "2seconds", 1, 2000 }, { "250ms", 1, 250 },
+		{ "250msecs", 1, 250 }, { "7milli", 1, 7 }, { "1m", 1, 60000 },
+		{ "2mins", 1, 120000 }, { "1h", 1, 3600000 },
+		{ "1d", 1, 86400000 }, { "1w", 1, 604800000 },
+		{ "1", 0, 0 }, { "", 0, 0 }, { "s", 0, 0 }, { "5x", 0, 0 },
+		{ "5secx", 0, 0 }, { "-1s", 0, 0 }, { "5000000000ms", 0, 0 },
+		{ "50d", 0, 0 }, { " 5s", 0, 0 },
+	};
+	for (unsigned i = 0; i < sizeof(iv) / sizeof(iv[0]); i++) {
+		unsigned ms = 12345;
+		int rc = script_interval_ms(iv[i].v, &ms);
+		ck_assert_msg((rc == 0) == iv[i].ok, "'%s': %d", iv[i].v, rc);
+		if (iv[i].ok)
+			ck_assert_msg(ms == iv[i].ms, "'%s': %u ms", iv[i].v, ms);
+	}
+
+	parse_bad("ok noop\n!sleep\n", 2, "!sleep needs an interval");
+	parse_bad("ok noop\n!sleep 10\n", 2, "!sleep needs an interval");
+	parse_bad("ok noop\n!sleep 2 fortnights\n", 2, "not '2 fortnights'");
+	parse_bad("ok noop\n!ordered please\n", 2, "takes nothing");
+	parse_bad("ok noop\n!output ${x\n", 2, "'${' without");
+	parse_bad("ok noop\n!outputs\n", 2, "unknown directive");
+}
+END_TEST
+
 static Suite *
 script_parse_suite(void)
 {
@@ -477,6 +546,7 @@ script_parse_suite(void)
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_load);
 	tcase_add_test(tc, test_imaptest_groups);
+	tcase_add_test(tc, test_group_directives);
 	suite_add_tcase(s, tc);
 	return s;
 }

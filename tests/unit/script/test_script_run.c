@@ -22,6 +22,8 @@ struct fake {
 	struct script_run *run;
 	struct sbuf sent[SCRIPT_MAX_CONNS];	/* everything written */
 	unsigned opened, closed;
+	unsigned sleeps, slept_ms;	/* io.sleep calls, the last one's ms */
+	struct sbuf output;		/* io.output lines, each with \n */
 };
 
 static struct fake F;
@@ -44,6 +46,20 @@ static void
 io_close(void *ctx, unsigned conn)
 {
 	F.closed |= 1u << conn;
+}
+
+static void
+io_sleep(void *ctx, unsigned ms)
+{
+	F.sleeps++;
+	F.slept_ms = ms;
+}
+
+static void
+io_output(void *ctx, const char *line, size_t len)
+{
+	sbuf_add(&F.output, line, len);
+	sbuf_add(&F.output, "\n", 1);
 }
 
 struct feed_arg {
@@ -105,7 +121,8 @@ start_env(const char *text, const char *user2, bool box_auto)
 		.mailbox_auto = box_auto, .host = "127.0.0.1", .port = 143,
 		.run_id = 0x00c0ffee12345678ULL, .guard = guard,
 	};
-	const struct script_io io = { io_open, io_send, io_close, NULL };
+	const struct script_io io = { io_open, io_send, io_close, NULL,
+				      io_sleep, io_output };
 
 	memset(&F, 0, sizeof(F));
 	S = script_parse("t/x", text, strlen(text), err, sizeof(err));
@@ -131,6 +148,7 @@ finish(void)
 	pool = NULL;
 	for (unsigned i = 0; i < SCRIPT_MAX_CONNS; i++)
 		sbuf_reset(&F.sent[i]);
+	sbuf_reset(&F.output);
 }
 
 /* Greet and log in: the set-up's first three commands, caps the
@@ -232,6 +250,10 @@ START_TEST(test_failure_diff)
 	setup_to_steps("IMAP4rev1", 2);
 	expect_sent(0, "s9 select tbox\r\n");
 	server(0, "* 2 EXISTS\n* OK [UIDNEXT 3] \x1b[2J\ns9 OK");
+	/* the test goes on: to its LOGOUT */
+	ck_assert(!script_run_finished(F.run));
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "z OK");
 	const struct script_outcome *o = outcome();
 	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(o->line, 2);
@@ -253,6 +275,7 @@ START_TEST(test_wrong_result)
 	setup_to_steps("IMAP4rev1", 2);
 	free(took(0));
 	server(0, "s9 OK [READ-WRITE] ok");
+	server(0, "z OK");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(outcome()->line, 2);
 	finish();
@@ -260,6 +283,7 @@ START_TEST(test_wrong_result)
 	setup_to_steps("IMAP4rev1", 2);
 	free(took(0));
 	server(0, "s9 NO nope");
+	server(0, "z OK");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(outcome()->line, 1);
 	finish();
@@ -368,6 +392,7 @@ START_TEST(test_ignore_extra_untagged)
 	setup_to_steps("IMAP4rev1", 0);
 	free(took(0));
 	server(0, "* 1 EXISTS\n* 1 RECENT\ns7 OK");
+	server(0, "z OK");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_msg(strstr(outcome()->detail, "* 1 RECENT"), "%s", outcome()->detail);
 	finish();
@@ -389,6 +414,7 @@ START_TEST(test_must_not_and_may)
 	setup_to_steps("IMAP4rev1", 0);
 	free(took(0));
 	server(0, "* 1 EXISTS\ns7 OK");
+	server(0, "z OK");
 	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
 	ck_assert_uint_eq(outcome()->line, 6);
 	ck_assert_msg(strstr(outcome()->detail, "forbids: '* 1 EXISTS'"), "%s",
@@ -414,7 +440,8 @@ START_TEST(test_nul_literal_sent)
 		.user = "u@d", .password = "pw", .mailbox = "tbox",
 		.host = "127.0.0.1", .port = 143,
 	};
-	const struct script_io io = { io_open, io_send, io_close, NULL };
+	const struct script_io io = { io_open, io_send, io_close, NULL,
+				      io_sleep, io_output };
 
 	memset(&F, 0, sizeof(F));
 	S = script_parse("t/x", text, sizeof(text) - 1, err, sizeof(err));
@@ -956,7 +983,8 @@ START_TEST(test_cleanup_run)
 	script_run_free(F.run);
 	const struct script_env env = { .user = "u@d", .password = "pw",
 					.mailbox = "tbox", .guard = guard };
-	const struct script_io io = { io_open, io_send, io_close, NULL };
+	const struct script_io io = { io_open, io_send, io_close, NULL,
+				      io_sleep, io_output };
 	F.run = script_run_new(&env, &io, NULL);
 	F.opened = 0;
 	script_run_start(F.run, c, NULL);
@@ -982,6 +1010,223 @@ guard_down(void)
 	guard = NULL;
 }
 
+/* A failure does not end the test (imaptest's test-exec.c): every step
+ * runs, each failure counts (a wrong result per command, the missing
+ * replies of a step as one, a variable with no value), the first one's
+ * line is the test's; the groups are all of them and the added LOGOUT. */
+START_TEST(test_failure_goes_on)
+{
+	start("state: auth\n\nok noop\n* 5 exists\n* 6 exists\n"
+	      "t1 noop\nt2 noop\nt1 no\nt2 no\nok fetch $nothere\n"
+	      "ok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	expect_sent(0, "s7 noop\r\n");
+	server(0, "s7 OK");
+	expect_sent(0, "t1 noop\r\nt2 noop\r\n");
+	server(0, "t1 OK\nt2 OK");
+	/* what was expanded up to the variable goes out, as imaptest's */
+	expect_sent(0, "s10 fetch \r\n");
+	server(0, "s10 BAD [PARSE] no sequence set");
+	ck_assert(script_run_finished(F.run));	/* see test_bad_drops */
+	finish();
+
+	start("state: auth\n\nok noop\n* 5 exists\n* 6 exists\n"
+	      "t1 noop\nt2 noop\nt1 no\nt2 no\nbad fetch $nothere\n"
+	      "ok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 OK");
+	server(0, "t1 OK\nt2 OK");
+	expect_sent(0, "t1 noop\r\nt2 noop\r\ns10 fetch \r\n");
+	server(0, "s10 BAD [PARSE] no sequence set");
+	expect_sent(0, "s11 noop\r\n");
+	server(0, "s11 OK");
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "z OK");
+	const struct script_outcome *o = outcome();
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(o->line, 4);
+	ck_assert_uint_eq(o->failures, 4);
+	ck_assert_uint_eq(o->groups, 5);
+	ck_assert_uint_eq(o->commands, 1);	/* the last noop */
+	ck_assert_msg(strstr(o->detail, "expected (line 4): * 5 exists\n"
+			     "why: no reply of the server matched this line "
+			     "(and 1 more lines of this step had no reply)\n"),
+		      "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "failure 2 (line 8):\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "failure 3 (line 9):\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "failure 4 (line 10):\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "$nothere has no value"), "%s", o->detail);
+	finish();
+
+	/* a lost connection still ends it: the steps before and the one
+	 * under way count */
+	start("state: auth\n\nno noop\nok noop\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 OK");
+	server(0, "s8 OK");
+	script_on_closed(F.run, 0, "reset by peer");
+	o = outcome();
+	ck_assert_uint_eq(o->failures, 2);
+	ck_assert_uint_eq(o->groups, 3);
+	ck_assert_uint_eq(o->line, 3);
+	ck_assert_msg(strstr(o->detail, "failure 2 (line 5):\n"), "%s", o->detail);
+	ck_assert_msg(strstr(o->detail, "reset by peer"), "%s", o->detail);
+	finish();
+
+	/* more than ten: counted, not all shown */
+	struct sbuf t = { 0 };
+	sbuf_adds(&t, "state: auth\n\n");
+	for (unsigned i = 0; i < 12; i++)
+		sbuf_adds(&t, "no noop\n");
+	start(t.s);
+	sbuf_reset(&t);
+	setup_to_steps("IMAP4rev1", 0);
+	for (unsigned i = 0; i < 12; i++) {
+		char line[32];
+		snprintf(line, sizeof(line), "s%u OK", 7 + i);
+		server(0, line);
+	}
+	server(0, "z OK");
+	o = outcome();
+	ck_assert_uint_eq(o->failures, 12);
+	ck_assert_uint_eq(o->groups, 13);
+	ck_assert_msg(strstr(o->detail, "failure 10 (line 12)") &&
+		      !strstr(o->detail, "failure 11") &&
+		      strstr(o->detail, "(2 more failures, not shown)\n"),
+		      "%s", o->detail);
+	finish();
+}
+END_TEST
+
+/* imaptest's client drops the connection on a BAD it does not expect
+ * (result "bad"; not "" or "ok"): after the step's own checks the test
+ * ends, with that failure too. */
+START_TEST(test_bad_drops)
+{
+	start("state: auth\n\nok bogus\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 BAD unknown command");
+	const struct script_outcome *o = outcome();
+	ck_assert_uint_eq(o->failures, 2);
+	ck_assert_uint_eq(o->groups, 2);
+	ck_assert_msg(strstr(o->detail, "imaptest drops the connection"), "%s",
+		      o->detail);
+	ck_assert(F.closed & 1);
+	finish();
+	/* "" accepts the BAD, and still the connection goes */
+	start("state: auth\n\n\"\" bogus\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 BAD unknown command");
+	ck_assert_uint_eq(outcome()->failures, 1);
+	finish();
+	/* pipelined, the others still out: it ends now */
+	start("state: auth\n\nt1 bogus\nt2 noop\nt1 ok\nt2 ok\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "t1 BAD unknown command");
+	ck_assert_uint_eq(outcome()->failures, 2);
+	ck_assert_uint_eq(outcome()->groups, 1);
+	finish();
+	/* expected: no drop */
+	start("state: auth\n\nbad bogus\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 BAD unknown command");
+	expect_sent(0, "z LOGOUT\r\n");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	ck_assert_uint_eq(outcome()->groups, 2);
+	finish();
+}
+END_TEST
+
+/* !ordered: each reply takes the first waiting line it matches, and is
+ * tried no further than the first "* " line still waiting: out of order
+ * is a missing line.  "? " and "! " lines are passed over. */
+START_TEST(test_ordered)
+{
+	const char *text = "state: auth\n\nok noop\n!ordered\n* 1 exists\n"
+			   "? 9 recent\n* 2 exists\n";
+	start(text);
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\n* 2 EXISTS\ns7 OK");
+	server(0, "z OK");
+	ck_assert_msg(outcome()->verdict == SCRIPT_PASS, "%s", outcome()->detail);
+	finish();
+	start(text);
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 2 EXISTS\n* 1 EXISTS\ns7 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(outcome()->line, 7);
+	ck_assert_uint_eq(outcome()->failures, 1);
+	ck_assert_msg(strstr(outcome()->detail, "in its turn (!ordered)"), "%s",
+		      outcome()->detail);
+	finish();
+	/* without !ordered the same replies pass */
+	start("state: auth\n\nok noop\n* 1 exists\n* 2 exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 2 EXISTS\n* 1 EXISTS\ns7 OK");
+	server(0, "z OK");
+	ck_assert_int_eq(outcome()->verdict, SCRIPT_PASS);
+	finish();
+	/* one reply, one line: "$ exists" twice needs two replies */
+	start("state: auth\n\nok noop\n!ordered\n* $ exists\n* $ exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "* 1 EXISTS\ns7 OK");
+	server(0, "z OK");
+	ck_assert_uint_eq(outcome()->line, 6);
+	finish();
+}
+END_TEST
+
+/* !output lines when the step is over (variables replaced, one with no
+ * value a failure, its text up to there printed), then !sleep: the next
+ * step waits for script_on_wake; what comes meanwhile counts for it. */
+START_TEST(test_output_sleep)
+{
+	start("state: auth\n\nok noop\n* $n exists\n!output n=$n in $mailbox\n"
+	      "!output $nope!\n!sleep 1500ms\nok noop\n* 7 exists\n");
+	setup_to_steps("IMAP4rev1", 0);
+	expect_sent(0, "s7 noop\r\n");
+	server(0, "* 4 EXISTS\ns7 OK");
+	ck_assert_str_eq(F.output.s, "n=4 in tbox\n\n");
+	ck_assert_uint_eq(F.sleeps, 1);
+	ck_assert_uint_eq(F.slept_ms, 1500);
+	expect_sent(0, "");
+	server(0, "* 7 EXISTS");	/* during the pause */
+	script_on_wake(F.run);
+	expect_sent(0, "s8 noop\r\n");
+	server(0, "s8 OK");
+	server(0, "z OK");
+	const struct script_outcome *o = outcome();
+	ck_assert_int_eq(o->verdict, SCRIPT_FAIL);
+	ck_assert_uint_eq(o->failures, 1);
+	ck_assert_uint_eq(o->line, 6);
+	ck_assert_msg(strstr(o->detail, "expected (line 6): !output $nope!\n"),
+		      "%s", o->detail);
+	finish();
+	/* a wake after the end is nothing */
+	start("state: auth\n\nok noop\n!sleep 1s\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 OK");
+	script_on_closed(F.run, 0, "gone");
+	ck_assert_uint_eq(outcome()->groups, 2);
+	script_on_wake(F.run);
+	ck_assert_uint_eq(outcome()->failures, 1);
+	finish();
+}
+END_TEST
+
 static Suite *
 script_run_suite(void)
 {
@@ -999,6 +1244,10 @@ script_run_suite(void)
 	tcase_add_test(tc, test_literal_and_idle);
 	tcase_add_test(tc, test_ignore_extra_untagged);
 	tcase_add_test(tc, test_must_not_and_may);
+	tcase_add_test(tc, test_failure_goes_on);
+	tcase_add_test(tc, test_bad_drops);
+	tcase_add_test(tc, test_ordered);
+	tcase_add_test(tc, test_output_sleep);
 	tcase_add_test(tc, test_nul_literal_sent);
 	tcase_add_test(tc, test_user_header);
 	tcase_add_test(tc, test_setup_and_connection_failures);

@@ -192,7 +192,8 @@ setup_script(const char *const *extra, const char *text, bool compress)
 		.user = "tester", .password = "secret", .mailbox = "imaptest",
 		.host = "127.0.0.1", .port = 143, .compress = compress,
 	};
-	struct script_io io = { io_open, io_send, io_close, io_compress };
+	struct script_io io = { io_open, io_send, io_close, io_compress,
+				NULL, NULL };
 
 	memset(&T, 0, sizeof(T));
 	T.compress = compress;
