@@ -332,6 +332,36 @@ step_output(struct script_run *r, const struct script_step *st)
 /* Every command of the step has its result: the checks imaptest makes
  * then (test_group_finished), the !output lines, the !sleep, and the
  * next step. */
+/* After a BAD the script does not expect, imaptest's client has dropped
+ * its connection, and the test goes on to the next command group: its
+ * commands are expanded (an unset variable is a failure, as at any
+ * send), and the send finds the connection gone ("Unexpected
+ * disconnection"), the test's last failure.  The groups counted end with
+ * the BAD one (r->step is not advanced): the reference imaptest prints
+ * 2/1 for tests/scripts-fail/bad-drop, and 9/4 for the suite's urlauth
+ * on Cyrus (a BAD at its fourth group, the fifth's $mail_url2 unset). */
+static void
+drop_end(struct script_run *r, const struct script_step *bad)
+{
+	const struct script_step *next = r->step + 1 < r->s->n_steps ?
+	    &r->s->steps[r->step + 1] : NULL;
+
+	for (unsigned i = 0; next != NULL && i < next->n_cmds; i++) {
+		const struct script_cmd *cmd = &next->cmds[i];
+		struct sbuf out = { 0 }, why = { 0 };
+		if (expand_cmd(r, cmd->text, cmd->text_len, &out, &why) < 0)
+			srun_note_failure(r, cmd->line, fail_detail(r, next,
+			    cmd->line, NULL, why.s));
+		sbuf_reset(&out);
+		sbuf_reset(&why);
+	}
+	step_fatal(r, next != NULL ? next : bad,
+		   next != NULL ? next->cmds[0].line : bad->cmds[0].line, NULL,
+		   "imaptest drops the connection after a BAD the script does "
+		   "not expect: the next command finds it gone, and the test "
+		   "ends here");
+}
+
 static void
 step_complete(struct script_run *r, const struct script_step *st)
 {
@@ -355,13 +385,11 @@ step_complete(struct script_run *r, const struct script_step *st)
 		r->conn[st->conn].said_bye = true;
 	if (r->step_failures == 0)
 		r->out.commands += st->n_cmds;
-	r->step++;
 	if (r->drop) {
-		step_fatal(r, st, st->cmds[0].line, NULL, "imaptest drops "
-			   "the connection after a BAD the script does not "
-			   "expect, and so the test ends here");
+		drop_end(r, st);
 		return;
 	}
+	r->step++;
 	if (st->sleep_ms > 0 && r->io.sleep != NULL) {
 		r->sleeping = true;
 		r->io.sleep(r->ctx, st->sleep_ms);

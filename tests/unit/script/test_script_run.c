@@ -1102,7 +1102,9 @@ END_TEST
 
 /* imaptest's client drops the connection on a BAD it does not expect
  * (result "bad"; not "" or "ok"): after the step's own checks the test
- * ends, with that failure too. */
+ * goes to the next group, whose send finds the connection gone: one more
+ * failure, and one for each of its commands' unset variables; the groups
+ * counted end with the BAD one (the reference imaptest: 2/1). */
 START_TEST(test_bad_drops)
 {
 	start("state: auth\n\nok bogus\nok noop\n");
@@ -1111,10 +1113,21 @@ START_TEST(test_bad_drops)
 	server(0, "s7 BAD unknown command");
 	const struct script_outcome *o = outcome();
 	ck_assert_uint_eq(o->failures, 2);
-	ck_assert_uint_eq(o->groups, 2);
+	ck_assert_uint_eq(o->groups, 1);
 	ck_assert_msg(strstr(o->detail, "imaptest drops the connection"), "%s",
 		      o->detail);
 	ck_assert(F.closed & 1);
+	finish();
+	/* the next group's unset variable counts too (urlauth on Cyrus) */
+	start("state: auth\n\nok bogus\nok fetch $nothing\nok noop\n");
+	setup_to_steps("IMAP4rev1", 0);
+	free(took(0));
+	server(0, "s7 BAD unknown command");
+	o = outcome();
+	ck_assert_uint_eq(o->failures, 3);
+	ck_assert_uint_eq(o->groups, 1);
+	ck_assert_msg(strstr(o->detail, "$nothing has no value yet"), "%s",
+		      o->detail);
 	finish();
 	/* "" accepts the BAD, and still the connection goes */
 	start("state: auth\n\n\"\" bogus\nok noop\n");
