@@ -111,6 +111,10 @@ struct pop3_env {
 	/* Optional: the login got +OK in the session of `arg` (its on_result
 	 * follows, with logged_in set). */
 	void (*on_login)(void *cb_arg, void *arg);
+	/* Optional: the session of `arg` has closed its socket (after its
+	 * on_result, from the client's reap event): the place it held is
+	 * free.  Not for the sessions pop3_client_free closes. */
+	void (*on_closed)(void *cb_arg, void *arg);
 	void *cb_arg;
 };
 

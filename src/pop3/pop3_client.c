@@ -50,7 +50,12 @@ reap_cb(evutil_socket_t fd, short what, void *arg)
 
 	while ((s = TAILQ_FIRST(&c->dead)) != NULL) {
 		TAILQ_REMOVE(&c->dead, s, link);
+		void *who = s->r.arg;
 		sess_free(s);
+		/* Its socket is closed now: a connection budget counted by
+		 * the caller (profile mode's clients=) may go on. */
+		if (c->env.on_closed != NULL && !c->freeing)
+			c->env.on_closed(c->env.cb_arg, who);
 	}
 	kick(c);	/* the places they held */
 }

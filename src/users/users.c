@@ -156,15 +156,11 @@ users_detach(void *state)
 	}
 }
 
-/* Has any user timed mail or POP3 visits (an LMTP-only run has no
- * slot)? */
+/* Has any user timed mail (an LMTP-only run has no slot; a POP3 user
+ * has one)? */
 static bool
 users_any_mail(const struct profile *p)
 {
-	for (unsigned b = 0; b < p->n_client_blocks; b++)
-		if (p->clients[b].n_users > 0 &&
-		    p->clients[b].protocol == PROFILE_PROTO_POP3)
-			return true;
 	for (unsigned b = 0; b < p->n_user_blocks; b++)
 		if (p->users[b].n_users > 0 &&
 		    (p->users[b].inbox_delivery_us > 0 ||
@@ -213,9 +209,9 @@ users_new(const struct config *cfg, const struct profile *p,
 	r->users = xcalloc(r->n_u ? r->n_u : 1, sizeof(*r->users));
 	/* Every user's connections, or clients= (this shard's part). */
 	uint64_t want = 0;
-	for (unsigned i = 0; i < r->n_u; i++)
-		if (!ubase_is_pop3(r, i))	/* POP3 users take no IMAP slot */
-			want += p->clients[p->u[r->first + i].client].connection_max;
+	for (unsigned i = 0; i < r->n_u; i++)	/* a POP3 user's visit: one */
+		want += ubase_is_pop3(r, i) ? 1 :
+		    p->clients[p->u[r->first + i].client].connection_max;
 	uint64_t cap = want;
 	if (cfg->clients_given) {
 		unsigned n = r->shards, k = cfg->shard_count ? cfg->shard_index : 0;
@@ -248,7 +244,7 @@ users_new(const struct config *cfg, const struct profile *p,
 	for (unsigned s = 0; s < r->n_slots; s++)
 		r->slots[s].slot = s;
 	r->wake = usess_kick;
-	r->pop3_visit = upop3_visit;
+	r->pop3_done = uslot_pop3_done;
 	r->due_push = udue_push;
 	r->drv = (struct driver){
 		.hooks = &usess_hooks,

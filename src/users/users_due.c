@@ -43,9 +43,6 @@ udue_fire(struct uworker *uw, const struct uheap_ent *e)
 	struct user *u;
 
 	switch (e->kind) {
-	case UDUE_POP3:
-		r->pop3_visit(uw, e->user);
-		return;
 	case UDUE_INBOX:
 	case UDUE_SPAM:
 		u = uslot_user(uw, e->user);
@@ -78,10 +75,8 @@ udue_cb(evutil_socket_t fd, short what, void *arg)
 		const struct profile_user *pu = &r->p->u[r->first + e.user];
 		uint64_t n = udue_interval(&r->p->users[pu->block], e.kind);
 		udue_fire(uw, &e);
-		/* A POP3 visit is timed from its end (upop3_visit). */
-		if (e.kind != UDUE_POP3)
-			uheap_push(&uw->due, now + profile_jitter_us(&uw->rng, n),
-				   e.user, e.kind);
+		uheap_push(&uw->due, now + profile_jitter_us(&uw->rng, n),
+			   e.user, e.kind);
 	}
 	udue_arm(uw, now);
 }
@@ -113,8 +108,6 @@ udue_start(struct uworker *uw)
 				uheap_push(&uw->due, at + (uint64_t)(rng_unit(
 				    &uw->rng) * (double)n), tbl, k);
 		}
-		if (ubase_is_pop3(r, tbl))	/* its first visit: its ramp-up */
-			uheap_push(&uw->due, at, tbl, UDUE_POP3);
 	}
 	udue_arm(uw, clock_us());
 }

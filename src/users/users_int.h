@@ -12,8 +12,9 @@
  *                            INBOX, IDLE or NOOP polling, the jobs, logout
  *   users_slots.c   uslot_   clients=: the connection slots, and which
  *                            user each serves next (ramp-up, then the
- *                            one waiting longest); a user's memory is
- *                            made when it is first needed
+ *                            one waiting longest), IMAP and POP3 alike;
+ *                            a user's memory is made when it is first
+ *                            needed
  *   users_resp.c    uresp_   what the untagged responses say (folders,
  *                            UIDNEXT, EXISTS, the UIDs of new mail)
  *   users_job.c     ujob_    the jobs: set-up, fetch new mail, read/reply/
@@ -32,7 +33,7 @@
  *   users_notify.c  unotify_ push = notify: NOTIFY SET once a session,
  *                            INBOX's STATUS as a push, overflow
  *   users_pop3.c    upop3_   POP3 users' visits (protocol = pop3) on the
- *                            worker's POP3 client
+ *                            worker's POP3 client, each in a slot
  *   users_count.c   ucount_  what the run claims (per user and folder) and
  *                            the push latency samples, in one place
  *   users_heap.c    uheap_   the min-heap of (time, user, kind) both
@@ -170,9 +171,14 @@ enum unotify_state {
 	UNOTIFY_REFUSED		/* no NOTIFY, or NO/BAD: IDLE instead */
 };
 
-/* One connection slot (clients=), and the user it serves now. */
+/* One connection slot (clients=), and the user it serves now: an IMAP
+ * user on its connection c, or a POP3 user's visit on the worker's POP3
+ * client (c then stays unconnected). */
 struct uconn {
 	struct user *u;		/* NULL: free, waiting for a user */
+	struct user *p3;	/* a POP3 visit holds the slot (u is NULL) */
+	uint64_t p3_again;	/* when that user may visit again (its
+				 * result; UINT64_MAX: never) */
 	struct uconn *next_on;	/* u's other slots (user.on) */
 	struct conn *c;
 	unsigned k;		/* 0 = the one that does the user's work */
@@ -277,8 +283,8 @@ struct user {
 	bool ls_deleted_known;
 	uint32_t ls_deleted_held;
 	unsigned sessions_in;		/* its connections set up now */
-	/* POP3 (users_pop3.c): a session is on; a keeping user's UIDL
-	 * hashes of what it retrieved. */
+	/* POP3 (users_pop3.c): a session is on (from its start to its
+	 * result); a keeping user's UIDL hashes of what it retrieved. */
 	bool p3_on;
 	uint64_t *p3_seen;
 	unsigned p3_n_seen;
@@ -328,9 +334,10 @@ struct uworker {
 	uint64_t logged_in;		/* gauge: user sessions set up */
 };
 
-/* What a due heap entry is (users_due.c): a user's delivery, send, POP3
- * visit, or LoadSim mail from outside the run (users_loadsim.c). */
-enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_POP3, UDUE_LS_RECV };
+/* What a due heap entry is (users_due.c): a user's delivery, send, or
+ * LoadSim mail from outside the run (users_loadsim.c).  POP3 visits wait
+ * for a slot like IMAP sessions (users_slots.c). */
+enum udue_kind { UDUE_INBOX, UDUE_SPAM, UDUE_SEND, UDUE_LS_RECV };
 
 struct users {
 	const struct config *cfg;
@@ -341,14 +348,16 @@ struct users {
 	unsigned shards;		/* the run's, for shared limits */
 	struct user **users;		/* n_u; NULL until made (uslot_user) */
 	struct uconn *slots;		/* n_slots: clients=, or every user's
-					 * connection_max_count without it */
+					 * connection_max_count (one a POP3
+					 * user) without it */
 	unsigned n_slots;
 	unsigned n_workers;
 	struct uworker **uw;		/* attached, per worker id */
 	struct driver drv;
 	void (*wake)(struct user *u);	/* usess_kick (ubase_wake) */
-	/* upop3_visit: a POP3 user's visit is due (users_due.c). */
-	void (*pop3_visit)(struct uworker *uw, unsigned tbl);
+	/* uslot_pop3_done, handed down to users_pop3.c (below the
+	 * slots): a visit's socket closed, its slot serves the next user. */
+	void (*pop3_done)(struct uworker *uw, struct uconn *uc);
 	/* udue_push, for users_loadsim.c (below users_due.c): a user's
 	 * first received mail.  A timer per user was 144 octets of each
 	 * (issue 35: 6 KB a user); a heap entry is 16. */
@@ -433,6 +442,9 @@ void uslot_start(struct uworker *uw);
  * for one.  When stopping, the slot is finished instead. */
 void uslot_release(struct uworker *uw, struct uconn *uc, uint64_t wait,
 		   bool finish);
+/* A POP3 visit on uc closed its socket (users->pop3_done): its user may
+ * visit again at uc->p3_again, and the slot serves the next user. */
+void uslot_pop3_done(struct uworker *uw, struct uconn *uc);
 void uslot_detach(struct uworker *uw);
 
 /* users_job.c: pick and run the next job on uc; false when none is
@@ -557,11 +569,12 @@ bool unotify_wait(struct uconn *uc);
 /* An untagged response of a NOTIFY session: INBOX's STATUS, overflow. */
 void unotify_untagged(struct uconn *uc, const struct imap_resp *r);
 
-/* users_pop3.c: POP3 users (protocol = pop3): no IMAP slot; a visit at
- * the ramp-up time, then login_interval after each one ends (users_due.c
- * starts each through users->pop3_visit). */
+/* users_pop3.c: POP3 users (protocol = pop3): a visit holds a slot of
+ * clients= (users_slots.c starts it when the slot serves the user: at
+ * its ramp-up time, then login_interval after each visit's end). */
 void upop3_attach(struct uworker *uw);
-void upop3_visit(struct uworker *uw, unsigned tbl);
+/* uc->p3's visit on slot uc; false when none began (the slot is free). */
+bool upop3_visit(struct uworker *uw, struct uconn *uc);
 void upop3_stop(struct uworker *uw);
 bool upop3_busy(const struct uworker *uw);
 void upop3_detach(struct uworker *uw);

@@ -1,16 +1,18 @@
 /* users_pop3.c: profile users of a `protocol = pop3` client block, as
  * imaptest's POP3 client plays them (its pop3-client.c and profile.c):
- * the user's first visit is at its ramp-up time; a visit logs in (USER,
- * PASS; AUTH PLAIN with pop3_auth = plain), asks STAT and UIDL, RETRieves every message it has not retrieved
- * before and, unless pop3_keep_mails, DELEtes each, and QUITs; the next
- * visit is login_interval after the end of this one (imaptest: the last
- * logout + login_interval, not jittered), or a second after a visit that
- * failed.  The sessions run on the worker's POP3 client (pop3.h) against
+ * the user's first visit may begin at its ramp-up time; a visit logs in
+ * (USER, PASS; AUTH PLAIN with pop3_auth = plain), asks STAT and UIDL,
+ * RETRieves every message it has not retrieved before and, unless
+ * pop3_keep_mails, DELEtes each, and QUITs; the next visit may begin
+ * login_interval after the end of this one (imaptest: the last logout +
+ * login_interval, not jittered), or a second after a visit that failed.
+ * The sessions run on the worker's POP3 client (pop3.h) against
  * pop3_host (default the IMAP server's) and pop3_port (default 110, 995
- * with ssl); they
- * take no IMAP slot, and with clients= a worker opens at most its share
- * of clients= POP3 sessions at once (the others wait in the client's
- * queue).  --starttls makes them send STLS, ssl POP3S.  A user counts as
+ * with ssl).  Each visit holds one slot of clients= (users_slots.c) from
+ * its start until its socket is closed, as imaptest counts its POP3
+ * clients among its clients: a visit begins when a slot serves the user,
+ * which is when its time has come and no user has waited longer.
+ * --starttls makes them send STLS, ssl POP3S.  A user counts as
  * logged in from PASS's (or AUTH's) +OK to its visit's end.  What QUIT's +OK
  * committed counts as expunged from INBOX, so the server's INBOX holds
  * delivered - deleted. */
@@ -32,17 +34,19 @@
 #define LOG_FAILS 10		/* failed visits named per worker */
 
 /* Logged in: the user counts as in (users=, users_in) until its visit
- * ends. */
+ * ends.  A session's arg is the slot it holds. */
 static void
-upop3_login(void *arg, void *user)
+upop3_login(void *arg, void *slot)
 {
-	ucount_users_in(user, 1);
+	struct uconn *uc = slot;
+	ucount_users_in(uc->p3, 1);
 }
 
 static void
 upop3_result(void *arg, const struct pop3_result *res)
 {
-	struct user *u = res->arg;
+	struct uconn *uc = res->arg;
+	struct user *u = uc->p3;
 	struct uworker *uw = arg;
 
 	u->p3_on = false;
@@ -93,13 +97,25 @@ upop3_result(void *arg, const struct pop3_result *res)
 	}
 	uint64_t wait = res->quit_ok && res->n_err == 0 ?
 	    u->cb->login_interval_us : RETRY_US;
-	udue_push(uw, res->t_end_us + wait, u->tbl, UDUE_POP3);
+	/* The user waits for a slot from then on; the slot is free once the
+	 * socket is closed (upop3_closed). */
+	uc->p3_again = res->t_end_us + wait;
 }
 
-void
-upop3_visit(struct uworker *uw, unsigned tbl)
+/* The visit's socket is closed: its slot serves the next user. */
+static void
+upop3_closed(void *arg, void *slot)
 {
-	struct user *u = uslot_user(uw, tbl);
+	struct uworker *uw = arg;
+
+	if (uw->pop3 != NULL)
+		uw->run->pop3_done(uw, slot);
+}
+
+bool
+upop3_visit(struct uworker *uw, struct uconn *uc)
+{
+	struct user *u = uc->p3;
 	const struct config *cfg = uw->run->cfg;
 	struct pop3_login who = {
 		.user = u->pu->name,
@@ -110,28 +126,20 @@ upop3_visit(struct uworker *uw, unsigned tbl)
 	};
 
 	if (uw->pop3 == NULL || uw->stopping || u->p3_on)
-		return;
-	if (pop3_session_start(uw->pop3, &who, u) < 0) {
+		return false;
+	/* On before the start: a connect that fails at once gives its
+	 * result before pop3_session_start returns. */
+	u->p3_on = true;
+	if (pop3_session_start(uw->pop3, &who, uc) < 0) {
+		u->p3_on = false;
 		/* (no session, so no next visit: said once per user) */
 		log_warn("POP3: user %s cannot log in by %s", u->pu->name,
 			 uw->run->p->pop3_auth_plain ? "AUTH PLAIN (a name or "
 			 "password with CR or LF, or the AUTH line over 255 "
 			 "octets)" : "USER/PASS (a name or password with CR or LF)");
-		return;
+		return false;
 	}
-	u->p3_on = true;
-}
-
-/* This worker's share of clients= (0: no limit). */
-static unsigned
-upop3_share(const struct uworker *uw)
-{
-	const struct config *cfg = uw->run->cfg;
-
-	if (!cfg->clients_given)
-		return 0;
-	unsigned n = cfg->clients / (uw->run->n_workers * uw->run->shards);
-	return n > 0 ? n : 1;
+	return true;
 }
 
 void
@@ -154,7 +162,8 @@ upop3_attach(struct uworker *uw)
 	memcpy(&env.addr, &addr.addr, sizeof(env.addr));
 	env.addrlen = addr.addrlen;
 	env.base = uw->w->base;
-	env.max_sessions = upop3_share(uw);
+	/* No limit of its own: each session holds a slot of clients=. */
+	env.max_sessions = 0;
 	/* No progress for --cmd-timeout ends a session (P3F_TIMEOUT). */
 	env.timeout_s = r->cfg->cmd_timeout;
 	env.stats = &uw->w->stats->act.pop3;
@@ -165,6 +174,7 @@ upop3_attach(struct uworker *uw)
 	env.auth = r->p->pop3_auth_plain ? POP3_AUTH_PLAIN : POP3_AUTH_USER;
 	env.on_result = upop3_result;
 	env.on_login = upop3_login;
+	env.on_closed = upop3_closed;
 	env.cb_arg = uw;
 	uw->pop3 = pop3_client_new(&env);
 }

@@ -1,14 +1,19 @@
 /* users_slots.c: clients= as imaptest reads it in profile mode: a fixed
- * number of connection slots, each serving one user at a time.  A user
- * may connect once its ramp-up time has come (user i at rampup * (i+1) /
- * n), and again `wait` after one of its sessions ended (login_interval
- * after a logout, a second after a failure); it takes at most
- * connection_max_count slots at once (0: none, an LMTP-only user).  A free
- * slot serves the user that has waited longest (imaptest picks one at
- * random among those that may connect; the longest wait keeps a run with
- * a seed repeatable and serves every user in turn).  Without clients=
- * there are as many slots as connections of all users, so every user is
- * connected whenever it may be.
+ * number of connection slots, each serving one user at a time, IMAP and
+ * POP3 users alike (imaptest counts both kinds of client in its one
+ * clients budget).  A user may connect once its ramp-up time has come
+ * (user i at rampup * (i+1) / n), and again `wait` after one of its
+ * sessions ended (login_interval after a logout, a second after a
+ * failure); an IMAP user takes at most connection_max_count slots at once
+ * (0: none, an LMTP-only user), a POP3 user one, for its visit on the
+ * worker's POP3 client (users_pop3.c; the slot's own IMAP connection
+ * stays unconnected meanwhile, and the slot is free again once the
+ * visit's socket is closed).  A free slot serves the user of either kind
+ * that has waited longest (imaptest picks one at random among those that
+ * may connect; the longest wait keeps a run with a seed repeatable and
+ * serves every user in turn).  Without clients= there are as many slots
+ * as connections of all users, so every user is connected whenever it
+ * may be.
  *
  * A user's memory (struct user) is made when it is first needed, by its
  * first connection or delivery (uslot_user): a 4,000,000-user profile
@@ -72,9 +77,9 @@ static unsigned
 uslot_max(const struct users *r, unsigned tbl)
 {
 	const struct profile_user *pu = &r->p->u[r->first + tbl];
-	/* A POP3 user visits on its own client (users_pop3.c). */
+	/* A POP3 user visits once at a time (users_pop3.c). */
 	if (ubase_is_pop3(r, tbl))
-		return 0;
+		return 1;
 	return r->p->clients[pu->client].connection_max;
 }
 
@@ -112,7 +117,7 @@ uslot_pick(struct uworker *uw, uint64_t now)
 		if (!uheap_pop(&uw->ready, now, &e))
 			return NULL;
 		struct user *u = r->users[e.user];
-		if (u->n_on < u->n_uc)
+		if (ubase_is_pop3(r, e.user) ? !u->p3_on : u->n_on < u->n_uc)
 			return u;
 		/* A stale entry: the user filled its slots since. */
 	}
@@ -144,6 +149,23 @@ uslot_bind(struct uconn *uc, struct user *u, uint64_t now)
 		uheap_push(&uw->ready, now, u->tbl, 0);
 }
 
+/* Slot uc serves u: its IMAP connection, or its POP3 visit; false when
+ * the visit could not begin (the slot is still free). */
+static bool
+uslot_take(struct uconn *uc, struct user *u, uint64_t now)
+{
+	if (!ubase_is_pop3(u->uw->run, u->tbl)) {
+		uslot_bind(uc, u, now);
+		return true;
+	}
+	uc->p3 = u;
+	uc->p3_again = UINT64_MAX;
+	if (upop3_visit(u->uw, uc))
+		return true;
+	uc->p3 = NULL;
+	return false;
+}
+
 static void
 uslot_unbind(struct uconn *uc)
 {
@@ -172,6 +194,19 @@ uslot_arm(struct uworker *uw, uint64_t now)
 	ubase_timer(uw->ev_fill, next > now ? next - now : 0);
 }
 
+/* The free slot uc serves the next user that may connect, or waits. */
+static void
+uslot_next(struct uworker *uw, struct uconn *uc, uint64_t now)
+{
+	struct user *next;
+
+	while ((next = uslot_pick(uw, now)) != NULL)
+		if (uslot_take(uc, next, now))
+			return;
+	uw->idle[uw->n_idle++] = uc;
+	uslot_arm(uw, now);
+}
+
 static void
 uslot_fill(struct uworker *uw)
 {
@@ -181,7 +216,8 @@ uslot_fill(struct uworker *uw)
 		struct user *u = uslot_pick(uw, now);
 		if (u == NULL)
 			break;
-		uslot_bind(uw->idle[--uw->n_idle], u, now);
+		if (uslot_take(uw->idle[uw->n_idle - 1], u, now))
+			uw->n_idle--;
 	}
 	uslot_arm(uw, now);
 }
@@ -230,16 +266,27 @@ uslot_release(struct uworker *uw, struct uconn *uc, uint64_t wait,
 			uheap_push(&uw->ready, now + wait, u->tbl, 0);
 	}
 	if (finish) {
+		/* (A POP3 visit on it still ends, and is counted, with
+		 * uc->p3 set: the drain QUITs it.) */
 		conn_finish(uc->c);
 		return;
 	}
-	struct user *next = uslot_pick(uw, now);
-	if (next != NULL) {
-		uslot_bind(uc, next, now);
+	uslot_next(uw, uc, now);
+}
+
+void
+uslot_pop3_done(struct uworker *uw, struct uconn *uc)
+{
+	struct user *u = uc->p3;
+	uint64_t now = clock_us();
+
+	/* Stopping: the drain finishes the slot (usess_closed). */
+	if (u == NULL || uw->stopping || conn_finished(uc->c))
 		return;
-	}
-	uw->idle[uw->n_idle++] = uc;
-	uslot_arm(uw, now);
+	uc->p3 = NULL;
+	if (uc->p3_again != UINT64_MAX)
+		uheap_push(&uw->ready, uc->p3_again, u->tbl, 0);
+	uslot_next(uw, uc, now);
 }
 
 void

@@ -5,7 +5,8 @@
  * and the client (pop3_client.c) against an in-process POP3 server over
  * bufferevent_pair_new: a whole visit with and without PIPELINING, a
  * keeping user's second visit, -ERR at PASS, a server that never ends a
- * line, and one that goes silent; AUTH PLAIN's line and its bound. */
+ * line, and one that goes silent; AUTH PLAIN's line and its bound; the
+ * close of a session's socket told after its result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -368,9 +369,20 @@ struct got {
 	struct pop3_result r;
 	uint64_t seen[16];
 	char text[POP3_TEXT];
-	unsigned n, logins;
+	unsigned n, logins, closed;
 	struct event_base *base;
 };
+
+/* The session's socket is closed: after its result, once (what profile
+ * mode's clients= slot waits for). */
+static void
+got_closed(void *arg, void *sess_arg)
+{
+	struct got *g = arg;
+	ck_assert_ptr_eq(sess_arg, g);
+	ck_assert_uint_eq(g->closed + 1, g->n);
+	g->closed++;
+}
 
 static void
 got_login(void *arg, void *sess_arg)
@@ -408,6 +420,7 @@ client_new(struct srv *s, struct got *g, struct pop3_stats *st, double timeout)
 	env.stats = st;
 	env.on_result = got_result;
 	env.on_login = got_login;
+	env.on_closed = got_closed;
 	env.cb_arg = g;
 	g->base = s->base;
 	return pop3_client_new(&env);
@@ -441,6 +454,7 @@ START_TEST(test_visit_retr_dele_quit)
 	event_base_dispatch(s.base);
 	ck_assert_uint_eq(g.n, 1);
 	ck_assert_uint_eq(g.logins, 1);
+	ck_assert_uint_eq(g.closed, 1);
 	ck_assert(g.r.quit_ok);
 	ck_assert(g.r.logged_in);
 	ck_assert_uint_eq(g.r.stat_n, 5);

@@ -3,7 +3,9 @@
  * users of profile_shard, in order, with their plan numbers, names and
  * LoadSim schedules), the slices' connections add up to the unsharded
  * run's, and too many shards is refused.  Before, every shard built the
- * whole table: two shards played every user on the same mailboxes. */
+ * whole table: two shards played every user on the same mailboxes.
+ * Also the slots of a profile with IMAP and POP3 users: one budget for
+ * both kinds (a POP3 visit holds one slot), as imaptest's clients. */
 #include <stdio.h>
 #include <string.h>
 
@@ -109,6 +111,36 @@ START_TEST(test_too_many_shards)
 }
 END_TEST
 
+/* tests/profiles/mixed-clients.conf: 4 IMAP users of one connection and
+ * 4 POP3 users.  Without clients= a slot for each (before: 4, the POP3
+ * users visiting outside the slots); with clients=3, 3 in all (before:
+ * 3 IMAP slots and 3 POP3 sessions of their own). */
+START_TEST(test_pop3_slots)
+{
+	struct profile *p = plan("tests/profiles/mixed-clients.conf", 8);
+	struct config cfg;
+	char err[512];
+
+	config_defaults(&cfg);
+	struct users *r = users_new(&cfg, p, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	unsigned pop3 = 0;
+	for (unsigned k = 0; k < users_count(r); k++)
+		pop3 += ubase_is_pop3(r, k);
+	ck_assert_uint_eq(pop3, 4);
+	ck_assert_uint_eq(users_conn_count(r), 8);
+	users_free(r);
+	cfg.clients = 3;
+	cfg.clients_given = true;
+	r = users_new(&cfg, p, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_uint_eq(users_conn_count(r), 3);
+	users_free(r);
+	config_free(&cfg);
+	profile_free(p);
+}
+END_TEST
+
 static Suite *
 users_shard_suite(void)
 {
@@ -117,6 +149,9 @@ users_shard_suite(void)
 	tcase_add_test(tc, test_profile_users_sliced);
 	tcase_add_test(tc, test_loadsim_users_sliced);
 	tcase_add_test(tc, test_too_many_shards);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("slots");
+	tcase_add_test(tc, test_pop3_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }
