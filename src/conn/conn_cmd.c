@@ -22,24 +22,41 @@
 #include "msg/msg.h"
 #include "util/xmalloc.h"
 
-uint32_t
-conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
+static inline __attribute__((always_inline)) uint32_t
+tag_begin(struct conn *c, struct imap_cmd *cmd)
 {
 	uint32_t tag = c->cmd.tag_next++;
 	/* imaptest's tags: "<client>.<n>" (not printf: every command); the
 	 * "<client>." part is made once per connection. */
 	char buf[48];
+	_Static_assert(sizeof(c->cmd.tag_prefix) + 20 + 1 <= sizeof(buf),
+		       "a tag fits the buffer");
 	if (c->cmd.tag_prefix_len == 0) {
 		size_t p = imap_fmt_u64(c->cmd.tag_prefix, c->life.slot);
 		c->cmd.tag_prefix[p++] = '.';
 		c->cmd.tag_prefix_len = (uint8_t)p;
 	}
+	/* Written where it goes, the prefix as its whole array (a copy of a
+	 * length known when compiling), when the text is inline. */
+	char *out = imap_cmd_room(cmd, sizeof(buf));
+	if (out == NULL)
+		out = buf;
 	size_t n = c->cmd.tag_prefix_len;
-	memcpy(buf, c->cmd.tag_prefix, n);
-	n += imap_fmt_u64(buf + n, tag);
-	buf[n++] = ' ';
-	imap_cmd_add(cmd, buf, n);
+	memcpy(out, c->cmd.tag_prefix, sizeof(c->cmd.tag_prefix));
+	n += imap_fmt_u64(out + n, tag);
+	out[n++] = ' ';
+	if (out == buf)
+		imap_cmd_add(cmd, buf, n);
+	else
+		imap_cmd_wrote(cmd, n);
+	imap_cmd_mark_words(cmd);	/* for the foreign-mail gate */
 	return tag;
+}
+
+uint32_t
+conn_tag_begin(struct conn *c, struct imap_cmd *cmd)
+{
+	return tag_begin(c, cmd);
 }
 
 /* The command as sent, except that a password never reaches the file. */
@@ -107,10 +124,10 @@ conn_batch_end(struct conn *c, uint64_t due)
 /* Move bytes from the staging buffer to the socket.  A command with
  * synchronizing literals goes out up to the first one; the rest waits in
  * c->cmd.cont for "+" continuations. */
-struct inflight *
-conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
-	      enum conn_internal internal, uint32_t tag, uint32_t msgs,
-	      uint64_t bytes)
+static inline __attribute__((always_inline)) struct inflight *
+send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
+	 enum conn_internal internal, uint32_t tag, uint32_t msgs,
+	 uint64_t bytes)
 {
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	struct inflight *f = conn_fl_push(c);
@@ -163,6 +180,14 @@ conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
 	return f;
 }
 
+struct inflight *
+conn_send_cmd(struct conn *c, struct imap_cmd *cmd, enum op op,
+	      enum conn_internal internal, uint32_t tag, uint32_t msgs,
+	      uint64_t bytes)
+{
+	return send_cmd(c, cmd, op, internal, tag, msgs, bytes);
+}
+
 /* A driver's command (conn.h, "A driver's commands"), here beside
  * conn_send_cmd: every command of a batch passes both. */
 bool
@@ -200,7 +225,7 @@ conn_cmd_begin(struct conn *c, struct imap_cmd *cmd)
 	imap_cmd_init(cmd, c->cmd.stage, (c->setup.caps & CAP_LITERALPLUS) != 0);
 	imap_cmd_inline(cmd);
 	imap_cmd_set_side(cmd, c->cmd.scratch);
-	return conn_tag_begin(c, cmd);
+	return tag_begin(c, cmd);	/* inline: every driver command's */
 }
 
 uint64_t
@@ -230,8 +255,10 @@ conn_cmd_send(struct conn *c, struct imap_cmd *cmd, uint32_t tag, enum op op,
 	if (names != 0)
 		bytes = names;
 	imap_cmd_adds(cmd, "\r\n");
-	struct inflight *f = conn_send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs,
-					   bytes);
+	/* Inline here: a driver's every command passes (conn_send_cmd is
+	 * the engine's own commands' way). */
+	struct inflight *f = send_cmd(c, cmd, op, CONN_I_NONE, tag, msgs,
+				      bytes);
 	f->done = done != NULL ? done : conn_driver_ignore;
 	f->done_arg = arg;
 }

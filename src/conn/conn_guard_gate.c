@@ -48,7 +48,11 @@ gate_text(struct conn *c, const struct imap_cmd *cmd, const char **text,
 		if (*text == NULL)
 			return false;
 	}
-	const char *sp = memchr(*text, ' ', *len);
+	/* The tag ends where its writer marked it, else at the first
+	 * space (a tag has none). */
+	const char *sp = cmd->words_at > 0 && cmd->words_at <= *len &&
+	    (*text)[cmd->words_at - 1] == ' ' ? *text + cmd->words_at - 1 :
+	    memchr(*text, ' ', *len);
 	if (sp == NULL)
 		return false;
 	*len -= (size_t)(sp + 1 - *text);
@@ -66,7 +70,7 @@ gate_name(struct conn *c, const char *text, size_t len, unsigned k)
 }
 
 uint64_t
-conn_guard_gate(struct conn *c, enum op op, const struct imap_cmd *cmd)
+conn_guard_gate_all(struct conn *c, enum op op, const struct imap_cmd *cmd)
 {
 	const char *text;
 	size_t len;

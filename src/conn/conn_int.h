@@ -12,6 +12,7 @@
 #include "conn/conn.h"
 #include "imap/imap.h"
 #include "imap/imap_cmd.h"
+#include "imap/guard.h"
 #include "model/mbox_model.h"
 #include "util/rng.h"
 #include "stats/stats.h"
@@ -271,8 +272,36 @@ void conn_guard_closed(struct conn *c);
  * session that waits). */
 bool conn_guard_ask(struct conn *c, const char *box);
 bool conn_guard_untagged(struct conn *c, const struct imap_resp *r);
-uint64_t conn_guard_gate(struct conn *c, enum op op,
-			 const struct imap_cmd *cmd);
+uint64_t conn_guard_gate_all(struct conn *c, enum op op,
+			     const struct imap_cmd *cmd);
+/* The states whose gate does more than ask the rule of their text: a
+ * SELECT un-clears, CREATE, DELETE and RENAME of a mailbox are followed,
+ * and EXPUNGE, MOVE and STORE \Deleted destroy whatever their text. */
+#define CONN_GUARD_OPS ((1u << OP_SELECT) | (1u << OP_MCREATE) | \
+	(1u << OP_MDELETE) | (1u << OP_MRENAME) | (1u << OP_EXPUNGE) | \
+	(1u << OP_MOVE) | (1u << OP_DELETE))
+_Static_assert(OP_COUNT <= 32, "CONN_GUARD_OPS holds every op");
+/* THE gate (conn_guard_gate_all, the whole of it) with its common case
+ * inline: every driver command passes, and most (NOOP, FETCH, APPEND,
+ * ...) need only the rule's first-octet test of their text
+ * (guard_destructive_text, inline too), when their text is inline and
+ * its words marked (conn_tag_begin).  What this part lets go, the whole
+ * gate lets go too; everything else is asked of the whole gate. */
+static inline uint64_t
+conn_guard_gate(struct conn *c, enum op op, const struct imap_cmd *cmd)
+{
+	const char *text;
+	size_t len;
+
+	if (op == OP_APPEND || c->env->guard == NULL)
+		return 0;
+	if (!((CONN_GUARD_OPS >> op) & 1) && cmd->words_at > 0 &&
+	    imap_cmd_inline_text(cmd, &text, &len) && cmd->words_at <= len &&
+	    text[cmd->words_at - 1] == ' ' &&
+	    !guard_destructive_text(text + cmd->words_at, len - cmd->words_at))
+		return 0;
+	return conn_guard_gate_all(c, op, cmd);
+}
 void conn_guard_names_done(struct conn *c, enum op op, uint64_t names);
 
 /* The end of a run's stall bound (conn_stall.c).  Whether a connection

@@ -567,8 +567,11 @@ conn_on_resp(void *arg, const struct imap_resp *r)
 		}
 		break;
 	case IMAP_UNTAGGED:
-		if (conn_guard_untagged(c, r))
-			break;	/* the foreign-mail search's own answer */
+		/* The foreign-mail search's own answer (asked here first,
+		 * not in a call per untagged response: a FETCH's bodies
+		 * are untagged). */
+		if (c->mbox.guard == CONN_G_SENT && conn_guard_untagged(c, r))
+			break;
 		conn_untagged(c, r);
 		if (c->env->hooks->untagged != NULL && c->life.quit != CONN_QUIT_NOW &&
 		    c->login.lstate != LSTATE_NONAUTH)

@@ -307,16 +307,23 @@ names_deleted(const char *s, size_t len)
 	return false;
 }
 
+const bool guard_lead[256] = {
+	[' '] = true,
+	['U'] = true, ['u'] = true, ['E'] = true, ['e'] = true,
+	['M'] = true, ['m'] = true, ['D'] = true, ['d'] = true,
+	['C'] = true, ['c'] = true, ['S'] = true, ['s'] = true,
+};
+
 bool
-guard_destructive_text(const char *text, size_t len)
+guard_destructive_words(const char *text, size_t len)
 {
 	size_t p = 0;
 	const char *w;
 	size_t n = next_word(text, len, &p, &w);
 
-	/* Every command of a run passes here: the first letter turns most
-	 * away (NOOP, FETCH, LIST, ...) before any word is compared. */
-	if (n == 0 || !strchr("UuEeMmDdCcSs", w[0]))
+	/* A first word that starts with none of the six letters is not
+	 * one of them (w[0] is no space: next_word skipped those). */
+	if (n == 0 || !guard_lead[(unsigned char)w[0]])
 		return false;
 	if (word_is(w, n, "UID"))
 		n = next_word(text, len, &p, &w);

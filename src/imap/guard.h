@@ -65,11 +65,26 @@ void guard_tally(struct guard *g, uint32_t e, int64_t n);
 enum guard_verdict guard_judge(struct guard *g, uint32_t e, uint32_t *foreign,
 			       const char **why);
 
+/* What a destructive command's text may start with: a space (skipped
+ * before its first word) or a first letter of UID, EXPUNGE, MOVE,
+ * DELETE, CLOSE, STORE in either case (guard.c). */
+extern const bool guard_lead[256];
+/* The rule past its first octet: the words (guard.c). */
+bool guard_destructive_words(const char *text, size_t len);
 /* THE rule: does this command (its text, without the tag) destroy
  * mail?  EXPUNGE, UID EXPUNGE, MOVE, UID MOVE, DELETE of a mailbox,
  * CLOSE (it expunges), a STORE that adds \Deleted (+FLAGS or FLAGS;
- * -FLAGS removes it). */
-bool guard_destructive_text(const char *text, size_t len);
+ * -FLAGS removes it).  Inline: every command a run sends passes here
+ * (conn_guard_gate), and the first octet turns most away (NOOP, FETCH,
+ * LIST, ...) with no call and no word compared; the rest are read word
+ * by word. */
+static inline bool
+guard_destructive_text(const char *text, size_t len)
+{
+	if (len == 0 || !guard_lead[(unsigned char)text[0]])
+		return false;
+	return guard_destructive_words(text, len);
+}
 
 /* A destructive command that names a mailbox (DELETE), not the selected
  * one; guard_box_arg: that name (a quoted string unquoted in place is

@@ -70,7 +70,7 @@ imap_cmd_add_ref(struct imap_cmd *c, const void *data, size_t n)
 }
 
 void
-imap_cmd_add(struct imap_cmd *c, const char *s, size_t n)
+imap_cmd_add_out(struct imap_cmd *c, const char *s, size_t n)
 {
 	cmd_put(c, s, n);
 }

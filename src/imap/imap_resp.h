@@ -11,7 +11,7 @@
 /* Split the complete response line[0..len) (CRLF removed, captured
  * literals inline) into *r; literal_bytes and literals are left 0 for the
  * framing to fill in.  Returns 0, or -1 with a message quoting the
- * response in err (errsz octets). */
+ * response in err (errsz octets; err may be NULL when errsz is 0). */
 int imap_resp_decode(struct imap_resp *r, const char *line, size_t len,
 		     char *err, size_t errsz);
 

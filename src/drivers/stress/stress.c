@@ -3,6 +3,8 @@
  * ready hook (stress_plan.c).
  * Everything here runs in the worker's thread, inside the callbacks of
  * the connection it is about. */
+#include <stddef.h>
+
 #include "drivers/stress/checkpoint.h"
 #include "config/config.h"
 #include "conn/conn.h"
@@ -137,5 +139,15 @@ stress_closed(void *arg, struct conn *c, enum conn_end end, enum err_kind err)
 const struct conn_hooks stress_hooks = {
 	.logged_in = stress_logged_in,
 	.ready = stress_ready,
+	.closed = stress_closed,
+};
+
+/* Without gates the ready hook is the plan's send itself: one file fewer
+ * between a reply and the next command (issue 28). */
+_Static_assert(offsetof(struct stress, plans) == 0,
+	       "a struct stress points to its plans");
+const struct conn_hooks stress_hooks_direct = {
+	.logged_in = stress_logged_in,
+	.ready = stress_plan_ready,
 	.closed = stress_closed,
 };

@@ -75,13 +75,14 @@ stress_append_single(struct stress_plans *sp)
 }
 
 bool
-stress_append(struct stress_plans *sp, struct conn *c, struct plan *p,
-	      const struct plan_pending *pend)
+stress_append(struct stress_plans *sp, struct conn *c, enum op op,
+	      struct plan *p, const struct plan_pending *pend)
 {
 	const struct config *cfg = sp->cfg;
 	struct imap_cmd cmd;
 	uint32_t msgs = 1;
 
+	/* op is OP_APPEND (its entry in stress_builders) */
 	if (conn_exists(c) >= plan_msgs_threshold(cfg))
 		return false;
 	if (cfg->states[OP_APPEND].again > 0 && !conn_has_multiappend(c))

@@ -126,8 +126,11 @@ stress_run_new(const struct config *cfg, unsigned n_workers)
 	 * several (a user= without %d is one mailbox for everyone). */
 	if (cfg->checkpoint_secs > 0 && !cfg->no_tracking)
 		r->cp_coord = cp_coord_new(r->n_workers);
+	/* The gates of stress_ready (a checkpoint, the open loop) exist in
+	 * every worker or in none (stress_attach). */
+	bool gated = r->cp_coord != NULL || cfg->rate > 0;
 	r->drv = (struct driver){
-		.hooks = &stress_hooks,
+		.hooks = gated ? &stress_hooks : &stress_hooks_direct,
 		.n_conns = stress_n_conns,
 		.slot = stress_slot,
 		.attach = stress_attach,

@@ -17,8 +17,11 @@ struct openloop;
 struct userfile;
 struct worker;
 
-/* One worker's share of the stress mix. */
+/* One worker's share of the stress mix.  The plans come first: the
+ * ready hook of a run without checkpoint or open loop is the plan's own
+ * (stress_plan_ready), and its argument, this struct, points to them. */
 struct stress {
+	struct stress_plans plans;	/* each connection's walk */
 	const struct config *cfg;
 	const struct userfile *users;	/* userfile=, or NULL */
 	unsigned worker_id, n_workers;	/* this worker owns slots id + k*n */
@@ -26,11 +29,13 @@ struct stress {
 	struct checkpoint *cp;	/* checkpoint=, else NULL */
 	struct openloop *openloop;	/* --rate, else NULL */
 	struct worker *w;	/* reached through run/driver.h */
-	struct stress_plans plans;	/* each connection's walk */
 };
 
-/* The hooks; their argument is the struct stress. */
+/* The hooks; their argument is the struct stress.  stress_hooks_direct:
+ * the same but for the ready hook, the plan's batch without the gates
+ * (no checkpoint, no open loop in the run). */
 extern const struct conn_hooks stress_hooks;
+extern const struct conn_hooks stress_hooks_direct;
 
 /* Choose who slot c's next session logs in as (user= template with the
  * worker's share of the user range, or a userfile= line). */

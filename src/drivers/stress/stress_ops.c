@@ -14,11 +14,10 @@
 #include "plan/seqpick.h"
 #include "util/log.h"
 
-/* The builders are kept out of line (BUILDER): inlined, their buffers
- * (a command's inline text, FETCH's sequence numbers) made
- * stress_op_send's frame large, and every command paid for it, a
- * skipped SELECT too (callgrind: 20 instructions a call). */
-#define BUILDER static __attribute__((noinline)) bool
+/* The builders, each reached from its entry in stress_builders (at the
+ * end): the compiler may inline one into its entry, whose frame no other
+ * state pays for. */
+#define BUILDER static bool
 
 static const char *const fetch_items[] = {
 	"UID", "FLAGS", "ENVELOPE", "INTERNALDATE", "BODY", "BODYSTRUCTURE",
@@ -274,87 +273,141 @@ op_select(struct stress_plans *sp, struct conn *c)
 		      " (CONDSTORE)" : "");
 }
 
-/* Every case a tail call, so that no case pays for another's frame (the
- * batch calls this once per state it walks, sent or skipped). */
-static __attribute__((noinline)) bool
-op_dispatch(struct stress_plans *sp, struct conn *c, enum op op,
-	    struct plan *p, const struct plan_pending *pend)
+/* The table's entries: one per state, all of one shape (the arguments
+ * a state does not need are left unused), so the batch reaches a state's
+ * builder in one indirect call (stress_op_send), not through a chain of
+ * switches. */
+#define ENTRY(name) static bool \
+	name(struct stress_plans *sp, struct conn *c, enum op op, \
+	     struct plan *p, const struct plan_pending *pend)
+
+ENTRY(b_none)
 {
-	switch (op) {
-	case OP_STATUS:
-		return op_box(sp, c, op, "STATUS ", " (MESSAGES UNSEEN RECENT)");
-	case OP_LIST:
-		return op_text(sp, c, op, "LIST \"\" %s", "*");
-	case OP_LISTROOT:
-		return op_text(sp, c, op, "LIST \"\" %s", "%");
-	case OP_MCREATE:
-	case OP_MDELETE:
-	case OP_MRENAME:
-	case OP_MSUBS:
-		return op_mailbox(sp, c, op);
-	case OP_FETCH:
-		return op_fetch(sp, c);
-	case OP_FETCH2:
-		return op_fetch2(sp, c);
-	case OP_UIDFETCH:
-		return op_text(sp, c, op, "UID FETCH %s (FLAGS)", "1:*");
-	case OP_SEARCH:
-		return op_text(sp, c, op, "SEARCH %s",
-			       STRESS_PICK(conn_rng(c), search_keys));
-	case OP_SORT:
-		return op_sort(sp, c);
-	case OP_THREAD:
-		if (!conn_has_thread(c)) {
-			stress_op_unsupported(sp, op, "THREAD=REFERENCES");
-			return false;
-		}
-		return op_text(sp, c, op, "THREAD REFERENCES US-ASCII %s", "ALL");
-	case OP_COPY:
-	case OP_MOVE:
-		return op_copy(sp, c, op);
-	case OP_STORE:
-	case OP_DELETE:
-		return stress_store(sp, c, op);
-	case OP_EXPUNGE:
-		if (!conn_guard_clear(c, sp->cfg->box))
-			return false;	/* asked; the answer comes first */
-		return OP_WORD(sp, c, op, "EXPUNGE");
-	case OP_APPEND:
-		return stress_append(sp, c, p, pend);
-	case OP_NOOP:
-		return OP_WORD(sp, c, op, "NOOP");
-	case OP_CHECK:
-		return OP_WORD(sp, c, op, "CHECK");
-	case OP_DELAY:
-		return op_own(sp, c, op);
-	case OP_COMPRESS:
-	case OP_IDLE:
-	case OP_DISCONNECT:
-		return op_own(sp, c, op);
-	default:
-		/* CHECKPOINT (checkpoint.c) and LMTP are not sent by the
-		 * plan, or not supported. */
+	/* CHECKPOINT (checkpoint.c) and LMTP are not sent by the plan, or
+	 * not supported. */
+	return false;
+}
+
+ENTRY(b_status)
+{
+	return op_box(sp, c, op, "STATUS ", " (MESSAGES UNSEEN RECENT)");
+}
+
+ENTRY(b_list)
+{
+	return op_text(sp, c, op, "LIST \"\" %s", op == OP_LIST ? "*" : "%");
+}
+
+ENTRY(b_mailbox)
+{
+	return op_mailbox(sp, c, op);
+}
+
+ENTRY(b_select)
+{
+	return op_select(sp, c);	/* the walk passes it often, selected */
+}
+
+ENTRY(b_fetch)
+{
+	return op_fetch(sp, c);
+}
+
+ENTRY(b_fetch2)
+{
+	return op_fetch2(sp, c);
+}
+
+ENTRY(b_uidfetch)
+{
+	return op_text(sp, c, op, "UID FETCH %s (FLAGS)", "1:*");
+}
+
+ENTRY(b_search)
+{
+	return op_text(sp, c, op, "SEARCH %s",
+		       STRESS_PICK(conn_rng(c), search_keys));
+}
+
+ENTRY(b_sort)
+{
+	return op_sort(sp, c);
+}
+
+ENTRY(b_thread)
+{
+	if (!conn_has_thread(c)) {
+		stress_op_unsupported(sp, op, "THREAD=REFERENCES");
 		return false;
 	}
+	return op_text(sp, c, op, "THREAD REFERENCES US-ASCII %s", "ALL");
 }
 
-/* A state that works on the selected mailbox's messages. */
-static __attribute__((noinline)) bool
-op_in_mailbox(struct stress_plans *sp, struct conn *c, enum op op,
-	      struct plan *p, const struct plan_pending *pend)
+ENTRY(b_copy)
 {
-	if (conn_lstate(c) != LSTATE_SELECTED || conn_exists(c) == 0)
-		return false;	/* nothing to work on */
-	return op_dispatch(sp, c, op, p, pend);
+	return op_copy(sp, c, op);
 }
 
-bool
-stress_op_send(struct stress_plans *sp, struct conn *c, enum op op,
-	       struct plan *p, const struct plan_pending *pend)
+ENTRY(b_store)
 {
-	if (op_table[op].need == OP_NEED_SELECTED)
-		return op_in_mailbox(sp, c, op, p, pend);
-	if (op == OP_SELECT)
-		return op_select(sp, c);	/* the walk passes it often, selected */
-	return op_dispatch(sp, c, op, p, pend);
+	return stress_store(sp, c, op);
 }
+
+ENTRY(b_expunge)
+{
+	if (!conn_guard_clear(c, sp->cfg->box))
+		return false;	/* asked; the answer comes first */
+	return OP_WORD(sp, c, op, "EXPUNGE");
+}
+
+ENTRY(b_noop)
+{
+	return OP_WORD(sp, c, op, "NOOP");
+}
+
+ENTRY(b_check)
+{
+	return OP_WORD(sp, c, op, "CHECK");
+}
+
+ENTRY(b_own)
+{
+	return op_own(sp, c, op);
+}
+
+/* Every state of enum op has an entry (test_stress_builders): b_none
+ * for those the plan never sends.  LOGIN, AUTHENTICATE and LOGOUT are
+ * the engine's and the batch's. */
+const stress_builder stress_builders[OP_COUNT] = {
+	[OP_AUTHENTICATE] = b_none,
+	[OP_LOGIN] = b_none,
+	[OP_COMPRESS] = b_own,
+	[OP_LISTROOT] = b_list,
+	[OP_LIST] = b_list,
+	[OP_MCREATE] = b_mailbox,
+	[OP_MDELETE] = b_mailbox,
+	[OP_MRENAME] = b_mailbox,
+	[OP_MSUBS] = b_mailbox,
+	[OP_STATUS] = b_status,
+	[OP_SELECT] = b_select,
+	[OP_UIDFETCH] = b_uidfetch,
+	[OP_FETCH] = b_fetch,
+	[OP_FETCH2] = b_fetch2,
+	[OP_SEARCH] = b_search,
+	[OP_SORT] = b_sort,
+	[OP_THREAD] = b_thread,
+	[OP_COPY] = b_copy,
+	[OP_MOVE] = b_copy,
+	[OP_STORE] = b_store,
+	[OP_DELETE] = b_store,
+	[OP_EXPUNGE] = b_expunge,
+	[OP_APPEND] = stress_append,
+	[OP_NOOP] = b_noop,
+	[OP_IDLE] = b_own,
+	[OP_CHECK] = b_check,
+	[OP_LOGOUT] = b_none,
+	[OP_DISCONNECT] = b_own,
+	[OP_DELAY] = b_own,
+	[OP_CHECKPOINT] = b_none,
+	[OP_LMTP] = b_none,
+};

@@ -55,20 +55,28 @@ void stress_plan_closed(struct stress_plans *sp, struct conn *c);
  * connection with nothing in flight, timed from due; false when it had
  * nothing it could send. */
 void stress_plan_send(struct stress_plans *sp, struct conn *c);
+/* stress_plan_send as a ready hook (conn.h), arg a struct whose first
+ * member is the struct stress_plans (the driver's struct stress). */
+void stress_plan_ready(void *arg, struct conn *c);
 bool stress_plan_send_scheduled(struct stress_plans *sp, struct conn *c,
 				uint64_t due);
 
-/* Each state's command (stress_ops.c); false when it was skipped
- * (nothing to do in this state, e.g. FETCH in an empty mailbox). */
-bool stress_op_send(struct stress_plans *sp, struct conn *c, enum op op,
-		    struct plan *p, const struct plan_pending *pend);
+/* Each state's builder (the table in stress_ops.c): sends its command,
+ * or returns false when it was skipped (nothing to do in this state).
+ * p, the connection's plan, and pend, what it has in flight, are
+ * MULTIAPPEND's (stress_append takes more APPENDs from the walk). */
+typedef bool (*stress_builder)(struct stress_plans *sp, struct conn *c,
+			       enum op op, struct plan *p,
+			       const struct plan_pending *pend);
+extern const stress_builder stress_builders[OP_COUNT];
+
 /* A state the server lacks the capability `cap` for: said once a run. */
 void stress_op_unsupported(struct stress_plans *sp, enum op op,
 			   const char *cap);
 /* APPEND, MULTIAPPEND (stress_append.c: p, the connection's plan, may
  * give more messages); STORE and DELETE's flag changes (stress_store.c). */
-bool stress_append(struct stress_plans *sp, struct conn *c, struct plan *p,
-		   const struct plan_pending *pend);
+bool stress_append(struct stress_plans *sp, struct conn *c, enum op op,
+		   struct plan *p, const struct plan_pending *pend);
 bool stress_store(struct stress_plans *sp, struct conn *c, enum op op);
 
 /* The done callback of every plan command, arg a struct stress_ref: the

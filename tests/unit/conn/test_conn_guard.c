@@ -67,13 +67,36 @@ START_TEST(test_guard_rule)
 		{ "uid fetch 1 (FLAGS)", false },
 		{ "Subscribe x", false },
 		{ "", false },
+		/* Spaces before the first word: skipped, as ever. */
+		{ " EXPUNGE", true },
+		{ "  uid move 1 x", true },
+		{ " NOOP", false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *t = cases[i].text;
 		ck_assert_msg(guard_destructive_text(t, strlen(t)) ==
 			      cases[i].destroys, "%s", t);
+		ck_assert_msg(guard_destructive_words(t, strlen(t)) ==
+			      cases[i].destroys, "%s", t);
 		ck_assert_msg(conn_guard_destructive(OP_NOOP, t, strlen(t)) ==
 			      cases[i].destroys, "%s", t);
+	}
+	/* The first-octet front (guard_lead) never turns away a text the
+	 * words call destructive, whatever the octet. */
+	static const char *const destroy[] = {
+		"UID EXPUNGE 1", "EXPUNGE", "MOVE 1 x", "DELETE x", "CLOSE",
+		"STORE 1 +FLAGS (\\Deleted)",
+	};
+	for (unsigned ch = 0; ch < 256; ch++) {
+		for (size_t i = 0; i < sizeof(destroy) / sizeof(destroy[0]); i++) {
+			char t[64];
+			size_t n = strlen(destroy[i]);
+			memcpy(t, destroy[i], n);
+			t[0] = (char)ch;
+			if (guard_destructive_words(t, n))
+				ck_assert_msg(guard_destructive_text(t, n),
+					      "0x%02x %s", ch, destroy[i] + 1);
+		}
 	}
 	/* The op alone says so for the states that always destroy. */
 	ck_assert(conn_guard_destructive(OP_EXPUNGE, "", 0));
@@ -527,11 +550,23 @@ static const char *const unchecked[][2] = {
 	{ "UID STORE 9 +FLAGS.SILENT (\\Deleted)", NULL },
 	{ "MOVE 1 Spam", NULL }, { "UID MOVE 9 Spam", NULL },
 	{ "CLOSE", NULL }, { "DELETE \"test/1\"", NULL },
+	/* Under a state the gate trusts to its text (the inline first-octet
+	 * test, conn_guard_gate), in lower case, and one too long to stay
+	 * inline (the staged text, conn_guard_gate_all). */
+	{ "uid store 9 +flags (\\deleted)", NULL },
+	{ "STORE 1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41,"
+	  "43,45,47,49,51,53,55,57,59,61,63,65,67,69,71,73,75,77,79,81,83,85,"
+	  "87,89,91,93,95,97,99,101,103,105,107,109,111,113,115,117,119,121,"
+	  "123,125,127,129,131,133,135,137,139,141,143,145,147,149,151,153,"
+	  "155,157,159,161,163,165,167,169 +FLAGS (\\Deleted)", NULL },
 };
 static const enum op unchecked_op[] = {
 	OP_EXPUNGE, OP_EXPUNGE, OP_STORE, OP_STORE, OP_MOVE, OP_MOVE, OP_NOOP,
-	OP_MDELETE,
+	OP_MDELETE, OP_FETCH, OP_FETCH,
 };
+_Static_assert(sizeof(unchecked) / sizeof(unchecked[0]) ==
+	       sizeof(unchecked_op) / sizeof(unchecked_op[0]),
+	       "an op for every unchecked command");
 
 START_TEST(test_guard_gate_aborts)
 {

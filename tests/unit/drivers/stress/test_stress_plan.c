@@ -683,6 +683,18 @@ setup_deep(void)
 	setup_workload("noop=100", "62");
 }
 
+/* Every state has a builder in the table the batch calls through
+ * (stress_op_send): a state added to enum op without one would be a
+ * call through NULL. */
+START_TEST(test_stress_builders_whole)
+{
+	for (unsigned op = 0; op < OP_COUNT; op++)
+		ck_assert_msg(stress_builders[op] != NULL, "%s has no builder",
+			      op_table[op].name);
+	ck_assert(stress_builders[OP_APPEND] == stress_append);
+}
+END_TEST
+
 /* A test case of one test on a fixture of its own. */
 static void
 add_case(Suite *s, const char *name, void (*fixture)(void), const TTest *test)
@@ -703,6 +715,7 @@ stress_plan_suite(void)
 	tcase_add_test(tc, test_conn_reset_mid_literal);
 	tcase_add_test(tc, test_conn_sync_literal);
 	tcase_add_test(tc, test_conn_disconnect_during_delay);
+	tcase_add_test(tc, test_stress_builders_whole);
 	suite_add_tcase(s, tc);
 	add_case(s, "fetch2", setup_fetch2, test_conn_fetch2_pipeline_full);
 	add_case(s, "idle", setup_idle, test_conn_idle_footprint);
