@@ -7,7 +7,7 @@
 # 4 MB line without an end; one that answers STAT with an IMAP line; with
 # pop3_auth = plain, a server that takes only AUTH PLAIN and one whose
 # AUTH says -ERR (counted for AUTH, and named on stderr, escaped).
-# Two users, 3 messages each, 2 s, --cmd-timeout 1, the fake's port by
+# Two users, 3 messages each, 2 s, the fake's port by
 # --pop3-port over the file's pop3_port (a closed port).  For each fault: the
 # -ERR is counted for its command (JSON summary profile.pop3.commands),
 # a broken session by its kind (failed_sessions), the exit status says
@@ -29,7 +29,8 @@ PY=/usr/bin/python3
 FAKE=$ROOT/tests/fake/fake_pop3.py
 
 # fault NAME EXIT CHECKS...: run against `fake_pop3.py --fault NAME`
-# (with $EXTRA, a profile line, when set);
+# (with $EXTRA, a profile line, when set; --cmd-timeout $TIMEOUT, 30 s
+# when unset);
 # each CHECK is "PATH OP N" on the JSON summary's profile.pop3 (PATH
 # dotted, absent = 0; OP one of = >=).
 fault() {
@@ -40,7 +41,7 @@ fault() {
 	pid=$FAKE_PID
 	pop3_profile 2 fu%n "${EXTRA:-}" >"$d/profile"
 	run_with_timeout 60 "$IMAPSTRESS" --profile "$d/profile" --port 9 \
-		--pop3-port "$(cat "$d/port")" --duration 2 --cmd-timeout 1 \
+		--pop3-port "$(cat "$d/port")" --duration 2 --cmd-timeout "${TIMEOUT:-30}" \
 		--json "$d/json" >"$d/out" 2>"$d/err" || rc=$?
 	stop_bg "$pid"
 	assert_eq "$want_rc" "$rc" "$name: exit status (stderr: $(tail -n 3 "$d/err"))"
@@ -87,7 +88,12 @@ fault uidl 0 "commands.uidl.err >= 2" "commands.list.ok >= 2" "retrieved = 6" "d
 fault retr 0 "commands.retr.err >= 2" "retrieved >= 4"
 fault dele 0 "commands.dele.err >= 2" "deleted = 4"
 fault quit 0 "commands.quit.err >= 2" "deleted = 0" "delete_lost >= 6"
-fault stall 1 "failed_sessions.timeout >= 2" "commands.stat.failed >= 2"
+# --cmd-timeout 1 for the stall alone: every other fault is an answer the
+# client must name, and a 1 s bound there turns a fake python server that a
+# loaded machine does not schedule for a second into a timeout instead (the
+# hugeline row, a 4 MB sender, failed once at load 25-39; that log is
+# gone, and this is the only timing in its verdict).
+TIMEOUT=1 fault stall 1 "failed_sessions.timeout >= 2" "commands.stat.failed >= 2"
 fault hugeline 1 "failed_sessions.protocol >= 2" "commands.retr.failed >= 2" "retrieved = 0"
 fault garbage 1 "failed_sessions.protocol >= 2" "commands.stat.failed >= 2"
 
