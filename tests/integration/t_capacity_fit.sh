@@ -69,13 +69,19 @@ ans = cap.search(st, opts, lambda: 0)
 assert (ans.how, ans.lo, ans.hi) == ("decided", 2, 3), (ans.how, ans.lo, ans.hi, [(r["users"], r["held"]) for r in st.rows])
 assert any(r["users"] == 4 for r in st.rows), st.rows
 # A clean knee at 20: doubling to 32, then between, every bound run 3 to 6
-# times; the answer 20, its interval closed and containing 20.
+# times before the decision; the answer 20, its interval closed and
+# containing 20.
 st = FakeSteps(lambda n: [n <= 20])
 ans = cap.search(st, opts, lambda: 0)
 assert (ans.how, ans.lo, ans.hi) == ("decided", 20, 21), (ans.how, ans.lo, ans.hi)
 assert ans.ci[0] <= 20 <= ans.ci[1], ans.ci
+# Then the confirmation: the counts the interval's ends rest on (its
+# lower end, and the first tried count above its upper end) get
+# --repeats fresh runs each, last, and the answer is the fit of all runs.
+tested_above = min(r["users"] for r in st.rows if r["users"] > ans.ci[1])
+assert [r["users"] for r in st.rows[-6:]] == [ans.ci[0]] * 3 + [tested_above] * 3, st.rows[-6:]
 runs = {}
-for row in st.rows:
+for row in st.rows[:-6]:
     runs[row["users"]] = runs.get(row["users"], 0) + 1
 assert 3 <= runs[20] <= 6 and 3 <= runs[21] <= 6, runs
 # A noisy knee (a real Dovecot search: 32 held 3 of 4, 33 half its runs,
