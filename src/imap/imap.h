@@ -117,7 +117,8 @@ void imap_parser_reset(struct imap_parser *p);
 /* The connection is about to wait (IDLE), maybe for minutes: once the
  * response being read is done (now, or at its end when called from the
  * callback), the buffer, grown to the largest response so far, goes
- * back to a few octets.  It grows again with the next long response. */
+ * back to a few octets.  It grows again with the next long response.
+ * (A new parser has no buffer until it is first fed.) */
 void imap_parser_trim(struct imap_parser *p);
 
 /* Feed len bytes.  Returns the number of bytes consumed (== len unless the

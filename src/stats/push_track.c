@@ -66,10 +66,27 @@ pop_head(struct push_track *p)
 		p->announced--;
 }
 
+/* The ring holds memory only while deliveries wait: most users have none
+ * waiting most of the time (an EXISTS and the FETCH after it take a
+ * delivery off within seconds), and a ring kept from a user's first mail
+ * on was 208 octets that every LoadSim user grew into as the day went on
+ * (issue 35: peak over idle memory).  Called where the line may have
+ * emptied. */
+static void
+release_if_empty(struct push_track *p)
+{
+	if (p->len != 0 || p->w == NULL)
+		return;
+	free(p->w);
+	p->w = NULL;
+	p->cap = p->head = p->announced = 0;
+}
+
 static void
 grow(struct push_track *p)
 {
-	unsigned cap = p->cap ? p->cap * 2 : 8;
+	/* From 4: one or two deliveries wait at a time, rarely more. */
+	unsigned cap = p->cap ? p->cap * 2 : 4;
 	struct push_wait *w = xcalloc(cap, sizeof(*w));
 	for (unsigned i = 0; i < p->len; i++)
 		w[i] = *at(p, i);
@@ -144,6 +161,7 @@ push_track_fetched(struct push_track *p, struct act_stats *a, unsigned n,
 		pop_head(p);
 		n--;
 	}
+	release_if_empty(p);
 }
 
 void
@@ -164,6 +182,7 @@ push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 			p->n.missed++;
 		}
 	}
+	release_if_empty(p);
 }
 
 void
@@ -171,6 +190,7 @@ push_track_reset(struct push_track *p)
 {
 	p->n.dropped += p->len - p->announced;
 	p->head = p->len = p->announced = 0;
+	release_if_empty(p);
 }
 
 const struct push_track_counts *
@@ -183,6 +203,12 @@ unsigned
 push_track_unannounced(const struct push_track *p)
 {
 	return p->len - p->announced;
+}
+
+size_t
+push_track_bytes(const struct push_track *p)
+{
+	return sizeof(*p) + (size_t)p->cap * sizeof(*p->w);
 }
 
 unsigned

@@ -18,6 +18,7 @@
 #define IMAPSTRESS_PUSH_TRACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats/actions.h"
@@ -64,6 +65,8 @@ void push_track_expire(struct push_track *p, struct act_stats *a, uint64_t now,
 void push_track_reset(struct push_track *p);
 /* Deliveries still in line (announced or not). */
 unsigned push_track_waiting(const struct push_track *p);
+/* The memory p holds: the line's ring only while something waits. */
+size_t push_track_bytes(const struct push_track *p);
 
 /* What became of this user's deliveries, for --profile-counts: each 250
  * is announced (EXISTS or STATUS, in time or late), dropped (the user's

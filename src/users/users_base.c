@@ -87,7 +87,15 @@ ubase_todo_pop(struct user *u)
 	struct umail m = u->todo[u->todo_head];
 
 	u->todo_head = (u->todo_head + 1) % u->todo_cap;
-	u->todo_n--;
+	if (--u->todo_n == 0) {
+		/* Given back once empty: a user acts on its mail, then waits
+		 * minutes to hours for more (60 a day), and a ring kept from
+		 * its first mail on was memory every user grew into as the
+		 * day went on (issue 35). */
+		free(u->todo);
+		u->todo = NULL;
+		u->todo_head = u->todo_cap = 0;
+	}
 	return m;
 }
 
@@ -103,6 +111,21 @@ ubase_reply_push(struct user *u, const struct ureply *r)
 	}
 	u->replies[u->n_replies++] = *r;
 	return true;
+}
+
+struct ureply
+ubase_reply_take(struct user *u, unsigned i)
+{
+	struct ureply r = u->replies[i];
+
+	u->replies[i] = u->replies[--u->n_replies];
+	if (u->n_replies == 0) {
+		/* As the todo ring: none kept between mails (issue 35). */
+		free(u->replies);
+		u->replies = NULL;
+		u->replies_cap = 0;
+	}
+	return r;
 }
 
 void

@@ -249,7 +249,8 @@ struct user {
 	uint64_t last_action;		/* for mail_action_repeat_delay */
 	/* Grown as mail comes (ubase_todo_push, ubase_reply_push): most
 	 * users hold none or a few, and inline at the bounds they cost 5 KB
-	 * each (a third of a LoadSim user's memory at 10,000 users). */
+	 * each (a third of a LoadSim user's memory at 10,000 users).  Freed
+	 * again when emptied (ubase_todo_pop, ubase_reply_take). */
 	struct umail *todo;		/* ring of todo_cap, up to UMAIL_MAX */
 	unsigned todo_head, todo_n, todo_cap;
 	struct ureply *replies;		/* n_replies of replies_cap */
@@ -394,11 +395,15 @@ bool ubase_guard(struct uconn *uc, enum op op, const char *text);
  * needs no check. */
 void ubase_selected(struct uconn *uc, enum ufolder f);
 /* New mail to act on, at the end of u->todo (false: UMAIL_MAX held, it
- * is dropped); the oldest, taken off its head. */
+ * is dropped); the oldest, taken off its head (the ring is freed when
+ * that empties it). */
 bool ubase_todo_push(struct user *u, const struct umail *m);
 struct umail ubase_todo_pop(struct user *u);
 /* A draft to send (false: UREPLY_MAX held, it is dropped). */
 bool ubase_reply_push(struct user *u, const struct ureply *r);
+/* Take draft i (< n_replies) out, the last moving into its place; the
+ * array is freed when that empties it. */
+struct ureply ubase_reply_take(struct user *u, unsigned i);
 /* What ubase_todo_push and ubase_reply_push allocated. */
 void ubase_user_free(struct user *u);
 /* Arm ev to fire `us` from now (0: at the next loop turn). */

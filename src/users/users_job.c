@@ -534,8 +534,7 @@ ujob_next(struct uconn *uc)
 	for (unsigned i = 0; i < u->n_replies; i++) {
 		if (u->replies[i].due > now)
 			continue;
-		uc->reply = u->replies[i];
-		u->replies[i] = u->replies[--u->n_replies];
+		uc->reply = ubase_reply_take(u, i);
 		ujob_begin(uc, UJ_REPLY_SEND);
 		return uc->job != UJ_NONE;
 	}

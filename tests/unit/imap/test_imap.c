@@ -256,6 +256,10 @@ START_TEST(test_trim)
 	struct imap_parser *p = imap_parser_new(NULL, trim_cb, &t);
 	t.p = p;
 
+	/* No buffer before the first octets (made on the reading thread). */
+	ck_assert_uint_eq(imap_parser_bufcap(p), 0);
+	imap_parser_trim(p);			/* nothing to trim: none made */
+	ck_assert_uint_eq(imap_parser_bufcap(p), 0);
 	feed_fetch(p, 1500, 1500);
 	ck_assert_int_eq(imap_parser_feed(p, S(")\r\n")), 3);
 	size_t grown = imap_parser_bufcap(p);

@@ -289,8 +289,8 @@ START_TEST(test_push_ring)
 	for (unsigned i = 0; i < 5; i++)
 		push_track_delivered(p, a, 100 + i);
 	push_track_exists(p, a, 5, 1000);
-	push_track_fetched(p, a, 5, 1000);	/* head moves to 5 of 8 */
-	for (unsigned i = 0; i < 20; i++)	/* wraps, then grows */
+	push_track_fetched(p, a, 5, 1000);	/* empty: the ring goes */
+	for (unsigned i = 0; i < 20; i++)	/* grows again from none */
 		push_track_delivered(p, a, 2000 + i);
 	push_track_exists(p, a, 20, 3000);
 	/* Each matched its own delivery: 1000 - 104 .. 3000 - 2000. */
@@ -308,6 +308,70 @@ START_TEST(test_push_ring)
 	push_track_exists(p, a, 1, 10000);	/* the oldest kept: the 4th */
 	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 10000 - 5003);
 	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 26);
+	push_track_free(p);
+	stats_free(s);
+}
+END_TEST
+
+/* The line's ring is memory only while deliveries wait (issue 35): it
+ * goes once a FETCH, an expiry or a reset empties the line, comes back
+ * with the next 250, and a ring that wrapped and then grew keeps the
+ * order. */
+START_TEST(test_push_release)
+{
+	struct stats *s = stats_new();
+	struct act_stats *a = &s->act;
+	struct push_track *p = push_track_new();
+	const size_t none = push_track_bytes(p);
+	const uint64_t to = 30000000;
+
+	push_track_delivered(p, a, 1000);
+	ck_assert_uint_gt(push_track_bytes(p), none);
+	push_track_exists(p, a, 1, 2000);
+	ck_assert_uint_gt(push_track_bytes(p), none);	/* not fetched yet */
+	push_track_fetched(p, a, 1, 3000);
+	ck_assert_uint_eq(push_track_bytes(p), none);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_FETCH]), 1);
+
+	/* Wrap, then grow: 3 in, 2 out, 5 more in (the head was at 2). */
+	for (unsigned i = 0; i < 3; i++)
+		push_track_delivered(p, a, 10000 + i);
+	push_track_exists(p, a, 2, 20000);
+	push_track_fetched(p, a, 2, 20000);
+	size_t small = push_track_bytes(p);
+	for (unsigned i = 0; i < 5; i++)
+		push_track_delivered(p, a, 10100 + i);
+	ck_assert_uint_gt(push_track_bytes(p), small);
+	ck_assert_uint_eq(push_track_waiting(p), 6);
+	/* The oldest first: 10002, then 10100 .. 10104. */
+	push_track_exists(p, a, 1, 30000);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 30000 - 10002);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 4);
+	push_track_exists(p, a, 5, 40000);
+	ck_assert_uint_eq(hist_max(a->push[PUSH_EXISTS]), 40000 - 10100);
+	ck_assert_uint_eq(hist_count_le(a->push[PUSH_EXISTS], 40000 - 10105), 4);
+	ck_assert_uint_eq(hist_count(a->push[PUSH_EXISTS]), 9);
+	push_track_fetched(p, a, 6, 40000);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+	ck_assert_uint_eq(push_track_bytes(p), none);
+
+	/* Announced, never fetched: the expiry empties the line. */
+	push_track_delivered(p, a, 1000000);
+	push_track_exists(p, a, 1, 1001000);
+	push_track_expire(p, a, 1001000 + to + 1, to);
+	ck_assert_uint_eq(push_track_waiting(p), 0);
+	ck_assert_uint_eq(push_track_bytes(p), none);
+	/* Unannounced and missed: it stays in line, and so does the ring. */
+	push_track_delivered(p, a, 2000000);
+	push_track_expire(p, a, 2000000 + to + 1, to);
+	ck_assert_uint_eq(ctr_get(&a->push_missed), 1);
+	ck_assert_uint_gt(push_track_bytes(p), none);
+	/* The session went: a reset empties it. */
+	push_track_reset(p);
+	ck_assert_uint_eq(push_track_bytes(p), none);
+	ck_assert_uint_eq(push_track_counts(p)->dropped, 1);
+	push_track_delivered(p, a, 3000000);
+	ck_assert_uint_eq(push_track_waiting(p), 1);
 	push_track_free(p);
 	stats_free(s);
 }
@@ -395,6 +459,7 @@ actions_suite(void)
 	tcase_add_test(tc, test_push_by_source);
 	tcase_add_test(tc, test_push_missed);
 	tcase_add_test(tc, test_push_ring);
+	tcase_add_test(tc, test_push_release);
 	tcase_add_test(tc, test_push_mech);
 	suite_add_tcase(s, tc);
 	return s;

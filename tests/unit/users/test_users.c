@@ -119,7 +119,9 @@ START_TEST(test_heap_order)
 END_TEST
 
 /* The mail queue is a ring grown as it fills: growing it while its head
- * has wrapped keeps the order, and it holds UMAIL_MAX at most. */
+ * has wrapped keeps the order, and it holds UMAIL_MAX at most.  Emptied,
+ * the ring and the drafts' array are freed (issue 35: kept, they were
+ * memory every user grew into as mail came). */
 START_TEST(test_todo_ring)
 {
 	struct user *u = calloc(1, sizeof(*u));
@@ -138,14 +140,36 @@ START_TEST(test_todo_ring)
 		ck_assert(ubase_todo_push(u, &(struct umail){ .uid = next_in++ }));
 	ck_assert(!ubase_todo_push(u, &(struct umail){ .uid = next_in }));
 	ck_assert_uint_eq(u->todo_cap, UMAIL_MAX);
-	while (u->todo_n > 0)
+	while (u->todo_n > 1)
 		ck_assert_uint_eq(ubase_todo_pop(u).uid, next_out++);
+	ck_assert_ptr_nonnull(u->todo);
+	ck_assert_uint_eq(ubase_todo_pop(u).uid, next_out++);
+	ck_assert_ptr_null(u->todo);
+	ck_assert_uint_eq(u->todo_cap, 0);
 	ck_assert_uint_eq(next_out, next_in);
+	/* And grows again from nothing, in order. */
+	for (int i = 0; i < 5; i++)
+		ck_assert(ubase_todo_push(u, &(struct umail){ .uid = next_in++ }));
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(ubase_todo_pop(u).uid, next_out++);
+	ck_assert_ptr_null(u->todo);
 	for (unsigned i = 0; i < UREPLY_MAX; i++)
 		ck_assert(ubase_reply_push(u, &(struct ureply){ .draft_uid = i }));
 	ck_assert(!ubase_reply_push(u, &(struct ureply){ .draft_uid = 99 }));
 	for (unsigned i = 0; i < UREPLY_MAX; i++)
 		ck_assert_uint_eq(u->replies[i].draft_uid, i);
+	/* Taken: the last moves into the gap; the last taken frees them. */
+	ck_assert_uint_eq(ubase_reply_take(u, 0).draft_uid, 0);
+	ck_assert_uint_eq(u->replies[0].draft_uid, UREPLY_MAX - 1);
+	ck_assert_uint_eq(u->n_replies, UREPLY_MAX - 1);
+	while (u->n_replies > 1)
+		(void)ubase_reply_take(u, u->n_replies - 1);
+	ck_assert_ptr_nonnull(u->replies);
+	ck_assert_uint_eq(ubase_reply_take(u, 0).draft_uid, UREPLY_MAX - 1);
+	ck_assert_ptr_null(u->replies);
+	ck_assert_uint_eq(u->replies_cap, 0);
+	ck_assert(ubase_reply_push(u, &(struct ureply){ .draft_uid = 7 }));
+	ck_assert_uint_eq(u->replies[0].draft_uid, 7);
 	ubase_user_free(u);
 }
 END_TEST
