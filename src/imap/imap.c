@@ -111,11 +111,14 @@ imap_fail(struct imap_parser *p, const char *fmt, ...)
 	imap_set_err(p, msg);
 }
 
-static void
-imap_reserve(struct imap_parser *p, size_t need)
+/* The buffer's growth, apart from the test whether it must grow: kept
+ * out of line so that imap_append stays small enough to be inlined into
+ * the feed loop (when the parser's first buffer moved here from
+ * imap_parser_new, GCC stopped inlining it: +48 user instructions a
+ * pipelined FETCH, callgrind). */
+static __attribute__((noinline)) void
+imap_grow(struct imap_parser *p, size_t need)
 {
-	if (need <= p->cap)
-		return;
 	size_t ncap = p->cap ? p->cap : IMAP_BUF_INITIAL;
 	while (ncap < need)
 		ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
@@ -123,7 +126,14 @@ imap_reserve(struct imap_parser *p, size_t need)
 	p->cap = ncap;
 }
 
-static void
+static inline void
+imap_reserve(struct imap_parser *p, size_t need)
+{
+	if (need > p->cap)
+		imap_grow(p, need);
+}
+
+static inline void
 imap_append(struct imap_parser *p, const char *s, size_t n)
 {
 	imap_reserve(p, p->len + n + 1);
