@@ -55,6 +55,9 @@ sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())
 }
 
 pop3_fake_start "$T/p3"
+# Created here: the background child opens its redirections only some time
+# after the fork, and scrape_final's sed (under set -e) must find the file.
+: >"$T/p3.err"
 "$IMAPSTRESS" "${POP3_ARGS[@]}" --duration 3 --json "$T/p3.json" \
 	--metrics-listen 127.0.0.1:0 --metrics-linger 60 >"$T/p3.out" 2>"$T/p3.err" &
 run_pid=$!
@@ -114,6 +117,7 @@ assert_eq ok "$verdict" "the page's POP3 values against the summary"
 
 # No POP3 users: no POP3 family.
 fake_start
+: >"$T/imap.err"
 "$IMAPSTRESS" port="$FAKE_PORT" clients=2 secs=1 --metrics-listen 127.0.0.1:0 \
 	--metrics-linger 60 >"$T/imap.out" 2>"$T/imap.err" &
 run_pid=$!
