@@ -12,6 +12,7 @@
 #include <event2/event.h>
 
 #include "users/users_int.h"
+#include "users/users_base.h"
 #include "util/xmalloc.h"
 
 const char *const ubase_folder_name[UF_COUNT] = { "INBOX", "Spam", "Drafts",

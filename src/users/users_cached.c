@@ -25,6 +25,7 @@
 
 #include "imap/imap.h"
 #include "users/users_int.h"
+#include "users/users_cached.h"
 
 void
 ucached_prepared(struct uconn *uc, struct conn *c, enum conn_reply st)

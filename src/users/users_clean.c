@@ -24,6 +24,9 @@
 #include "imap/imap.h"
 #include "imap/imap_status.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_clean.h"
+#include "users/users_count.h"
 
 bool
 uclean_command(struct uconn *uc, char *cmd, size_t n, enum op *op)

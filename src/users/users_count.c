@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_count.h"
 #include "users/users_settle.h"
 #include "util/xmalloc.h"
 

@@ -15,6 +15,12 @@
 
 #include "config/config.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_due.h"
+#include "users/users_heap.h"
+#include "users/users_lmtp.h"
+#include "users/users_loadsim.h"
+#include "users/users_slots.h"
 #include "util/clock.h"
 
 /* Stream of the worker's delivery draws: no connection's or user's. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "users/users_int.h"
+#include "users/users_heap.h"
 #include "util/xmalloc.h"
 
 static bool

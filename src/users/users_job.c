@@ -33,6 +33,12 @@
 #include "msg/msg.h"
 #include "conn/shared.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_cached.h"
+#include "users/users_count.h"
+#include "users/users_job.h"
+#include "users/users_loadsim.h"
+#include "users/users_submit.h"
 #include "run/worker.h"
 
 static void ujob_step(struct uconn *uc);

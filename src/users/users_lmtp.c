@@ -21,6 +21,8 @@
 #include "msg/msg.h"
 #include "conn/shared.h"
 #include "users/users_int.h"
+#include "users/users_count.h"
+#include "users/users_lmtp.h"
 #include "run/worker.h"
 
 void

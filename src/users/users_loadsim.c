@@ -44,6 +44,13 @@
 #include "stats/score.h"
 #include "conn/shared.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_cached.h"
+#include "users/users_clean.h"
+#include "users/users_count.h"
+#include "users/users_lmtp.h"
+#include "users/users_loadsim.h"
+#include "users/users_submit.h"
 #include "run/worker.h"
 
 #define BROWSE_PAGE 20

@@ -28,6 +28,9 @@
 #include "imap/imap_resp.h"
 #include "imap/imap_status.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_count.h"
+#include "users/users_notify.h"
 
 #define NOTIFY_EVENTS "(selected (MessageNew MessageExpunge FlagChange)) " \
 	"(personal (MessageNew MessageExpunge))"

@@ -27,6 +27,10 @@
 #include "pop3/pop3.h"
 #include "run/worker.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_count.h"
+#include "users/users_lmtp.h"
+#include "users/users_pop3.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
 

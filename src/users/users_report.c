@@ -9,6 +9,7 @@
 #include "stats/actions.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_loadsim.h"
 #include "users/users_settle.h"
 #include "util/log.h"
 

@@ -9,6 +9,12 @@
 #include "util/clock.h"
 #include "imap/imap.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_cached.h"
+#include "users/users_count.h"
+#include "users/users_loadsim.h"
+#include "users/users_notify.h"
+#include "users/users_resp.h"
 
 /* "UID n" in a FETCH response's text, 0 when absent. */
 static uint32_t

@@ -11,6 +11,14 @@
 #include "config/config.h"
 #include "imap/imap.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_count.h"
+#include "users/users_job.h"
+#include "users/users_loadsim.h"
+#include "users/users_notify.h"
+#include "users/users_resp.h"
+#include "users/users_session.h"
+#include "users/users_slots.h"
 #include "run/worker.h"
 
 /* A client without imap_idle polls this often (imaptest's clients check

@@ -25,6 +25,11 @@
 #include "config/config.h"
 #include "stats/push_track.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_heap.h"
+#include "users/users_loadsim.h"
+#include "users/users_pop3.h"
+#include "users/users_slots.h"
 #include "util/clock.h"
 #include "util/xmalloc.h"
 

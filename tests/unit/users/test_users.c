@@ -9,6 +9,9 @@
 #include "check_main.h"
 #include "util/clock.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_heap.h"
+#include "users/users_loadsim.h"
 
 static uint32_t
 word(const char *text, const char *code, unsigned w)

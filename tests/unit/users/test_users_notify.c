@@ -11,6 +11,7 @@
 #include "stats/push_track.h"
 #include "stats/stats.h"
 #include "users/users_int.h"
+#include "users/users_notify.h"
 
 static unsigned woken;
 

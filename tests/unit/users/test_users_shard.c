@@ -13,6 +13,8 @@
 #include "config/config.h"
 #include "profile/profile.h"
 #include "users/users_int.h"
+#include "users/users_base.h"
+#include "users/users_slots.h"
 
 static struct profile *
 plan(const char *path, unsigned users)
