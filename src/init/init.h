@@ -14,6 +14,7 @@ struct shared;
 struct init_opts {
 	bool check_only;	/* --check: STATUS and report, change nothing */
 	bool no_multiappend;	/* --no-multiappend: one message per APPEND */
+	bool trim;		/* --trim: our own mail past the table goes */
 	const char *json_path;	/* --json FILE: the summary object */
 	unsigned max_lines;	/* problem lines shown before "... and N more" */
 };

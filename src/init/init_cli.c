@@ -27,17 +27,18 @@ static const char usage[] =
 "usage: imapstress init [--inbox N] [--deleted N] [--deleted-folder NAME]\n"
 "         [--folders N] [--folder-messages N] [--folder-prefix NAME]\n"
 "         [--calendar N] [--contacts N] [--init-parallel N] [--check]\n"
-"         [--no-multiappend]\n"
+"         [--no-multiappend] [--trim]\n"
 "         [--profile FILE [--profile-users N]] [--msg-size SIZE] [--json FILE]\n"
 "         host=H port=P user=TEMPLATE users=A-B | userfile=F [pass=P] ...\n"
 "With --profile the users are the profile run's: total_user_count of them,\n"
 "or --profile-users N.\n"
 "Creates in every user's mailbox the folders and messages asked for (by\n"
 "default LoadSim's: INBOX 100, \"Deleted Items\" 1, Folder01..10 of 10, a\n"
-"75 KB mean), adding only what is missing; exit 0 when every folder holds\n"
+"75 KB mean), adding only what is missing (with --trim, first removing\n"
+"imapstress's own mail past the table); exit 0 when every folder holds\n"
 "it, 1 when some do not (named), 2 on a usage error.  See man imapstress.\n";
 
-enum { T_UINT, T_NAME, T_PARALLEL, T_CHECK, T_NO_MULTI };
+enum { T_UINT, T_NAME, T_PARALLEL, T_CHECK, T_NO_MULTI, T_TRIM };
 
 struct init_opt {
 	const char *name;
@@ -59,6 +60,7 @@ static const struct init_opt init_opts_table[] = {
 	{ "init-parallel", T_PARALLEL, 0, 1000000 },
 	{ "check", T_CHECK, 0, 0 },
 	{ "no-multiappend", T_NO_MULTI, 0, 0 },
+	{ "trim", T_TRIM, 0, 0 },
 	{ NULL, 0, 0, 0 }
 };
 
@@ -69,6 +71,7 @@ struct given {
 	unsigned parallel;
 	bool check_only;
 	bool no_multiappend;
+	bool trim;
 	bool msg_size;		/* --msg-size was on the command line */
 };
 
@@ -113,11 +116,13 @@ take_options(int *argc, char **argv, struct given *g)
 			argv[out++] = argv[i];
 			continue;
 		}
-		if (o->kind == T_CHECK || o->kind == T_NO_MULTI) {
+		if (o->kind == T_CHECK || o->kind == T_NO_MULTI ||
+		    o->kind == T_TRIM) {
 			if (val != NULL)
 				return usage_error("--%s takes no value%s", o->name, "");
 			*(o->kind == T_CHECK ? &g->check_only
-					     : &g->no_multiappend) = true;
+			  : o->kind == T_TRIM ? &g->trim
+					      : &g->no_multiappend) = true;
 			continue;
 		}
 		if (val == NULL) {
@@ -141,6 +146,9 @@ take_options(int *argc, char **argv, struct given *g)
 		else
 			*(unsigned *)(void *)((char *)&g->t + o->off) = (unsigned)u;
 	}
+	if (g->trim && g->check_only)
+		return usage_error("--trim with --check: --check changes "
+				   "nothing%s%s", "", "");
 	argv[out] = NULL;
 	*argc = out;
 	return 0;
@@ -165,8 +173,10 @@ build_table(const struct config *cfg, const struct given *g,
 	}
 	for (unsigned k = 0; init_opts_table[k].name != NULL; k++) {
 		const struct init_opt *o = &init_opts_table[k];
-		if (!(g->set & (1u << k)) || o->kind == T_CHECK ||
-		    o->kind == T_PARALLEL)
+		/* Only the table's own rows: a flag's offset 0 is not a
+		 * field of it (--no-multiappend once set INBOX to 0). */
+		if (!(g->set & (1u << k)) ||
+		    (o->kind != T_UINT && o->kind != T_NAME))
 			continue;
 		size_t len = o->kind == T_NAME ? INIT_NAME_MAX + 1 : sizeof(unsigned);
 		memcpy((char *)t + o->off, (const char *)&g->t + o->off, len);
@@ -341,6 +351,7 @@ init_main(int argc, char **argv)
 	struct init_opts o = {
 		.check_only = g.check_only,
 		.no_multiappend = g.no_multiappend,
+		.trim = g.trim,
 		.json_path = cfg.json_path,
 		.max_lines = 50,
 	};

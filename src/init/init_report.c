@@ -128,6 +128,10 @@ init_report(FILE *out, const struct init_spec *s, const struct init_results *r,
 		secs, (unsigned long long)atomic_load(&r->created),
 		(unsigned long long)atomic_load(&r->appended), size,
 		(unsigned long long)atomic_load(&r->append_cmds));
+	if (r->trim)
+		fprintf(out, "init: --trim: %llu messages of our own past the "
+			"table expunged\n",
+			(unsigned long long)atomic_load(&r->trimmed));
 	if (t->users_bad == 0)
 		fprintf(out, "init: check: every folder of all %u users holds "
 			"what was asked (%u folders, %llu messages each)\n",
@@ -155,7 +159,7 @@ init_report_json(const char *path, const struct init_spec *s,
 	fprintf(f, "{\"type\":\"init\",\"users\":%u,\"folders_per_user\":%u,"
 		"\"messages_per_user\":%llu,\"mean_size\":%llu,"
 		"\"created\":%llu,\"appended\":%llu,\"appended_bytes\":%llu,"
-		"\"append_commands\":%llu,"
+		"\"append_commands\":%llu,\"trimmed\":%llu,"
 		"\"users_ok\":%u,\"users_bad\":%u,\"users_failed\":%u,"
 		"\"users_not_done\":%u,\"folders_short\":%u,"
 		"\"folders_missing\":%u,\"folders_more\":%u,\"secs\":%.3f}\n",
@@ -164,7 +168,8 @@ init_report_json(const char *path, const struct init_spec *s,
 		(unsigned long long)atomic_load(&r->created),
 		(unsigned long long)atomic_load(&r->appended),
 		(unsigned long long)atomic_load(&r->bytes),
-		(unsigned long long)atomic_load(&r->append_cmds), t->users_ok,
+		(unsigned long long)atomic_load(&r->append_cmds),
+		(unsigned long long)atomic_load(&r->trimmed), t->users_ok,
 		t->users_bad, t->users_failed, t->users_pending,
 		t->folders_fewer, t->folders_missing, t->folders_more, secs);
 	int bad = ferror(f);

@@ -94,7 +94,9 @@ init_run(const struct config *cfg, const struct shared *sh,
 		.cfg = cfg, .sh = sh, .spec = spec, .res = res,
 		.check_only = o->check_only,
 		.multiappend = !o->no_multiappend,
+		.trim = o->trim,
 	};
+	res->trim = o->trim;
 	unsigned n = sh->n_workers;
 	/* init writes no latency log (--latency-log is the stress run's). */
 	struct worker_group wg = { .latency_log_fd = -1 };
@@ -131,7 +133,10 @@ init_run(const struct config *cfg, const struct shared *sh,
 	struct init_tally t;
 	double secs = (double)(clock_us() - t0) / 1e6;
 	init_report(stdout, spec, res, secs, o->max_lines, &t);
-	struct run_outcome out = { .failed = t.users_bad };
+	struct run_outcome out = {
+		.failed = t.users_bad,
+		.foreign = atomic_load(&sh->live->foreign_refused),
+	};
 	if (o->json_path != NULL &&
 	    init_report_json(o->json_path, spec, res, &t, secs) < 0) {
 		log_error("--json %s: cannot write: %s", o->json_path,

@@ -91,6 +91,13 @@ exit_policy_stop(const struct config *cfg, const struct stop_view *v)
 {
 	struct stop_verdict s = { .why = STOP_DURATION };
 
+	/* A refusal of the foreign-mail guard stops finite work too (init
+	 * --trim): it would only wait for a command that never goes. */
+	if (v->finite && v->foreign_refused) {
+		s.why = STOP_FOREIGN;
+		s.stop = s.at_once = true;
+		return s;
+	}
 	if (v->finite)
 		return s;	/* only the work's end or a signal */
 	if (cfg->secs > 0 && v->elapsed_us >= (uint64_t)(cfg->secs * 1e6))

@@ -13,8 +13,10 @@
 #   profile users, not the file's total_user_count of 3);
 # - each step's init ran for that step's users only: created = the new
 #   users' folders (4 each: every folder of the table but INBOX), users =
-#   N, every user checked ok; the server holds the table's folders for
-#   the profile's user names (cap1 .. cap4);
+#   N, every user checked ok, no folder past the table (init --trim took
+#   back what the step before delivered and appended: trimmed > 0 from
+#   the second step on); the server holds the table's folders for the
+#   profile's user names (cap1 .. cap4);
 # - usage: --init without --profile, --profile-users among the imapstress
 #   arguments: exit 2.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
@@ -98,6 +100,7 @@ rows = list(csv.DictReader(open(os.path.join(out, "capacity.csv"))))
 users = [int(r["users"]) for r in rows]
 assert users == [1, 2, 4], users
 prev = 0
+trims = []
 for r in rows:
     n = int(r["users"])
     s = json.loads(open(os.path.join(out, "users-%d-r1.json" % n)).read().splitlines()[-1])
@@ -119,10 +122,16 @@ for r in rows:
     i = json.load(open(os.path.join(out, "users-%d-r1.init.json" % n)))
     assert i["users"] == n and i["users_ok"] == n, i
     assert i["created"] == 4 * (n - prev), ("init created", n, i["created"])
+    # init --trim: every user of the step starts from the table, none
+    # from what the steps before left (their deliveries, appointments
+    # and moves: about 8 INBOX deliveries a user in a 4 s run).
+    assert i["folders_more"] == 0, ("init left folders past the table", n, i)
+    assert (i["trimmed"] > 0) == (prev > 0), ("init trimmed", n, i["trimmed"])
     prev = n
+    trims.append(i["trimmed"])
 m = re.search(r"score ([0-9.]+) ms", line)
 assert abs(float(m.group(1)) - float(rows[-1]["score_ms"])) < 0.05, (line, rows[-1])
-print("steps", users, "scores", [r["score_ms"] for r in rows])
+print("steps", users, "scores", [r["score_ms"] for r in rows], "trimmed", trims)
 PY
 for u in cap1 cap2 cap3 cap4; do
 	for f in Folder01 Folder02; do

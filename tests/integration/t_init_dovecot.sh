@@ -23,7 +23,16 @@
 # missing messages in one APPEND (5 commands per user), and a kill in
 # part 3 may hit one half sent (all or none: the rerun still adds exactly
 # the rest);
-#   6. --no-multiappend: one APPEND command per message, same table.
+#   6. --no-multiappend: one APPEND command per message, same table (and
+#      a table without --inbox is the same with --no-multiappend as
+#      without it: the flag once set INBOX to 0);
+#   7. --trim: 3 users topped up past the table (INBOX 9, Folder01..03 of
+#      4: 10 more each), then init --trim with the table: exit 0, the JSON
+#      says 30 trimmed and every folder of each user holds exactly the
+#      table again (the server's own counts); then a message without the
+#      X-Imapstress header in a user's INBOX, which is again past the
+#      table: init --trim stops at the foreign-mail check (exit 2, the
+#      check's line) and that INBOX still holds everything.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -156,3 +165,55 @@ assert_eq 0 "$RC" "--no-multiappend init exit status ($(tail -3 "$TEST_TMP/plain
 assert_eq 60 "$(field plain appended)" "--no-multiappend: messages appended"
 assert_eq 60 "$(field plain append_commands)" "--no-multiappend: one APPEND per message"
 assert_eq 5 "$(field plain users_ok)" "--no-multiappend: users that hold the table"
+
+# The table's size line does not depend on --no-multiappend.
+TABLE="--deleted 1 --folders 3 --folder-messages 2 --msg-size 4k"
+init sized user=p%d users=1-1 --check
+init sized-plain user=p%d users=1-1 --check --no-multiappend
+line=$(grep -o '[0-9]* folders and [0-9]* messages each' "$TEST_TMP/sized.err")
+assert_eq "$line" "$(grep -o '[0-9]* folders and [0-9]* messages each' "$TEST_TMP/sized-plain.err")" \
+	"the table with and without --no-multiappend"
+
+# 7. --trim: our own mail past the table goes, and nothing else
+TABLE="--inbox 5 --deleted 1 --folders 3 --folder-messages 2 --msg-size 4k"
+init trim-base user=r%d users=1-3 clients=3
+assert_eq 0 "$RC" "--trim: the first init's exit status ($(tail -3 "$TEST_TMP/trim-base.err"))"
+TABLE="--inbox 9 --deleted 1 --folders 3 --folder-messages 4 --msg-size 4k"
+init trim-more user=r%d users=1-3 clients=3
+assert_eq 30 "$(field trim-more appended)" "--trim: mail past the table, 10 a user"
+TABLE="--inbox 5 --deleted 1 --folders 3 --folder-messages 2 --msg-size 4k"
+init trimmed user=r%d users=1-3 clients=3 --trim
+assert_eq 0 "$RC" "init --trim exit status ($(tail -3 "$TEST_TMP/trimmed.err"))"
+assert_eq 30 "$(field trimmed trimmed)" "init --trim: messages expunged"
+assert_eq 0 "$(field trimmed appended)" "init --trim: nothing appended"
+assert_eq 0 "$(field trimmed folders_more)" "init --trim: folders past the table"
+assert_eq 3 "$(field trimmed users_ok)" "init --trim: users that hold the table"
+assert_match '^init: --trim: 30 messages of our own past the table expunged$' \
+	"$(cat "$TEST_TMP/trimmed.out")" "init --trim: the count, said"
+for u in r1 r2 r3; do
+	for i in "${!BOXES[@]}"; do
+		assert_eq "${WANT[i]}" "$(server_count "$u" "${BOXES[i]}")" \
+			"after --trim: the server's count of $u's ${BOXES[i]}"
+	done
+done
+
+# A message imapstress did not put there: --trim stops, removes nothing.
+"$PYTHON" - "$SERVER_PORT" "$SERVER_PASS" <<'PY' || fail "could not append the foreign message"
+import imaplib, sys
+m = imaplib.IMAP4("127.0.0.1", int(sys.argv[1]))
+m.login("r1", sys.argv[2])
+typ, _ = m.append("INBOX", None, None,
+                  b"From: someone@example.invalid\r\nSubject: not ours\r\n\r\nhello\r\n")
+assert typ == "OK", typ
+m.logout()
+PY
+TABLE="--inbox 9 --deleted 1 --folders 3 --folder-messages 2 --msg-size 4k"
+init foreign-more user=r%d users=1-1
+assert_eq 3 "$(field foreign-more appended)" "--trim: r1's INBOX past the table again (5 + 1 foreign + 3)"
+TABLE="--inbox 5 --deleted 1 --folders 3 --folder-messages 2 --msg-size 4k"
+init foreign user=r%d users=1-1 --trim
+assert_eq 2 "$RC" "init --trim with foreign mail in the folder: exit status"
+assert_match 'foreign-mail check: user r1, mailbox "INBOX" holds 1 message without the X-Imapstress header' \
+	"$(cat "$TEST_TMP/foreign.err")" "init --trim: the foreign-mail check's line"
+assert_eq 0 "$(field foreign trimmed)" "init --trim with foreign mail: messages expunged"
+assert_eq 9 "$(server_count r1 INBOX)" "r1's INBOX after the refused --trim"

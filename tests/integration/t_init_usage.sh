@@ -41,6 +41,8 @@ bad --init-parallel 0 -- '^imapstress: init: --init-parallel: out of range'
 bad --deleted-folder 'Del*' -- "^imapstress: init: --deleted-folder: not a folder name"
 bad --folder-prefix '' -- "^imapstress: init: --folder-prefix: empty"
 bad --check=yes -- '^imapstress: init: --check takes no value'
+bad --trim=1 -- '^imapstress: init: --trim takes no value'
+bad --trim --check -- '^imapstress: init: --trim with --check: --check changes nothing'
 bad --deleted-folder Folder02 -- "^imapstress: init: two folders of the init table are both named 'Folder02'"
 bad bogus=1 -- '^imapstress: bogus=1: unknown word'
 bad --msg-sizes 1k:30,4k:70 -- '^imapstress: init: --msg-sizes: not for init'

@@ -116,6 +116,7 @@ init_driver_new(const struct init_job *job)
 	d->spec = job->spec;
 	d->res = job->res;
 	d->check_only = job->check_only;
+	d->trim = job->trim;
 	d->multiappend = job->multiappend;
 	d->drv = (struct driver){
 		.hooks = &init_hooks,

@@ -26,6 +26,8 @@ struct init_job {
 	struct init_results *res;	/* the users, filled in as they go */
 	bool check_only;		/* --check: STATUS, nothing else */
 	bool multiappend;		/* when offered (not --no-multiappend) */
+	bool trim;			/* --trim: remove our own mail past the
+					 * table first */
 };
 
 struct init_driver *init_driver_new(const struct init_job *job);

@@ -43,6 +43,7 @@ struct init_driver {
 	struct init_results *res;
 	bool check_only;		/* --check: STATUS, nothing else */
 	bool multiappend;		/* when offered (not --no-multiappend) */
+	bool trim;			/* --trim: our own surplus removed */
 	_Atomic unsigned next_user;	/* the queue: the next user to take */
 	_Atomic int stop;		/* 1: the run drains: no new user;
 					 * 2: it halts */
@@ -52,6 +53,7 @@ struct init_driver {
 enum init_phase {
 	INIT_P_NONE,		/* no user, or logging in */
 	INIT_P_STATUS,		/* what the mailbox holds */
+	INIT_P_TRIM,		/* --trim: folders back down to the table */
 	INIT_P_CREATE,
 	INIT_P_APPEND,
 	INIT_P_CHECK,		/* STATUS again, into the results */
@@ -79,6 +81,10 @@ struct init_conn {
 	unsigned next_f;	/* the next folder to send for */
 	uint32_t left;		/* APPEND: still to send into next_f */
 	bool failed;		/* this attempt hit a NO/BAD: log out */
+	bool trimmed;		/* --trim done for this user: STATUS again
+				 * plans the rest */
+	unsigned trim_step;	/* of folder next_f: enum init_trim_step */
+	struct init_ref trim_ref;	/* the one trim command in flight */
 	char err[256];
 	struct init_have *have;		/* per folder */
 	struct init_todo *todo;
@@ -97,6 +103,16 @@ struct init_worker {
 };
 
 extern const struct conn_hooks init_hooks;
+
+/* init_trim.c (--trim): does any folder hold more than the table asks
+ * (by the last STATUS round)?  init_trim_send: the trim's next command
+ * (one at a time, `done` its reply), false when none went out: the phase
+ * is over (ic->trimmed), or the foreign-mail guard's search is asked or
+ * awaited (the ready hook pumps again), or the connection cannot send
+ * now.  init_trim_ok: that command was answered OK. */
+bool init_trim_wanted(const struct init_conn *ic);
+bool init_trim_send(struct init_conn *ic, conn_done_fn done);
+void init_trim_ok(struct init_conn *ic);
 
 /* Take the next user for ic (false: none left, or stopping) and start
  * its session. */

@@ -8,6 +8,7 @@
 #define IMAPSTRESS_INIT_RESULTS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define INIT_HAVE_NONE UINT32_MAX	/* STATUS said NO: no such folder */
@@ -31,6 +32,9 @@ struct init_results {
 	_Atomic uint64_t appended, bytes, created;
 	_Atomic uint64_t append_cmds;	/* APPEND commands OK'd (MULTIAPPEND:
 					 * fewer than messages) */
+	bool trim;			/* --trim was given */
+	_Atomic uint64_t trimmed;	/* --trim: untagged EXPUNGEs of its
+					 * EXPUNGE commands */
 };
 
 void init_results_init(struct init_results *r, unsigned n_users,

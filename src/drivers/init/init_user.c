@@ -1,7 +1,8 @@
 /* init_user.c: one user's mailbox over one connection, as a driver of the
  * connection engine (conn.h, "Drivers that send their own commands"):
- * STATUS every folder of the table, CREATE the missing ones, APPEND what
- * is missing (pipelined, LITERAL+ when offered, several messages per
+ * STATUS every folder of the table, with --trim bring the folders that
+ * hold too much back down (init_trim.c) and STATUS again, CREATE the
+ * missing ones, APPEND what is missing (pipelined, LITERAL+ when offered, several messages per
  * command with MULTIAPPEND), STATUS again into the results, LOGOUT, next
  * user.  Everything runs in the worker's thread, inside the callbacks of
  * the connection it is about. */
@@ -108,6 +109,10 @@ init_untagged(void *arg, struct conn *c, const struct imap_resp *r)
 	const struct init_spec *s = ic->w->run->spec;
 	struct imap_args *a;
 
+	if (ic->phase == INIT_P_TRIM && imap_resp_kw(r) == IMAP_KW_EXPUNGE) {
+		atomic_fetch_add(&ic->w->run->res->trimmed, 1);
+		return;
+	}
 	if (imap_resp_kw(r) != IMAP_KW_STATUS ||
 	    (ic->phase != INIT_P_STATUS && ic->phase != INIT_P_CHECK))
 		return;
@@ -137,7 +142,7 @@ init_untagged(void *arg, struct conn *c, const struct imap_resp *r)
 
 /* The reply to a STATUS, CREATE or APPEND of the current phase (a phase
  * changes only once all its commands are answered, so the phase says
- * which command this was). */
+ * which command this was), or to --trim's one command in flight. */
 static void
 init_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	  size_t len)
@@ -145,7 +150,10 @@ init_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	struct init_ref *ref = arg;
 	struct init_conn *ic = ref->ic;
 	const char *cmd = ic->phase == INIT_P_CREATE ? "CREATE"
-	    : ic->phase == INIT_P_APPEND ? "APPEND" : "STATUS";
+	    : ic->phase == INIT_P_APPEND ? "APPEND"
+	    : ic->phase != INIT_P_TRIM ? "STATUS"
+	    : ic->trim_step == 0 ? "SELECT" : ic->trim_step == 1 ? "STORE"
+	    : "EXPUNGE";
 	char what[160];
 
 	unsigned n = ref->n;
@@ -159,6 +167,11 @@ init_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 		 st == CONN_REPLY_NO ? "NO" : "BAD");
 	if (st == CONN_REPLY_BAD) {
 		init_fail(ic, what, text, len);
+	} else if (ic->phase == INIT_P_TRIM) {
+		if (st == CONN_REPLY_OK)
+			init_trim_ok(ic);
+		else
+			init_fail(ic, what, text, len);
 	} else if (ic->phase == INIT_P_CREATE) {
 		/* NO is often "[ALREADYEXISTS]" (another session, a rerun
 		 * that raced): the check after the APPENDs says whether it
@@ -280,6 +293,7 @@ init_phase(struct init_conn *ic, enum init_phase p)
 	ic->phase = p;
 	ic->next_f = 0;
 	ic->left = 0;
+	ic->trim_step = 0;
 	if (p == INIT_P_STATUS || p == INIT_P_CHECK)
 		memset(ic->have, 0, s->n * sizeof(*ic->have));
 }
@@ -314,6 +328,22 @@ init_pump(struct init_conn *ic)
 			if (ic->outstanding > 0)
 				return;
 			init_phase(ic, INIT_P_CHECK);
+		}
+		if (ic->phase == INIT_P_TRIM) {
+			/* One command at a time: each needs the last one's
+			 * answer (SELECT before STORE before EXPUNGE). */
+			if (ic->outstanding > 0)
+				return;
+			if (init_trim_send(ic, init_done)) {
+				ic->outstanding++;
+				return;
+			}
+			if (!ic->trimmed)
+				return;		/* the guard, or cannot send now */
+			/* STATUS again: the rest is planned from what the
+			 * folders hold now. */
+			init_phase(ic, INIT_P_STATUS);
+			continue;
 		}
 		bool sent_all = false;
 		while (ic->outstanding < INIT_WINDOW && conn_can_command(ic->c)) {
@@ -358,6 +388,10 @@ init_pump(struct init_conn *ic)
 				ic->phase = INIT_P_LOGOUT;
 				break;
 			}
+			if (init_trim_wanted(ic)) {
+				init_phase(ic, INIT_P_TRIM);
+				break;
+			}
 			init_plan(s, ic->have, ic->todo);
 			init_phase(ic, INIT_P_CREATE);
 			break;
@@ -396,6 +430,7 @@ init_ready(void *arg, struct conn *c)
 
 	if (ic->phase == INIT_P_NONE && ic->has_user) {
 		ic->failed = false;
+		ic->trimmed = false;
 		ic->outstanding = 0;
 		init_phase(ic, INIT_P_STATUS);
 	}

@@ -213,8 +213,8 @@ START_TEST(test_poll_and_end)
 }
 END_TEST
 
-/* Finite work (init): none of the stop checks; the loop polls for the
- * work's end; a drain has no --grace. */
+/* Finite work (init): none of the stop checks but the foreign-mail
+ * guard's; the loop polls for the work's end; a drain has no --grace. */
 START_TEST(test_stop_finite)
 {
 	struct config c;
@@ -240,6 +240,15 @@ START_TEST(test_stop_finite)
 	v.logins = v.oks = 0;
 	struct stop_verdict s = exit_policy_stop(&c, &v);
 	ck_assert(s.stop && s.unusable);
+	/* One stop finite work has: the foreign-mail guard's refusal (init
+	 * --trim), at once, and the run exits 2 for it. */
+	v.finite = true;
+	v.foreign_refused = true;
+	s = exit_policy_stop(&c, &v);
+	ck_assert(s.stop && s.at_once && !s.unusable);
+	ck_assert_int_eq(s.why, STOP_FOREIGN);
+	struct run_outcome o = { .failed = 1, .foreign = true };
+	ck_assert_int_eq(exit_policy_status(&o), 2);
 	config_free(&c);
 }
 END_TEST
