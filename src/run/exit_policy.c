@@ -86,29 +86,22 @@ nobody_in(const struct stop_view *v)
 	return v->logins == 0 && v->oks == 0 && !v->no_clients;
 }
 
-struct stop_verdict
-exit_policy_stop(const struct config *cfg, const struct stop_view *v)
+/* The stops of a run that works until told: its time, the quit words,
+ * a server nobody could use.  Finite work (init) has none of them: it
+ * ends with its work or a signal. */
+static void
+workload_stop(const struct config *cfg, const struct stop_view *v,
+	      struct stop_verdict *s)
 {
-	struct stop_verdict s = { .why = STOP_DURATION };
-
-	/* A refusal of the foreign-mail guard stops finite work too (init
-	 * --trim): it would only wait for a command that never goes. */
-	if (v->finite && v->foreign_refused) {
-		s.why = STOP_FOREIGN;
-		s.stop = s.at_once = true;
-		return s;
-	}
-	if (v->finite)
-		return s;	/* only the work's end or a signal */
 	if (cfg->secs > 0 && v->elapsed_us >= (uint64_t)(cfg->secs * 1e6))
-		s.stop = true;
+		s->stop = true;
 	if (cfg->error_quit && v->errors > 0) {
-		s.why = STOP_ERROR_QUIT;
-		s.quit = s.stop = true;
+		s->why = STOP_ERROR_QUIT;
+		s->quit = s->stop = true;
 	}
 	if (cfg->disconnect_quit && v->disconnects > 0) {
-		s.why = STOP_DISCONNECT_QUIT;
-		s.quit = s.stop = true;
+		s->why = STOP_DISCONNECT_QUIT;
+		s->quit = s->stop = true;
 	}
 	/* The 5 s count from the first session begun, not from the run's
 	 * start: a profile's first login may come later (its ramp-up, or
@@ -118,9 +111,20 @@ exit_policy_stop(const struct config *cfg, const struct stop_view *v)
 	    ((v->since_connect_us >= EXIT_POLICY_UNUSABLE_AFTER_US &&
 	      (v->conns_open == 0 || v->refused_logins > 0)) ||
 	     v->tls_refused || v->login_disabled)) {
-		s.why = STOP_UNUSABLE;
-		s.unusable = s.stop = true;
+		s->why = STOP_UNUSABLE;
+		s->unusable = s->stop = true;
 	}
+}
+
+struct stop_verdict
+exit_policy_stop(const struct config *cfg, const struct stop_view *v)
+{
+	struct stop_verdict s = { .why = STOP_DURATION };
+
+	if (!v->finite)
+		workload_stop(cfg, v, &s);
+	/* Finite work too: init --trim would wait for a command that never
+	 * goes. */
 	if (v->foreign_refused) {
 		s.why = STOP_FOREIGN;
 		s.stop = true;

@@ -50,6 +50,9 @@ struct init_driver {
 	struct driver drv;
 };
 
+/* Where --trim is with folder next_f (init_trim.c), one command each. */
+enum init_trim_step { TRIM_SELECT, TRIM_STORE, TRIM_EXPUNGE };
+
 enum init_phase {
 	INIT_P_NONE,		/* no user, or logging in */
 	INIT_P_STATUS,		/* what the mailbox holds */

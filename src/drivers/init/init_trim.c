@@ -20,9 +20,6 @@
 #include "conn/conn.h"
 #include "drivers/init/init_int.h"
 
-/* Where the trim of folder ic->next_f is. */
-enum init_trim_step { TRIM_SELECT, TRIM_STORE, TRIM_EXPUNGE };
-
 /* What folder f holds past the table, by the last STATUS round. */
 static uint32_t
 trim_surplus(const struct init_conn *ic, unsigned f)

@@ -2,10 +2,10 @@
  * connection engine (conn.h, "Drivers that send their own commands"):
  * STATUS every folder of the table, with --trim bring the folders that
  * hold too much back down (init_trim.c) and STATUS again, CREATE the
- * missing ones, APPEND what is missing (pipelined, LITERAL+ when offered, several messages per
- * command with MULTIAPPEND), STATUS again into the results, LOGOUT, next
- * user.  Everything runs in the worker's thread, inside the callbacks of
- * the connection it is about. */
+ * missing ones, APPEND what is missing (pipelined, LITERAL+ when offered,
+ * several messages per command with MULTIAPPEND), STATUS again into the
+ * results, LOGOUT, next user.  Everything runs in the worker's thread,
+ * inside the callbacks of the connection it is about. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -152,8 +152,8 @@ init_done(void *arg, struct conn *c, enum conn_reply st, const char *text,
 	const char *cmd = ic->phase == INIT_P_CREATE ? "CREATE"
 	    : ic->phase == INIT_P_APPEND ? "APPEND"
 	    : ic->phase != INIT_P_TRIM ? "STATUS"
-	    : ic->trim_step == 0 ? "SELECT" : ic->trim_step == 1 ? "STORE"
-	    : "EXPUNGE";
+	    : ic->trim_step == TRIM_SELECT ? "SELECT"
+	    : ic->trim_step == TRIM_STORE ? "STORE" : "EXPUNGE";
 	char what[160];
 
 	unsigned n = ref->n;
@@ -293,7 +293,7 @@ init_phase(struct init_conn *ic, enum init_phase p)
 	ic->phase = p;
 	ic->next_f = 0;
 	ic->left = 0;
-	ic->trim_step = 0;
+	ic->trim_step = TRIM_SELECT;
 	if (p == INIT_P_STATUS || p == INIT_P_CHECK)
 		memset(ic->have, 0, s->n * sizeof(*ic->have));
 }
