@@ -95,6 +95,8 @@ sentence(struct hbuf *b, const struct jv *a)
 	data_num(b, "hi", hi);
 	data_num(b, "top", top);
 	hb_printf(b, " data-open-above=\"%d\"", open);
+	data_num(b, "repeat-lo", jv_num(jv_get(a, "repeat_lo"), NAN));
+	data_num(b, "repeat-hi", jv_num(jv_get(a, "repeat_hi"), NAN));
 	data_num(b, "value", v);
 	data_num(b, "threshold", lim);
 	hb_put(b, ">");
@@ -129,6 +131,27 @@ sentence(struct hbuf *b, const struct jv *a)
 		hb_printf(b, " under %g ms", lim);
 	}
 	hb_put(b, ".</p>\n");
+}
+
+/* Where a repeat of the search would answer, 95% of the time
+ * (repeat_lo..repeat_hi): the interval above holds the true capacity, and
+ * another search's answer carries an error of its own.  "C..D", or
+ * "C..T+ (open above)"; no row without a knee. */
+static void
+repeat_kv(struct hbuf *b, const struct jv *a)
+{
+	double c = jv_num(jv_get(a, "repeat_lo"), NAN);
+	double d = jv_num(jv_get(a, "repeat_hi"), NAN);
+	double top = jv_num(jv_get(a, "top"), NAN);
+	char s[96];
+
+	if (!isfinite(c))
+		return;
+	if (isfinite(d))
+		snprintf(s, sizeof(s), "%.0f..%.0f", c, d);
+	else
+		snprintf(s, sizeof(s), "%.0f..%.0f+ (open above)", c, top);
+	hr_kv(b, "a repeat of the search answers in (95%)", s);
 }
 
 /* The command line: the list's words with spaces between. */
@@ -174,6 +197,7 @@ hr_cap_answer(struct hbuf *b, const struct jv *a)
 	hb_put(b, "<table class=\"settings\" data-table=\"answer\">");
 	hr_kv(b, "verdict", jv_str(jv_get(a, "verdict")));
 	hr_kv(b, "the script said", jv_str(jv_get(a, "line")));
+	repeat_kv(b, a);
 	if (jv_str(jv_get(a, "why")) != NULL)
 		hr_kv(b, "why it stopped", jv_str(jv_get(a, "why")));
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {

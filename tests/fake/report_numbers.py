@@ -270,6 +270,9 @@ def check_answer(p, a, rows, num):
                    ("value", "value_ms"), ("threshold", "threshold_ms")):
         same("answer %s" % k, attr(k), a[key])
     same("answer open above", attr("open-above"), float(a["open_above"]))
+    # Where a repeat would answer (a script older than the keys: none).
+    same("answer repeat from", attr("repeat-lo"), a.get("repeat_lo"))
+    same("answer repeat to", attr("repeat-hi"), a.get("repeat_hi"))
     page_w, line_w = words(p.answer["text"], a["line"])
     compared[0] += 1
     if a["users"] is None:

@@ -4,8 +4,11 @@
 # (clients=N, one connection each, NOOP only, no pipelining) the score
 # (--score-weights NOOP=1: the NOOP p95) is about 100*N ms.  What the
 # script promises is checked, whatever the machine's load:
-# - its "holds N users (95% CI A..B) at score S ms (M did not)" line: exit
+# - its last line, "holds N users (95% CI A..B) at score S ms (M did not)": exit
 #   0, A <= N <= B < M (or, open above, "A..T+": A <= N < M <= T);
+# - the line before it, "a repeat of this search: 95% of its answers in C..D":
+#   C <= A and D >= B (open above exactly when the interval is), as
+#   capacity-answer.json's repeat_lo and repeat_hi say;
 # - capacity.csv, one row per run: doubling 1 2 4 ... (one run each) up to
 #   the first that did not hold; held = (verdict holds); a run that held
 #   had every user logged in by the end of the warm-up, a score under 450
@@ -51,6 +54,23 @@ line=$(grep '^holds ' "$TEST_TMP/cap.out") || fail "no 'holds' line: $(cat "$TES
 note "$line"
 read -r n ci_a ci_b m < <(sed -n 's/^holds \([0-9]*\) users (95% CI \([0-9]*\)\.\.\([0-9]*+\{0,1\}\)) at score [0-9.]* ms (\([0-9]*\) did not)$/\1 \2 \3 \4/p' <<<"$line")
 [ -n "${m:-}" ] || fail "not the 'holds N users (95% CI A..B) at score S ms (M did not)' form: $line"
+# The line before it: where a repeat of the search would answer, a span
+# that holds the interval (each draw widened by another's error).
+rep=$(tail -n 2 "$TEST_TMP/cap.out" | head -n 1)
+assert_eq "$line" "$(tail -n 1 "$TEST_TMP/cap.out")" "the answer is the last line"
+
+read -r rep_c rep_d < <(sed -n 's/^a repeat of this search: 95% of its answers in \([0-9]*\)\.\.\([0-9]*+\{0,1\}\)$/\1 \2/p' <<<"$rep")
+[ -n "${rep_d:-}" ] || fail "not the 'a repeat of this search: 95% of its answers in C..D' form: $rep"
+"$PYTHON" - "$out/capacity-answer.json" "$ci_a" "$ci_b" "$rep_c" "$rep_d" <<'PY' || fail "the repeat span does not hold the interval or the answer file disagrees: $rep"
+import json, sys
+a = json.load(open(sys.argv[1]))
+ci_a, ci_b, c, d = sys.argv[2:]
+assert int(c) <= int(ci_a) and a["repeat_lo"] == int(c), (a["repeat_lo"], c, ci_a)
+if d.endswith("+"):
+    assert a["repeat_hi"] is None, a["repeat_hi"]
+else:
+    assert a["repeat_hi"] == int(d) and not ci_b.endswith("+") and int(d) >= int(ci_b), (a["repeat_hi"], d, ci_b)
+PY
 "$PYTHON" - "$out" "$n" "$ci_a" "$ci_b" "$m" <<'PY' || fail "capacity.csv or capacity-fit.csv is wrong: $(cat "$out/capacity.csv" "$out/capacity-fit.csv")"
 import csv, sys
 out, n, a, b, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])

@@ -9,6 +9,8 @@
 #   ends (the share's posterior is wide), six close it;
 # - outcomes out of order (a count that holds above one that did not)
 #   are pooled, never answered by the highest count that held once;
+# - where a repeat would answer: wider than the interval where the draws
+#   spread, the interval itself where they do not, none without a knee;
 # - the search on scripted outcomes: a count whose repeats hold after its
 #   first run did not is not "--max reached" (the search goes on above
 #   it); a clean knee is found with its bounds run 3 to 6 times; all
@@ -98,15 +100,30 @@ for row in st.rows:
 assert (ans.how, ans.lo, ans.hi) == ("decided", 33, 34), (ans.how, ans.lo, ans.hi)
 assert runs[16] == 3 and 24 in runs, runs
 assert ans.ci[1] == 33 and ans.ci[1] - ans.ci[0] <= 2 * 0.10 * 33, ans.ci
+# Where a repeat of that search would answer: each draw of the capacity
+# plus another draw's error, so wider than the interval of the truth
+# (here above it: 33 held half its runs) and nowhere narrower; a
+# repeat_interval() of outcomes with no spread is the interval itself.
+rep = cap.answer_repeat(st, ans)
+assert rep[0] <= ans.ci[0] and rep[1] >= ans.ci[1] and rep != ans.ci, (rep, ans.ci)
+clean = {1: [T] * 6, 2: [T] * 6, 3: [F] * 6}
+assert cap.repeat_interval(clean, random.Random(1)) == \
+    cap.interval(clean, random.Random(1)) == (2, 2)
+noisy_ans, noisy_rep = ans, rep
 # Everything holds up to --max: "max" once --max ran --repeats times.
 st = FakeSteps(lambda n: [T])
 ans = cap.search(st, dict(opts, max=8), lambda: 0)
 assert (ans.how, ans.lo) == ("max", 8) and sum(1 for r in st.rows if r["users"] == 8) == 3, st.rows
+assert cap.answer_repeat(st, ans) is None, "a repeat span without a knee"
 # --max-time: a clock past it ends the search undecided.
 st = FakeSteps(lambda n: [n <= 20])
 t = iter(range(0, 10**6, 100))
 ans = cap.search(st, dict(opts, max_time=250), lambda: next(t))
 assert ans.how == "undecided", ans.how
-print("doctests", r.attempted, "interval", a, b, "search ok")
+rep = cap.answer_repeat(st, ans)
+assert rep[0] <= ans.ci[0] and (rep[1] is None or ans.ci[1] is not None
+                                and rep[1] >= ans.ci[1]), (rep, ans.ci)
+print("doctests", r.attempted, "interval", a, b, "noisy", noisy_ans.lo,
+      noisy_ans.ci, "repeat", noisy_rep, "search ok")
 PY
 note "ok"

@@ -6,7 +6,8 @@
 # document names the machine and the command line, its table's cell is
 # the mean of the runs' APPEND rates (messages_appended / measured_s of
 # each run's JSON summary, recomputed here) with its interval around it,
-# and every run left its --json and --result files.  Bad options exit 2.
+# and every run left its --json and --result files.  Bad options (and
+# leaving both halves out) exit 2.
 # The full run (every storage, 30/100/200 clients, the LoadSim capacity)
 # is a benchmark of the machine: nothing of it is asserted.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
@@ -17,7 +18,8 @@ need_cmd "${DOVECOT:-/usr/sbin/dovecot}" "${PYTHON:-python3}"
 [ -x "$IMAPSTRESS" ] || fail "no imapstress binary at $IMAPSTRESS"
 RR=$ROOT/scripts/reference-results
 
-for bad in "--runs 1" "--configs maildir,nosuch" "--clients 0" "--frob"; do
+for bad in "--runs 1" "--configs maildir,nosuch" "--clients 0" "--frob" \
+	"--capacity-day 0" "--capacity-max-time 1.5" "--no-append --no-capacity"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$RR" $bad --out "$TEST_TMP/bad" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
