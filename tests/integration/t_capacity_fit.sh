@@ -107,8 +107,8 @@ assert ans.ci[1] == 33 and ans.ci[1] - ans.ci[0] <= 2 * 0.10 * 33, ans.ci
 rep = cap.answer_repeat(st, ans)
 assert rep[0] <= ans.ci[0] and rep[1] >= ans.ci[1] and rep != ans.ci, (rep, ans.ci)
 clean = {1: [T] * 6, 2: [T] * 6, 3: [F] * 6}
-assert cap.repeat_interval(clean, random.Random(1)) == \
-    cap.interval(clean, random.Random(1)) == (2, 2)
+assert cap.interval(clean, random.Random(1)) == (2, 2)
+assert cap.repeat_interval(clean, random.Random(1), (2, 2)) == (2, 2)
 noisy_ans, noisy_rep = ans, rep
 # Everything holds up to --max: "max" once --max ran --repeats times.
 st = FakeSteps(lambda n: [T])
