@@ -257,8 +257,11 @@ fz_check_config(const struct config *cfg)
 		   "no COPY/MOVE without copybox outside a profile", NULL);
 	fz_require(cfg->tls == TLS_NONE || cfg->tls == TLS_IMPLICIT ||
 		   cfg->tls == TLS_STARTTLS, "tls mode in range", NULL);
-	fz_require(cfg->tls != TLS_NONE ||
-		   (!cfg->tls_insecure && !cfg->ca_file && !cfg->tls_resume),
+	/* With a profile, --insecure and --ca-file may be for its
+	 * submission_tls: checked once the profile is read (config.c). */
+	fz_require(cfg->tls != TLS_NONE || (!cfg->tls_resume &&
+		   (cfg->profile_path != NULL ||
+		    (!cfg->tls_insecure && !cfg->ca_file))),
 		   "TLS options only with TLS", NULL);
 	fz_require(cfg->format == OUT_TEXT || cfg->format == OUT_QUIET,
 		   "format in range", NULL);
