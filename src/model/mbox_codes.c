@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "model/mbox_private.h"
+#include "util/xmalloc.h"
 
 /* Parse a flag list into system bits and keyword bits (interning new
  * keywords).  Returns -1 if it is not a list of atoms. */
@@ -53,6 +54,54 @@ flag_list(struct mbox_view *v, const struct imap_arg *list, const char *what,
 	return 0;
 }
 
+/* A memo longer than this is not kept: a server's own keywords make a
+ * list of a few hundred octets, a longer one is rare or hostile. */
+#define FLAGS_MEMO_MAX	4096u
+
+/* text is one flag list (FLAGS' text, PERMANENTFLAGS' argument): what it
+ * means, from the memo when it is the text parsed last, else parsed and
+ * kept if the parse reported nothing.  Returns -1 if it is broken. */
+static int
+flag_text(struct mbox_view *v, struct mbox_flags_memo *memo, const char *what,
+	  const char *text, size_t len, unsigned *sys, uint64_t *kw,
+	  bool *star)
+{
+	if (memo->text != NULL && memo->len == len &&
+	    memcmp(memo->text, text, len) == 0) {
+		*sys = memo->sys;
+		*kw = memo->kw;
+		if (star != NULL)
+			*star = memo->star;
+		return 0;
+	}
+	unsigned start = v->rep.n;
+	const struct imap_arg *root = imap_args_parse(v->store->args, text,
+						      len);
+	const struct imap_arg *list = imap_arg_child(root);
+	bool has_star = false;
+	if (list == NULL || imap_arg_next(list) != NULL) {
+		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken %s", what);
+		return -1;
+	}
+	if (flag_list(v, list, what, sys, kw, star ? &has_star : NULL) < 0)
+		return -1;
+	if (star != NULL)
+		*star = has_star;
+	if (v->rep.n != start || len > FLAGS_MEMO_MAX)
+		return 0;
+	if (memo->cap < len + 1) {
+		memo->text = xrealloc(memo->text, len + 1);
+		memo->cap = len + 1;
+	}
+	memcpy(memo->text, text, len);
+	memo->text[len] = '\0';
+	memo->len = len;
+	memo->sys = *sys;
+	memo->kw = *kw;
+	memo->star = has_star;
+	return 0;
+}
+
 unsigned
 mbox_view_on_flags(struct mbox_view *v, const char *text, size_t len)
 {
@@ -62,14 +111,8 @@ mbox_view_on_flags(struct mbox_view *v, const char *text, size_t len)
 
 	if (v->disabled)
 		return 0;
-	const struct imap_arg *root = imap_args_parse(v->store->args, text,
-						      len);
-	const struct imap_arg *list = imap_arg_child(root);
-	if (list == NULL || imap_arg_next(list) != NULL) {
-		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken FLAGS");
-		return v->rep.n - start;
-	}
-	if (flag_list(v, list, "FLAGS", &sys, &kw, NULL) < 0)
+	if (flag_text(v, &v->store->flags_memo, "FLAGS", text, len, &sys, &kw,
+		      NULL) < 0)
 		return v->rep.n - start;
 	uint64_t dropped = v->kw_in_flags & ~kw;
 	for (unsigned k = 0; dropped != 0 && k < MBOX_MAX_KEYWORDS; k++) {
@@ -100,18 +143,12 @@ mbox_view_on_flags(struct mbox_view *v, const char *text, size_t len)
 static unsigned
 code_permanentflags(struct mbox_view *v, const char *arg, size_t len)
 {
-	const struct imap_arg *root = imap_args_parse(v->store->args, arg,
-						      len);
-	const struct imap_arg *list = imap_arg_child(root);
 	unsigned sys;
 	uint64_t kw;
 	bool star = false;
 
-	if (list == NULL || imap_arg_next(list) != NULL) {
-		mbox_report(&v->rep, MBOX_ERR_SYNTAX, "Broken PERMANENTFLAGS");
-		return 1;
-	}
-	if (flag_list(v, list, "PERMANENTFLAGS", &sys, &kw, &star) < 0)
+	if (flag_text(v, &v->store->perm_memo, "PERMANENTFLAGS", arg, len,
+		      &sys, &kw, &star) < 0)
 		return 1;
 	uint64_t missing = v->flags_seen ? kw & ~v->kw_in_flags : 0;
 	for (unsigned k = 0; missing != 0 && k < MBOX_MAX_KEYWORDS; k++)

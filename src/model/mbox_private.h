@@ -5,6 +5,8 @@
 #ifndef IMAPSTRESS_MBOX_PRIVATE_H
 #define IMAPSTRESS_MBOX_PRIVATE_H
 
+#include <string.h>
+
 #include "imap/imap_args.h"
 #include "model/mbox_model.h"
 
@@ -58,6 +60,19 @@ struct mbox_kw {
 	uint32_t owner;
 };
 
+/* The last FLAGS or PERMANENTFLAGS list of this store that parsed
+ * without a report, and what it meant.  Every SELECT of a mailbox
+ * repeats the same two lists, and tokenizing and interning them again was
+ * about 6% of the default mix's client instructions (callgrind); keywords
+ * are never dropped from a store, so a text means what it meant before. */
+struct mbox_flags_memo {
+	char *text;		/* NULL: nothing kept */
+	size_t len, cap;
+	unsigned sys;
+	uint64_t kw;
+	bool star;		/* PERMANENTFLAGS had \* */
+};
+
 struct mbox_range {
 	uint32_t lo, hi;
 };
@@ -80,6 +95,7 @@ struct mbox_store {
 	uint32_t sys_owner[MBOX_SYS_FLAGS];
 	bool seen_all_recent;	/* a view once saw every message \Recent */
 	bool msgs_limit_told, kw_limit_told;
+	struct mbox_flags_memo flags_memo, perm_memo;
 	/* Parse workspace shared by the views: they all run in one thread
 	 * and never hold tokens across calls.  Borrowed when given by
 	 * mbox_store_use_args (the store_map's, for all its stores). */
@@ -214,8 +230,14 @@ void mbox_header_msgid(struct mbox_view *v, struct mbox_rec *r,
 bool mbox_is_msgid_section(const struct imap_arg *name);
 
 /* mbox_util.c */
-/* Case-insensitive: are the n octets at s exactly word? */
-bool mbox_word_eq(const char *s, size_t n, const char *word);
+/* Case-insensitive: are the n octets at s exactly word?  Inline, so that
+ * a literal word's strlen is a constant: a response code is compared with
+ * up to seven of them. */
+static inline bool
+mbox_word_eq(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && imap_ci_eq(s, word, n);
+}
 /* "\Seen" -> MBOX_F_SEEN; 0 when not a system flag. */
 unsigned mbox_sys_flag(const char *name, size_t len);
 /* "\Seen $Label1" into buf (always NUL-terminated). */

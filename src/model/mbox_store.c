@@ -63,6 +63,8 @@ mbox_store_free(struct mbox_store *s)
 	free(s->slots);
 	free(s->ranges);
 	free(s->drops);
+	free(s->flags_memo.text);
+	free(s->perm_memo.text);
 	if (!s->args_borrowed) {
 		imap_args_free(s->args);
 		imap_args_free(s->sub_args);

@@ -15,12 +15,6 @@ static const char *const sys_names[MBOX_SYS_FLAGS] = {
 /* strlen of each of sys_names */
 static const unsigned char sys_lens[MBOX_SYS_FLAGS] = { 9, 8, 8, 5, 6, 7 };
 
-bool
-mbox_word_eq(const char *s, size_t n, const char *word)
-{
-	return strlen(word) == n && imap_ci_eq(s, word, n);
-}
-
 unsigned
 mbox_sys_flag(const char *name, size_t len)
 {

@@ -304,6 +304,30 @@ static const struct check_case {
 	  { "* OK [PERMANENTFLAGS (\\Seen $Other \\*)] Flags permitted." },
 	  MBOX_ERR_KEYWORD, 1,
 	  "Keyword in PERMANENTFLAGS not introduced with FLAGS: $Other" },
+	/* the store's memo of the last clean FLAGS and PERMANENTFLAGS
+	 * (select_box fed both): a repeat means what it meant, a changed
+	 * or broken list is parsed and judged again, and a list that
+	 * reported something is never kept, so it reports every time */
+	{ "same FLAGS again, then a keyword dropped", O_KNOWN,
+	  { "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft "
+	    "$Label1)", "* FLAGS (\\Seen)" }, MBOX_ERR_KEYWORD, 1,
+	  "Keyword $Label1 dropped from FLAGS but 1 messages still have it" },
+	{ "same FLAGS again, keyword kept", O_KNOWN,
+	  { "* FLAGS (\\Seen)", "* FLAGS (\\Answered \\Flagged \\Deleted "
+	    "\\Seen \\Draft $Label1)", "* 4 FETCH (FLAGS ($Label1))" },
+	  MBOX_ERR_KEYWORD, 1, "dropped from FLAGS" },
+	{ "bad system flag in FLAGS, twice", 0,
+	  { "* FLAGS (\\Seen \\Bogus)", "* FLAGS (\\Seen \\Bogus)" },
+	  MBOX_ERR_SYNTAX, 2, "Invalid system flag in FLAGS: \\Bogus" },
+	{ "broken FLAGS after a clean one", 0, { "* FLAGS (\\Seen" },
+	  MBOX_ERR_SYNTAX, 1, "Broken FLAGS" },
+	{ "broken PERMANENTFLAGS", 0, { "* OK [PERMANENTFLAGS \\Seen] x" },
+	  MBOX_ERR_SYNTAX, 1, "Broken PERMANENTFLAGS" },
+	{ "permanentflags keyword not in FLAGS, twice", 0,
+	  { "* OK [PERMANENTFLAGS (\\Seen $Other \\*)] Flags permitted.",
+	    "* OK [PERMANENTFLAGS (\\Seen $Other \\*)] Flags permitted." },
+	  MBOX_ERR_KEYWORD, 2,
+	  "Keyword in PERMANENTFLAGS not introduced with FLAGS: $Other" },
 	/* f) MODSEQ */
 	{ "modseq backwards", O_MODSEQ, { "* 1 FETCH (UID 3 MODSEQ (12))",
 					  "* 1 FETCH (UID 3 MODSEQ (11))" },
@@ -546,6 +570,35 @@ START_TEST(test_store_window_sets)
 }
 END_TEST
 
+/* A second view of the store gets the first one's FLAGS and
+ * PERMANENTFLAGS from the memo with the same meaning: its keywords, and
+ * \\* or not; a PERMANENTFLAGS without \\* is not the memo's. */
+START_TEST(test_flags_memo)
+{
+	struct errs e = { 0 };
+	struct mbox_store *s = mbox_store_new("user1\tINBOX", 0);
+	struct mbox_view *a = mkview(s, 1, O_KNOWN, &e);
+	struct mbox_view *b = mkview(s, 2, O_KNOWN, &e);
+
+	select_box(a, O_KNOWN, &e);
+	ck_assert(mbox_view_can_create_keywords(a));
+	select_box(b, O_KNOWN, &e);
+	ck_assert(mbox_view_can_create_keywords(b));
+	/* $Label1 is known to b's FLAGS: a FETCH of it is clean */
+	ck_assert_uint_eq(feed(b, "* 4 FETCH (FLAGS ($Label1 \\Seen))"), 0);
+	ck_assert_uint_eq(feed(b, "* OK [PERMANENTFLAGS (\\Seen $Label1)] x"),
+			  0);
+	ck_assert(!mbox_view_can_create_keywords(b));
+	ck_assert_uint_eq(feed(a, "* OK [PERMANENTFLAGS (\\Answered \\Flagged "
+			       "\\Deleted \\Seen \\Draft $Label1 \\*)] x"), 0);
+	ck_assert(mbox_view_can_create_keywords(a));
+	ck_assert_uint_eq(e.n, 0);
+	mbox_view_free(a);
+	mbox_view_free(b);
+	mbox_store_free(s);
+}
+END_TEST
+
 START_TEST(test_err_names)
 {
 	for (int i = 0; i < MBOX_ERR_COUNT; i++) {
@@ -575,6 +628,7 @@ mbox_checks_suite(void)
 	tcase_add_test(tc, test_own_flags);
 	tcase_add_test(tc, test_store_window_sets);
 	tcase_add_test(tc, test_err_names);
+	tcase_add_test(tc, test_flags_memo);
 	suite_add_tcase(s, tc);
 	return s;
 }
