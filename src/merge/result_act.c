@@ -143,6 +143,7 @@ result_act_line(struct act_snap *a, char *kw, char *rest, const char **why)
 			d = strcmp(k, "profile") == 0 ? &a->profile :
 			    strcmp(k, "push_missed") == 0 ? &a->push_missed :
 			    strcmp(k, "users_in") == 0 ? &a->users_in :
+			    strcmp(k, "users_started") == 0 ? &a->users_started :
 			    act_notify_key(a, k);
 		else
 			d = blk_key(b, suffix, k);

@@ -301,6 +301,8 @@ report_profile_json_tick(struct report *r, const struct stats_snap *win,
 	fputs(",\"profile\":{", f);
 	json_u64(f, "users_in", a->users_in);
 	fputc(',', f);
+	json_u64(f, "users_started", a->users_started);
+	fputc(',', f);
 	json_u64(f, "push_missed", a->push_missed);
 	fputc(',', f);
 	json_actions_push(f, a, NULL);
@@ -321,6 +323,8 @@ report_profile_json_final(struct report *r, const struct report_run *run,
 
 	fputs(",\"profile\":{", f);
 	json_u64(f, "users_in", a->users_in);
+	fputc(',', f);
+	json_u64(f, "users_started", a->users_started);
 	fputc(',', f);
 	json_u64(f, "push_missed", a->push_missed);
 	fputs(",\"push_timeout_s\":", f);

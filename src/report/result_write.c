@@ -190,7 +190,8 @@ write_act(FILE *f, const struct act_snap *a)
 	const struct hist *h;
 
 	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64
-		" users_in=%" PRIu64, a->profile, a->push_missed, a->users_in);
+		" users_in=%" PRIu64 " users_started=%" PRIu64, a->profile,
+		a->push_missed, a->users_in, a->users_started);
 #define X(n) fprintf(f, " " #n "=%" PRIu64, a->n);
 	ACT_LATE_COUNTERS(X)
 #undef X

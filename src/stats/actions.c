@@ -185,6 +185,12 @@ act_users_add(struct act_stats *a, int delta)
 	ctr_add(&a->users_in, (uint64_t)(int64_t)delta);
 }
 
+void
+act_users_started(struct act_stats *a)
+{
+	ctr_add(&a->users_started, 1);
+}
+
 /* ---- histograms, all of them in one place so no step forgets one ---- */
 
 /* Every histogram of a shard or snapshot, in one fixed order (ACT_N_HISTS
@@ -335,7 +341,7 @@ blk_copy_counts(struct lmtp_stats *d, const struct lmtp_stats *s)
 void
 act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 {
-	C(profile) C(push_missed) C(users_in)
+	C(profile) C(push_missed) C(users_in) C(users_started)
 #define X(f) C(f)
 	ACT_LATE_COUNTERS(X)
 #undef X
@@ -419,6 +425,7 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 	}
 	d->push_missed += ctr_get(&s->push_missed);
 	d->users_in += ctr_get(&s->users_in);
+	d->users_started += ctr_get(&s->users_started);
 #define X(f) d->f += ctr_get(&s->f);
 	ACT_LATE_COUNTERS(X)
 #undef X
@@ -449,6 +456,7 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 	}
 	d->push_missed += s->push_missed;
 	d->users_in += s->users_in;
+	d->users_started += s->users_started;
 #define X(f) d->f += s->f;
 	ACT_LATE_COUNTERS(X)
 #undef X
@@ -472,6 +480,7 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 	}
 	d->push_missed = sat_sub(a->push_missed, b->push_missed);
 	d->users_in = a->users_in;
+	d->users_started = a->users_started;
 #define X(f) d->f = sat_sub(a->f, b->f);
 	ACT_LATE_COUNTERS(X)
 #undef X

@@ -165,6 +165,10 @@ struct act_stats {
 	struct hist *push[PUSH_COUNT];	/* 250 -> EXISTS / FETCH, us */
 	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
 	ctr_t users_in;		/* gauge: users logged in now */
+	/* gauge: users logged in at least once so far: the ramp is over
+	 * when it reaches the users asked for, whatever log-offs the users'
+	 * own day has them in at that moment (users_in does not say) */
+	ctr_t users_started;
 #define X(f) ctr_t f;
 	ACT_LATE_COUNTERS(X)
 #undef X
@@ -192,7 +196,7 @@ struct act_snap {
 	struct hist *lat[ACT_COUNT];
 	struct hist *push[PUSH_COUNT];
 	uint64_t push_missed;
-	uint64_t users_in;
+	uint64_t users_in, users_started;
 #define X(f) uint64_t f;
 	ACT_LATE_COUNTERS(X)
 #undef X
@@ -218,6 +222,8 @@ void act_notify_overflow(struct act_stats *a);
 void act_push_unseen_end(struct act_stats *a, uint64_t n);
 /* Users logged in: +1 at login, -1 at logout or loss. */
 void act_users_add(struct act_stats *a, int delta);
+/* One more user logged in for the first time in the run. */
+void act_users_started(struct act_stats *a);
 
 /* ---- lifecycle and snapshots (stats.c calls these) ---- */
 void act_stats_init(struct act_stats *a);	/* zeroed, hists allocated */

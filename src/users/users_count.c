@@ -77,6 +77,10 @@ ucount_action(struct user *u, int action, bool ok, uint64_t t0)
 void
 ucount_users_in(struct user *u, int delta)
 {
+	if (delta > 0 && !u->started) {
+		u->started = true;
+		act_users_started(u->uw->act);
+	}
 	if (delta > 0 && u->sessions_in++ == 0)
 		act_users_add(u->uw->act, 1);
 	else if (delta < 0 && u->sessions_in > 0 && --u->sessions_in == 0)

@@ -286,6 +286,7 @@ struct user {
 	bool ls_deleted_known;
 	uint32_t ls_deleted_held;
 	unsigned sessions_in;		/* its connections set up now */
+	bool started;			/* logged in once in this run */
 	/* POP3 (users_pop3.c): a session is on (from its start to its
 	 * result); a keeping user's UIDL hashes of what it retrieved. */
 	bool p3_on;

@@ -96,11 +96,19 @@ run_profile() {
 	note "run $3 ($2 s): $(grep '^Info: profile:' "$out.err")"
 	# "users logged in" counts users, not their connections: the desktop
 	# client's users hold two each, so sessions outnumber the 10 users.
+	# users_started (users logged in at least once so far, the capacity
+	# script's ramp) never falls, never trails the users in at a tick,
+	# and counts users: at most the 10.
 	most=$(python3 -c '
 import json, sys
-print(max(json.loads(l).get("profile", {}).get("users_in", 0)
-          for l in open(sys.argv[1]) if l.startswith("{\"type\":\"tick\"")))
-' "$out.json") || fail "unreadable JSON ticks"
+ticks = [json.loads(l).get("profile", {}) for l in open(sys.argv[1])
+         if l.startswith("{\"type\":\"tick\"")]
+started = [t.get("users_started", -1) for t in ticks]
+assert started == sorted(started), ("users_started fell", started)
+assert all(t.get("users_started", -1) >= t.get("users_in", 0) for t in ticks), ticks
+assert 1 <= started[-1] <= 10, ("users_started", started)
+print(max(t.get("users_in", 0) for t in ticks))
+' "$out.json") || fail "unreadable JSON ticks, or users_started wrong (above)"
 	assert_ge "$most" 1 "users logged in at some tick"
 	[ "$most" -le 10 ] || fail "users logged in: $most in one tick, more than the 10 users (sessions counted?)"
 }

@@ -32,6 +32,7 @@ write_shard(const char *path, unsigned i, bool profile, uint64_t lo_ms,
 	s.ok[OP_LOGIN] = 1;
 	s.act.profile = profile;
 	s.act.users_in = 10 + i;
+	s.act.users_started = 12 + i;
 	s.act.ok[ACT_READ] = n;
 	s.act.lmtp.rcpts = s.act.lmtp.rcpt_ok = s.act.lmtp.codes[250] = n;
 	for (unsigned k = 0; k < n; k++)
@@ -119,6 +120,8 @@ START_TEST(test_merge_profile)
 	const char *sum = strstr(json, "\"type\":\"summary\"");
 	ck_assert_ptr_nonnull(sum);
 	ck_assert_uint_eq(json_field(sum, "\"profile\":", "\"users_in\":"), 21);
+	ck_assert_uint_eq(json_field(sum, "\"profile\":", "\"users_started\":"),
+			  25);
 	ck_assert_uint_eq(json_field(sum, "\"actions\":{\"read\"", "\"ok\":"), 100);
 	ck_assert_uint_eq(json_field(sum, "\"exists\":{", "\"count\":"), 100);
 	uint64_t p50 = json_field(sum, "\"exists\":{", "\"p50\":");

@@ -19,6 +19,7 @@ seed_profile(struct stats_snap *w)
 	struct act_snap *a = &w->act;
 	a->profile = 1;
 	a->users_in = 3;
+	a->users_started = 4;	/* one of them logged off on its own day */
 	a->ok[ACT_READ] = 2;
 	hist_record(a->lat[ACT_READ], 1000);
 	hist_record(a->lat[ACT_READ], 3000);
@@ -236,7 +237,7 @@ START_TEST(test_profile_sections)
 	ck_assert_ptr_nonnull(tick);
 	ck_assert_ptr_nonnull(sum);
 	const char *pt = strstr(tick, ",\"profile\":{\"users_in\":3,"
-				"\"push_missed\":1,\"actions\":{\"read\":{\"ok\":2,"
+				"\"users_started\":4,\"push_missed\":1,\"actions\":{\"read\":{\"ok\":2,"
 				"\"failed\":0,\"p50_us\":1000,");
 	ck_assert_msg(pt != NULL && pt < sum, "%s", json);
 	/* p50 is its bucket's upper end (hist.h): 20000 us is in [20000, 20015]. */
@@ -244,7 +245,7 @@ START_TEST(test_profile_sections)
 				     "\"p50_us\":20015,"));
 	ck_assert_ptr_nonnull(strstr(tick, "\"codes\":{\"250\":4,\"452\":1}"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"profile\":{\"users_in\":3,"
-				     "\"push_missed\":1,\"push_timeout_s\":30,"
+				     "\"users_started\":4,\"push_missed\":1,\"push_timeout_s\":30,"
 				     "\"push_unseen_end\":3,\"push_settle_s\":5,"
 				     "\"deliveries_per_s\":4,"));
 	ck_assert_ptr_nonnull(strstr(sum, "\"exists\":{\"count\":2,\"latency_us\":"
@@ -460,6 +461,7 @@ START_TEST(test_result_roundtrip)
 	ck_assert_uint_eq(got.ok[OP_APPEND], 20);
 	ck_assert_uint_eq(got.act.profile, 1);
 	ck_assert_uint_eq(got.act.users_in, 3);
+	ck_assert_uint_eq(got.act.users_started, 4);
 	ck_assert_uint_eq(got.act.push_missed, 1);
 	ck_assert_uint_eq(got.act.push_missed_notify, 2);
 	ck_assert_uint_eq(got.act.push_unseen_end, 3);
