@@ -20,7 +20,7 @@ RR=$ROOT/scripts/reference-results
 
 for bad in "--runs 1" "--configs maildir,nosuch" "--clients 0" "--frob" \
 	"--capacity-day 0" "--capacity-max-time 1.5" "--no-append --no-capacity" \
-	"--capacity-servers exim"; do
+	"--capacity-servers exim" "--capacity-profiles online,lazy"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$RR" $bad --out "$TEST_TMP/bad" >"$TEST_TMP/bad.out" 2>&1 || rc=$?
