@@ -100,9 +100,9 @@ for s in sigint sigint-twice; do
 done
 # Time from the (last) signal to the exit: the grace for one SIGINT, next
 # to nothing after the second.
-fault_common sigint 0 3
+fault_wall_only sigint 0 3
 fault_stderr sigint 'grace time over' "the grace ran out on the stalled commands"
-fault_common sigint-twice 0 0
+fault_wall_only sigint-twice 0 0
 fault_stderr sigint-twice 'second signal' "the second signal is acknowledged"
 
 for s in error-quit-word error-quit-long; do
