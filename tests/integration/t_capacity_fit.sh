@@ -16,7 +16,9 @@
 #   it); a clean knee is found with its bounds run 3 to 6 times; all
 #   held up to --max is "max"; --max-time ends it undecided;
 # - the ramp's verdict with --profile counts the users logged in at least
-#   once by the end of the warm-up, not those in at that instant.
+#   once by the end of the warm-up, not those in at that instant;
+# - the quiet-server wait: --server-pid found in the arguments, the tree's
+#   CPU read from /proc, no wait without it.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 . "$(dirname "$0")/../lib.sh"
 
@@ -144,6 +146,30 @@ assert ramp_verdict(dict(users_in=46, users_started=47)) == ("holds", 47)
 assert ramp_verdict(dict(users_in=46, users_started=46))[0] == "not-steady"
 assert ramp_verdict(dict(users_in=46)) == ("not-steady", 46)
 assert ramp_verdict(dict(users_in=47)) == ("holds", 47)
+# The quiet server before a run: --server-pid read from the imapstress
+# arguments in either form; its tree's CPU from /proc never falls and is
+# None once the process is gone; without --server-pid settle() waits for
+# nothing.
+mk = lambda args: cap.Steps(dict(profile=None, warmup=None, secs=6), args,
+                            "imapstress", "/tmp")
+assert mk(["port=1", "--server-pid", "42"]).server_pid() == 42
+assert mk(["--server-pid=43", "port=1"]).server_pid() == 43
+assert mk(["port=1"]).server_pid() is None
+assert mk(["--server-pid", "x1"]).server_pid() is None
+import os, subprocess, time
+child = subprocess.Popen(["sleep", "30"])
+a = cap.tree_cpu_s(os.getpid())
+b = cap.tree_cpu_s(os.getpid())
+assert a is not None and b >= a, (a, b)
+child.kill(); child.wait()
+assert cap.tree_cpu_s(child.pid) is None
+calls = []
+st = mk(["port=1"])
+orig = time.sleep
+time.sleep = lambda s: calls.append(s)
+st.settle(4)
+time.sleep = orig
+assert calls == [], calls
 print("doctests", r.attempted, "interval", a, b, "noisy", noisy_ans.lo,
       noisy_ans.ci, "repeat", noisy_rep, "search ok")
 PY
