@@ -435,10 +435,9 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 }
 
 void
-act_snap_add_live(struct act_snap *d, const struct act_stats *s)
+act_snap_add_live_hists(struct act_snap *d, const struct act_stats *s)
 {
 	struct hist *hd[ACT_N_HISTS], *hs[ACT_N_HISTS];
-	act_snap_add_live_counts(d, s);
 	snap_hists(d, hd);
 	live_hists(s, hs);
 	for (unsigned i = 0; i < ACT_N_HISTS; i++)

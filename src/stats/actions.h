@@ -231,7 +231,8 @@ void act_stats_fini(struct act_stats *a);
 void act_snap_init(struct act_snap *d);
 void act_snap_free(struct act_snap *d);
 void act_snap_clear(struct act_snap *d);
-void act_snap_add_live(struct act_snap *d, const struct act_stats *s);
+/* d's histograms += the live shard's (its counters: act_snap_add_live_counts). */
+void act_snap_add_live_hists(struct act_snap *d, const struct act_stats *s);
 void act_snap_add(struct act_snap *d, const struct act_snap *s);
 /* d = a - b (counters, histograms); gauges from a.  d may be a or b. */
 void act_snap_diff(struct act_snap *d, const struct act_snap *a,

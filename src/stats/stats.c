@@ -223,14 +223,20 @@ stats_snap_add_live_figures(struct stats_snap *d, const struct stats *s)
 }
 
 void
-stats_snap_add_live(struct stats_snap *d, const struct stats *s)
+stats_snap_add_live_hists(struct stats_snap *d, const struct stats *s)
 {
-	stats_snap_add_live_counts(d, s);
 	for (int i = 0; i < OP_COUNT; i++)
 		hist_merge(d->lat[i], s->lat[i]);
 	hist_merge(d->tls_lat, s->tls_lat);
 	hist_merge(d->connect_lat, s->connect_lat);
-	act_snap_add_live(&d->act, &s->act);
+	act_snap_add_live_hists(&d->act, &s->act);
+}
+
+void
+stats_snap_add_live(struct stats_snap *d, const struct stats *s)
+{
+	stats_snap_add_live_figures(d, s);
+	stats_snap_add_live_hists(d, s);
 }
 
 void

@@ -164,6 +164,10 @@ void stats_snap_free(struct stats_snap *d);
 void stats_snap_clear(struct stats_snap *d);
 /* d += live shard (counters and gauges summed, histograms merged). */
 void stats_snap_add_live(struct stats_snap *d, const struct stats *s);
+/* The histograms alone: beside the figures of a published copy (whose
+ * latency sums come from the histograms, stats_pub.c), once the shard's
+ * worker is joined (run_collect.c). */
+void stats_snap_add_live_hists(struct stats_snap *d, const struct stats *s);
 /* The same for the counters and gauges only, and their clear: the
  * stop checks between ticks need no histogram. */
 void stats_snap_add_live_counts(struct stats_snap *d, const struct stats *s);

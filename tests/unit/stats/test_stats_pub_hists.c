@@ -376,6 +376,61 @@ START_TEST(test_whole_only)
 }
 END_TEST
 
+/* The end of a run without per-second histograms (run_collect.c): a last
+ * copy of the counters only, its figures, and the joined shards' own
+ * histograms add up to what a whole copy of each gave, two writers, every
+ * histogram kind; the latency sums come from the copies (a live shard
+ * keeps them only in its histograms, so adding the live shards whole
+ * would leave them 0). */
+START_TEST(test_joined_sum)
+{
+	struct stats_pub *p[2] = { stats_pub_new(), stats_pub_new() };
+	struct stats *live[2] = { stats_new(), stats_new() };
+	struct stats_snap whole, joined;
+	uint64_t x = 0x2545f4914f6cdd1dull;
+
+	stats_snap_init(&whole);
+	stats_snap_init(&joined);
+	for (int i = 0; i < 2; i++) {
+		record_some(live[i], &x, 3000);
+		hist_record(live[i]->tls_lat, 700 + (uint64_t)i);
+		act_ok(&live[i]->act, ACT_READ, 40000 + (uint64_t)i);
+	}
+	for (int i = 0; i < 2; i++) {
+		stats_pub_ask(p[i], STATS_PUB_WHOLE);
+		ck_assert(stats_pub_publish_hists(p[i], live[i]));
+		stats_pub_take(p[i], NULL);
+		stats_pub_add_taken_all(p[i], &whole);
+	}
+	for (int i = 0; i < 2; i++) {
+		stats_pub_ask(p[i], STATS_PUB_NONE);
+		ck_assert(stats_pub_publish_hists(p[i], live[i]));
+		stats_pub_take(p[i], NULL);
+		ck_assert(!stats_pub_taken_hists(p[i]));
+		stats_pub_add_taken(p[i], &joined);
+		stats_snap_add_live_hists(&joined, live[i]);
+	}
+	ck_snap_hists_same(&joined, &whole);
+	ck_assert_uint_gt(hist_count(joined.act.lat[ACT_READ]), 0);
+	ck_assert_uint_eq(hist_count(joined.tls_lat), 2);
+	for (int op = 0; op < OP_COUNT; op++) {
+		ck_assert_uint_eq(joined.ok[op], whole.ok[op]);
+		ck_assert_uint_eq(joined.no[op], whole.no[op]);
+		ck_assert_uint_eq(joined.lat_sum_us[op], whole.lat_sum_us[op]);
+		ck_assert_uint_eq(joined.lat_sum_us[op], hist_sum(joined.lat[op]));
+	}
+	ck_assert_uint_gt(joined.lat_sum_us[OP_FETCH], 0);
+	ck_assert_uint_eq(joined.act.ok[ACT_DELIVER], whole.act.ok[ACT_DELIVER]);
+	ck_assert_uint_gt(joined.act.ok[ACT_DELIVER], 0);
+	stats_snap_free(&whole);
+	stats_snap_free(&joined);
+	for (int i = 0; i < 2; i++) {
+		stats_free(live[i]);
+		stats_pub_free(p[i]);
+	}
+}
+END_TEST
+
 static Suite *
 stats_pub_hists_suite(void)
 {
@@ -386,6 +441,7 @@ stats_pub_hists_suite(void)
 	tcase_add_test(tc, test_windows_as_before);
 	tcase_add_test(tc, test_handshake_threads);
 	tcase_add_test(tc, test_whole_only);
+	tcase_add_test(tc, test_joined_sum);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
