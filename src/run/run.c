@@ -164,8 +164,9 @@ run_final_tick(struct run_state *rs, uint64_t now, uint64_t last_tick)
 {
 	struct report_run rr;
 
-	run_collect(rs, true, rs->tick_hists ? STATS_PUB_CHANGES :
-		    STATS_PUB_WHOLE);
+	/* the last second's changes; a run that reads no second's histograms
+	 * asks for none (run_collect) */
+	run_collect(rs, true, STATS_PUB_CHANGES);
 	run_fill(rs, &rr, now);
 	rr.warmup = rs->cfg->warmup_secs > 0 && !rs->warm_taken;
 	rr.partial_s = (double)(now - last_tick) / 1e6;

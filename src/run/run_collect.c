@@ -47,13 +47,9 @@ run_sum_joined(struct run_state *rs)
 {
 	stats_snap_clear(&rs->cum);
 	for (unsigned i = 0; i < rs->n; i++) {
-		worker_last_hists(rs->w[i], STATS_PUB_NONE);
-		stats_pub_take(rs->pubs[i], NULL);
 		stats_pub_add_taken(rs->pubs[i], &rs->cum);
 		stats_snap_add_live_hists(&rs->cum, rs->w[i]->stats);
 	}
-	stats_snap_diff_figures(&rs->win, &rs->cum, &rs->prev);
-	stats_snap_copy_figures(&rs->prev, &rs->cum);
 }
 
 /* Once a second, and at the end (`last`, the workers joined): cum's
@@ -68,7 +64,8 @@ run_sum_joined(struct run_state *rs)
  * whole only where they are read: with --metrics-listen, and at the end.
  * A run no output of which reads a second's histograms (rs->tick_hists
  * false) leaves win's empty and asks for them only whole and only where
- * the totals need them (`what` WHOLE: the warm-up's end, the end). */
+ * the totals need them (`what` WHOLE: the warm-up's end); at its end it
+ * asks for none, and reads the joined workers' own (run_sum_joined). */
 void
 run_collect(struct run_state *rs, bool last, enum stats_pub_hists what)
 {
@@ -77,13 +74,11 @@ run_collect(struct run_state *rs, bool last, enum stats_pub_hists what)
 	stats_snap_clear(&rs->win);
 	for (unsigned i = 0; i < rs->n; i++)	/* late answers to the last ask */
 		stats_pub_take(rs->pubs[i], win);
-	if (last && win == NULL) {
-		run_sum_joined(rs);
-		return;
-	}
 	if (last) {
+		/* without win, the histograms are read where they are */
 		for (unsigned i = 0; i < rs->n; i++) {
-			worker_last_hists(rs->w[i], what);
+			worker_last_hists(rs->w[i], win != NULL ? what :
+					  STATS_PUB_NONE);
 			stats_pub_take(rs->pubs[i], win);
 		}
 	} else {
@@ -96,7 +91,9 @@ run_collect(struct run_state *rs, bool last, enum stats_pub_hists what)
 	}
 	if (win != NULL)
 		stats_pub_end_window(win, rs->pubs, rs->n);
-	if (last || rs->sinks->metrics != NULL) {
+	if (last && win == NULL) {
+		run_sum_joined(rs);
+	} else if (last || rs->sinks->metrics != NULL) {
 		run_sum_all(rs);
 	} else {
 		stats_snap_clear_figures(&rs->cum);
