@@ -62,12 +62,13 @@ blk_key(struct lmtp_snap *b, const char *suffix, const char *k)
 	return NULL;
 }
 
-/* NOTIFY's counters and push_unseen_end on the "act" line (none in files
- * from before them). */
+/* The users gauges, NOTIFY's counters and push_unseen_end on the "act"
+ * line (files from before a key have none of it). */
 static uint64_t *
-act_notify_key(struct act_snap *a, const char *k)
+act_line_key(struct act_snap *a, const char *k)
 {
 #define X(n) if (strcmp(k, #n) == 0) return &a->n;
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	return NULL;
@@ -142,9 +143,7 @@ result_act_line(struct act_snap *a, char *kw, char *rest, const char **why)
 		else if (b == NULL)
 			d = strcmp(k, "profile") == 0 ? &a->profile :
 			    strcmp(k, "push_missed") == 0 ? &a->push_missed :
-			    strcmp(k, "users_in") == 0 ? &a->users_in :
-			    strcmp(k, "users_started") == 0 ? &a->users_started :
-			    act_notify_key(a, k);
+			    act_line_key(a, k);
 		else
 			d = blk_key(b, suffix, k);
 		if (d == NULL || v == NULL || !result_parse_u64(v, d)) {

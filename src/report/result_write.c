@@ -189,10 +189,10 @@ write_act(FILE *f, const struct act_snap *a)
 	char name[ACT_HIST_NAME_MAX];
 	const struct hist *h;
 
-	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64
-		" users_in=%" PRIu64 " users_started=%" PRIu64, a->profile,
-		a->push_missed, a->users_in, a->users_started);
+	fprintf(f, "act profile=%" PRIu64 " push_missed=%" PRIu64, a->profile,
+		a->push_missed);
 #define X(n) fprintf(f, " " #n "=%" PRIu64, a->n);
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	fputc('\n', f);

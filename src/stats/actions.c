@@ -341,8 +341,9 @@ blk_copy_counts(struct lmtp_stats *d, const struct lmtp_stats *s)
 void
 act_stats_copy_counts(struct act_stats *d, const struct act_stats *s)
 {
-	C(profile) C(push_missed) C(users_in) C(users_started)
+	C(profile) C(push_missed)
 #define X(f) C(f)
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	for (int i = 0; i < ACT_COUNT; i++) {
@@ -424,9 +425,8 @@ act_snap_add_live_counts(struct act_snap *d, const struct act_stats *s)
 		d->failed[i] += ctr_get(&s->failed[i]);
 	}
 	d->push_missed += ctr_get(&s->push_missed);
-	d->users_in += ctr_get(&s->users_in);
-	d->users_started += ctr_get(&s->users_started);
 #define X(f) d->f += ctr_get(&s->f);
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	blk_add_live(&d->lmtp, &s->lmtp);
@@ -454,9 +454,8 @@ act_snap_add(struct act_snap *d, const struct act_snap *s)
 		d->failed[i] += s->failed[i];
 	}
 	d->push_missed += s->push_missed;
-	d->users_in += s->users_in;
-	d->users_started += s->users_started;
 #define X(f) d->f += s->f;
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	blk_add(&d->lmtp, &s->lmtp);
@@ -478,8 +477,9 @@ act_snap_diff_counts(struct act_snap *d, const struct act_snap *a,
 		d->failed[i] = sat_sub(a->failed[i], b->failed[i]);
 	}
 	d->push_missed = sat_sub(a->push_missed, b->push_missed);
-	d->users_in = a->users_in;
-	d->users_started = a->users_started;
+#define X(f) d->f = a->f;
+	ACT_USER_GAUGES(X)
+#undef X
 #define X(f) d->f = sat_sub(a->f, b->f);
 	ACT_LATE_COUNTERS(X)
 #undef X

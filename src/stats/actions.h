@@ -155,6 +155,12 @@ struct lmtp_stats {
  * --push-settle): counted, not lost, so that the pushes seen plus these
  * are every delivery (users_settle.c). */
 #define ACT_LATE_COUNTERS(X) ACT_NOTIFY_COUNTERS(X) X(push_unseen_end)
+/* The users gauges, summed over shards and taken whole in a window:
+ * users_in, users logged in now; users_started, users logged in at least
+ * once so far (the ramp is over when it reaches the users asked for,
+ * whatever log-offs the users' own day has them in at that moment, which
+ * users_in does not say). */
+#define ACT_USER_GAUGES(X) X(users_in) X(users_started)
 
 /* The live part of a shard. */
 struct act_stats {
@@ -164,12 +170,8 @@ struct act_stats {
 	struct hist *lat[ACT_COUNT];	/* action start -> done, us (ok only) */
 	struct hist *push[PUSH_COUNT];	/* 250 -> EXISTS / FETCH, us */
 	ctr_t push_missed;	/* not seen in IDLE within --push-timeout */
-	ctr_t users_in;		/* gauge: users logged in now */
-	/* gauge: users logged in at least once so far: the ramp is over
-	 * when it reaches the users asked for, whatever log-offs the users'
-	 * own day has them in at that moment (users_in does not say) */
-	ctr_t users_started;
 #define X(f) ctr_t f;
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	struct lmtp_stats lmtp;
@@ -196,8 +198,8 @@ struct act_snap {
 	struct hist *lat[ACT_COUNT];
 	struct hist *push[PUSH_COUNT];
 	uint64_t push_missed;
-	uint64_t users_in, users_started;
 #define X(f) uint64_t f;
+	ACT_USER_GAUGES(X)
 	ACT_LATE_COUNTERS(X)
 #undef X
 	struct lmtp_snap lmtp, submit;
